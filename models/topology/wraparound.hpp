@@ -1,0 +1,28 @@
+// Which slice dimensions have wraparound links, from a chip generation's rule (DESIGN.md: v4/v5p a torus
+// only for whole 4x4x4 cubes; v5e/v6e wrap only on an axis that spans the pod) or a scenario override.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace podsim {
+
+enum class WrapRule {
+  whole_cubes,    // every dim wraps iff every dim is a multiple of 4 (whole 4x4x4 cubes): v4, v5p, 7x
+  full_pod_axis,  // a dim wraps iff its size equals the pod's extent in that dim: v5e/v6e (16), v2, v3
+  always,         // every dim of size > 2 wraps
+  never,          // a mesh: no dim wraps
+};
+
+// Wraparound per dim of `shape` under `rule` (`pod_shape` is used by full_pod_axis). A dim of size 1 or 2
+// never wraps: its +/- neighbours are one chip, already joined by a direct link.
+std::vector<bool> wraparound_for(WrapRule rule, const std::vector<std::int64_t>& shape,
+                                 const std::vector<std::int64_t>& pod_shape);
+
+// "whole_cubes", "full_pod_axis", "always", "never".
+std::string_view wrap_rule_name(WrapRule rule);
+// Inverse of wrap_rule_name; throws VerifyError `unknown wraparound rule, got: <text> (expected one of ...)`.
+WrapRule parse_wrap_rule(std::string_view text);
+
+}  // namespace podsim

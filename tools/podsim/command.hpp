@@ -1,0 +1,14 @@
+// The subcommands of the podsim program. Each file registers one subcommand on the CLI11 app and sets
+// the action main() runs after parsing; actions return the exit code (0 ok, 1 a check failed) and throw
+// podsim::Error for bad input (exit 2).
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace podsim::cli {
+
+using Action = std::function<int()>;
+
+}  // namespace podsim::cli

@@ -1,0 +1,29 @@
+// The podsim program: parses the command line, runs one subcommand, maps errors to exit codes
+// (0 ok, 1 a check failed, 2 bad input with `error: WHERE: WHAT` on stderr).
+#include <exception>
+#include <iostream>
+
+#include "models/common/error.hpp"
+#include "tools/podsim/command.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"podsim: a discrete-event simulator of TPU pods and their ICI network", "podsim"};
+  app.set_version_flag("--version", "podsim 0.1.0");
+  app.require_subcommand(1);
+  podsim::cli::Action action;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    return action ? action() : 0;
+  } catch (const podsim::Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: internal: " << e.what() << "\n";
+    return 3;
+  }
+}
