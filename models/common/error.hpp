@@ -30,18 +30,40 @@ class VerifyError : public Error {
   using Error::Error;
 };
 
-// Bad input located at `where` (a file and JSON pointer, a command-line flag, a column). what() reads
-// `WHERE: WHAT`, the form the CLI prints after `error: `.
+// Bad input located at `where` (a file and JSON pointer, a command-line flag). what() reads
+// `WHERE: WHAT` (with `column N: ` before WHAT for text that failed to parse), the form the CLI prints
+// after `error: `. stage() says whether the text did not parse or broke a rule.
 class InputError : public Error {
  public:
-  InputError(const std::string& where, const std::string& message)
-      : Error(where.empty() ? message : where + ": " + message), where_(where), message_(message) {}
+  enum class Stage { parse, verify };
+
+  InputError(const std::string& where, const std::string& message, Stage stage = Stage::verify,
+             std::size_t column = 0)
+      : Error(compose(where, message, column)), where_(where), message_(message), stage_(stage), column_(column) {}
+
+  // Locates a ParseError (stage parse, its column) or any other Error (stage verify) at `where`.
+  static InputError at(const std::string& where, const Error& error) {
+    if (const auto* parse = dynamic_cast<const ParseError*>(&error))
+      return InputError(where, parse->what(), Stage::parse, parse->column());
+    return InputError(where, error.what(), Stage::verify);
+  }
+
   const std::string& where() const { return where_; }
   const std::string& message() const { return message_; }
+  Stage stage() const { return stage_; }
+  std::size_t column() const { return column_; }  // 0 when not a text position
 
  private:
+  static std::string compose(const std::string& where, const std::string& message, std::size_t column) {
+    std::string text = where.empty() ? "" : where + ": ";
+    if (column > 0) text += "column " + std::to_string(column) + ": ";
+    return text + message;
+  }
+
   std::string where_;
   std::string message_;
+  Stage stage_;
+  std::size_t column_;
 };
 
 }  // namespace podsim

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs podsim's build and test dependencies from Debian 12 packages. Runs as root or through sudo.
+set -euo pipefail
+packages=(
+  cmake g++ make pkg-config git
+  libsimgrid-dev          # the discrete-event engine (pkg-config simgrid)
+  libboost-graph-dev      # Boost.Graph, header-only parts
+  nlohmann-json3-dev      # scenario and report JSON
+  libcli11-dev libfmt-dev # command line and formatting
+  libgtest-dev libbenchmark-dev
+)
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+echo "podsim dependencies installed"
