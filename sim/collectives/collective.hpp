@@ -1,0 +1,60 @@
+// Collectives as schedules: the operations, the algorithms that realise them, and the request that the
+// builder (collective_builder.hpp) lowers into tasks of an EventGraph. Algorithms never see SimGrid.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "sim/graph/event_graph.hpp"
+
+namespace podsim {
+
+enum class CollectiveOp { all_gather, reduce_scatter, all_reduce, all_to_all };
+
+enum class Algorithm {
+  automatic,            // per axis: bidirectional_split with wraparound, line without (docs/collectives.md)
+  unidirectional,       // ring, one direction: N-1 steps of the whole shard (chunk)
+  bidirectional,        // ring, the whole shard both ways as the book counts it: ceil((N-1)/2) steps
+  bidirectional_split,  // ring, half of every shard each way: N-1 steps of half a shard
+  line,                 // an axis without wraparound: both directions along the line, N-1 steps
+  direct,               // all-to-all: every chip sends to every other at once over the shortest route
+};
+
+// How a collective over several axes uses them.
+enum class MultiAxis {
+  sequential,  // axis after axis (all-gather grows the shard, reduce-scatter shrinks the data)
+  concurrent,  // the data split in one part per axis, each part visits the axes in a rotated order
+};
+
+// The groups of one mesh axis: each group lists its chips in axis order; all groups run at once.
+struct AxisGroups {
+  std::vector<std::vector<ChipId>> groups;
+  bool wraparound = false;  // the chips of each group form a ring of links (else a line)
+};
+
+struct CollectiveRequest {
+  CollectiveOp op = CollectiveOp::all_gather;
+  std::vector<AxisGroups> axes;  // one entry per mesh axis the collective runs over
+  // The book's V: the gathered (all-gather), reduced (reduce-scatter, all-reduce) or exchanged (all-to-all)
+  // array over one group of all the axes. A chip holds V / group size before an all-gather, V before a
+  // reduce-scatter or all-reduce, and V / group size in an all-to-all.
+  std::uint64_t array_bytes = 0;
+  Algorithm algorithm = Algorithm::automatic;
+  MultiAxis multi_axis = MultiAxis::sequential;
+  double reduce_flops_per_byte = 0;  // reduction compute per byte received (0: none modelled)
+  std::int32_t op_id = 0;
+};
+
+// Per chip, the tasks that the next work on that chip waits for. Starts empty (no dependency).
+struct Frontier {
+  std::vector<std::vector<TaskId>> per_chip;
+  explicit Frontier(std::int32_t num_chips = 0) : per_chip(static_cast<std::size_t>(num_chips)) {}
+};
+
+std::string_view collective_op_name(CollectiveOp op);     // "all-gather", "reduce-scatter", ...
+std::string_view algorithm_name(Algorithm algorithm);     // "auto", "unidirectional", ...
+CollectiveOp parse_collective_op(std::string_view text);  // also accepts all_gather, allgather; VerifyError
+Algorithm parse_algorithm(std::string_view text);         // VerifyError naming the choices
+
+}  // namespace podsim

@@ -1,0 +1,186 @@
+// Composition of collective phases over axes.
+#include "sim/collectives/collective_builder.hpp"
+
+#include <string>
+
+#include "models/common/error.hpp"
+#include "sim/collectives/phase.hpp"
+
+namespace podsim {
+namespace {
+
+std::int64_t group_size(const AxisGroups& axis) {
+  return axis.groups.empty() ? 1 : static_cast<std::int64_t>(axis.groups.front().size());
+}
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
+  return b == 0 ? 0 : (a + b - 1) / b;
+}
+
+PhaseAlgorithm phase_algorithm(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::unidirectional:
+      return &ring_unidirectional;
+    case Algorithm::bidirectional:
+      return &ring_bidirectional;
+    case Algorithm::bidirectional_split:
+      return &ring_bidirectional_split;
+    case Algorithm::line:
+      return &line_bidirectional;
+    default:
+      return nullptr;
+  }
+}
+
+// Builds one composite collective step by step over a frontier.
+class Composer {
+ public:
+  Composer(EventGraph& graph, const CollectiveRequest& request) : graph_(graph), request_(request) {}
+
+  // All-gather or reduce-scatter over one axis, every group at once.
+  void phase(Frontier& frontier, const AxisGroups& axis, CollectiveOp op, std::uint64_t shard_bytes) {
+    const Algorithm algorithm = resolve_algorithm(request_.algorithm, op, axis);
+    const PhaseAlgorithm schedule = phase_algorithm(algorithm);
+    const PhaseSpec spec{op, shard_bytes, request_.reduce_flops_per_byte, request_.op_id, step_};
+    Frontier out(static_cast<std::int32_t>(frontier.per_chip.size()));
+    for (const auto& group : axis.groups)
+      if (group.size() > 1 && shard_bytes > 0) schedule(graph_, frontier, out, group, spec);
+    carry_untouched(frontier, out);
+    frontier = std::move(out);
+    step_ += phase_steps(algorithm, static_cast<std::int32_t>(group_size(axis)));
+  }
+
+  void all_to_all(Frontier& frontier, const AxisGroups& axis, std::uint64_t local_bytes) {
+    Frontier out(static_cast<std::int32_t>(frontier.per_chip.size()));
+    const auto n = static_cast<std::uint64_t>(group_size(axis));
+    for (const auto& group : axis.groups)
+      all_to_all_direct(graph_, frontier, out, group, ceil_div(local_bytes, n), request_.op_id, step_);
+    carry_untouched(frontier, out);
+    frontier = std::move(out);
+    ++step_;
+  }
+
+  // The whole op over `axes` (in this order) for `bytes` of the array.
+  void run(Frontier& frontier, const std::vector<const AxisGroups*>& axes, std::uint64_t bytes) {
+    std::uint64_t group = 1;
+    for (const auto* axis : axes)
+      group *= static_cast<std::uint64_t>(group_size(*axis));
+    switch (request_.op) {
+      case CollectiveOp::all_gather: {
+        std::uint64_t shard = ceil_div(bytes, group);
+        for (const auto* axis : axes) {
+          phase(frontier, *axis, CollectiveOp::all_gather, shard);
+          shard *= static_cast<std::uint64_t>(group_size(*axis));
+        }
+        break;
+      }
+      case CollectiveOp::reduce_scatter:
+        reduce_scatter(frontier, axes, bytes);
+        break;
+      case CollectiveOp::all_reduce: {
+        reduce_scatter(frontier, axes, bytes);
+        std::uint64_t shard = ceil_div(bytes, group);
+        for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+          phase(frontier, **it, CollectiveOp::all_gather, shard);
+          shard *= static_cast<std::uint64_t>(group_size(**it));
+        }
+        break;
+      }
+      case CollectiveOp::all_to_all: {
+        const std::uint64_t local = ceil_div(bytes, group);
+        for (const auto* axis : axes)
+          all_to_all(frontier, *axis, local);
+        break;
+      }
+    }
+  }
+
+ private:
+  void reduce_scatter(Frontier& frontier, const std::vector<const AxisGroups*>& axes, std::uint64_t bytes) {
+    std::uint64_t data = bytes;
+    for (const auto* axis : axes) {
+      const std::uint64_t shard = ceil_div(data, static_cast<std::uint64_t>(group_size(*axis)));
+      phase(frontier, *axis, CollectiveOp::reduce_scatter, shard);
+      data = shard;
+    }
+  }
+
+  EventGraph& graph_;
+  const CollectiveRequest& request_;
+  std::int32_t step_ = 0;
+};
+
+}  // namespace
+
+Algorithm resolve_algorithm(Algorithm requested, CollectiveOp op, const AxisGroups& axis) {
+  if (requested != Algorithm::automatic) return requested;
+  if (op == CollectiveOp::all_to_all) return Algorithm::direct;
+  return axis.wraparound ? Algorithm::bidirectional_split : Algorithm::line;
+}
+
+void verify_collective(const CollectiveRequest& request, std::int32_t num_chips) {
+  if (request.axes.empty()) throw VerifyError("a collective needs at least one axis, got: none");
+  const bool is_a2a = request.op == CollectiveOp::all_to_all;
+  if (is_a2a && request.algorithm != Algorithm::automatic && request.algorithm != Algorithm::direct)
+    throw VerifyError("all-to-all runs with the direct algorithm, got: " +
+                      std::string(algorithm_name(request.algorithm)));
+  if (!is_a2a && request.algorithm == Algorithm::direct)
+    throw VerifyError("the direct algorithm is for all-to-all, got: " + std::string(collective_op_name(request.op)));
+  if (request.reduce_flops_per_byte < 0)
+    throw VerifyError("reduction flops per byte must be non-negative, got: " +
+                      std::to_string(request.reduce_flops_per_byte));
+  for (std::size_t a = 0; a < request.axes.size(); ++a) {
+    const auto& axis = request.axes[a];
+    std::vector<bool> seen(static_cast<std::size_t>(num_chips), false);
+    for (const auto& group : axis.groups) {
+      if (group.size() != axis.groups.front().size())
+        throw VerifyError("axis " + std::to_string(a) + ": groups must have equal sizes, got: " +
+                          std::to_string(group.size()) + " and " + std::to_string(axis.groups.front().size()));
+      for (const ChipId chip : group) {
+        if (chip < 0 || chip >= num_chips)
+          throw VerifyError("axis " + std::to_string(a) + ": chip out of range [0, " + std::to_string(num_chips) +
+                            "), got: " + std::to_string(chip));
+        if (seen[static_cast<std::size_t>(chip)])
+          throw VerifyError("axis " + std::to_string(a) + ": chip in two groups, got: " + std::to_string(chip));
+        seen[static_cast<std::size_t>(chip)] = true;
+      }
+    }
+  }
+}
+
+void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request) {
+  verify_collective(request, graph.num_chips);
+  frontier.per_chip.resize(static_cast<std::size_t>(graph.num_chips));
+  Composer composer(graph, request);
+  std::vector<const AxisGroups*> axes;
+  for (const auto& axis : request.axes)
+    axes.push_back(&axis);
+  if (request.multi_axis == MultiAxis::sequential || axes.size() == 1) {
+    composer.run(frontier, axes, request.array_bytes);
+    return;
+  }
+  // Concurrent: one part of the array per axis; part p visits the axes starting at axis p.
+  const std::size_t parts = axes.size();
+  Frontier joined(graph.num_chips);
+  for (std::size_t p = 0; p < parts; ++p) {
+    std::vector<const AxisGroups*> order;
+    for (std::size_t i = 0; i < parts; ++i)
+      order.push_back(axes[(p + i) % parts]);
+    const std::uint64_t bytes = request.array_bytes / parts + (p < request.array_bytes % parts ? 1 : 0);
+    Frontier part = frontier;
+    composer.run(part, order, bytes);
+    for (std::size_t chip = 0; chip < part.per_chip.size(); ++chip)
+      joined.per_chip[chip].insert(joined.per_chip[chip].end(), part.per_chip[chip].begin(), part.per_chip[chip].end());
+  }
+  frontier = std::move(joined);
+}
+
+EventGraph build_collective(std::int32_t num_chips, const CollectiveRequest& request) {
+  EventGraph graph;
+  graph.num_chips = num_chips;
+  Frontier frontier(num_chips);
+  append_collective(graph, frontier, request);
+  return graph;
+}
+
+}  // namespace podsim

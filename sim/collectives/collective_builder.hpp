@@ -1,0 +1,25 @@
+// Lowers a collective request into event-graph tasks: chooses the algorithm per axis, composes axes
+// (one after another or concurrently), and builds all-reduce as reduce-scatter then all-gather.
+#pragma once
+
+#include "sim/collectives/collective.hpp"
+
+namespace podsim {
+
+// The algorithm used on `axis` for `op` when `requested` is automatic: bidirectional_split on an axis with
+// wraparound, line without, direct for all-to-all. Other requests are returned as given.
+Algorithm resolve_algorithm(Algorithm requested, CollectiveOp op, const AxisGroups& axis);
+
+// Checks the request against a graph of `num_chips` chips; throws VerifyError naming the problem
+// (no axes, a chip out of range or twice in one axis, groups of unequal size, an algorithm that does not
+// implement the op).
+void verify_collective(const CollectiveRequest& request, std::int32_t num_chips);
+
+// Appends the collective's tasks to `graph`, each chip starting after its tasks in `frontier`, and moves
+// `frontier` to the collective's last tasks. Verifies first.
+void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request);
+
+// A graph holding just this collective.
+EventGraph build_collective(std::int32_t num_chips, const CollectiveRequest& request);
+
+}  // namespace podsim
