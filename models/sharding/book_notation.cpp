@@ -1,0 +1,267 @@
+// Parser and printer of the scaling-book notation. Grammar (whitespace allowed between tokens):
+//   book  ::= [name] "[" [dim {"," dim}] "]" ["{" "U" "_" axes "}"]
+//   dim   ::= label ["_" axes]          label ::= letter {letter | digit}
+//   axes  ::= letter {letter}           (one axis per letter, no spaces)
+//           | "{" word {"," word} "}"   word  ::= (letter | digit | "_")+
+#include "models/sharding/book_notation.hpp"
+
+#include <string>
+
+#include "models/common/error.hpp"
+
+namespace podsim {
+namespace {
+
+bool is_letter(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_word_char(char c) {
+  return is_letter(c) || is_digit(c) || c == '_';
+}
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// A position in the text with the "expected X, got: Y" errors of the grammar above.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : text_(text) {}
+
+  void skip_spaces() {
+    while (pos_ < text_.size() && is_space(text_[pos_]))
+      ++pos_;
+  }
+  // The next character (after spaces), or '\0' at the end.
+  char peek() {
+    skip_spaces();
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  bool at_end() {
+    skip_spaces();
+    return pos_ == text_.size();
+  }
+  bool consume(char c) {
+    if (peek() != c) return false;
+    ++pos_;
+    return true;
+  }
+  // Characters from here while `accept` holds (no spaces skipped inside).
+  template <typename Pred>
+  std::string take_while(Pred accept) {
+    const std::size_t begin = pos_;
+    while (pos_ < text_.size() && accept(text_[pos_]))
+      ++pos_;
+    return std::string(text_.substr(begin, pos_ - begin));
+  }
+  [[noreturn]] void fail(const std::string& expected) {
+    const std::string got = at_end() ? "end of input" : "'" + std::string(1, text_[pos_]) + "'";
+    throw ParseError("expected " + expected + ", got: " + got, pos_ + 1);
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+std::vector<AxisRef> parse_axes(Cursor& cursor) {
+  std::vector<AxisRef> axes;
+  if (cursor.consume('{')) {
+    do {
+      cursor.skip_spaces();
+      std::string name = cursor.take_while(is_word_char);
+      if (name.empty()) cursor.fail("an axis name");
+      axes.push_back({std::move(name), std::nullopt});
+    } while (cursor.consume(','));
+    if (!cursor.consume('}')) cursor.fail("',' or '}'");
+    return axes;
+  }
+  if (!is_letter(cursor.peek())) cursor.fail("mesh axis letters or '{'");
+  for (const char letter : cursor.take_while(is_letter))
+    axes.push_back({std::string(1, letter), std::nullopt});
+  return axes;
+}
+
+DimSharding parse_dim(Cursor& cursor, std::string& label) {
+  if (!is_letter(cursor.peek())) cursor.fail("a dim label");
+  label = cursor.take_while([](char c) { return is_letter(c) || is_digit(c); });
+  DimSharding dim;
+  if (cursor.consume('_')) dim.axes = parse_axes(cursor);
+  return dim;
+}
+
+bool is_label(const std::string& text) {
+  if (text.empty() || !is_letter(text[0])) return false;
+  for (const char c : text)
+    if (!is_letter(c) && !is_digit(c)) return false;
+  return true;
+}
+
+bool is_word(const std::string& text) {
+  if (text.empty()) return false;
+  for (const char c : text)
+    if (!is_word_char(c)) return false;
+  return true;
+}
+
+// I, J, K, ..., Z, A, ..., H, then the same letters numbered (I1, J1, ...).
+std::string default_label(std::size_t index) {
+  static constexpr std::string_view kOrder = "IJKLMNOPQRSTUVWXYZABCDEFGH";
+  std::string label(1, kOrder[index % kOrder.size()]);
+  if (index >= kOrder.size()) label += std::to_string(index / kOrder.size());
+  return label;
+}
+
+[[noreturn]] void cannot_express(const std::string& what, const TensorSharding& s) {
+  throw VerifyError("the book notation cannot express " + what + ", got: " + sharding_summary(s));
+}
+
+// `XY` when every name is one letter, `{data,model}` otherwise.
+std::string subscript(const std::vector<AxisRef>& axes) {
+  bool all_letters = true;
+  for (const auto& ref : axes)
+    all_letters = all_letters && ref.name.size() == 1 && is_letter(ref.name[0]);
+  std::string text;
+  for (const auto& ref : axes)
+    text += (all_letters || text.empty() ? "" : ",") + ref.name;
+  return all_letters ? text : "{" + text + "}";
+}
+
+void check_expressible(const TensorSharding& s) {
+  for (const auto& dim : s.dims) {
+    for (const auto& ref : dim.axes)
+      if (ref.is_sub_axis()) cannot_express("sub-axes", s);
+    if (!dim.is_closed) cannot_express("open dimensions", s);
+    if (dim.priority) cannot_express("priorities", s);
+  }
+  if (!s.replicated.empty()) cannot_express("explicitly replicated axes", s);
+  for (const auto& ref : s.unreduced)
+    if (ref.is_sub_axis()) cannot_express("sub-axes", s);
+  if (!s.unreduced.empty() && s.unreduced_reduction != Reduction::sum)
+    cannot_express(
+        std::string("unreduced axes with reduction ") + (s.unreduced_reduction == Reduction::max ? "max" : "min"), s);
+  const auto check_name = [&s](const AxisRef& ref) {
+    if (!is_word(ref.name)) cannot_express("axis name \"" + ref.name + "\" (not letters, digits or '_')", s);
+  };
+  for (const auto& dim : s.dims)
+    for (const auto& ref : dim.axes)
+      check_name(ref);
+  for (const auto& ref : s.unreduced)
+    check_name(ref);
+}
+
+std::string reduction_prefix(Reduction reduction) {
+  switch (reduction) {
+    case Reduction::max:
+      return "max";
+    case Reduction::min:
+      return "min";
+    case Reduction::sum:
+      break;
+  }
+  return "";
+}
+
+std::string axis_list(const std::vector<AxisRef>& refs) {
+  std::string text;
+  for (const auto& ref : refs)
+    text += (text.empty() ? "" : ", ") + to_string(ref);
+  return text;
+}
+
+std::string mesh_summary(const Mesh& mesh) {
+  std::string text = "<[";
+  for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+    text += (i ? ", \"" : "\"") + mesh.axes[i].name + "\"=" + std::to_string(mesh.axes[i].size);
+  text += "]";
+  if (!mesh.device_ids.empty()) {
+    text += ", device_ids=[";
+    for (std::size_t i = 0; i < mesh.device_ids.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(mesh.device_ids[i]);
+    text += "]";
+  }
+  return text + ">";
+}
+
+}  // namespace
+
+BookSharding parse_book_sharding(std::string_view text, const std::string& mesh_name) {
+  Cursor cursor(text);
+  BookSharding result;
+  result.sharding.mesh_name = mesh_name;
+  if (is_letter(cursor.peek())) result.tensor_name = cursor.take_while(is_word_char);
+  if (!cursor.consume('[')) cursor.fail("'['");
+  if (!cursor.consume(']')) {
+    do {
+      std::string label;
+      result.sharding.dims.push_back(parse_dim(cursor, label));
+      result.dim_labels.push_back(std::move(label));
+    } while (cursor.consume(','));
+    if (!cursor.consume(']')) cursor.fail("',' or ']'");
+  }
+  if (cursor.consume('{')) {
+    if (!cursor.consume('U')) cursor.fail("'U' (unreduced axes read {U_X})");
+    if (!cursor.consume('_')) cursor.fail("'_'");
+    result.sharding.unreduced = parse_axes(cursor);
+    if (!cursor.consume('}')) cursor.fail("'}'");
+  }
+  if (!cursor.at_end()) cursor.fail("end of input");
+  return result;
+}
+
+std::string print_book_sharding(const TensorSharding& s, const std::string& tensor_name,
+                                const std::vector<std::string>& dim_labels) {
+  check_expressible(s);
+  if (!dim_labels.empty() && dim_labels.size() != s.dims.size())
+    throw VerifyError("dim labels don't match the sharding rank: " + std::to_string(dim_labels.size()) +
+                      " != " + std::to_string(s.dims.size()));
+  if (!tensor_name.empty() && (!is_letter(tensor_name[0]) || !is_word(tensor_name)))
+    throw VerifyError("tensor name must be a letter then letters, digits or '_', got: \"" + tensor_name + "\"");
+  std::string text = tensor_name + "[";
+  for (std::size_t i = 0; i < s.dims.size(); ++i) {
+    const std::string label = dim_labels.empty() ? default_label(i) : dim_labels[i];
+    if (!is_label(label))
+      throw VerifyError("dim label must be a letter then letters or digits, got: \"" + label + "\"");
+    text += i ? ", " : "";
+    text += label;
+    if (!s.dims[i].axes.empty()) {
+      text += '_';
+      text += subscript(s.dims[i].axes);
+    }
+  }
+  text += "]";
+  if (!s.unreduced.empty()) text += "{U_" + subscript(s.unreduced) + "}";
+  return text;
+}
+
+std::string sharding_summary(const TensorSharding& s) {
+  std::string text = "<";
+  if (s.inline_mesh) {
+    text += "mesh";
+    text += mesh_summary(*s.inline_mesh);
+  } else {
+    text += "@";
+    text += s.mesh_name;
+  }
+  text += ", [";
+  for (std::size_t i = 0; i < s.dims.size(); ++i) {
+    const DimSharding& dim = s.dims[i];
+    text += i ? ", {" : "{";
+    text += axis_list(dim.axes);
+    if (!dim.is_closed) text += dim.axes.empty() ? "?" : ", ?";
+    text += "}";
+    if (dim.priority) {
+      text += 'p';
+      text += std::to_string(*dim.priority);
+    }
+  }
+  text += "]";
+  if (!s.replicated.empty()) text += ", replicated={" + axis_list(s.replicated) + "}";
+  if (!s.unreduced.empty())
+    text += ", unreduced=" + reduction_prefix(s.unreduced_reduction) + "{" + axis_list(s.unreduced) + "}";
+  return text + ">";
+}
+
+}  // namespace podsim

@@ -1,0 +1,212 @@
+// Parser and printer of JAX's PartitionSpec. Grammar (whitespace allowed between tokens):
+//   spec   ::= callee "(" [arg {"," arg} [","]] ")"      callee ::= ["jax." ["sharding."]] ("P" | "PartitionSpec")
+//   arg    ::= "None" | string | "(" [string {"," string} [","]] ")" | "unreduced" "=" "{" string {"," string} [","]
+//   "}" string ::= "'" chars "'" | '"' chars '"'             (no escapes; keyword arguments come last)
+#include "models/sharding/partition_spec.hpp"
+
+#include <array>
+#include <string>
+
+#include "models/common/error.hpp"
+#include "models/sharding/book_notation.hpp"
+
+namespace podsim {
+namespace {
+
+bool is_word_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// A position in the text with the "expected X, got: Y" errors of the grammar above.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : text_(text) {}
+
+  // The next character (after spaces), or '\0' at the end.
+  char peek() {
+    while (pos_ < text_.size() && is_space(text_[pos_]))
+      ++pos_;
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  bool at_end() { return peek() == '\0' && pos_ == text_.size(); }
+  bool consume(char c) {
+    if (peek() != c) return false;
+    ++pos_;
+    return true;
+  }
+  std::string word() {
+    peek();
+    const std::size_t begin = pos_;
+    while (pos_ < text_.size() && is_word_char(text_[pos_]))
+      ++pos_;
+    return std::string(text_.substr(begin, pos_ - begin));
+  }
+  // A quoted axis name; the cursor is on the opening quote.
+  std::string string() {
+    const char quote = text_[pos_++];
+    const std::size_t begin = pos_;
+    while (pos_ < text_.size() && text_[pos_] != quote) {
+      if (text_[pos_] == '\\')
+        throw ParseError("escape sequences are not supported in axis names, got: '\\'", pos_ + 1);
+      ++pos_;
+    }
+    if (pos_ == text_.size()) fail(std::string("a closing ") + quote);
+    return std::string(text_.substr(begin, pos_++ - begin));
+  }
+  std::size_t column() {
+    peek();
+    return pos_ + 1;
+  }
+  [[noreturn]] void fail(const std::string& expected) {
+    const std::string got = at_end() ? "end of input" : "'" + std::string(1, text_[pos_]) + "'";
+    throw ParseError("expected " + expected + ", got: " + got, pos_ + 1);
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+bool is_quote(char c) {
+  return c == '\'' || c == '"';
+}
+
+// `{'Z'}` or `('X', 'Y')`: strings up to `close`, with an optional trailing comma.
+std::vector<AxisRef> parse_strings(Cursor& cursor, char close) {
+  std::vector<AxisRef> refs;
+  while (is_quote(cursor.peek())) {
+    refs.push_back({cursor.string(), std::nullopt});
+    if (!cursor.consume(',')) break;
+  }
+  if (!cursor.consume(close))
+    cursor.fail(refs.empty() ? "an axis name string or '" + std::string(1, close) + "'"
+                             : "',' or '" + std::string(1, close) + "'");
+  return refs;
+}
+
+void parse_callee(Cursor& cursor) {
+  static constexpr std::array<std::string_view, 5> kCallees = {"P", "PartitionSpec", "jax.P", "jax.sharding.P",
+                                                               "jax.sharding.PartitionSpec"};
+  const std::size_t column = cursor.column();
+  std::string callee = cursor.word();
+  if (callee.empty()) cursor.fail("'P' or 'PartitionSpec'");
+  while (cursor.consume('.')) {
+    callee += '.';
+    callee += cursor.word();
+  }
+  for (const auto& known : kCallees)
+    if (callee == known) return;
+  throw ParseError("expected 'P' or 'PartitionSpec', got: '" + callee + "'", column);
+}
+
+[[noreturn]] void cannot_express(const std::string& what, const TensorSharding& s) {
+  throw VerifyError("a PartitionSpec cannot express " + what + ", got: " + sharding_summary(s));
+}
+
+// Python literal of an axis name: single quotes, or double quotes when the name holds a single quote.
+std::string quoted(const AxisRef& ref, const TensorSharding& s) {
+  const bool has_single = ref.name.find('\'') != std::string::npos;
+  const bool has_double = ref.name.find('"') != std::string::npos;
+  if ((has_single && has_double) || ref.name.find('\\') != std::string::npos)
+    cannot_express("axis name " + to_string(ref) + " (needs escapes)", s);
+  return has_single ? "\"" + ref.name + "\"" : "'" + ref.name + "'";
+}
+
+void check_expressible(const TensorSharding& s) {
+  for (const auto& dim : s.dims) {
+    for (const auto& ref : dim.axes)
+      if (ref.is_sub_axis()) cannot_express("sub-axes", s);
+    if (!dim.is_closed) cannot_express("open dimensions", s);
+    if (dim.priority) cannot_express("priorities", s);
+  }
+  if (!s.replicated.empty()) cannot_express("explicitly replicated axes", s);
+  for (const auto& ref : s.unreduced)
+    if (ref.is_sub_axis()) cannot_express("sub-axes", s);
+  if (!s.unreduced.empty() && s.unreduced_reduction != Reduction::sum)
+    cannot_express(
+        std::string("unreduced axes with reduction ") + (s.unreduced_reduction == Reduction::max ? "max" : "min"), s);
+}
+
+}  // namespace
+
+TensorSharding parse_partition_spec(std::string_view text, const std::string& mesh_name,
+                                    std::optional<std::size_t> rank) {
+  Cursor cursor(text);
+  TensorSharding result;
+  result.mesh_name = mesh_name;
+  parse_callee(cursor);
+  if (!cursor.consume('(')) cursor.fail("'('");
+  bool seen_unreduced = false;
+  while (cursor.peek() != ')') {
+    const std::size_t column = cursor.column();
+    const char next = cursor.peek();
+    std::optional<DimSharding> dim;  // nullopt for a keyword argument
+    if (is_quote(next)) {
+      dim = DimSharding{};
+      dim->axes.push_back({cursor.string(), std::nullopt});
+    } else if (cursor.consume('(')) {
+      dim = DimSharding{};
+      dim->axes = parse_strings(cursor, ')');
+    } else if (is_word_char(next)) {
+      const std::string word = cursor.word();
+      if (cursor.consume('=')) {
+        if (word != "unreduced") throw ParseError("unknown keyword argument, got: '" + word + "'", column);
+        if (seen_unreduced) throw ParseError("keyword argument repeated, got: 'unreduced'", column);
+        if (!cursor.consume('{')) cursor.fail("'{' (unreduced={'Z'})");
+        result.unreduced = parse_strings(cursor, '}');
+        seen_unreduced = true;
+      } else if (word == "None") {
+        dim = DimSharding{};
+      } else {
+        throw ParseError("expected an axis name string, a tuple of them or None, got: '" + word + "'", column);
+      }
+    } else {
+      cursor.fail("an axis name string, a tuple of them or None");
+    }
+    if (dim) {
+      if (seen_unreduced) throw ParseError("positional entry follows keyword argument", column);
+      result.dims.push_back(std::move(*dim));
+    }
+    if (!cursor.consume(',')) break;
+  }
+  if (!cursor.consume(')')) cursor.fail("',' or ')'");
+  if (!cursor.at_end()) cursor.fail("end of input");
+  if (rank) {
+    if (result.dims.size() > *rank)
+      throw VerifyError("PartitionSpec has more entries than the tensor rank: " + std::to_string(result.dims.size()) +
+                        " > " + std::to_string(*rank));
+    result.dims.resize(*rank);  // JAX: missing trailing entries are replicated (closed, empty)
+  }
+  return result;
+}
+
+std::string print_partition_spec(const TensorSharding& s) {
+  check_expressible(s);
+  std::string text = "P(";
+  for (std::size_t i = 0; i < s.dims.size(); ++i) {
+    const auto& axes = s.dims[i].axes;
+    text += i ? ", " : "";
+    if (axes.empty()) {
+      text += "None";
+    } else if (axes.size() == 1) {
+      text += quoted(axes[0], s);
+    } else {
+      text += "(";
+      for (std::size_t j = 0; j < axes.size(); ++j)
+        text += (j ? ", " : "") + quoted(axes[j], s);
+      text += ")";
+    }
+  }
+  if (!s.unreduced.empty()) {
+    text += s.dims.empty() ? "unreduced={" : ", unreduced={";
+    for (std::size_t j = 0; j < s.unreduced.size(); ++j)
+      text += (j ? ", " : "") + quoted(s.unreduced[j], s);
+    text += "}";
+  }
+  return text + ")";
+}
+
+}  // namespace podsim
