@@ -108,6 +108,8 @@ class ShardingChecker {
 }  // namespace
 
 void verify_sharding(const TensorSharding& sharding, const MeshTable& meshes, std::optional<std::size_t> rank) {
+  // Shardy verifies an inline mesh when it builds the attribute, before the sharding itself.
+  if (sharding.inline_mesh) verify_mesh(*sharding.inline_mesh);
   const Mesh* mesh = resolve_mesh(sharding, meshes);
   if (!mesh) throw VerifyError("unknown mesh: " + print_symbol_ref(sharding.mesh_name));
 

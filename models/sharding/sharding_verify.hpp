@@ -18,7 +18,8 @@ void verify_mesh(const Mesh& mesh);
 // for an op or function (no divisibility check). `rank` is the tensor's rank; nullopt means the value has
 // no type (an op without results), which takes row 2's path when all dims are empty and otherwise fails
 // like Shardy's per-value count check (`shardings don't match number of values: 1 shardings vs 0 values`).
-// Sub-axes are checked per axis name in mesh axis order. Throws VerifyError.
+// Sub-axes are checked per axis name in mesh axis order. An inline mesh is first checked with verify_mesh
+// (Shardy verifies it when building the attribute). Throws VerifyError.
 void verify_sharding(const TensorSharding& sharding, const MeshTable& meshes, std::optional<std::size_t> rank);
 
 }  // namespace podsim

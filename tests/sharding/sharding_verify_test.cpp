@@ -121,6 +121,12 @@ TEST(VerifySharding, UnknownMesh) {
   EXPECT_NO_THROW(verify_sharding(parse_shardy_sharding(R"(<mesh<["q"=2]>, [{"q"}]>)"), MeshTable{}, 1));
 }
 
+TEST(VerifySharding, InlineMeshIsVerifiedFirst) {
+  expect_error(kAb, R"(<mesh<["q"=2], device_ids=[1, 1]>, [{"zz"}, {}]>)", 1,
+               "sorted device ids must be iota(product(axes)), got: 1, 1");
+  expect_error(kAb, R"(<mesh<["q"=2, "q"=2]>, [{"q"}]>)", 1, "duplicate axis name: \"q\"");
+}
+
 TEST(VerifySharding, MaximalMeshNeedsRankZeroAndNoNamedAxes) {
   const std::string message =
       "a maximal sharding can only have a sharding with rank 0 and no replicated or unreduced axes.";
