@@ -1,10 +1,11 @@
-// References to mesh axes and sub-axes `"x":(m)k` and their algebra (SHARDY.md §3): size, ordering
-// w.r.t. a mesh, overlap and merge.
+// References to mesh axes and sub-axes `"x":(m)k` and their algebra (SHARDY.md §3, §6): size, ordering
+// w.r.t. a mesh, overlap, containment, merge, and sort-and-merge of a list.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/sharding/mesh.hpp"
@@ -33,6 +34,9 @@ struct AxisRef {
   std::int64_t next_pre_size(const Mesh& mesh) const { return pre_size() * size(mesh); }
 };
 
+// `name` as an MLIR string literal: double quotes, `"` and `\` escaped, other non-printable bytes as `\XX`.
+std::string quote_string(std::string_view name);
+
 // Shardy text of a ref: `"x"` or `"x":(2)4`.
 std::string to_string(const AxisRef& ref);
 
@@ -43,11 +47,25 @@ bool axis_ref_less(const AxisRef& a, const AxisRef& b, const Mesh& mesh);
 // Same axis and (either is the full axis, or the ranges [pre, next_pre) intersect).
 bool overlaps(const AxisRef& a, const AxisRef& b, const Mesh& mesh);
 
+// Same axis and `b`'s range [pre, next_pre) lies inside `a`'s; a full `a` contains every ref to its axis.
+bool contains(const AxisRef& a, const AxisRef& b, const Mesh& mesh);
+
+// Same axis, same pre-size and `a` no bigger than `b`: `"x":(1)2` is a prefix of `"x":(1)4` and of `"x"`.
+// A ref is a prefix of itself.
+bool is_prefix_of(const AxisRef& a, const AxisRef& b, const Mesh& mesh);
+
 // Both sub-axes of one axis and a.pre * a.size == b.pre (directional: major before minor).
 bool can_merge(const AxisRef& a, const AxisRef& b);
 
 // The merged ref `"x":(a.pre)(a.size*b.size)`, or the full axis when that covers it. Requires can_merge.
 AxisRef merge(const AxisRef& a, const AxisRef& b, const Mesh& mesh);
+
+// Appends `ref` to `refs`, merging it into the last ref when can_merge(last, ref) (Shardy's addAxisOrMerge).
+void add_axis_or_merge(std::vector<AxisRef>& refs, const AxisRef& ref, const Mesh& mesh);
+
+// Sorts `refs` with axis_ref_less, then merges adjacent mergeable refs left to right; a merge that
+// covers the whole axis becomes the full axis (Shardy's sortAndMergeAxes, SHARDY.md §6).
+std::vector<AxisRef> sort_and_merge_axes(std::vector<AxisRef> refs, const Mesh& mesh);
 
 // Product of the sizes of `refs` (1 for an empty list).
 std::int64_t product_of_sizes(const std::vector<AxisRef>& refs, const Mesh& mesh);

@@ -1,0 +1,104 @@
+// Canonical printing of Shardy text (SHARDY.md §5): hand-built values print the documented forms, and
+// canonical text round-trips through parse and print unchanged.
+#include "models/sharding/shardy_print.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "models/sharding/shardy_parse.hpp"
+
+namespace podsim {
+namespace {
+
+AxisRef full(const std::string& name) {
+  return AxisRef{name, std::nullopt};
+}
+AxisRef sub(const std::string& name, std::int64_t pre_size, std::int64_t size) {
+  return AxisRef{name, SubAxis{pre_size, size}};
+}
+
+TEST(ShardyPrint, Meshes) {
+  EXPECT_EQ(print_shardy_mesh(make_mesh({{"a", 2}, {"b", 4}})), R"(<["a"=2, "b"=4]>)");
+  EXPECT_EQ(print_shardy_mesh(make_mesh({{"a", 2}}, {1, 0})), R"(<["a"=2], device_ids=[1, 0]>)");
+  EXPECT_EQ(print_shardy_mesh(Mesh{}), "<[]>");
+  EXPECT_EQ(print_shardy_mesh(make_mesh({}, {3})), "<[], device_ids=[3]>");
+  // The builder drops an explicit iota list, so it never prints.
+  EXPECT_EQ(print_shardy_mesh(make_mesh({{"a", 2}, {"b", 2}}, {0, 1, 2, 3})), R"(<["a"=2, "b"=2]>)");
+}
+
+TEST(ShardyPrint, DimShardings) {
+  EXPECT_EQ(print_dim_sharding(DimSharding{}), "{}");
+  EXPECT_EQ(print_dim_sharding(DimSharding{{full("a"), full("b")}, true, std::nullopt}), R"({"a", "b"})");
+  EXPECT_EQ(print_dim_sharding(DimSharding{{}, false, std::nullopt}), "{?}");
+  EXPECT_EQ(print_dim_sharding(DimSharding{{full("a")}, false, std::nullopt}), R"({"a", ?})");
+  EXPECT_EQ(print_dim_sharding(DimSharding{{sub("y", 2, 2)}, false, 1}), R"({"y":(2)2, ?}p1)");
+  EXPECT_EQ(print_dim_sharding(DimSharding{{full("a")}, true, 0}), R"({"a"}p0)");  // p0 is printed
+  EXPECT_EQ(print_dim_sharding(DimSharding{{}, true, 0}), "{}p0");
+}
+
+TEST(ShardyPrint, Shardings) {
+  TensorSharding s;
+  s.mesh_name = "m";
+  s.dims = {DimSharding{{full("a")}, true, std::nullopt}, DimSharding{}};
+  EXPECT_EQ(print_shardy_sharding(s), R"(<@m, [{"a"}, {}]>)");
+  s.unreduced = {full("w")};
+  s.replicated = {full("z"), sub("y", 1, 2)};
+  EXPECT_EQ(print_shardy_sharding(s), R"(<@m, [{"a"}, {}], replicated={"z", "y":(1)2}, unreduced={"w"}>)");
+  s.unreduced_reduction = Reduction::max;
+  EXPECT_EQ(print_shardy_sharding(s), R"(<@m, [{"a"}, {}], replicated={"z", "y":(1)2}, unreduced=max{"w"}>)");
+  s.replicated.clear();
+  s.unreduced_reduction = Reduction::min;
+  EXPECT_EQ(print_shardy_sharding(s), R"(<@m, [{"a"}, {}], unreduced=min{"w"}>)");
+}
+
+TEST(ShardyPrint, InlineMeshAndQuotedNames) {
+  TensorSharding s;
+  s.inline_mesh = make_mesh({{"a", 2}});
+  s.dims = {DimSharding{{full("a")}, true, std::nullopt}};
+  EXPECT_EQ(print_shardy_sharding(s), R"(<mesh<["a"=2]>, [{"a"}]>)");
+  TensorSharding t;
+  t.mesh_name = "my mesh";
+  t.dims = {DimSharding{{full("a\"b")}, true, std::nullopt}};
+  EXPECT_EQ(print_shardy_sharding(t), R"(<@"my mesh", [{"a\"b"}]>)");
+  EXPECT_EQ(print_symbol_ref("mesh_0.x"), "@mesh_0.x");
+  EXPECT_EQ(print_symbol_ref("0mesh"), "@\"0mesh\"");
+}
+
+TEST(ShardyPrint, CanonicalTextRoundTrips) {
+  const char* shardings[] = {
+      R"(<@mesh, [{"x"}, {"y":(2)2, ?}p1], replicated={"z"}, unreduced={"w"}>)",
+      R"(<@mesh_xyz, [{"x"}, {"z", "y"}]>)",
+      R"(<@m, []>)",
+      R"(<@m, [{}, {?}, {?}p3, {"a", ?}, {"b"}p0]>)",
+      R"(<@m, [{"a"}], unreduced=max{"b", "c":(2)2}>)",
+      R"(<@m, [{"y":(4)2}], replicated={"y":(1)2}, unreduced=min{"x"}>)",
+      R"(<mesh<["a"=3, "b"=2], device_ids=[0, 2, 4, 1, 3, 5]>, [{"b"}, {}]>)",
+      R"(<mesh<[]>, [{}]>)",
+      R"(<mesh<[], device_ids=[7]>, []>)",
+      R"(<@"odd name", [{"a\\b"}]>)",
+  };
+  for (const char* text : shardings)
+    EXPECT_EQ(print_shardy_sharding(parse_shardy_sharding(text)), text);
+  const char* meshes[] = {R"(<["a"=2, "b"=4]>)", R"(<["a"=2], device_ids=[1, 0]>)", "<[]>", "<[], device_ids=[3]>"};
+  for (const char* text : meshes)
+    EXPECT_EQ(print_shardy_mesh(parse_shardy_mesh(text)), text);
+}
+
+TEST(ShardyPrint, NonCanonicalTextPrintsCanonically) {
+  EXPECT_EQ(print_shardy_sharding(parse_shardy_sharding(R"(#sdy.sharding< @m,[{"a" : (2)2,?}p2,{ }]>)")),
+            R"(<@m, [{"a":(2)2, ?}p2, {}]>)");
+  // unreduced before replicated in the text; replicated first when printed; `sum` and the missing `=` vanish.
+  EXPECT_EQ(print_shardy_sharding(parse_shardy_sharding(R"(<@m, [], unreduced=sum{"a"}, replicated={"b"}>)")),
+            R"(<@m, [], replicated={"b"}, unreduced={"a"}>)");
+  EXPECT_EQ(print_shardy_sharding(parse_shardy_sharding(R"(<@m, [], unreduced{"a"}>)")),
+            R"(<@m, [], unreduced={"a"}>)");
+  EXPECT_EQ(print_shardy_mesh(parse_shardy_mesh(R"(#sdy.mesh<["a"=2,"b"=2],device_ids=[0,1,2,3]>)")),
+            R"(<["a"=2, "b"=2]>)");
+  // Nothing is sorted or merged.
+  EXPECT_EQ(print_shardy_sharding(parse_shardy_sharding(R"(<@m, [{"x":(1)2,"x":(2)2}], replicated={"b","a"}>)")),
+            R"(<@m, [{"x":(1)2, "x":(2)2}], replicated={"b", "a"}>)");
+}
+
+}  // namespace
+}  // namespace podsim
