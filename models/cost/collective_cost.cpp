@@ -4,12 +4,21 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <string>
 #include <utility>
 
 #include "models/common/error.hpp"
 
 namespace podsim {
 namespace {
+
+// Shortest text that reads back as `value` (4.5e+10, 0, -1).
+std::string number_text(double value) {
+  std::array<char, 32> buffer{};
+  const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value).ptr;
+  return std::string(buffer.data(), end);
+}
 
 constexpr std::array<std::pair<std::string_view, CollectiveKind>, 4> kKinds = {{
     {"all_gather", CollectiveKind::all_gather},
@@ -112,8 +121,8 @@ CollectiveKind parse_collective_kind(std::string_view text) {
 CostBreakdown book_collective_cost(CollectiveKind kind, const std::vector<CollectiveAxis>& axes,
                                    std::uint64_t array_bytes, double w_uni_Bps, double alpha_s) {
   const std::string where = "book " + std::string(collective_kind_name(kind)) + " cost: ";
-  if (!(w_uni_Bps > 0)) throw VerifyError(where + "link bandwidth must be > 0 B/s, got: " + std::to_string(w_uni_Bps));
-  if (!(alpha_s >= 0)) throw VerifyError(where + "per-hop latency must be >= 0 s, got: " + std::to_string(alpha_s));
+  if (!(w_uni_Bps > 0)) throw VerifyError(where + "link bandwidth must be > 0 B/s, got: " + number_text(w_uni_Bps));
+  if (!(alpha_s >= 0)) throw VerifyError(where + "per-hop latency must be >= 0 s, got: " + number_text(alpha_s));
   std::vector<CollectiveAxis> active;
   for (std::size_t i = 0; i < axes.size(); ++i) {
     if (axes[i].size < 1)
