@@ -20,25 +20,12 @@ std::vector<std::int64_t> SliceGraph::bfs_hops(ChipId src) const {
   if (src < 0 || src >= num_vertices())
     throw VerifyError("slice graph: chip id must be in [0, " + std::to_string(num_vertices()) +
                       "), got: " + std::to_string(src));
-  const auto n = static_cast<std::size_t>(num_vertices());
-  std::vector<std::int64_t> distance(n, 0);
-  std::vector<bool> reached(n, false);
-  reached[static_cast<std::size_t>(src)] = true;
-  auto on_tree_edge = [&](Graph::edge_descriptor e) {
-    const std::size_t u = boost::source(e, graph_);
-    const std::size_t v = boost::target(e, graph_);
-    distance[v] = distance[u] + 1;
-    reached[v] = true;
-  };
-  struct Recorder : boost::default_bfs_visitor {
-    decltype(on_tree_edge)* record;
-    void tree_edge(Graph::edge_descriptor e, const Graph&) const { (*record)(e); }
-  };
-  Recorder recorder;
-  recorder.record = &on_tree_edge;
-  boost::breadth_first_search(graph_, static_cast<std::size_t>(src), boost::visitor(recorder));
-  for (std::size_t v = 0; v < n; ++v)
-    if (!reached[v]) distance[v] = -1;
+  // Unreached chips keep -1; record_distances sets d[v] = d[u] + 1 on every BFS tree edge.
+  std::vector<std::int64_t> distance(static_cast<std::size_t>(num_vertices()), -1);
+  distance[static_cast<std::size_t>(src)] = 0;
+  boost::breadth_first_search(
+      graph_, static_cast<std::size_t>(src),
+      boost::visitor(boost::make_bfs_visitor(boost::record_distances(distance.data(), boost::on_tree_edge()))));
   return distance;
 }
 
