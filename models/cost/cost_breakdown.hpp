@@ -1,0 +1,25 @@
+// The result of a closed-form ("book") cost: total time, its bandwidth and latency parts, which one
+// dominates, the hop count behind the latency, and the formula used (for reports and docs).
+#pragma once
+
+#include <string>
+
+namespace podsim {
+
+struct CostBreakdown {
+  enum class Bound { bandwidth, latency };
+
+  double time_s = 0;       // the book's total: max(bandwidth, latency) for collectives, their sum point-to-point
+  double bandwidth_s = 0;  // bytes over link bandwidth
+  double latency_s = 0;    // hops x per-hop latency
+  Bound bound = Bound::bandwidth;  // latency iff latency_s > bandwidth_s
+  int hops = 0;
+  std::string formula;  // symbolic, e.g. "max(V / W_bidi, floor(N/2) * alpha)"
+};
+
+// "bandwidth" or "latency".
+inline const char* bound_name(CostBreakdown::Bound bound) {
+  return bound == CostBreakdown::Bound::bandwidth ? "bandwidth" : "latency";
+}
+
+}  // namespace podsim

@@ -1,0 +1,175 @@
+// Slice construction (validation, strides, links) and the chip/link look-ups the router and the engine use.
+#include "models/topology/slice.hpp"
+
+#include <utility>
+
+#include "models/common/error.hpp"
+
+namespace podsim {
+namespace {
+
+constexpr std::int64_t kMaxChips = std::int64_t{1} << 31;
+
+std::string join_shape(const std::vector<std::int64_t>& shape) {
+  std::string text;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (d) text += 'x';
+    text += std::to_string(shape[d]);
+  }
+  return text.empty() ? "(none)" : text;
+}
+
+}  // namespace
+
+std::string_view direction_sign(Direction dir) {
+  return dir == Direction::plus ? "+" : "-";
+}
+
+char dim_letter(int dim) {
+  static constexpr char kLetters[] = {'x', 'y', 'z'};
+  if (dim < 0 || dim > 2) throw VerifyError("slice: dim must be 0, 1 or 2, got: " + std::to_string(dim));
+  return kLetters[dim];
+}
+
+Slice::Slice(std::vector<std::int64_t> shape, WrapRule rule, const std::vector<std::int64_t>& pod_shape)
+    : Slice(shape, wraparound_for(rule, shape, pod_shape)) {}
+
+Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound)
+    : shape_(std::move(shape)), wrap_(std::move(wraparound)) {
+  if (shape_.empty() || shape_.size() > 3)
+    throw VerifyError("slice: rank must be 1, 2 or 3, got: " + std::to_string(shape_.size()) + " (shape " +
+                      join_shape(shape_) + ")");
+  if (wrap_.size() != shape_.size())
+    throw VerifyError("slice: wraparound needs one flag per dim, got: " + std::to_string(wrap_.size()) +
+                      " flags for shape " + join_shape(shape_));
+  num_chips_ = 1;
+  for (std::size_t d = 0; d < shape_.size(); ++d) {
+    if (shape_[d] < 1)
+      throw VerifyError("slice: dim " + std::to_string(d) + " size must be >= 1, got: " + join_shape(shape_));
+    num_chips_ *= shape_[d];
+    if (num_chips_ > kMaxChips) throw VerifyError("slice: at most 2^31 chips, got: shape " + join_shape(shape_));
+    if (shape_[d] <= 2) wrap_[d] = false;  // the wrap link would duplicate the direct one
+  }
+  stride_.assign(shape_.size(), 1);
+  for (int d = rank() - 2; d >= 0; --d)
+    stride_[d] = stride_[d + 1] * shape_[d + 1];
+
+  slot_.assign(static_cast<std::size_t>(num_chips_ * rank() * 2), -1);
+  for (ChipId chip = 0; chip < num_chips_; ++chip) {
+    const std::vector<std::int64_t> coords = coords_of(chip);
+    std::string where;
+    for (std::int64_t c : coords) {
+      where += '.';
+      where += std::to_string(c);
+    }
+    for (int dim = 0; dim < rank(); ++dim) {
+      for (Direction dir : {Direction::plus, Direction::minus}) {
+        std::optional<ChipId> dst = neighbour(chip, dim, dir);
+        if (!dst) continue;
+        const LinkId id = num_links();
+        slot_[slot(chip, dim, dir)] = id;
+        links_.push_back(Link{id, chip, *dst, dim, dir,
+                              std::string("ici.") + dim_letter(dim) + std::string(direction_sign(dir)) + where});
+      }
+    }
+  }
+}
+
+std::string Slice::shape_string() const {
+  return join_shape(shape_);
+}
+
+void Slice::check_chip(ChipId chip) const {
+  if (chip < 0 || chip >= num_chips_)
+    throw VerifyError("slice " + shape_string() + ": chip id must be in [0, " + std::to_string(num_chips_) +
+                      "), got: " + std::to_string(chip));
+}
+
+void Slice::check_dim(int dim) const {
+  if (dim < 0 || dim >= rank())
+    throw VerifyError("slice " + shape_string() + ": dim must be in [0, " + std::to_string(rank()) +
+                      "), got: " + std::to_string(dim));
+}
+
+std::size_t Slice::slot(ChipId chip, int dim, Direction dir) const {
+  return static_cast<std::size_t>((chip * rank() + dim) * 2 + static_cast<int>(dir));
+}
+
+std::vector<std::int64_t> Slice::coords_of(ChipId chip) const {
+  check_chip(chip);
+  std::vector<std::int64_t> coords(shape_.size());
+  for (std::size_t d = 0; d < shape_.size(); ++d)
+    coords[d] = (chip / stride_[d]) % shape_[d];
+  return coords;
+}
+
+std::int64_t Slice::coord(ChipId chip, int dim) const {
+  check_chip(chip);
+  check_dim(dim);
+  return (chip / stride_[dim]) % shape_[dim];
+}
+
+ChipId Slice::chip_at(const std::vector<std::int64_t>& coords) const {
+  if (coords.size() != shape_.size())
+    throw VerifyError("slice " + shape_string() + ": coordinates need " + std::to_string(rank()) +
+                      " values, got: " + std::to_string(coords.size()));
+  ChipId chip = 0;
+  for (std::size_t d = 0; d < shape_.size(); ++d) {
+    if (coords[d] < 0 || coords[d] >= shape_[d])
+      throw VerifyError("slice " + shape_string() + ": coordinate " + std::to_string(d) + " must be in [0, " +
+                        std::to_string(shape_[d]) + "), got: " + std::to_string(coords[d]));
+    chip += coords[d] * stride_[d];
+  }
+  return chip;
+}
+
+std::optional<ChipId> Slice::neighbour(ChipId chip, int dim, Direction dir) const {
+  const std::int64_t c = coord(chip, dim);
+  const std::int64_t n = shape_[dim];
+  const std::int64_t step = stride_[dim];
+  if (dir == Direction::plus) {
+    if (c + 1 < n) return chip + step;
+    if (wrap_[dim]) return chip - (n - 1) * step;
+  } else {
+    if (c > 0) return chip - step;
+    if (wrap_[dim]) return chip + (n - 1) * step;
+  }
+  return std::nullopt;
+}
+
+std::vector<ChipId> Slice::neighbours(ChipId chip) const {
+  std::vector<ChipId> result;
+  for (int dim = 0; dim < rank(); ++dim)
+    for (Direction dir : {Direction::plus, Direction::minus})
+      if (std::optional<ChipId> other = neighbour(chip, dim, dir)) {
+        bool seen = false;
+        for (ChipId known : result)
+          seen = seen || known == *other;
+        if (!seen) result.push_back(*other);
+      }
+  return result;
+}
+
+const Link& Slice::link(LinkId id) const {
+  if (id < 0 || id >= num_links())
+    throw VerifyError("slice " + shape_string() + ": link id must be in [0, " + std::to_string(num_links()) +
+                      "), got: " + std::to_string(id));
+  return links_[static_cast<std::size_t>(id)];
+}
+
+std::optional<LinkId> Slice::find_link(ChipId chip, int dim, Direction dir) const {
+  check_chip(chip);
+  check_dim(dim);
+  const LinkId id = slot_[slot(chip, dim, dir)];
+  if (id < 0) return std::nullopt;
+  return id;
+}
+
+LinkId Slice::link_id(ChipId chip, int dim, Direction dir) const {
+  if (std::optional<LinkId> id = find_link(chip, dim, dir)) return *id;
+  throw VerifyError("slice " + shape_string() + ": no link leaves chip " + std::to_string(chip) + " along dim " +
+                    std::to_string(dim) + " in direction " + std::string(direction_sign(dir)) +
+                    " (edge of a dim without wraparound)");
+}
+
+}  // namespace podsim

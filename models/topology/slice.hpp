@@ -1,0 +1,107 @@
+// A slice of TPU chips: a 1D, 2D or 3D grid with wraparound per dim, its chips (id <-> coordinates) and
+// its directed ICI links (one per direction per neighbour pair), densely indexed and deterministically
+// named so that the SimGrid engine and the reports agree on them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/topology/wraparound.hpp"
+
+namespace podsim {
+
+using ChipId = std::int64_t;
+using LinkId = std::int64_t;
+
+// Direction of travel along one dim: plus goes to coordinate c+1 (or wraps from N-1 to 0).
+enum class Direction : int { plus = 0, minus = 1 };
+
+// "+" or "-".
+std::string_view direction_sign(Direction dir);
+
+// One directed link: it carries bytes from `src` to `dst`, its neighbour along `dim` in direction `dir`.
+struct Link {
+  LinkId id = 0;
+  ChipId src = 0;
+  ChipId dst = 0;
+  int dim = 0;
+  Direction dir = Direction::plus;
+  // `ici.<x|y|z><+|->.<src coordinates, dim 0 first, dot-separated>`, e.g. `ici.x+.0.1.3`.
+  std::string name;
+};
+
+// Chip ids are row-major over the coordinates: dim 0 varies SLOWEST and the last dim fastest,
+// id = ((c0 * S1) + c1) * S2 + c2. This is Shardy's device order, so with the default mesh mapping a
+// mesh's logical device position equals the chip id. (SimGrid's built-in torus zone numbers the other way
+// round; the engine uses our own routes, so that order never matters.)
+//
+// A 2D 4x4 torus, chip ids and the + links of dim 1 (the wrap links shown as `>`):
+//
+//   dim 1 ->
+//    0 - 1 - 2 - 3 >     dim 0 runs down the page; its wrap links join row 3 to row 0.
+//    4 - 5 - 6 - 7 >
+//    8 - 9 -10 -11 >
+//   12 -13 -14 -15 >
+//
+// Links are indexed densely in the order (src chip, dim, plus before minus), skipping absent links.
+// A dim of size 2 has no wrap link even when asked to wrap: its two chips are joined by one link per
+// direction. Such a request is stored as "does not wrap" (see wraps()).
+class Slice {
+ public:
+  // Throws VerifyError when the rank is not 1..3, a size is < 1, the wraparound list has another length,
+  // or the chip count exceeds 2^31.
+  Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound);
+  // The wraparound of every dim from a chip generation's rule (wraparound_for).
+  Slice(std::vector<std::int64_t> shape, WrapRule rule, const std::vector<std::int64_t>& pod_shape = {});
+
+  int rank() const { return static_cast<int>(shape_.size()); }
+  const std::vector<std::int64_t>& shape() const { return shape_; }
+  std::int64_t size(int dim) const { return shape_.at(static_cast<std::size_t>(dim)); }
+  // True iff `dim` has a wrap link (never for a dim of size <= 2).
+  bool wraps(int dim) const { return wrap_.at(static_cast<std::size_t>(dim)); }
+  const std::vector<bool>& wraparound() const { return wrap_; }
+  std::int64_t num_chips() const { return num_chips_; }
+  // Chip-id step along `dim` (product of the sizes of the dims after it).
+  std::int64_t stride(int dim) const { return stride_.at(static_cast<std::size_t>(dim)); }
+  // "4x4x4".
+  std::string shape_string() const;
+
+  // Coordinates of `chip`, dim 0 first. Throws VerifyError if the chip is not in the slice.
+  std::vector<std::int64_t> coords_of(ChipId chip) const;
+  // Coordinate of `chip` along `dim`.
+  std::int64_t coord(ChipId chip, int dim) const;
+  // Chip at `coords` (one per dim, each in [0, size)). Throws VerifyError otherwise.
+  ChipId chip_at(const std::vector<std::int64_t>& coords) const;
+
+  // The chip one hop from `chip` along `dim` in `dir`, or nullopt at the edge of a dim without wraparound.
+  std::optional<ChipId> neighbour(ChipId chip, int dim, Direction dir) const;
+  // Distinct neighbours of `chip`, in the order (dim, plus before minus).
+  std::vector<ChipId> neighbours(ChipId chip) const;
+
+  std::int64_t num_links() const { return static_cast<std::int64_t>(links_.size()); }
+  const std::vector<Link>& links() const { return links_; }
+  const Link& link(LinkId id) const;
+  // The link leaving `chip` along `dim` in `dir`, or nullopt if there is none.
+  std::optional<LinkId> find_link(ChipId chip, int dim, Direction dir) const;
+  // As find_link, but throws VerifyError naming the chip, dim and direction when there is no such link.
+  LinkId link_id(ChipId chip, int dim, Direction dir) const;
+
+ private:
+  void check_chip(ChipId chip) const;
+  void check_dim(int dim) const;
+  std::size_t slot(ChipId chip, int dim, Direction dir) const;
+
+  std::vector<std::int64_t> shape_;
+  std::vector<bool> wrap_;
+  std::vector<std::int64_t> stride_;
+  std::int64_t num_chips_ = 0;
+  std::vector<Link> links_;
+  std::vector<LinkId> slot_;  // (chip * rank + dim) * 2 + dir -> link id, or -1
+};
+
+// Letter of `dim` in link names: 'x', 'y', 'z'.
+char dim_letter(int dim);
+
+}  // namespace podsim

@@ -1,0 +1,48 @@
+// The slice as a Boost.Graph adjacency list: BFS distances and the bisection link count.
+#include "models/topology/slice_graph.hpp"
+
+#include <string>
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/visitors.hpp>
+
+#include "models/common/error.hpp"
+
+namespace podsim {
+
+SliceGraph::SliceGraph(const Slice& slice) : graph_(static_cast<std::size_t>(slice.num_chips())) {
+  for (const Link& link : slice.links())
+    boost::add_edge(static_cast<std::size_t>(link.src), static_cast<std::size_t>(link.dst), EdgeProperties{link.id},
+                    graph_);
+}
+
+std::vector<std::int64_t> SliceGraph::bfs_hops(ChipId src) const {
+  if (src < 0 || src >= num_vertices())
+    throw VerifyError("slice graph: chip id must be in [0, " + std::to_string(num_vertices()) +
+                      "), got: " + std::to_string(src));
+  // Unreached chips keep -1; record_distances sets d[v] = d[u] + 1 on every BFS tree edge.
+  std::vector<std::int64_t> distance(static_cast<std::size_t>(num_vertices()), -1);
+  distance[static_cast<std::size_t>(src)] = 0;
+  boost::breadth_first_search(
+      graph_, static_cast<std::size_t>(src),
+      boost::visitor(boost::make_bfs_visitor(boost::record_distances(distance.data(), boost::on_tree_edge()))));
+  return distance;
+}
+
+Bisection bisection_links(const Slice& slice) {
+  int longest = 0;
+  for (int dim = 1; dim < slice.rank(); ++dim)
+    if (slice.size(dim) > slice.size(longest)) longest = dim;
+  const std::int64_t half = slice.size(longest) / 2;
+  const SliceGraph view(slice);
+  const SliceGraph::Graph& graph = view.graph();
+  Bisection result{longest, 0};
+  for (auto [it, end] = boost::edges(graph); it != end; ++it) {
+    const auto src = static_cast<ChipId>(boost::source(*it, graph));
+    const auto dst = static_cast<ChipId>(boost::target(*it, graph));
+    if (slice.coord(src, longest) < half && slice.coord(dst, longest) >= half) ++result.links_per_direction;
+  }
+  return result;
+}
+
+}  // namespace podsim

@@ -1,0 +1,85 @@
+// Wraparound per slice dimension from a chip generation's rule (TPU_HARDWARE.md §3): v4/v5p/7x wrap only
+// slices made of whole 4x4x4 cubes, v5e/v6e wrap only an axis that spans the pod, and no dim of size <= 2
+// ever gets a wrap link.
+#include "models/topology/wraparound.hpp"
+
+#include <array>
+#include <string>
+#include <utility>
+
+#include "models/common/error.hpp"
+
+namespace podsim {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, WrapRule>, 4> kRules = {{
+    {"whole_cubes", WrapRule::whole_cubes},
+    {"full_pod_axis", WrapRule::full_pod_axis},
+    {"always", WrapRule::always},
+    {"never", WrapRule::never},
+}};
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (d) text += 'x';
+    text += std::to_string(shape[d]);
+  }
+  return text.empty() ? "(none)" : text;
+}
+
+}  // namespace
+
+std::vector<bool> wraparound_for(WrapRule rule, const std::vector<std::int64_t>& shape,
+                                 const std::vector<std::int64_t>& pod_shape) {
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] < 1)
+      throw VerifyError("wraparound: dim " + std::to_string(d) + " size must be >= 1, got: " + shape_text(shape));
+  std::vector<bool> wraps(shape.size(), false);
+  switch (rule) {
+    case WrapRule::never:
+      break;
+    case WrapRule::always:
+      for (std::size_t d = 0; d < shape.size(); ++d)
+        wraps[d] = true;
+      break;
+    case WrapRule::whole_cubes: {
+      bool whole = !shape.empty();
+      for (std::int64_t size : shape)
+        whole = whole && size % 4 == 0;
+      for (std::size_t d = 0; d < shape.size(); ++d)
+        wraps[d] = whole;
+      break;
+    }
+    case WrapRule::full_pod_axis:
+      if (pod_shape.size() != shape.size())
+        throw VerifyError("wraparound: full_pod_axis needs a pod shape of the slice's rank, got: pod " +
+                          shape_text(pod_shape) + " for slice " + shape_text(shape));
+      for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] > pod_shape[d])
+          throw VerifyError("wraparound: slice dim " + std::to_string(d) + " exceeds the pod, got: slice " +
+                            shape_text(shape) + " in pod " + shape_text(pod_shape));
+        wraps[d] = shape[d] == pod_shape[d];
+      }
+      break;
+  }
+  // A dim of 1 has no neighbour; a dim of 2 has one neighbour, already joined by the direct link.
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] <= 2) wraps[d] = false;
+  return wraps;
+}
+
+std::string_view wrap_rule_name(WrapRule rule) {
+  for (const auto& [name, value] : kRules)
+    if (value == rule) return name;
+  throw Error("unknown wraparound rule enumerator");
+}
+
+WrapRule parse_wrap_rule(std::string_view text) {
+  for (const auto& [name, value] : kRules)
+    if (name == text) return value;
+  throw VerifyError("unknown wraparound rule, got: " + std::string(text) +
+                    " (expected one of whole_cubes, full_pod_axis, always, never)");
+}
+
+}  // namespace podsim

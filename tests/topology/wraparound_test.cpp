@@ -1,0 +1,80 @@
+// Wraparound rules per chip generation (TPU_HARDWARE.md §3): v5e/v6e wrap only an axis of 16, v4/v5p only
+// whole 4x4x4 cubes, and a dim of size <= 2 never wraps.
+#include "models/topology/wraparound.hpp"
+
+#include <gtest/gtest.h>
+
+#include "models/common/error.hpp"
+
+namespace podsim {
+namespace {
+
+using Flags = std::vector<bool>;
+const std::vector<std::int64_t> kV5ePod{16, 16};
+
+TEST(Wraparound, V5eWrapsOnlyAnAxisOf16) {
+  EXPECT_EQ(wraparound_for(WrapRule::full_pod_axis, {8, 16}, kV5ePod), (Flags{false, true}));
+  EXPECT_EQ(wraparound_for(WrapRule::full_pod_axis, {16, 16}, kV5ePod), (Flags{true, true}));
+  EXPECT_EQ(wraparound_for(WrapRule::full_pod_axis, {4, 4}, kV5ePod), (Flags{false, false}));
+  EXPECT_EQ(wraparound_for(WrapRule::full_pod_axis, {8, 4}, kV5ePod), (Flags{false, false}));
+}
+
+TEST(Wraparound, V5pWrapsOnlyWholeCubes) {
+  EXPECT_EQ(wraparound_for(WrapRule::whole_cubes, {4, 4, 4}, {}), (Flags{true, true, true}));
+  EXPECT_EQ(wraparound_for(WrapRule::whole_cubes, {4, 4, 8}, {}), (Flags{true, true, true}));
+  EXPECT_EQ(wraparound_for(WrapRule::whole_cubes, {8, 16, 16}, {}), (Flags{true, true, true}));
+  EXPECT_EQ(wraparound_for(WrapRule::whole_cubes, {2, 2, 4}, {}), (Flags{false, false, false}));
+  EXPECT_EQ(wraparound_for(WrapRule::whole_cubes, {2, 4, 4}, {}), (Flags{false, false, false}));
+  EXPECT_EQ(wraparound_for(WrapRule::whole_cubes, {4, 4, 6}, {}), (Flags{false, false, false}));
+}
+
+TEST(Wraparound, SizeTwoAndOneDimsNeverWrap) {
+  EXPECT_EQ(wraparound_for(WrapRule::always, {2, 8, 1}, {}), (Flags{false, true, false}));
+  EXPECT_EQ(wraparound_for(WrapRule::full_pod_axis, {2, 4}, {2, 4}), (Flags{false, true}));
+  EXPECT_EQ(wraparound_for(WrapRule::never, {16, 16}, {}), (Flags{false, false}));
+}
+
+TEST(Wraparound, FullPodAxisNeedsAMatchingPod) {
+  EXPECT_THROW(
+      {
+        try {
+          wraparound_for(WrapRule::full_pod_axis, {8, 16}, {16, 16, 16});
+        } catch (const VerifyError& e) {
+          EXPECT_STREQ(e.what(),
+                       "wraparound: full_pod_axis needs a pod shape of the slice's rank, got: pod 16x16x16 for slice "
+                       "8x16");
+          throw;
+        }
+      },
+      VerifyError);
+  EXPECT_THROW(
+      {
+        try {
+          wraparound_for(WrapRule::full_pod_axis, {32, 16}, kV5ePod);
+        } catch (const VerifyError& e) {
+          EXPECT_STREQ(e.what(), "wraparound: slice dim 0 exceeds the pod, got: slice 32x16 in pod 16x16");
+          throw;
+        }
+      },
+      VerifyError);
+}
+
+TEST(Wraparound, RejectsEmptyDims) {
+  EXPECT_THROW(wraparound_for(WrapRule::never, {4, 0}, {}), VerifyError);
+}
+
+TEST(Wraparound, RuleNamesRoundTrip) {
+  for (WrapRule rule : {WrapRule::whole_cubes, WrapRule::full_pod_axis, WrapRule::always, WrapRule::never})
+    EXPECT_EQ(parse_wrap_rule(wrap_rule_name(rule)), rule);
+  EXPECT_EQ(wrap_rule_name(WrapRule::whole_cubes), "whole_cubes");
+  try {
+    parse_wrap_rule("torus");
+    FAIL() << "expected VerifyError";
+  } catch (const VerifyError& e) {
+    EXPECT_STREQ(e.what(),
+                 "unknown wraparound rule, got: torus (expected one of whole_cubes, full_pod_axis, always, never)");
+  }
+}
+
+}  // namespace
+}  // namespace podsim
