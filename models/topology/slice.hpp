@@ -8,12 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "models/common/ids.hpp"
 #include "models/topology/wraparound.hpp"
 
 namespace podsim {
-
-using ChipId = std::int64_t;
-using LinkId = std::int64_t;
 
 // Direction of travel along one dim: plus goes to coordinate c+1 (or wraps from N-1 to 0).
 enum class Direction : int { plus = 0, minus = 1 };

@@ -5,9 +5,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/common/ids.hpp"
+
 namespace podsim {
 
-using ChipId = std::int32_t;
 using TaskId = std::int32_t;
 
 enum class TaskKind : std::uint8_t {
