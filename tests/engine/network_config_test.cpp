@@ -3,8 +3,8 @@
 #include "sim/engine/network_config.hpp"
 
 #include <gtest/gtest.h>
-#include <simgrid/s4u.hpp>
 #include <xbt/log.h>
+#include <simgrid/s4u.hpp>
 
 #include <string>
 #include <vector>
@@ -19,13 +19,15 @@ std::vector<sg4::Host*> build_line(int chips, double bandwidth_Bps, double laten
   auto* zone = sg4::create_full_zone("line");
   std::vector<sg4::Host*> hosts;
   std::vector<sg4::Link*> links;
-  for (int i = 0; i < chips; ++i) hosts.push_back(zone->create_host("chip" + std::to_string(i), 1e12));
+  for (int i = 0; i < chips; ++i)
+    hosts.push_back(zone->create_host("chip" + std::to_string(i), 1e12));
   for (int i = 0; i + 1 < chips; ++i)
     links.push_back(zone->create_link("ici.x+." + std::to_string(i), bandwidth_Bps)->set_latency(latency_s));
   for (int src = 0; src < chips; ++src)
     for (int dst = src + 1; dst < chips; ++dst) {
       std::vector<sg4::LinkInRoute> route;
-      for (int hop = src; hop < dst; ++hop) route.emplace_back(links[static_cast<std::size_t>(hop)]);
+      for (int hop = src; hop < dst; ++hop)
+        route.emplace_back(links[static_cast<std::size_t>(hop)]);
       zone->add_route(hosts[static_cast<std::size_t>(src)]->get_netpoint(),
                       hosts[static_cast<std::size_t>(dst)]->get_netpoint(), nullptr, nullptr, route, false);
     }

@@ -1,0 +1,279 @@
+// One SimGrid actor per chip executes the chip's tasks: a task starts when all its dependencies have completed,
+// as seen from its chip. Computes run as execs on the chip's host. A transfer whose completion the destination
+// chip needs (a task there depends on it) goes through the destination's eager mailbox and is matched by task
+// id; other transfers are host-to-host comms. A chip posts the receive for an incoming transfer when a task
+// waiting on it has no other dependency left: it then observes the transfer at max(post time, transfer end),
+// which is exactly when that task can start, while keeping few receives pending per actor.
+#include "sim/engine/graph_runner.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+#include <fmt/format.h>
+#include <xbt/log.h>
+#include <simgrid/s4u/Activity.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+
+#include "models/common/error.hpp"
+#include "sim/engine/network_config.hpp"
+#include "sim/engine/route_zone.hpp"
+
+namespace podsim::engine {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+// s4u::Comm of SimGrid 3.32 keeps the receive-side match function private ("FIXME: expose these elements in the
+// API") although Comm::start() hands it to the kernel. An explicit instantiation may name a private member, so
+// this template yields a pointer to it; a receive then matches only the send of one task.
+using MatchFun = std::function<bool(void*, void*, simgrid::kernel::activity::CommImpl*)>;
+using MatchFunMember = MatchFun sg4::Comm::*;
+MatchFunMember comm_match_fun();
+template <MatchFunMember member>
+struct ExposeMatchFun {
+  friend MatchFunMember comm_match_fun() { return member; }
+};
+template struct ExposeMatchFun<&sg4::Comm::match_fun_>;
+
+bool same_task(void* receive_tag, void* send_tag, simgrid::kernel::activity::CommImpl* /*send*/) {
+  return receive_tag == send_tag;
+}
+
+void* tag_of(TaskId task) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(task) + 1);
+}
+
+// Compressed lists: the items of key k are items[offsets[k] .. offsets[k + 1]).
+struct Lists {
+  std::vector<std::uint32_t> offsets;
+  std::vector<TaskId> items;
+  std::span<const TaskId> of(std::size_t key) const {
+    return {items.data() + offsets[key], static_cast<std::size_t>(offsets[key + 1] - offsets[key])};
+  }
+};
+
+// Builds Lists from (key, item) pairs produced twice by `each` (a count pass, then a fill pass).
+Lists make_lists(std::size_t num_keys,
+                 const std::function<void(const std::function<void(std::size_t, TaskId)>&)>& each) {
+  Lists lists;
+  lists.offsets.assign(num_keys + 1, 0);
+  each([&](std::size_t key, TaskId) { ++lists.offsets[key + 1]; });
+  for (std::size_t k = 0; k < num_keys; ++k)
+    lists.offsets[k + 1] += lists.offsets[k];
+  lists.items.resize(lists.offsets[num_keys]);
+  std::vector<std::uint32_t> fill(lists.offsets.begin(), lists.offsets.end() - 1);
+  each([&](std::size_t key, TaskId item) { lists.items[fill[key]++] = item; });
+  return lists;
+}
+
+// The activities one chip actor waits on, each tagged task * 2 (its send or compute) or task * 2 + 1 (a receive).
+struct Pending {
+  std::vector<sg4::ActivityPtr> activities;
+  std::vector<std::int64_t> tags;
+  void add(sg4::ActivityPtr activity, std::int64_t tag) {
+    activities.push_back(std::move(activity));
+    tags.push_back(tag);
+  }
+};
+
+// A completion a chip has observed: its own send or compute (received == false) or an incoming transfer.
+struct Observation {
+  TaskId task;
+  bool received;
+};
+
+class GraphRunner {
+ public:
+  GraphRunner(const NetworkSpec& network, const EventGraph& graph, RouteZone& zone);
+  void create_actors();
+  std::vector<TaskTiming> timings() const;
+
+ private:
+  const Task& task(TaskId id) const { return graph_.tasks[static_cast<std::size_t>(id)]; }
+  bool incoming_for(const Task& dep, ChipId chip) const {
+    return dep.kind == TaskKind::transfer && dep.src_chip != dep.dst_chip && dep.dst_chip == chip;
+  }
+  void chip_main(ChipId chip);
+  void start(ChipId chip, TaskId id, Pending& pending, std::vector<Observation>& work);
+  void post_receives(ChipId chip, TaskId id, Pending& pending);
+  void drain(ChipId chip, Pending& pending, std::vector<Observation>& work);
+
+  const NetworkSpec& network_;
+  const EventGraph& graph_;
+  RouteZone& zone_;
+  Lists tasks_of_chip_;                       // tasks by src_chip, the chip that starts them
+  Lists dependents_on_src_;                   // dependents of a task that start on its src_chip
+  Lists dependents_on_dst_;                   // dependents of a transfer that start on its dst_chip (!= src_chip)
+  std::vector<std::int32_t> local_waiting_;   // dependencies the starting chip completes or sends itself
+  std::vector<std::int32_t> remote_waiting_;  // incoming transfers still awaited
+  std::vector<std::uint8_t> via_mailbox_;     // transfer observed by its destination chip
+  std::vector<std::uint8_t> receive_posted_;
+  std::vector<double> start_s_, end_s_;
+  std::vector<sg4::Mailbox*> mailboxes_;
+  void* sink_ = nullptr;  // receives land here: the payload pointer itself is not used
+};
+
+GraphRunner::GraphRunner(const NetworkSpec& network, const EventGraph& graph, RouteZone& zone)
+    : network_(network), graph_(graph), zone_(zone) {
+  const std::size_t n = graph.tasks.size();
+  local_waiting_.assign(n, 0);
+  remote_waiting_.assign(n, 0);
+  via_mailbox_.assign(n, 0);
+  receive_posted_.assign(n, 0);
+  start_s_.assign(n, -1);
+  end_s_.assign(n, -1);
+  tasks_of_chip_ = make_lists(static_cast<std::size_t>(network.num_chips), [&](const auto& emit) {
+    for (std::size_t id = 0; id < n; ++id)
+      emit(static_cast<std::size_t>(graph.tasks[id].src_chip), TaskId(id));
+  });
+  auto each_dependency = [&](bool incoming, const auto& emit) {
+    for (std::size_t id = 0; id < n; ++id)
+      for (TaskId dep : graph.tasks[id].deps)
+        if (incoming_for(task(dep), graph.tasks[id].src_chip) == incoming)
+          emit(static_cast<std::size_t>(dep), TaskId(id));
+  };
+  dependents_on_src_ = make_lists(n, [&](const auto& emit) { each_dependency(false, emit); });
+  dependents_on_dst_ = make_lists(n, [&](const auto& emit) { each_dependency(true, emit); });
+  for (std::size_t id = 0; id < n; ++id)
+    for (TaskId dep : graph.tasks[id].deps) {
+      if (incoming_for(task(dep), graph.tasks[id].src_chip)) {
+        ++remote_waiting_[id];
+        via_mailbox_[static_cast<std::size_t>(dep)] = 1;
+      } else {
+        ++local_waiting_[id];
+      }
+    }
+}
+
+void GraphRunner::create_actors() {
+  for (ChipId chip = 0; chip < network_.num_chips; ++chip)
+    mailboxes_.push_back(sg4::Mailbox::by_name(fmt::format("in{}", chip)));
+  for (ChipId chip = 0; chip < network_.num_chips; ++chip) {
+    sg4::ActorPtr actor =
+        sg4::Actor::create(fmt::format("chip{}", chip), zone_.host(chip), [this, chip] { chip_main(chip); });
+    // Eager mailbox: a send flows as soon as it starts, without waiting for the receive (set before any send).
+    mailboxes_[static_cast<std::size_t>(chip)]->set_receiver(actor);
+  }
+}
+
+void GraphRunner::chip_main(ChipId chip) {
+  Pending pending;
+  std::vector<Observation> work;
+  for (TaskId id : tasks_of_chip_.of(static_cast<std::size_t>(chip))) {
+    if (local_waiting_[static_cast<std::size_t>(id)] != 0) continue;
+    if (remote_waiting_[static_cast<std::size_t>(id)] != 0)
+      post_receives(chip, id, pending);
+    else
+      start(chip, id, pending, work);
+  }
+  drain(chip, pending, work);
+  while (!pending.activities.empty()) {
+    const auto index = static_cast<std::size_t>(sg4::Activity::wait_any(pending.activities));
+    const std::int64_t tag = pending.tags[index];
+    pending.activities[index] = std::move(pending.activities.back());
+    pending.activities.pop_back();
+    pending.tags[index] = pending.tags.back();
+    pending.tags.pop_back();
+    const auto id = static_cast<TaskId>(tag >> 1);
+    const bool received = (tag & 1) != 0;
+    // The sender records the end: a receive posted late completes after the transfer did.
+    if (!received) end_s_[static_cast<std::size_t>(id)] = sg4::Engine::get_clock();
+    work.push_back({id, received});
+    drain(chip, pending, work);
+  }
+}
+
+void GraphRunner::drain(ChipId chip, Pending& pending, std::vector<Observation>& work) {
+  while (!work.empty()) {
+    const Observation done = work.back();
+    work.pop_back();
+    const Lists& dependents = done.received ? dependents_on_dst_ : dependents_on_src_;
+    for (TaskId next : dependents.of(static_cast<std::size_t>(done.task))) {
+      const auto at = static_cast<std::size_t>(next);
+      if (done.received) {
+        --remote_waiting_[at];
+      } else if (--local_waiting_[at] == 0 && remote_waiting_[at] != 0) {
+        post_receives(chip, next, pending);
+      }
+      if (local_waiting_[at] == 0 && remote_waiting_[at] == 0) start(chip, next, pending, work);
+    }
+  }
+}
+
+void GraphRunner::start(ChipId chip, TaskId id, Pending& pending, std::vector<Observation>& work) {
+  const auto at = static_cast<std::size_t>(id);
+  const Task& todo = task(id);
+  const double now = sg4::Engine::get_clock();
+  start_s_[at] = now;
+  const std::int64_t tag = std::int64_t{id} * 2;
+  if (todo.kind == TaskKind::compute) {
+    pending.add(sg4::this_actor::exec_async(todo.flops), tag);
+  } else if (todo.src_chip == todo.dst_chip) {
+    end_s_[at] = now;  // chip-local: no link, no time
+    work.push_back({id, false});
+  } else if (via_mailbox_[at] != 0) {
+    sg4::CommPtr comm = mailboxes_[static_cast<std::size_t>(todo.dst_chip)]->put_init(tag_of(id), todo.bytes);
+    comm->set_data(tag_of(id));
+    comm->start();
+    pending.add(comm, tag);
+  } else {
+    pending.add(sg4::Comm::sendto_async(zone_.host(chip), zone_.host(todo.dst_chip), todo.bytes), tag);
+  }
+}
+
+void GraphRunner::post_receives(ChipId chip, TaskId id, Pending& pending) {
+  for (TaskId dep : task(id).deps) {
+    const auto at = static_cast<std::size_t>(dep);
+    if (!incoming_for(task(dep), chip) || receive_posted_[at] != 0) continue;
+    receive_posted_[at] = 1;
+    sg4::CommPtr comm = mailboxes_[static_cast<std::size_t>(chip)]->get_init();
+    comm->set_dst_data(&sink_, sizeof(void*));
+    (*comm).*comm_match_fun() = same_task;
+    comm->set_data(tag_of(dep));
+    comm->start();
+    pending.add(comm, std::int64_t{dep} * 2 + 1);
+  }
+}
+
+std::vector<TaskTiming> GraphRunner::timings() const {
+  std::vector<TaskTiming> out(start_s_.size());
+  for (std::size_t id = 0; id < out.size(); ++id) {
+    if (end_s_[id] < 0)
+      throw Error(fmt::format("simulation: every task must complete, got: task {} never {}", id,
+                              start_s_[id] < 0 ? "started" : "ended"));
+    out[id] = {start_s_[id], end_s_[id]};
+  }
+  return out;
+}
+
+}  // namespace
+
+GraphRun run_event_graph(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes) {
+  const auto began = std::chrono::steady_clock::now();
+  xbt_log_control_set("root.thres:critical");
+  int argc = 1;
+  char program[] = "podsim";
+  char* argv[] = {program, nullptr};
+  // Never destroyed: the child process exits right after reporting, and tearing a large platform down is slow.
+  auto* engine = new sg4::Engine(&argc, argv);
+  apply_exact_network_config();
+  sg4::Engine::set_config("contexts/stack-size:128");  // KiB; actors stay shallow (SIMGRID.md §5)
+  RouteZone* zone = RouteZone::create(network, routes);
+  GraphRunner runner(network, graph, *zone);
+  runner.create_actors();
+  engine->run();
+  GraphRun run;
+  run.tasks = runner.timings();
+  run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return run;
+}
+
+}  // namespace podsim::engine

@@ -1,0 +1,154 @@
+// Validation of the engine's input: network parameters, task chips and amounts, dependency ranges, cycles and
+// observability, and routes. Messages follow the house shape "where: rule, got: value".
+#include "sim/engine/input_check.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/common/error.hpp"
+
+namespace podsim::engine {
+namespace {
+
+std::string describe(const Task& task) {
+  if (task.kind == TaskKind::compute) return fmt::format("a compute on chip {}", task.src_chip);
+  return fmt::format("a transfer from chip {} to chip {}", task.src_chip, task.dst_chip);
+}
+
+bool observable_on(const Task& dep, ChipId chip) {
+  if (dep.kind == TaskKind::compute) return dep.src_chip == chip;
+  return dep.src_chip == chip || dep.dst_chip == chip;
+}
+
+void check_network(const NetworkSpec& network, const EventGraph& graph) {
+  if (network.num_chips <= 0)
+    throw VerifyError(fmt::format("network: num_chips must be positive, got: {}", network.num_chips));
+  if (!std::isfinite(network.chip_flops) || network.chip_flops <= 0)
+    throw VerifyError(fmt::format("network: chip_flops must be finite and positive, got: {}", network.chip_flops));
+  if (graph.num_chips > network.num_chips)
+    throw VerifyError(fmt::format("event graph: num_chips must not exceed the network's {}, got: {}", network.num_chips,
+                                  graph.num_chips));
+  for (std::size_t id = 0; id < network.links.size(); ++id) {
+    const LinkSpec& link = network.links[id];
+    if (!std::isfinite(link.bandwidth_Bps) || link.bandwidth_Bps <= 0)
+      throw VerifyError(fmt::format("link {} (\"{}\"): bandwidth_Bps must be finite and positive, got: {}", id,
+                                    link.name, link.bandwidth_Bps));
+    if (!std::isfinite(link.latency_s) || link.latency_s < 0)
+      throw VerifyError(fmt::format("link {} (\"{}\"): latency_s must be finite and non-negative, got: {}", id,
+                                    link.name, link.latency_s));
+  }
+}
+
+void check_tasks(const NetworkSpec& network, const EventGraph& graph) {
+  const auto num_tasks = static_cast<TaskId>(graph.tasks.size());
+  for (TaskId id = 0; id < num_tasks; ++id) {
+    const Task& task = graph.tasks[static_cast<std::size_t>(id)];
+    if (task.src_chip < 0 || task.src_chip >= network.num_chips)
+      throw VerifyError(
+          fmt::format("task {}: src_chip must be in [0, {}), got: {}", id, network.num_chips, task.src_chip));
+    if (task.dst_chip < 0 || task.dst_chip >= network.num_chips)
+      throw VerifyError(
+          fmt::format("task {}: dst_chip must be in [0, {}), got: {}", id, network.num_chips, task.dst_chip));
+    if (task.kind == TaskKind::compute) {
+      if (task.dst_chip != task.src_chip)
+        throw VerifyError(fmt::format("task {}: a compute task must have dst_chip == src_chip ({}), got: {}", id,
+                                      task.src_chip, task.dst_chip));
+      if (!std::isfinite(task.flops) || task.flops < 0)
+        throw VerifyError(fmt::format("task {}: flops must be finite and non-negative, got: {}", id, task.flops));
+    }
+    for (TaskId dep : task.deps) {
+      if (dep < 0 || dep >= num_tasks)
+        throw VerifyError(fmt::format("task {}: dependency must be in [0, {}), got: {}", id, num_tasks, dep));
+      if (dep == id) throw VerifyError(fmt::format("task {}: a task cannot depend on itself", id));
+      const Task& dep_task = graph.tasks[static_cast<std::size_t>(dep)];
+      if (!observable_on(dep_task, task.src_chip))
+        throw VerifyError(fmt::format("task {}: dependency {} must be observable on chip {} (its src_chip), got: {}",
+                                      id, dep, task.src_chip, describe(dep_task)));
+    }
+  }
+}
+
+// Kahn's algorithm; on failure, walks unfinished dependencies from a blocked task until one repeats, which
+// finds a task on a cycle (every blocked task has a blocked dependency).
+void check_acyclic(const EventGraph& graph) {
+  const std::size_t n = graph.tasks.size();
+  std::vector<std::int32_t> waiting(n, 0);
+  std::vector<std::vector<TaskId>> dependents(n);
+  for (std::size_t id = 0; id < n; ++id)
+    for (TaskId dep : graph.tasks[id].deps) {
+      ++waiting[id];
+      dependents[static_cast<std::size_t>(dep)].push_back(static_cast<TaskId>(id));
+    }
+  std::vector<TaskId> ready;
+  for (std::size_t id = 0; id < n; ++id)
+    if (waiting[id] == 0) ready.push_back(static_cast<TaskId>(id));
+  std::size_t done = 0;
+  while (!ready.empty()) {
+    const TaskId id = ready.back();
+    ready.pop_back();
+    ++done;
+    for (TaskId next : dependents[static_cast<std::size_t>(id)])
+      if (--waiting[static_cast<std::size_t>(next)] == 0) ready.push_back(next);
+  }
+  if (done == n) return;
+  TaskId at = 0;
+  while (waiting[static_cast<std::size_t>(at)] == 0)
+    ++at;
+  std::vector<std::int32_t> seen_at(n, -1);
+  std::vector<TaskId> walk;
+  while (seen_at[static_cast<std::size_t>(at)] < 0) {
+    seen_at[static_cast<std::size_t>(at)] = static_cast<std::int32_t>(walk.size());
+    walk.push_back(at);
+    for (TaskId dep : graph.tasks[static_cast<std::size_t>(at)].deps)
+      if (waiting[static_cast<std::size_t>(dep)] > 0) {
+        at = dep;
+        break;
+      }
+  }
+  // The cycle is walk[seen_at[at]..]; print it from its smallest task id, each task waiting on the next.
+  std::vector<TaskId> cycle(walk.begin() + seen_at[static_cast<std::size_t>(at)], walk.end());
+  std::size_t first = 0;
+  for (std::size_t i = 1; i < cycle.size(); ++i)
+    if (cycle[i] < cycle[first]) first = i;
+  std::string text;
+  for (std::size_t i = 0; i <= cycle.size(); ++i)
+    text += (i ? " -> " : "") + std::to_string(cycle[(first + i) % cycle.size()]);
+  throw VerifyError("event graph: dependencies must be acyclic, got a cycle (each task waits on the next): " + text);
+}
+
+RouteTable resolve_routes(const NetworkSpec& network, const EventGraph& graph) {
+  RouteTable routes(network.num_chips);
+  const auto num_links = static_cast<std::int32_t>(network.links.size());
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+    const Task& task = graph.tasks[id];
+    if (task.kind != TaskKind::transfer || task.src_chip == task.dst_chip) continue;
+    if (routes.contains(task.src_chip, task.dst_chip)) continue;
+    const std::string where = fmt::format("task {}: route from chip {} to chip {}", id, task.src_chip, task.dst_chip);
+    if (!network.route) throw VerifyError(where + ": the network must have a route function, got: none");
+    std::vector<std::int32_t> links = network.route(task.src_chip, task.dst_chip);
+    if (links.empty()) throw VerifyError(where + ": must cross at least one link, got: an empty route");
+    double latency_s = 0;
+    for (std::int32_t link : links) {
+      if (link < 0 || link >= num_links)
+        throw VerifyError(fmt::format("{}: link ids must be in [0, {}), got: {}", where, num_links, link));
+      latency_s += network.links[static_cast<std::size_t>(link)].latency_s;
+    }
+    routes.add(task.src_chip, task.dst_chip, std::move(links), latency_s);
+  }
+  return routes;
+}
+
+}  // namespace
+
+RouteTable check_simulation_input(const NetworkSpec& network, const EventGraph& graph) {
+  check_network(network, graph);
+  check_tasks(network, graph);
+  check_acyclic(graph);
+  return resolve_routes(network, graph);
+}
+
+}  // namespace podsim::engine

@@ -1,0 +1,28 @@
+// The network the engine simulates on: chips (hosts with a compute speed), directed links with a bandwidth and a
+// latency, and a route function. The engine's own input, independent of how a topology builder produced it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace podsim {
+
+// One directed link. A transfer of S bytes over links l1..lk alone on them takes sum(latency_s) + S / min(bandwidth).
+struct LinkSpec {
+  std::string name;          // for error messages and reports (`ici.x+.0.1.3`); need not be unique
+  double bandwidth_Bps = 0;  // > 0, bytes per second
+  double latency_s = 0;      // >= 0, seconds
+};
+
+struct NetworkSpec {
+  std::int32_t num_chips = 0;
+  double chip_flops = 1e12;     // host speed for compute tasks, flop/s (one core: concurrent computes share it)
+  std::vector<LinkSpec> links;  // directed links; index = link id
+  // Route from src to dst as directed link ids (empty for src == dst). Must be deterministic: simulate() calls it
+  // once per (src, dst) pair that a transfer uses, while validating, before SimGrid runs.
+  std::function<std::vector<std::int32_t>(std::int32_t src, std::int32_t dst)> route;
+};
+
+}  // namespace podsim

@@ -1,0 +1,17 @@
+// The compact binary form in which a simulation child returns its task timings to the parent through a pipe:
+// a magic word, the task count, the (start, end) pairs and the wall time, in native byte order (both ends are
+// the same program).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "sim/engine/graph_runner.hpp"
+
+namespace podsim::engine {
+
+std::string encode_run(const GraphRun& run);
+// Throws podsim::Error if `bytes` is not a complete encoding.
+GraphRun decode_run(std::string_view bytes);
+
+}  // namespace podsim::engine

@@ -1,0 +1,40 @@
+// The one SimGrid routing zone of a simulation: one host per chip, one SHARED link per directed link of the
+// NetworkSpec, and routes read from our RouteTable on demand (O(links) memory, any topology). It subclasses the
+// kernel-level NetZoneImpl of SimGrid 3.32, an API that changed later: keep every use of it in this file pair.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include "sim/engine/network.hpp"
+#include "sim/engine/route_table.hpp"
+
+namespace podsim::engine {
+
+class RouteZone : public simgrid::kernel::routing::NetZoneImpl {
+ public:
+  // Creates the zone (the root zone when it is the first one), the chip hosts chip0..chipN-1 (speed
+  // network.chip_flops), the links l0..lM-1, and seals it. Call after apply_exact_network_config().
+  // `routes` must outlive the simulation. The engine owns and deletes the zone.
+  static RouteZone* create(const NetworkSpec& network, const RouteTable& routes);
+
+  simgrid::s4u::Host* host(std::int32_t chip) const { return hosts_[static_cast<std::size_t>(chip)]; }
+
+ protected:
+  // Pushes the links of the stored route. Only pairs of the event graph's transfers are ever asked for.
+  void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
+                       simgrid::kernel::routing::Route* into, double* latency) override;
+
+ private:
+  RouteZone(const std::string& name, const RouteTable& routes) : NetZoneImpl(name), routes_(routes) {}
+
+  const RouteTable& routes_;
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<std::int32_t> chip_of_netpoint_;  // NetPoint::id() -> chip
+  std::vector<simgrid::kernel::resource::StandardLinkImpl*> links_;
+};
+
+}  // namespace podsim::engine

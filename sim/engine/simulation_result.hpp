@@ -1,0 +1,38 @@
+// What one simulation of an event graph returns: per-task start/end times, the makespan, and the per-link and
+// per-chip traffic ledger that podsim computes itself from the task timings and the routes (exact, unlike
+// SimGrid's link-load plugin).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace podsim {
+
+struct TaskTiming {
+  double start_s = 0;  // when all its dependencies had completed and the task began
+  double end_s = 0;    // compute: start + flops / speed when alone; transfer: when the last byte arrived
+};
+
+// Traffic on one directed link.
+struct LinkUsage {
+  std::uint64_t bytes = 0;     // sum of the bytes of the transfers crossing it (each transfer counted once per link)
+  double busy_s = 0;           // length of the union of its transfers' bandwidth phases [start + route latency, end]
+  std::uint32_t messages = 0;  // transfers crossing it
+};
+
+struct SimulationResult {
+  double makespan_s = 0;                           // end of the last task (the simulation starts at 0)
+  std::vector<TaskTiming> tasks;                   // per task id
+  std::vector<LinkUsage> links;                    // per link id
+  std::vector<std::uint64_t> chip_bytes_sent;      // per chip, transfers to another chip only
+  std::vector<std::uint64_t> chip_bytes_received;  // per chip, transfers from another chip only
+  std::uint64_t messages = 0;                      // transfer tasks executed (including chip-local ones)
+  double wall_s = 0;                               // wall time of the child's simulation (engine, platform and run)
+
+  std::uint64_t max_link_bytes() const;
+  std::uint64_t total_link_bytes() const;
+  // max over links of busy_s / makespan_s; 0 when the makespan is 0.
+  double max_link_utilisation() const;
+};
+
+}  // namespace podsim
