@@ -167,8 +167,12 @@ std::string format_hardware_preset(const HardwarePreset& preset) {
     std::size_t label_width = 0;
     for (const auto& d : derived)
       label_width = std::max(label_width, d.label.size());
-    for (const auto& d : derived)
-      out += fmt::format("{:<{}}  {}\n", d.label, label_width, derived_value(d));
+    for (const auto& d : derived) {
+      std::string line = fmt::format("{:<{}}  {}  {}", d.label, label_width, derived_value(d), d.beside);
+      while (!line.empty() && line.back() == ' ')
+        line.pop_back();
+      out += line + "\n";
+    }
   }
   if (!preset.sources.empty()) {
     out += "\nsources\n";
