@@ -300,17 +300,7 @@ auto with_json_errors(const std::string& where, Body body) {
   try {
     return body();
   } catch (const json::exception& e) {
-    std::string message = e.what();
-    if (const auto close = message.find("] "); message.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
-      message = message.substr(close + 2);
-    std::string pointer;
-    if (message.size() > 1 && message[0] == '(') {
-      if (const auto end = message.find(") "); end != std::string::npos) {
-        pointer = message.substr(1, end - 1);
-        message = message.substr(end + 2);
-      }
-    }
-    throw InputError(Locator{where}.at(pointer), message);
+    throw input_error_from_json(where, e.what());
   }
 }
 
@@ -383,6 +373,20 @@ json merge_figure(const json& base, const json& patch) {
 }
 
 }  // namespace
+
+InputError input_error_from_json(const std::string& where, const std::string& json_what) {
+  std::string message = json_what;
+  if (const auto close = message.find("] "); message.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+    message = message.substr(close + 2);
+  std::string pointer;
+  if (message.size() > 1 && message[0] == '(') {
+    if (const auto end = message.find(") "); end != std::string::npos) {
+      pointer = message.substr(1, end - 1);
+      message = message.substr(end + 2);
+    }
+  }
+  return InputError(Locator{where}.at(pointer), message);
+}
 
 std::string default_config_dir() {
   if (const char* env = std::getenv("PODSIM_CONFIG_DIR"); env != nullptr && *env != '\0') return env;

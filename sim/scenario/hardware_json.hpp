@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "models/common/error.hpp"
 #include "models/hardware/figure.hpp"
 #include "models/hardware/hardware.hpp"
 
@@ -56,6 +57,9 @@ void verify_hardware_overrides(const nlohmann::json& overrides, const std::strin
 // Merges verified overrides over a verified preset document: a bare value replaces a figure's value (source
 // "override", the preset's value kept as an alternative); a figure object replaces the figure.
 nlohmann::json merge_hardware_overrides(const nlohmann::json& doc, const nlohmann::json& overrides);
+// Turns the what() of a nlohmann exception ("[json.exception.type_error.302] (/chip/x) type must be number,
+// but is string", pointer present with JSON_DIAGNOSTICS) into InputError `WHERE: /chip/x: type must be ...`.
+InputError input_error_from_json(const std::string& where, const std::string& json_what);
 // build: fills preset.spec from its figures.
 void build_hardware_spec(HardwarePreset& preset);
 

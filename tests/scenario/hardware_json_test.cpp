@@ -232,6 +232,18 @@ TEST(HardwareOverrides, ErrorsPointIntoTheOverrides) {
             "cli: /ici/hop_latency_s: duration: unknown unit \"hour\" (expected s, ms, us, ns, ps), got: 1 hour");
 }
 
+TEST(HardwareJson, NlohmannTypeErrorsBecomeLocatedErrors) {
+  // JSON_DIAGNOSTICS puts the pointer into nlohmann's message; the loader moves it into the location.
+  const json doc = json::parse(R"({"chip": {"tensorcores": "two"}})");
+  try {
+    (void)doc.at("chip").at("tensorcores").get<int>();
+    FAIL() << "expected a type error";
+  } catch (const json::exception& e) {
+    EXPECT_STREQ(input_error_from_json("configs/x.json", e.what()).what(),
+                 "configs/x.json: /chip/tensorcores: type must be number, but is string");
+  }
+}
+
 TEST(HardwareReport, ListKeepsGoingPastABrokenPreset) {
   const auto presets = summarize_hardware_presets(kData);
   ASSERT_FALSE(presets.empty());
