@@ -68,7 +68,7 @@ std::vector<Derived> derived_figures(const HardwarePreset& preset) {
 
 std::string derived_value(const Derived& d) {
   if (d.unit == "FLOP/B") return format_number(d.value) + " FLOP/B";
-  if (d.unit == "B") return format_bytes(d.value) + (d.value >= 1024 ? " (" + format_number(d.value) + " B)" : "");
+
   return format_figure_value(d.value, d.unit);
 }
 
