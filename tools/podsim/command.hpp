@@ -11,4 +11,7 @@ namespace podsim::cli {
 
 using Action = std::function<int()>;
 
+// `podsim hardware`: presets and their figures (tools/podsim/hardware_command.cpp).
+void add_hardware_command(CLI::App& app, Action& action);
+
 }  // namespace podsim::cli

@@ -1,0 +1,24 @@
+// A whole hardware description: the chip, its ICI, how slices of it wrap around, the full pod's shape and
+// the data-centre network bandwidth per chip. Built from a preset (configs/*.json) by sim/scenario.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/hardware/chip.hpp"
+#include "models/hardware/ici.hpp"
+#include "models/topology/wraparound.hpp"
+
+namespace podsim {
+
+struct HardwareSpec {
+  std::string name;  // preset name, e.g. "tpu-v5e"
+  ChipModel chip;
+  IciModel ici;  // links_per_chip == 0 for chips without ICI figures (GPUs)
+  WrapRule wrap_rule = WrapRule::never;
+  std::vector<std::int64_t> pod_shape;  // the full pod in chips per dimension, e.g. {16, 16}; empty = none
+  double dcn_bandwidth_Bps = 0;         // data-centre network egress per chip; 0 = no figure
+};
+
+}  // namespace podsim

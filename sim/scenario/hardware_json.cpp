@@ -1,0 +1,511 @@
+// Hardware preset loader. parse: file -> JSON. verify: JSON -> figures with sources (every rule, every
+// error located by file and JSON pointer). build: figures -> HardwareSpec. Overrides are verified on their
+// own (so their errors point into the overrides) and merged before the preset is verified.
+#include "sim/scenario/hardware_json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+// GCC 12 reports a spurious -Warray-bounds inside nlohmann's DOM parser when JSON_DIAGNOSTICS is on.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#include <nlohmann/json.hpp>
+#pragma GCC diagnostic pop
+
+#include "models/common/dtype.hpp"
+#include "models/common/error.hpp"
+#include "models/common/units.hpp"
+
+namespace podsim {
+namespace {
+
+using nlohmann::json;
+
+enum class Kind { count, bytes, bandwidth, duration, rate, frequency };
+
+struct FieldSpec {
+  const char* name;
+  Kind kind;
+  bool required;
+};
+
+// The schema, section by section. Figures in `chip.peak_flops` are keyed by dtype name (Kind::rate).
+constexpr FieldSpec kChipFields[] = {
+    {"tensorcores", Kind::count, false},
+    {"mxu_rows", Kind::count, false},
+    {"mxu_cols", Kind::count, false},
+    {"mxus_per_core", Kind::count, false},
+    {"mxu_clock_Hz", Kind::frequency, false},
+    {"peak_flops", Kind::rate, true},
+    {"vmem_bytes_per_core", Kind::bytes, false},
+    {"hbm_bytes", Kind::bytes, true},
+    {"hbm_bandwidth_Bps", Kind::bandwidth, true},
+};
+constexpr FieldSpec kIciFields[] = {
+    {"links_per_chip", Kind::count, true},         {"bandwidth_Bps", Kind::bandwidth, true},
+    {"bandwidth_raw_Bps", Kind::bandwidth, false}, {"bandwidth_effective_Bps", Kind::bandwidth, false},
+    {"hop_latency_s", Kind::duration, true},
+};
+constexpr FieldSpec kDcnFields[] = {{"bandwidth_Bps", Kind::bandwidth, true}};
+
+const char* unit_of(Kind kind) {
+  switch (kind) {
+    case Kind::count:
+      return "";
+    case Kind::bytes:
+      return "B";
+    case Kind::bandwidth:
+      return "B/s";
+    case Kind::duration:
+      return "s";
+    case Kind::rate:
+      return "FLOP/s";
+    case Kind::frequency:
+      return "Hz";
+  }
+  return "";
+}
+
+std::string escape_key(const std::string& key) {
+  std::string out;
+  for (char c : key)
+    out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  return out;
+}
+
+// Collects the location prefix: "FILE: /pointer" (or "WHERE/pointer" when WHERE already holds a pointer).
+struct Locator {
+  std::string where;
+  std::string at(const std::string& pointer) const {
+    if (where.empty()) return pointer.empty() ? "/" : pointer;
+    if (where.find(": /") != std::string::npos) return where + pointer;
+    return where + ": " + (pointer.empty() ? "/" : pointer);
+  }
+  [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
+    throw InputError(at(pointer), message);
+  }
+};
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+void require_object(const Locator& loc, const json& j, const std::string& pointer) {
+  if (!j.is_object()) loc.fail(pointer, "must be an object, got: " + j.dump());
+}
+
+void require_known_keys(const Locator& loc, const json& j, const std::string& pointer,
+                        const std::vector<std::string>& known) {
+  for (const auto& [key, value] : j.items())
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      loc.fail(pointer + "/" + escape_key(key),
+               "unknown key, got: \"" + key + "\" (expected one of " + join_names(known) + ")");
+}
+
+std::string require_string(const Locator& loc, const json& j, const std::string& pointer, bool non_empty) {
+  if (!j.is_string()) loc.fail(pointer, "must be a string, got: " + j.dump());
+  const auto text = j.get<std::string>();
+  if (non_empty && text.empty()) loc.fail(pointer, "must not be empty, got: \"\"");
+  return text;
+}
+
+// A figure's value in SI: a JSON number, or a string with a unit parsed by models/common/units.
+double figure_value(const Locator& loc, const json& j, const std::string& pointer, Kind kind) {
+  double value = 0;
+  if (j.is_number()) {
+    value = j.get<double>();
+  } else if (j.is_string()) {
+    const auto text = j.get<std::string>();
+    try {
+      switch (kind) {
+        case Kind::count: {
+          char* end = nullptr;
+          value = std::strtod(text.c_str(), &end);
+          if (text.empty() || *end != '\0') loc.fail(pointer, "must be a whole number, got: " + j.dump());
+          break;
+        }
+        case Kind::bytes:
+          value = static_cast<double>(parse_bytes(text));
+          break;
+        case Kind::bandwidth:
+          value = parse_bandwidth(text);
+          break;
+        case Kind::duration:
+          value = parse_duration(text);
+          break;
+        case Kind::rate:
+          value = parse_rate(text);
+          break;
+        case Kind::frequency:
+          value = parse_frequency(text);
+          break;
+      }
+    } catch (const VerifyError& e) {
+      loc.fail(pointer, e.what());
+    }
+  } else {
+    loc.fail(pointer, std::string("must be a number or a string with a unit, got: ") + j.dump());
+  }
+  if (kind == Kind::duration) {
+    if (value < 0) loc.fail(pointer, "must not be negative, got: " + j.dump());
+  } else if (!(value > 0)) {
+    loc.fail(pointer, "must be positive, got: " + j.dump());
+  }
+  if ((kind == Kind::count || kind == Kind::bytes) && value != std::floor(value))
+    loc.fail(pointer, "must be a whole number, got: " + j.dump());
+  if (kind == Kind::count && value > 1e9) loc.fail(pointer, "must be at most 1e9, got: " + j.dump());
+  if (kind == Kind::bytes && value >= 18446744073709551616.0)
+    loc.fail(pointer, "does not fit in 64 bits, got: " + j.dump());
+  return value;
+}
+
+// A figure: {"value", "source", "note"?, "alternatives"?}. With `bare_ok` (overrides) a plain value stands
+// for {"value": v, "source": "override"}; the source may then be omitted too.
+Figure verify_figure(const Locator& loc, const json& j, const std::string& pointer, Kind kind, bool bare_ok) {
+  Figure figure;
+  figure.unit = unit_of(kind);
+  if (bare_ok && !j.is_object()) {
+    figure.value = figure_value(loc, j, pointer, kind);
+    figure.source = "override";
+    return figure;
+  }
+  if (!j.is_object()) loc.fail(pointer, "must be a figure object {\"value\", \"source\", ...}, got: " + j.dump());
+  require_known_keys(loc, j, pointer, {"value", "source", "note", "alternatives"});
+  if (!j.contains("value")) loc.fail(pointer, "missing key \"value\"");
+  figure.value = figure_value(loc, j.at("value"), pointer + "/value", kind);
+  if (j.contains("source"))
+    figure.source = require_string(loc, j.at("source"), pointer + "/source", true);
+  else if (bare_ok)
+    figure.source = "override";
+  else
+    loc.fail(pointer, "missing key \"source\" (every figure names its source)");
+  if (j.contains("note")) figure.note = require_string(loc, j.at("note"), pointer + "/note", false);
+  if (j.contains("alternatives")) {
+    const auto& alts = j.at("alternatives");
+    const std::string alts_pointer = pointer + "/alternatives";
+    if (!alts.is_array()) loc.fail(alts_pointer, "must be an array, got: " + alts.dump());
+    for (std::size_t i = 0; i < alts.size(); ++i) {
+      const std::string p = alts_pointer + "/" + std::to_string(i);
+      const auto& alt = alts[i];
+      require_object(loc, alt, p);
+      require_known_keys(loc, alt, p, {"value", "source", "note"});
+      if (!alt.contains("value")) loc.fail(p, "missing key \"value\"");
+      if (!alt.contains("source")) loc.fail(p, "missing key \"source\"");
+      Alternative a;
+      a.value = figure_value(loc, alt.at("value"), p + "/value", kind);
+      a.source = require_string(loc, alt.at("source"), p + "/source", true);
+      if (alt.contains("note")) a.note = require_string(loc, alt.at("note"), p + "/note", false);
+      figure.alternatives.push_back(a);
+    }
+  }
+  return figure;
+}
+
+std::vector<std::string> names_of(const FieldSpec* begin, const FieldSpec* end) {
+  std::vector<std::string> names;
+  for (auto* f = begin; f != end; ++f)
+    names.emplace_back(f->name);
+  return names;
+}
+
+// Verifies one section of figures; `partial` (overrides) skips required keys and accepts bare values.
+template <std::size_t N>
+void verify_section(const Locator& loc, const json& j, const std::string& section, const FieldSpec (&fields)[N],
+                    bool partial, std::vector<NamedFigure>& out) {
+  const std::string pointer = "/" + section;
+  require_object(loc, j, pointer);
+  require_known_keys(loc, j, pointer, names_of(fields, fields + N));
+  for (const auto& field : fields) {
+    const std::string name = field.name;
+    if (!j.contains(name)) {
+      if (field.required && !partial) loc.fail(pointer, "missing key \"" + name + "\"");
+      continue;
+    }
+    const std::string p = pointer + "/" + name;
+    if (section == "chip" && name == "peak_flops") {
+      const auto& peaks = j.at(name);
+      require_object(loc, peaks, p);
+      if (peaks.empty() && !partial) loc.fail(p, "must list at least one dtype, got: {}");
+      for (const auto& [key, value] : peaks.items()) {
+        try {
+          const DType dtype = parse_dtype(key);
+          if (dtype_name(dtype) != key)
+            loc.fail(p + "/" + escape_key(key), "dtype keys must be canonical names, got: \"" + key + "\" (use \"" +
+                                                    std::string(dtype_name(dtype)) + "\")");
+        } catch (const VerifyError& e) {
+          loc.fail(p + "/" + escape_key(key), e.what());
+        }
+        out.push_back({section + ".peak_flops." + key, verify_figure(loc, value, p + "/" + key, Kind::rate, partial)});
+      }
+      continue;
+    }
+    out.push_back({section + "." + name, verify_figure(loc, j.at(name), p, field.kind, partial)});
+  }
+}
+
+const std::vector<std::string>& wrap_rule_names() {
+  // The names of models/topology/wraparound.hpp's WrapRule (parse_wrap_rule lives with wraparound_for).
+  static const std::vector<std::string> names = {"whole_cubes", "full_pod_axis", "always", "never"};
+  return names;
+}
+
+WrapRule wrap_rule_from_name(const std::string& name) {
+  if (name == "whole_cubes") return WrapRule::whole_cubes;
+  if (name == "full_pod_axis") return WrapRule::full_pod_axis;
+  if (name == "always") return WrapRule::always;
+  return WrapRule::never;
+}
+
+void verify_slice(const Locator& loc, const json& j, bool partial, HardwarePreset& preset) {
+  require_object(loc, j, "/slice");
+  require_known_keys(loc, j, "/slice", {"wraparound_rule", "pod_shape", "note"});
+  if (j.contains("wraparound_rule")) {
+    const auto rule = require_string(loc, j.at("wraparound_rule"), "/slice/wraparound_rule", true);
+    const auto& names = wrap_rule_names();
+    if (std::find(names.begin(), names.end(), rule) == names.end())
+      loc.fail("/slice/wraparound_rule",
+               "unknown wraparound rule, got: \"" + rule + "\" (expected one of " + join_names(names) + ")");
+    preset.wrap_rule_name = rule;
+  } else if (!partial) {
+    loc.fail("/slice", "missing key \"wraparound_rule\"");
+  }
+  if (j.contains("pod_shape")) {
+    const auto& shape = j.at("pod_shape");
+    if (!shape.is_array() || shape.empty() || shape.size() > 3)
+      loc.fail("/slice/pod_shape", "must be an array of 1 to 3 chip counts, got: " + shape.dump());
+    preset.spec.pod_shape.clear();
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      const auto& d = shape[i];
+      if (!d.is_number_integer() || d.get<std::int64_t>() <= 0)
+        loc.fail("/slice/pod_shape/" + std::to_string(i), "must be a positive integer, got: " + d.dump());
+      preset.spec.pod_shape.push_back(d.get<std::int64_t>());
+    }
+  } else if (!partial) {
+    loc.fail("/slice", "missing key \"pod_shape\"");
+  }
+  if (j.contains("note")) preset.slice_note = require_string(loc, j.at("note"), "/slice/note", false);
+}
+
+// Runs `body`, turning nlohmann's own exceptions (type errors carry a JSON pointer with JSON_DIAGNOSTICS)
+// into InputError located at `where`.
+template <typename Body>
+auto with_json_errors(const std::string& where, Body body) {
+  try {
+    return body();
+  } catch (const json::exception& e) {
+    throw input_error_from_json(where, e.what());
+  }
+}
+
+HardwarePreset verify_document(const json& doc, const std::string& where, bool partial) {
+  const Locator loc{where};
+  HardwarePreset preset;
+  require_object(loc, doc, "");
+  if (partial)
+    require_known_keys(loc, doc, "", {"chip", "ici", "slice", "dcn"});
+  else
+    require_known_keys(loc, doc, "", {"name", "description", "sources", "chip", "ici", "slice", "dcn"});
+  if (!partial) {
+    if (!doc.contains("name")) loc.fail("", "missing key \"name\"");
+    if (!doc.contains("description")) loc.fail("", "missing key \"description\"");
+    if (!doc.contains("chip")) loc.fail("", "missing key \"chip\"");
+    preset.name = require_string(loc, doc.at("name"), "/name", true);
+    preset.description = require_string(loc, doc.at("description"), "/description", true);
+    if (doc.contains("sources")) {
+      require_object(loc, doc.at("sources"), "/sources");
+      for (const auto& [tag, text] : doc.at("sources").items())
+        preset.sources.emplace_back(tag, require_string(loc, text, "/sources/" + escape_key(tag), true));
+    }
+  }
+  if (doc.contains("chip")) verify_section(loc, doc.at("chip"), "chip", kChipFields, partial, preset.figures);
+  if (doc.contains("ici")) verify_section(loc, doc.at("ici"), "ici", kIciFields, partial, preset.figures);
+  if (doc.contains("slice")) verify_slice(loc, doc.at("slice"), partial, preset);
+  if (doc.contains("dcn")) verify_section(loc, doc.at("dcn"), "dcn", kDcnFields, partial, preset.figures);
+  if (!partial) {
+    if (doc.contains("ici") && !doc.contains("slice"))
+      loc.fail("", "missing key \"slice\" (a chip with ICI needs one)");
+    const auto& chip = doc.at("chip");
+    const bool rows = chip.contains("mxu_rows"), cols = chip.contains("mxu_cols");
+    if (rows != cols)
+      loc.fail("/chip", "mxu_rows and mxu_cols go together, got: only " + std::string(rows ? "mxu_rows" : "mxu_cols"));
+    if (preset.wrap_rule_name.empty()) preset.wrap_rule_name = "never";
+  }
+  return preset;
+}
+
+const NamedFigure* find_figure(const HardwarePreset& preset, const std::string& key) {
+  for (const auto& f : preset.figures)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+double figure_or(const HardwarePreset& preset, const std::string& key, double fallback) {
+  const auto* f = find_figure(preset, key);
+  return f ? f->figure.value : fallback;
+}
+
+// One figure merged: a bare value keeps the preset's figure as an alternative.
+json merge_figure(const json& base, const json& patch) {
+  if (patch.is_object()) {
+    json merged = patch;
+    if (!merged.contains("source")) merged["source"] = "override";
+    return merged;
+  }
+  json merged = {{"value", patch}, {"source", "override"}};
+  if (base.is_object() && base.contains("value")) {
+    json alts = json::array();
+    json previous = {{"value", base.at("value")}, {"source", base.value("source", "preset")}};
+    previous["note"] = "preset default";
+    alts.push_back(previous);
+    if (base.contains("alternatives"))
+      for (const auto& a : base.at("alternatives"))
+        alts.push_back(a);
+    merged["alternatives"] = alts;
+  }
+  return merged;
+}
+
+}  // namespace
+
+InputError input_error_from_json(const std::string& where, const std::string& json_what) {
+  std::string message = json_what;
+  if (const auto close = message.find("] "); message.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+    message = message.substr(close + 2);
+  std::string pointer;
+  if (message.size() > 1 && message[0] == '(') {
+    if (const auto end = message.find(") "); end != std::string::npos) {
+      pointer = message.substr(1, end - 1);
+      message = message.substr(end + 2);
+    }
+  }
+  return InputError(Locator{where}.at(pointer), message);
+}
+
+std::string default_config_dir() {
+  if (const char* env = std::getenv("PODSIM_CONFIG_DIR"); env != nullptr && *env != '\0') return env;
+  return PODSIM_CONFIG_DIR;
+}
+
+std::vector<std::string> list_hardware_presets(const std::string& config_dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(config_dir, ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+json parse_hardware_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "cannot open file");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    std::string message = e.what();
+    if (const auto close = message.find("] "); close != std::string::npos) message = message.substr(close + 2);
+    throw InputError(path, "invalid JSON: " + message);
+  }
+}
+
+HardwarePreset verify_hardware_json(const json& doc, const std::string& where) {
+  return with_json_errors(where, [&] { return verify_document(doc, where, false); });
+}
+
+void verify_hardware_overrides(const json& overrides, const std::string& where) {
+  with_json_errors(where.empty() ? "overrides" : where, [&] {
+    verify_document(overrides, where.empty() ? "overrides" : where, true);
+    return 0;
+  });
+}
+
+json merge_hardware_overrides(const json& doc, const json& overrides) {
+  json merged = doc;
+  for (const auto& [section, fields] : overrides.items()) {
+    json& target = merged[section];
+    if (!target.is_object()) target = json::object();
+    for (const auto& [key, value] : fields.items()) {
+      if (section == "slice") {
+        target[key] = value;
+      } else if (section == "chip" && key == "peak_flops") {
+        json& peaks = target[key];
+        if (!peaks.is_object()) peaks = json::object();
+        for (const auto& [dtype, figure] : value.items())
+          peaks[dtype] = merge_figure(peaks.contains(dtype) ? peaks.at(dtype) : json(), figure);
+      } else {
+        target[key] = merge_figure(target.contains(key) ? target.at(key) : json(), value);
+      }
+    }
+  }
+  return merged;
+}
+
+void build_hardware_spec(HardwarePreset& preset) {
+  HardwareSpec& spec = preset.spec;
+  spec.name = preset.name;
+  ChipModel& chip = spec.chip;
+  chip.name = preset.name;
+  chip.tensorcores = static_cast<int>(figure_or(preset, "chip.tensorcores", 0));
+  chip.mxu_rows = static_cast<int>(figure_or(preset, "chip.mxu_rows", 0));
+  chip.mxu_cols = static_cast<int>(figure_or(preset, "chip.mxu_cols", 0));
+  chip.mxus_per_core = static_cast<int>(figure_or(preset, "chip.mxus_per_core", 0));
+  chip.mxu_clock_Hz = figure_or(preset, "chip.mxu_clock_Hz", 0);
+  chip.vmem_bytes_per_core = static_cast<std::uint64_t>(figure_or(preset, "chip.vmem_bytes_per_core", 0));
+  chip.hbm_bytes = static_cast<std::uint64_t>(figure_or(preset, "chip.hbm_bytes", 0));
+  chip.hbm_bandwidth_Bps = figure_or(preset, "chip.hbm_bandwidth_Bps", 0);
+  chip.peak_flops_by_dtype.clear();
+  const std::string peak_prefix = "chip.peak_flops.";
+  for (const auto& f : preset.figures)
+    if (f.key.rfind(peak_prefix, 0) == 0)
+      chip.peak_flops_by_dtype[parse_dtype(f.key.substr(peak_prefix.size()))] = f.figure.value;
+  IciModel& ici = spec.ici;
+  ici.links_per_chip = static_cast<int>(figure_or(preset, "ici.links_per_chip", 0));
+  ici.bandwidth_Bps = figure_or(preset, "ici.bandwidth_Bps", 0);
+  ici.bandwidth_raw_Bps = figure_or(preset, "ici.bandwidth_raw_Bps", ici.bandwidth_Bps);
+  ici.bandwidth_effective_Bps = figure_or(preset, "ici.bandwidth_effective_Bps", ici.bandwidth_Bps);
+  ici.hop_latency_s = figure_or(preset, "ici.hop_latency_s", 0);
+  spec.wrap_rule = wrap_rule_from_name(preset.wrap_rule_name);
+  spec.dcn_bandwidth_Bps = figure_or(preset, "dcn.bandwidth_Bps", 0);
+}
+
+HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const json* overrides,
+                                         const std::string& overrides_where, const std::string& config_dir) {
+  const bool is_path = name_or_path.find('/') != std::string::npos ||
+                       (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
+  std::string path = name_or_path;
+  if (!is_path) {
+    const auto known = list_hardware_presets(config_dir);
+    if (std::find(known.begin(), known.end(), name_or_path) == known.end())
+      throw InputError("hardware", "unknown preset \"" + name_or_path + "\" (known: " + join_names(known) + ")");
+    path = (std::filesystem::path(config_dir) / (name_or_path + ".json")).string();
+  }
+  json doc = parse_hardware_file(path);
+  HardwarePreset preset = verify_hardware_json(doc, path);
+  const std::string stem = std::filesystem::path(path).stem().string();
+  if (preset.name != stem)
+    throw InputError(path + ": /name", "must match the file name \"" + stem + "\", got: \"" + preset.name + "\"");
+  if (overrides != nullptr) {
+    verify_hardware_overrides(*overrides, overrides_where);
+    const std::string where =
+        path + " with overrides from " + (overrides_where.empty() ? "overrides" : overrides_where);
+    preset = verify_hardware_json(merge_hardware_overrides(doc, *overrides), where);
+  }
+  preset.path = path;
+  build_hardware_spec(preset);
+  return preset;
+}
+
+HardwareSpec load_hardware_preset(const std::string& name_or_path, const json* overrides,
+                                  const std::string& overrides_where) {
+  return load_hardware_preset_full(name_or_path, overrides, overrides_where).spec;
+}
+
+}  // namespace podsim

@@ -1,0 +1,66 @@
+// Hardware presets (configs/*.json): parse -> verify -> build into a HardwareSpec, keeping every figure's
+// source and alternatives for display. Scenarios and the CLI may override any figure with a JSON object of
+// the preset's own shape (docs/hardware-model.md, "Overrides").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "models/common/error.hpp"
+#include "models/hardware/figure.hpp"
+#include "models/hardware/hardware.hpp"
+
+namespace podsim {
+
+// A loaded preset: the model values and, for reports, every figure as the file states it.
+struct HardwarePreset {
+  std::string name;
+  std::string description;
+  std::string path;                                          // the file it was read from
+  std::vector<std::pair<std::string, std::string>> sources;  // tag -> what it is, in file order
+  std::vector<NamedFigure> figures;                          // in file order, keys like "ici.bandwidth_Bps"
+  std::string wrap_rule_name;                                // as written, e.g. "full_pod_axis"; "never" if absent
+  std::string slice_note;
+  HardwareSpec spec;
+};
+
+// The presets folder: $PODSIM_CONFIG_DIR if set, else the repository's configs/ (compiled in).
+std::string default_config_dir();
+
+// Preset names (file stems of *.json in `config_dir`), sorted.
+std::vector<std::string> list_hardware_presets(const std::string& config_dir = default_config_dir());
+
+// Loads a preset by name ("tpu-v5e", looked up in `config_dir`) or by path (anything with a '/' or ending in
+// ".json"). `overrides`, when given, is an object of the preset's shape merged over it; its errors are
+// located at `overrides_where` (e.g. "scenarios/a.json: /hardware/overrides"). Throws InputError:
+// `hardware: unknown preset "tpu-v9" (known: ...)`, `FILE: /POINTER: RULE, got: VALUE`.
+HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const nlohmann::json* overrides = nullptr,
+                                         const std::string& overrides_where = "",
+                                         const std::string& config_dir = default_config_dir());
+
+// The same, keeping only the model values.
+HardwareSpec load_hardware_preset(const std::string& name_or_path, const nlohmann::json* overrides = nullptr,
+                                  const std::string& overrides_where = "");
+
+// The steps, for tests and for loaders that already hold parsed JSON.
+// parse: the file's text as JSON; throws InputError `FILE: invalid JSON: ...`.
+nlohmann::json parse_hardware_file(const std::string& path);
+// verify: checks `doc` against the preset schema and returns its figures (not yet `spec`). `where` is the
+// file name errors start with. Throws InputError `WHERE: /POINTER: RULE, got: VALUE`.
+HardwarePreset verify_hardware_json(const nlohmann::json& doc, const std::string& where);
+// Checks an overrides object (same shape; a figure may be a bare value) without merging it.
+void verify_hardware_overrides(const nlohmann::json& overrides, const std::string& where);
+// Merges verified overrides over a verified preset document: a bare value replaces a figure's value (source
+// "override", the preset's value kept as an alternative); a figure object replaces the figure.
+nlohmann::json merge_hardware_overrides(const nlohmann::json& doc, const nlohmann::json& overrides);
+// Turns the what() of a nlohmann exception ("[json.exception.type_error.302] (/chip/x) type must be number,
+// but is string", pointer present with JSON_DIAGNOSTICS) into InputError `WHERE: /chip/x: type must be ...`.
+InputError input_error_from_json(const std::string& where, const std::string& json_what);
+// build: fills preset.spec from its figures.
+void build_hardware_spec(HardwarePreset& preset);
+
+}  // namespace podsim

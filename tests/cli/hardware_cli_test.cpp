@@ -1,0 +1,114 @@
+// `podsim hardware` end to end: runs the built program and checks its output, JSON and exit codes.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#include <nlohmann/json.hpp>
+#pragma GCC diagnostic pop
+
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `podsim ARGS` (ARGS already shell-quoted) and captures stdout, stderr and the exit code.
+CliRun run_podsim(const std::string& args) {
+  const auto err_path =
+      std::filesystem::temp_directory_path() / ("podsim_hardware_cli_" + std::to_string(getpid()) + ".err");
+  const std::string command = std::string(PODSIM_BINARY) + " " + args + " 2>" + err_path.string();
+  CliRun run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0)
+    run.out.append(buffer, n);
+  const int status = pclose(pipe);
+  run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  std::stringstream text;
+  text << err.rdbuf();
+  run.err = text.str();
+  std::filesystem::remove(err_path);
+  return run;
+}
+
+TEST(HardwareCli, ListsPresetsWithDescriptions) {
+  const CliRun run = run_podsim("hardware");
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("tpu-v5e  TPU v5e: 1 TensorCore"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("h100"), std::string::npos);
+  EXPECT_NE(run.out.find("tpu7x"), std::string::npos);
+}
+
+TEST(HardwareCli, ShowsEveryFigureWithUnitSourceAndAlternatives) {
+  const CliRun run = run_podsim("hardware tpu-v5e");
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("ici.bandwidth_Bps"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("45 GB/s"), std::string::npos);
+  EXPECT_NE(run.out.find("SB tpus.md"), std::string::npos);
+  EXPECT_NE(run.out.find("alternative"), std::string::npos);
+  EXPECT_NE(run.out.find("50 GB/s"), std::string::npos);
+  EXPECT_NE(run.out.find("196.6 TFLOP/s"), std::string::npos);  // MXU peak 4 x 128 x 128 x 2 x 1.5 GHz
+  EXPECT_NE(run.out.find("240.2 FLOP/B"), std::string::npos);   // 1.97e14 / 8.2e11
+}
+
+TEST(HardwareCli, JsonOutputIsVersioned) {
+  const CliRun run = run_podsim("hardware tpu-v5e --json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc.at("schema"), "podsim/1");
+  EXPECT_EQ(doc.at("preset").at("name"), "tpu-v5e");
+  bool found = false;
+  for (const auto& f : doc.at("preset").at("figures")) {
+    if (f.at("key") != "ici.bandwidth_Bps") continue;
+    found = true;
+    EXPECT_DOUBLE_EQ(f.at("value").get<double>(), 4.5e10);
+    EXPECT_EQ(f.at("unit"), "B/s");
+    EXPECT_DOUBLE_EQ(f.at("alternatives").at(0).at("value").get<double>(), 5e10);
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(doc.at("preset").at("slice").at("wraparound_rule"), "full_pod_axis");
+  EXPECT_NEAR(doc.at("preset").at("derived").at("hbm_critical_intensity_bf16").get<double>(), 240.2439, 1e-4);
+
+  const CliRun list = run_podsim("hardware --json");
+  ASSERT_EQ(list.code, 0) << list.err;
+  const auto presets = nlohmann::json::parse(list.out);
+  EXPECT_EQ(presets.at("schema"), "podsim/1");
+  EXPECT_EQ(presets.at("presets").size(), 9u);
+}
+
+TEST(HardwareCli, UnknownPresetExitsTwo) {
+  const CliRun run = run_podsim("hardware tpu-v9");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err,
+            "error: hardware: unknown preset \"tpu-v9\" (known: h100, h200, tpu-v2, tpu-v3, tpu-v4, tpu-v5e, "
+            "tpu-v5p, tpu-v6e, tpu7x)\n");
+}
+
+TEST(HardwareCli, OverrideIsAppliedAndChecked) {
+  const CliRun ok = run_podsim("hardware tpu-v5e --json --override '{\"ici\": {\"bandwidth_Bps\": \"50GB/s\"}}'");
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  const auto doc = nlohmann::json::parse(ok.out);
+  for (const auto& f : doc.at("preset").at("figures"))
+    if (f.at("key") == "ici.bandwidth_Bps") EXPECT_DOUBLE_EQ(f.at("value").get<double>(), 5e10);
+
+  const CliRun bad = run_podsim("hardware tpu-v5e --override '{\"ici\": {\"bandwidth_Bps\": -1}}'");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "error: --override: /ici/bandwidth_Bps: must be positive, got: -1\n");
+}
+
+}  // namespace

@@ -1,0 +1,68 @@
+// `podsim hardware [NAME] [--json] [--override JSON]`: lists the presets, or shows one with every figure,
+// its unit, source and alternatives. An unknown name is bad input (exit 2).
+#include <iostream>
+#include <memory>
+#include <string>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#include <nlohmann/json.hpp>
+#pragma GCC diagnostic pop
+
+#include "models/common/error.hpp"
+#include "sim/report/hardware_report.hpp"
+#include "sim/scenario/hardware_json.hpp"
+#include "tools/podsim/command.hpp"
+
+namespace podsim::cli {
+
+namespace {
+
+struct HardwareOptions {
+  std::string name;
+  std::string overrides;
+  bool json = false;
+};
+
+int run_hardware(const HardwareOptions& options) {
+  if (options.name.empty()) {
+    const auto presets = summarize_hardware_presets();
+    if (options.json)
+      std::cout << hardware_list_json(presets).dump(2) << "\n";
+    else
+      std::cout << format_hardware_list(presets);
+    return 0;
+  }
+  nlohmann::json overrides;
+  if (!options.overrides.empty()) {
+    try {
+      overrides = nlohmann::json::parse(options.overrides);
+    } catch (const nlohmann::json::parse_error& e) {
+      std::string message = e.what();
+      if (const auto close = message.find("] "); close != std::string::npos) message = message.substr(close + 2);
+      throw InputError("--override", "invalid JSON: " + message);
+    }
+  }
+  const auto preset =
+      load_hardware_preset_full(options.name, options.overrides.empty() ? nullptr : &overrides, "--override");
+  if (options.json)
+    std::cout << hardware_preset_json(preset).dump(2) << "\n";
+  else
+    std::cout << format_hardware_preset(preset);
+  return 0;
+}
+
+}  // namespace
+
+void add_hardware_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<HardwareOptions>();
+  auto* sub = app.add_subcommand("hardware", "List hardware presets, or show one preset's figures and sources");
+  sub->add_option("preset", options->name, "Preset name (e.g. tpu-v5e) or path to a preset JSON file");
+  sub->add_flag("--json", options->json, "Print JSON (\"schema\": \"podsim/1\")");
+  sub->add_option(
+      "--override", options->overrides,
+      "JSON object of the preset's shape merged over it, e.g. '{\"ici\": {\"bandwidth_Bps\": \"50GB/s\"}}'");
+  sub->callback([options, &action] { action = [options] { return run_hardware(*options); }; });
+}
+
+}  // namespace podsim::cli
