@@ -51,9 +51,13 @@ const DTypeInfo& info(DType dtype) {
 
 }  // namespace
 
-int dtype_bits(DType dtype) { return info(dtype).bits; }
+int dtype_bits(DType dtype) {
+  return info(dtype).bits;
+}
 
-std::string_view dtype_name(DType dtype) { return info(dtype).name; }
+std::string_view dtype_name(DType dtype) {
+  return info(dtype).name;
+}
 
 DType parse_dtype(std::string_view text) {
   for (const auto& entry : kDTypes)
@@ -61,7 +65,8 @@ DType parse_dtype(std::string_view text) {
   for (const auto& [alias, dtype] : kAliases)
     if (alias == text) return dtype;
   std::string names;
-  for (const auto& entry : kDTypes) names += (names.empty() ? "" : ", ") + std::string(entry.name);
+  for (const auto& entry : kDTypes)
+    names += (names.empty() ? "" : ", ") + std::string(entry.name);
   throw VerifyError("unknown dtype, got: " + std::string(text) + " (expected one of " + names + ")");
 }
 

@@ -37,8 +37,7 @@ class InputError : public Error {
  public:
   enum class Stage { parse, verify };
 
-  InputError(const std::string& where, const std::string& message, Stage stage = Stage::verify,
-             std::size_t column = 0)
+  InputError(const std::string& where, const std::string& message, Stage stage = Stage::verify, std::size_t column = 0)
       : Error(compose(where, message, column)), where_(where), message_(message), stage_(stage), column_(column) {}
 
   // Locates a ParseError (stage parse, its column) or any other Error (stage verify) at `where`.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/common/error.hpp"
+#include "models/sharding/shardy_print.hpp"
 
 namespace podsim {
 namespace {
@@ -115,7 +116,7 @@ std::string default_label(std::size_t index) {
 }
 
 [[noreturn]] void cannot_express(const std::string& what, const TensorSharding& s) {
-  throw VerifyError("the book notation cannot express " + what + ", got: " + sharding_summary(s));
+  throw VerifyError("the book notation cannot express " + what + ", got: " + print_shardy_sharding(s));
 }
 
 // `XY` when every name is one letter, `{data,model}` otherwise.
@@ -150,39 +151,6 @@ void check_expressible(const TensorSharding& s) {
       check_name(ref);
   for (const auto& ref : s.unreduced)
     check_name(ref);
-}
-
-std::string reduction_prefix(Reduction reduction) {
-  switch (reduction) {
-    case Reduction::max:
-      return "max";
-    case Reduction::min:
-      return "min";
-    case Reduction::sum:
-      break;
-  }
-  return "";
-}
-
-std::string axis_list(const std::vector<AxisRef>& refs) {
-  std::string text;
-  for (const auto& ref : refs)
-    text += (text.empty() ? "" : ", ") + to_string(ref);
-  return text;
-}
-
-std::string mesh_summary(const Mesh& mesh) {
-  std::string text = "<[";
-  for (std::size_t i = 0; i < mesh.axes.size(); ++i)
-    text += (i ? ", \"" : "\"") + mesh.axes[i].name + "\"=" + std::to_string(mesh.axes[i].size);
-  text += "]";
-  if (!mesh.device_ids.empty()) {
-    text += ", device_ids=[";
-    for (std::size_t i = 0; i < mesh.device_ids.size(); ++i)
-      text += (i ? ", " : "") + std::to_string(mesh.device_ids[i]);
-    text += "]";
-  }
-  return text + ">";
 }
 
 }  // namespace
@@ -234,34 +202,6 @@ std::string print_book_sharding(const TensorSharding& s, const std::string& tens
   text += "]";
   if (!s.unreduced.empty()) text += "{U_" + subscript(s.unreduced) + "}";
   return text;
-}
-
-std::string sharding_summary(const TensorSharding& s) {
-  std::string text = "<";
-  if (s.inline_mesh) {
-    text += "mesh";
-    text += mesh_summary(*s.inline_mesh);
-  } else {
-    text += "@";
-    text += s.mesh_name;
-  }
-  text += ", [";
-  for (std::size_t i = 0; i < s.dims.size(); ++i) {
-    const DimSharding& dim = s.dims[i];
-    text += i ? ", {" : "{";
-    text += axis_list(dim.axes);
-    if (!dim.is_closed) text += dim.axes.empty() ? "?" : ", ?";
-    text += "}";
-    if (dim.priority) {
-      text += 'p';
-      text += std::to_string(*dim.priority);
-    }
-  }
-  text += "]";
-  if (!s.replicated.empty()) text += ", replicated={" + axis_list(s.replicated) + "}";
-  if (!s.unreduced.empty())
-    text += ", unreduced=" + reduction_prefix(s.unreduced_reduction) + "{" + axis_list(s.unreduced) + "}";
-  return text + ">";
 }
 
 }  // namespace podsim

@@ -31,8 +31,4 @@ BookSharding parse_book_sharding(std::string_view text, const std::string& mesh_
 std::string print_book_sharding(const TensorSharding& s, const std::string& tensor_name = "A",
                                 const std::vector<std::string>& dim_labels = {});
 
-// Shardy-style text of `s` (`<@m, [{"x"}, {"y":(2)2, ?}], replicated={"z"}>`) for the "got:" part of the
-// errors of the book and PartitionSpec printers, which must not depend on the Shardy printer.
-std::string sharding_summary(const TensorSharding& s);
-
 }  // namespace podsim

@@ -9,7 +9,8 @@ namespace podsim {
 
 std::int64_t Mesh::total_size() const {
   std::int64_t product = 1;
-  for (const auto& axis : axes) product *= axis.size;
+  for (const auto& axis : axes)
+    product *= axis.size;
   return product;
 }
 
@@ -34,7 +35,8 @@ std::int64_t Mesh::axis_stride(std::string_view name) const {
   const auto index = axis_index(name);
   if (!index) throw VerifyError("unknown axis name: \"" + std::string(name) + "\"");
   std::int64_t stride = 1;
-  for (std::size_t i = *index + 1; i < axes.size(); ++i) stride *= axes[i].size;
+  for (std::size_t i = *index + 1; i < axes.size(); ++i)
+    stride *= axes[i].size;
   return stride;
 }
 

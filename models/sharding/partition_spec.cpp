@@ -9,6 +9,7 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/book_notation.hpp"
+#include "models/sharding/shardy_print.hpp"
 
 namespace podsim {
 namespace {
@@ -103,7 +104,7 @@ void parse_callee(Cursor& cursor) {
 }
 
 [[noreturn]] void cannot_express(const std::string& what, const TensorSharding& s) {
-  throw VerifyError("a PartitionSpec cannot express " + what + ", got: " + sharding_summary(s));
+  throw VerifyError("a PartitionSpec cannot express " + what + ", got: " + print_shardy_sharding(s));
 }
 
 // Python literal of an axis name: single quotes, or double quotes when the name holds a single quote.

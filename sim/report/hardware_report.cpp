@@ -5,10 +5,7 @@
 
 #include <fmt/format.h>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Warray-bounds"
 #include <nlohmann/json.hpp>
-#pragma GCC diagnostic pop
 
 #include "models/common/error.hpp"
 #include "models/common/units.hpp"

@@ -10,15 +10,12 @@
 #include <fstream>
 #include <sstream>
 
-// GCC 12 reports a spurious -Warray-bounds inside nlohmann's DOM parser when JSON_DIAGNOSTICS is on.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Warray-bounds"
 #include <nlohmann/json.hpp>
-#pragma GCC diagnostic pop
 
 #include "models/common/dtype.hpp"
 #include "models/common/error.hpp"
 #include "models/common/units.hpp"
+#include "models/topology/wraparound.hpp"
 
 namespace podsim {
 namespace {
@@ -250,28 +247,16 @@ void verify_section(const Locator& loc, const json& j, const std::string& sectio
   }
 }
 
-const std::vector<std::string>& wrap_rule_names() {
-  // The names of models/topology/wraparound.hpp's WrapRule (parse_wrap_rule lives with wraparound_for).
-  static const std::vector<std::string> names = {"whole_cubes", "full_pod_axis", "always", "never"};
-  return names;
-}
-
-WrapRule wrap_rule_from_name(const std::string& name) {
-  if (name == "whole_cubes") return WrapRule::whole_cubes;
-  if (name == "full_pod_axis") return WrapRule::full_pod_axis;
-  if (name == "always") return WrapRule::always;
-  return WrapRule::never;
-}
-
 void verify_slice(const Locator& loc, const json& j, bool partial, HardwarePreset& preset) {
   require_object(loc, j, "/slice");
   require_known_keys(loc, j, "/slice", {"wraparound_rule", "pod_shape", "note"});
   if (j.contains("wraparound_rule")) {
     const auto rule = require_string(loc, j.at("wraparound_rule"), "/slice/wraparound_rule", true);
-    const auto& names = wrap_rule_names();
-    if (std::find(names.begin(), names.end(), rule) == names.end())
-      loc.fail("/slice/wraparound_rule",
-               "unknown wraparound rule, got: \"" + rule + "\" (expected one of " + join_names(names) + ")");
+    try {
+      parse_wrap_rule(rule);
+    } catch (const VerifyError& e) {
+      loc.fail("/slice/wraparound_rule", e.what());
+    }
     preset.wrap_rule_name = rule;
   } else if (!partial) {
     loc.fail("/slice", "missing key \"wraparound_rule\"");
@@ -472,7 +457,7 @@ void build_hardware_spec(HardwarePreset& preset) {
   ici.bandwidth_raw_Bps = figure_or(preset, "ici.bandwidth_raw_Bps", ici.bandwidth_Bps);
   ici.bandwidth_effective_Bps = figure_or(preset, "ici.bandwidth_effective_Bps", ici.bandwidth_Bps);
   ici.hop_latency_s = figure_or(preset, "ici.hop_latency_s", 0);
-  spec.wrap_rule = wrap_rule_from_name(preset.wrap_rule_name);
+  spec.wrap_rule = parse_wrap_rule(preset.wrap_rule_name);
   spec.dcn_bandwidth_Bps = figure_or(preset, "dcn.bandwidth_Bps", 0);
 }
 

@@ -148,7 +148,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "KiB/s, MiB/s, GiB/s, TiB/s, Gbps, Gbit/s), got: 45GX/s"},
         BadCase{"bad_type.json", "/chip/tensorcores/value: must be a number or a string with a unit, got: true"},
         BadCase{"bad_wrap_rule.json",
-                "/slice/wraparound_rule: unknown wraparound rule, got: \"torus\" (expected one of whole_cubes, "
+                "/slice/wraparound_rule: unknown wraparound rule, got: torus (expected one of whole_cubes, "
                 "full_pod_axis, always, never)"},
         BadCase{"bad_dtype.json",
                 "/chip/peak_flops/bf17: unknown dtype, got: bf17 (expected one of f32, bf16, f16, int8, int4, "

@@ -197,19 +197,5 @@ TEST(BookNotation, LabelsMustMatchTheRankAndBeWords) {
   }
 }
 
-TEST(BookNotation, SummaryPrintsShardyCanonicalText) {
-  TensorSharding s = sharding({dim({axis("x")}), dim({{"y", SubAxis{2, 2}}}), dim({})});
-  s.dims[1].is_closed = false;
-  s.dims[2].priority = 0;
-  s.replicated = {axis("z")};
-  s.unreduced = {axis("u"), axis("v")};
-  s.unreduced_reduction = Reduction::min;
-  EXPECT_EQ(sharding_summary(s),
-            "<@m, [{\"x\"}, {\"y\":(2)2, ?}, {}p0], replicated={\"z\"}, unreduced=min{\"u\", \"v\"}>");
-  TensorSharding inlined = sharding({});
-  inlined.inline_mesh = make_mesh({{"a", 2}}, {1, 0});
-  EXPECT_EQ(sharding_summary(inlined), "<mesh<[\"a\"=2], device_ids=[1, 0]>, []>");
-}
-
 }  // namespace
 }  // namespace podsim

@@ -169,7 +169,7 @@ TEST(PartitionSpecNotation, CannotExpressReplicatedAxesMaxReductionOrEscapes) {
   EXPECT_EQ(print_error(max),
             "a PartitionSpec cannot express unreduced axes with reduction max, got: <@m, [{}], unreduced=max{\"z\"}>");
   EXPECT_EQ(print_error(sharding({dim({axis("a'\"b")})})),
-            "a PartitionSpec cannot express axis name \"a'\"b\" (needs escapes), got: <@m, [{\"a'\"b\"}]>");
+            "a PartitionSpec cannot express axis name \"a'\\\"b\" (needs escapes), got: <@m, [{\"a'\\\"b\"}]>");
 }
 
 }  // namespace
