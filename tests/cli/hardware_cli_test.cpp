@@ -1,7 +1,4 @@
 // `podsim hardware` end to end: runs the built program and checks its output, JSON and exit codes.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,40 +7,14 @@
 #include <sstream>
 #include <string>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Warray-bounds"
 #include <nlohmann/json.hpp>
-#pragma GCC diagnostic pop
+
+#include "tests/cli/cli_run.hpp"
 
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs `podsim ARGS` (ARGS already shell-quoted) and captures stdout, stderr and the exit code.
-CliRun run_podsim(const std::string& args) {
-  const auto err_path =
-      std::filesystem::temp_directory_path() / ("podsim_hardware_cli_" + std::to_string(getpid()) + ".err");
-  const std::string command = std::string(PODSIM_BINARY) + " " + args + " 2>" + err_path.string();
-  CliRun run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0)
-    run.out.append(buffer, n);
-  const int status = pclose(pipe);
-  run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_path);
-  std::stringstream text;
-  text << err.rdbuf();
-  run.err = text.str();
-  std::filesystem::remove(err_path);
-  return run;
-}
+using podsim::test::CliRun;
+using podsim::test::run_podsim;
 
 TEST(HardwareCli, ListsPresetsWithDescriptions) {
   const CliRun run = run_podsim("hardware");

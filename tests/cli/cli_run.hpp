@@ -1,0 +1,42 @@
+// Runs the built podsim program for end-to-end tests: stdout, stderr and the exit code.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace podsim::test {
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `podsim ARGS` (ARGS already shell-quoted) and captures stdout, stderr and the exit code.
+inline CliRun run_podsim(const std::string& args) {
+  const auto err_path = std::filesystem::temp_directory_path() / ("podsim_cli_" + std::to_string(getpid()) + ".err");
+  const std::string command = std::string(PODSIM_BINARY) + " " + args + " 2>" + err_path.string();
+  CliRun run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0)
+    run.out.append(buffer, n);
+  const int status = pclose(pipe);
+  run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  std::stringstream text;
+  text << err.rdbuf();
+  run.err = text.str();
+  std::filesystem::remove(err_path);
+  return run;
+}
+
+}  // namespace podsim::test
