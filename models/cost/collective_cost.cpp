@@ -20,13 +20,6 @@ std::string number_text(double value) {
   return std::string(buffer.data(), end);
 }
 
-constexpr std::array<std::pair<std::string_view, CollectiveKind>, 4> kKinds = {{
-    {"all_gather", CollectiveKind::all_gather},
-    {"reduce_scatter", CollectiveKind::reduce_scatter},
-    {"all_reduce", CollectiveKind::all_reduce},
-    {"all_to_all", CollectiveKind::all_to_all},
-}};
-
 std::int64_t axis_hops(const CollectiveAxis& axis) {
   return axis.wraparound ? axis.size / 2 : axis.size - 1;
 }
@@ -104,19 +97,6 @@ CostBreakdown all_to_all(const std::vector<CollectiveAxis>& axes, double v, doub
 }
 
 }  // namespace
-
-std::string_view collective_kind_name(CollectiveKind kind) {
-  for (const auto& [name, value] : kKinds)
-    if (value == kind) return name;
-  throw Error("unknown collective enumerator");
-}
-
-CollectiveKind parse_collective_kind(std::string_view text) {
-  for (const auto& [name, value] : kKinds)
-    if (name == text) return value;
-  throw VerifyError("unknown collective, got: " + std::string(text) +
-                    " (expected one of all_gather, reduce_scatter, all_reduce, all_to_all)");
-}
 
 CostBreakdown book_collective_cost(CollectiveKind kind, const std::vector<CollectiveAxis>& axes,
                                    std::uint64_t array_bytes, double w_uni_Bps, double alpha_s) {

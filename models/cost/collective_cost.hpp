@@ -8,18 +8,12 @@
 #include <string_view>
 #include <vector>
 
+#include "models/common/collective_kind.hpp"
 #include "models/cost/cost_breakdown.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
 
 namespace podsim {
-
-enum class CollectiveKind { all_gather, reduce_scatter, all_reduce, all_to_all };
-
-// "all_gather", "reduce_scatter", "all_reduce", "all_to_all".
-std::string_view collective_kind_name(CollectiveKind kind);
-// Inverse of collective_kind_name; throws VerifyError `unknown collective, got: <text> (expected one of ...)`.
-CollectiveKind parse_collective_kind(std::string_view text);
 
 // One physical axis the collective runs along: its extent and whether it has a wrap link.
 struct CollectiveAxis {

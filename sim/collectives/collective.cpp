@@ -12,13 +12,6 @@
 namespace podsim {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, CollectiveOp>, 4> kOps = {{
-    {"all-gather", CollectiveOp::all_gather},
-    {"reduce-scatter", CollectiveOp::reduce_scatter},
-    {"all-reduce", CollectiveOp::all_reduce},
-    {"all-to-all", CollectiveOp::all_to_all},
-}};
-
 constexpr std::array<std::pair<std::string_view, Algorithm>, 6> kAlgorithms = {{
     {"auto", Algorithm::automatic},
     {"unidirectional", Algorithm::unidirectional},
@@ -51,26 +44,10 @@ std::string choices(const Table& table) {
 
 }  // namespace
 
-std::string_view collective_op_name(CollectiveOp op) {
-  for (const auto& [name, value] : kOps)
-    if (value == op) return name;
-  return "unknown";
-}
-
 std::string_view algorithm_name(Algorithm algorithm) {
   for (const auto& [name, value] : kAlgorithms)
     if (value == algorithm) return name;
   return "unknown";
-}
-
-CollectiveOp parse_collective_op(std::string_view text) {
-  const std::string key = normalised(text);
-  for (const auto& [name, value] : kOps) {
-    std::string compact(name);
-    compact.erase(std::remove(compact.begin(), compact.end(), '-'), compact.end());
-    if (key == name || key == compact) return value;
-  }
-  throw VerifyError("unknown collective, got: " + std::string(text) + " (expected one of " + choices(kOps) + ")");
 }
 
 Algorithm parse_algorithm(std::string_view text) {

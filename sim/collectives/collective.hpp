@@ -6,11 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include "models/common/collective_kind.hpp"
 #include "sim/graph/event_graph.hpp"
 
 namespace podsim {
-
-enum class CollectiveOp { all_gather, reduce_scatter, all_reduce, all_to_all };
 
 enum class Algorithm {
   automatic,            // per axis: bidirectional_split with wraparound, line without (docs/collectives.md)
@@ -34,7 +33,7 @@ struct AxisGroups {
 };
 
 struct CollectiveRequest {
-  CollectiveOp op = CollectiveOp::all_gather;
+  CollectiveKind op = CollectiveKind::all_gather;
   std::vector<AxisGroups> axes;  // one entry per mesh axis the collective runs over
   // The book's V: the gathered (all-gather), reduced (reduce-scatter, all-reduce) or exchanged (all-to-all)
   // array over one group of all the axes. A chip holds V / group size before an all-gather, V before a
@@ -52,9 +51,7 @@ struct Frontier {
   explicit Frontier(std::int32_t num_chips = 0) : per_chip(static_cast<std::size_t>(num_chips)) {}
 };
 
-std::string_view collective_op_name(CollectiveOp op);     // "all-gather", "reduce-scatter", ...
-std::string_view algorithm_name(Algorithm algorithm);     // "auto", "unidirectional", ...
-CollectiveOp parse_collective_op(std::string_view text);  // also accepts all_gather, allgather; VerifyError
-Algorithm parse_algorithm(std::string_view text);         // VerifyError naming the choices
+std::string_view algorithm_name(Algorithm algorithm);  // "auto", "unidirectional", ...
+Algorithm parse_algorithm(std::string_view text);      // VerifyError naming the choices
 
 }  // namespace podsim

@@ -38,7 +38,7 @@ class Composer {
   Composer(EventGraph& graph, const CollectiveRequest& request) : graph_(graph), request_(request) {}
 
   // All-gather or reduce-scatter over one axis, every group at once.
-  void phase(Frontier& frontier, const AxisGroups& axis, CollectiveOp op, std::uint64_t shard_bytes) {
+  void phase(Frontier& frontier, const AxisGroups& axis, CollectiveKind op, std::uint64_t shard_bytes) {
     const Algorithm algorithm = resolve_algorithm(request_.algorithm, op, axis);
     const PhaseAlgorithm schedule = phase_algorithm(algorithm);
     const PhaseSpec spec{op, shard_bytes, request_.reduce_flops_per_byte, request_.op_id, step_};
@@ -66,27 +66,27 @@ class Composer {
     for (const auto* axis : axes)
       group *= static_cast<std::uint64_t>(group_size(*axis));
     switch (request_.op) {
-      case CollectiveOp::all_gather: {
+      case CollectiveKind::all_gather: {
         std::uint64_t shard = ceil_div(bytes, group);
         for (const auto* axis : axes) {
-          phase(frontier, *axis, CollectiveOp::all_gather, shard);
+          phase(frontier, *axis, CollectiveKind::all_gather, shard);
           shard *= static_cast<std::uint64_t>(group_size(*axis));
         }
         break;
       }
-      case CollectiveOp::reduce_scatter:
+      case CollectiveKind::reduce_scatter:
         reduce_scatter(frontier, axes, bytes);
         break;
-      case CollectiveOp::all_reduce: {
+      case CollectiveKind::all_reduce: {
         reduce_scatter(frontier, axes, bytes);
         std::uint64_t shard = ceil_div(bytes, group);
         for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
-          phase(frontier, **it, CollectiveOp::all_gather, shard);
+          phase(frontier, **it, CollectiveKind::all_gather, shard);
           shard *= static_cast<std::uint64_t>(group_size(**it));
         }
         break;
       }
-      case CollectiveOp::all_to_all: {
+      case CollectiveKind::all_to_all: {
         const std::uint64_t local = ceil_div(bytes, group);
         for (const auto* axis : axes)
           all_to_all(frontier, *axis, local);
@@ -100,7 +100,7 @@ class Composer {
     std::uint64_t data = bytes;
     for (const auto* axis : axes) {
       const std::uint64_t shard = ceil_div(data, static_cast<std::uint64_t>(group_size(*axis)));
-      phase(frontier, *axis, CollectiveOp::reduce_scatter, shard);
+      phase(frontier, *axis, CollectiveKind::reduce_scatter, shard);
       data = shard;
     }
   }
@@ -112,20 +112,20 @@ class Composer {
 
 }  // namespace
 
-Algorithm resolve_algorithm(Algorithm requested, CollectiveOp op, const AxisGroups& axis) {
+Algorithm resolve_algorithm(Algorithm requested, CollectiveKind op, const AxisGroups& axis) {
   if (requested != Algorithm::automatic) return requested;
-  if (op == CollectiveOp::all_to_all) return Algorithm::direct;
+  if (op == CollectiveKind::all_to_all) return Algorithm::direct;
   return axis.wraparound ? Algorithm::bidirectional_split : Algorithm::line;
 }
 
 void verify_collective(const CollectiveRequest& request, std::int32_t num_chips) {
   if (request.axes.empty()) throw VerifyError("a collective needs at least one axis, got: none");
-  const bool is_a2a = request.op == CollectiveOp::all_to_all;
+  const bool is_a2a = request.op == CollectiveKind::all_to_all;
   if (is_a2a && request.algorithm != Algorithm::automatic && request.algorithm != Algorithm::direct)
     throw VerifyError("all-to-all runs with the direct algorithm, got: " +
                       std::string(algorithm_name(request.algorithm)));
   if (!is_a2a && request.algorithm == Algorithm::direct)
-    throw VerifyError("the direct algorithm is for all-to-all, got: " + std::string(collective_op_name(request.op)));
+    throw VerifyError("the direct algorithm is for all-to-all, got: " + std::string(collective_kind_name(request.op)));
   if (request.reduce_flops_per_byte < 0)
     throw VerifyError("reduction flops per byte must be non-negative, got: " +
                       std::to_string(request.reduce_flops_per_byte));

@@ -8,7 +8,7 @@ namespace podsim {
 
 // The algorithm used on `axis` for `op` when `requested` is automatic: bidirectional_split on an axis with
 // wraparound, line without, direct for all-to-all. Other requests are returned as given.
-Algorithm resolve_algorithm(Algorithm requested, CollectiveOp op, const AxisGroups& axis);
+Algorithm resolve_algorithm(Algorithm requested, CollectiveKind op, const AxisGroups& axis);
 
 // Checks the request against a graph of `num_chips` chips; throws VerifyError naming the problem
 // (no axes, a chip out of range or twice in one axis, groups of unequal size, an algorithm that does not

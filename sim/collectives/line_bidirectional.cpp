@@ -9,7 +9,7 @@ void line_bidirectional(EventGraph& graph, const Frontier& in, Frontier& out, co
                         const PhaseSpec& phase) {
   const auto n = static_cast<std::int32_t>(group.size());
   const PassPattern pattern =
-      phase.op == CollectiveOp::reduce_scatter ? PassPattern::line_reduce : PassPattern::line_gather;
+      phase.op == CollectiveKind::reduce_scatter ? PassPattern::line_reduce : PassPattern::line_gather;
   const double flops = reduce_flops(phase, phase.shard_bytes);
   append_pass(graph, in, out, Pass{group, pattern, n - 1, phase.shard_bytes, flops}, phase.op_id, phase.first_step);
   append_pass(graph, in, out, Pass{reversed(group), pattern, n - 1, phase.shard_bytes, flops}, phase.op_id,

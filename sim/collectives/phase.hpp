@@ -11,7 +11,7 @@
 namespace podsim {
 
 struct PhaseSpec {
-  CollectiveOp op = CollectiveOp::all_gather;  // all_gather or reduce_scatter
+  CollectiveKind op = CollectiveKind::all_gather;  // all_gather or reduce_scatter
   // The shard: what each chip holds before an all-gather, and ends with after a reduce-scatter (which then
   // starts from group size x shard bytes per chip).
   std::uint64_t shard_bytes = 0;
@@ -33,7 +33,7 @@ std::vector<ChipId> reversed(const std::vector<ChipId>& chips);
 
 // Reduction flops of one chunk of `bytes`.
 inline double reduce_flops(const PhaseSpec& phase, std::uint64_t bytes) {
-  return phase.op == CollectiveOp::reduce_scatter ? phase.reduce_flops_per_byte * static_cast<double>(bytes) : 0.0;
+  return phase.op == CollectiveKind::reduce_scatter ? phase.reduce_flops_per_byte * static_cast<double>(bytes) : 0.0;
 }
 
 void ring_unidirectional(EventGraph& graph, const Frontier& in, Frontier& out, const std::vector<ChipId>& group,

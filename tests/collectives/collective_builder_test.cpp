@@ -53,7 +53,7 @@ std::size_t transfers(const EventGraph& graph) {
 constexpr double kAlpha = 1e-6;
 constexpr double kW = 4.5e10;
 
-CollectiveRequest request(CollectiveOp op, std::vector<AxisGroups> axes, std::uint64_t bytes, Algorithm algorithm) {
+CollectiveRequest request(CollectiveKind op, std::vector<AxisGroups> axes, std::uint64_t bytes, Algorithm algorithm) {
   CollectiveRequest r;
   r.op = op;
   r.axes = std::move(axes);
@@ -65,7 +65,7 @@ CollectiveRequest request(CollectiveOp op, std::vector<AxisGroups> axes, std::ui
 TEST(CollectiveBuilder, UnidirectionalRingAllGather) {
   for (std::int32_t n : {2, 3, 4, 8, 16}) {
     const std::uint64_t shard = 1 << 20;
-    const auto graph = build_collective(n, request(CollectiveOp::all_gather, {ring_of(n, true)},
+    const auto graph = build_collective(n, request(CollectiveKind::all_gather, {ring_of(n, true)},
                                                    shard * static_cast<std::uint64_t>(n), Algorithm::unidirectional));
     EXPECT_EQ(transfers(graph), static_cast<std::size_t>(n * (n - 1)));
     for (const auto bytes : received_bytes(graph))
@@ -78,7 +78,7 @@ TEST(CollectiveBuilder, UnidirectionalRingAllGather) {
 TEST(CollectiveBuilder, BidirectionalWholeShardRingTakesHalfTheSteps) {
   for (std::int32_t n : {2, 3, 4, 5, 8, 16}) {
     const std::uint64_t shard = 1 << 20;
-    const auto graph = build_collective(n, request(CollectiveOp::all_gather, {ring_of(n, true)},
+    const auto graph = build_collective(n, request(CollectiveKind::all_gather, {ring_of(n, true)},
                                                    shard * static_cast<std::uint64_t>(n), Algorithm::bidirectional));
     // Every chip still receives the N-1 other shards once.
     for (const auto bytes : received_bytes(graph))
@@ -93,7 +93,7 @@ TEST(CollectiveBuilder, BidirectionalSplitRingSendsHalves) {
   const std::int32_t n = 8;
   const std::uint64_t shard = 1000;
   const auto graph = build_collective(
-      n, request(CollectiveOp::all_gather, {ring_of(n, true)}, shard * n, Algorithm::bidirectional_split));
+      n, request(CollectiveKind::all_gather, {ring_of(n, true)}, shard * n, Algorithm::bidirectional_split));
   EXPECT_EQ(transfers(graph), static_cast<std::size_t>(2 * n * (n - 1)));
   for (const auto bytes : received_bytes(graph))
     EXPECT_EQ(bytes, shard * (n - 1));
@@ -104,7 +104,7 @@ TEST(CollectiveBuilder, BidirectionalSplitRingSendsHalves) {
 TEST(CollectiveBuilder, LineAllGatherAndReduceScatter) {
   for (std::int32_t n : {2, 3, 4, 7}) {
     const std::uint64_t shard = 8388608;  // Pop Quiz 2's 512 x 8192 bf16 shard
-    const auto ag = build_collective(n, request(CollectiveOp::all_gather, {ring_of(n, false)},
+    const auto ag = build_collective(n, request(CollectiveKind::all_gather, {ring_of(n, false)},
                                                 shard * static_cast<std::uint64_t>(n), Algorithm::automatic));
     // Each direction: step s has senders s..n-2, so n(n-1)/2 transfers per direction.
     EXPECT_EQ(transfers(ag), static_cast<std::size_t>(n * (n - 1)));
@@ -113,7 +113,7 @@ TEST(CollectiveBuilder, LineAllGatherAndReduceScatter) {
     const double expected = (n - 1) * (kAlpha + static_cast<double>(shard) / kW);
     EXPECT_NEAR(critical_path(ag, kAlpha, kW), expected, 1e-12 * expected) << "n=" << n;
 
-    const auto rs = build_collective(n, request(CollectiveOp::reduce_scatter, {ring_of(n, false)},
+    const auto rs = build_collective(n, request(CollectiveKind::reduce_scatter, {ring_of(n, false)},
                                                 shard * static_cast<std::uint64_t>(n), Algorithm::automatic));
     EXPECT_EQ(transfers(rs), static_cast<std::size_t>(n * (n - 1)));
     EXPECT_NEAR(critical_path(rs, kAlpha, kW), expected, 1e-12 * expected) << "n=" << n;
@@ -124,13 +124,13 @@ TEST(CollectiveBuilder, PopQuizTwoLineTimeIsThreeShardsOverOneLink) {
   // v5e 8x4, AllGather over Y (4 chips, no wraparound) of bf16[2048, 8192]: 3 x 8,388,608 B / 4.5e10 B/s
   // = 559.24 us of bandwidth, plus 3 hops of 1 us in this schedule.
   const auto graph =
-      build_collective(4, request(CollectiveOp::all_gather, {ring_of(4, false)}, 33554432, Algorithm::automatic));
+      build_collective(4, request(CollectiveKind::all_gather, {ring_of(4, false)}, 33554432, Algorithm::automatic));
   EXPECT_NEAR(critical_path(graph, kAlpha, kW), 3 * 8388608 / 4.5e10 + 3e-6, 1e-15);
 }
 
 TEST(CollectiveBuilder, ReduceScatterAddsAReductionAfterEveryReceive) {
   const std::int32_t n = 4;
-  auto r = request(CollectiveOp::reduce_scatter, {ring_of(n, true)}, 4000, Algorithm::unidirectional);
+  auto r = request(CollectiveKind::reduce_scatter, {ring_of(n, true)}, 4000, Algorithm::unidirectional);
   r.reduce_flops_per_byte = 0.5;  // bf16: one add per 2 bytes
   const auto graph = build_collective(n, r);
   const auto computes =
@@ -145,7 +145,7 @@ TEST(CollectiveBuilder, AllReduceIsReduceScatterThenAllGather) {
   const std::int32_t n = 4;
   const std::uint64_t v = 4 << 20;
   const auto ar =
-      build_collective(n, request(CollectiveOp::all_reduce, {ring_of(n, true)}, v, Algorithm::unidirectional));
+      build_collective(n, request(CollectiveKind::all_reduce, {ring_of(n, true)}, v, Algorithm::unidirectional));
   EXPECT_EQ(transfers(ar), static_cast<std::size_t>(2 * n * (n - 1)));
   const double expected = 2 * (n - 1) * (kAlpha + static_cast<double>(v / n) / kW);
   EXPECT_NEAR(critical_path(ar, kAlpha, kW), expected, 1e-12 * expected);
@@ -156,7 +156,7 @@ TEST(CollectiveBuilder, TwoAxesOneAfterAnother) {
   AxisGroups x{{{0, 1, 2, 3}, {4, 5, 6, 7}}, true};
   AxisGroups y{{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, false};
   const std::uint64_t shard = 1 << 16;
-  const auto graph = build_collective(8, request(CollectiveOp::all_gather, {x, y}, shard * 8, Algorithm::automatic));
+  const auto graph = build_collective(8, request(CollectiveKind::all_gather, {x, y}, shard * 8, Algorithm::automatic));
   for (const auto bytes : received_bytes(graph))
     EXPECT_EQ(bytes, shard * 7);
   // Phase 1: split ring on 4 chips, 3 steps of shard/2. Phase 2: line of 2, 1 step of 4 shards.
@@ -166,14 +166,14 @@ TEST(CollectiveBuilder, TwoAxesOneAfterAnother) {
 
 TEST(CollectiveBuilder, AllToAllSendsAChunkToEveryPeer) {
   const auto graph =
-      build_collective(4, request(CollectiveOp::all_to_all, {ring_of(4, true)}, 16000, Algorithm::automatic));
+      build_collective(4, request(CollectiveKind::all_to_all, {ring_of(4, true)}, 16000, Algorithm::automatic));
   EXPECT_EQ(transfers(graph), 12u);
   for (const Task& task : graph.tasks)
     EXPECT_EQ(task.bytes, 1000u);  // local 4000 B, a quarter to each
 }
 
 TEST(CollectiveBuilder, RejectsBadRequests) {
-  auto r = request(CollectiveOp::all_gather, {}, 100, Algorithm::automatic);
+  auto r = request(CollectiveKind::all_gather, {}, 100, Algorithm::automatic);
   try {
     build_collective(4, r);
     FAIL();
@@ -196,8 +196,8 @@ TEST(CollectiveBuilder, RejectsBadRequests) {
     EXPECT_STREQ(e.what(), "the direct algorithm is for all-to-all, got: all-gather");
   }
   EXPECT_THROW(parse_algorithm("zigzag"), VerifyError);
-  EXPECT_EQ(parse_collective_op("AllGather"), CollectiveOp::all_gather);
-  EXPECT_EQ(parse_collective_op("reduce_scatter"), CollectiveOp::reduce_scatter);
+  EXPECT_EQ(parse_collective_kind("AllGather"), CollectiveKind::all_gather);
+  EXPECT_EQ(parse_collective_kind("reduce_scatter"), CollectiveKind::reduce_scatter);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ struct SimRun {
 };
 
 // Simulates `op` over `axes` of a mesh laid in order over `slice` (one mesh axis per slice dim, named X, Y, Z).
-SimRun simulate_on(Slice slice, CollectiveOp op, const std::vector<std::string>& axes, std::uint64_t array_bytes,
+SimRun simulate_on(Slice slice, CollectiveKind op, const std::vector<std::string>& axes, std::uint64_t array_bytes,
                 Algorithm algorithm, MultiAxis multi = MultiAxis::sequential) {
   std::vector<MeshAxis> mesh_axes;
   const char* names[] = {"X", "Y", "Z"};
@@ -59,17 +59,17 @@ TEST(CollectiveDes, RingAlgorithmsOnRingsOf3To16) {
     const std::uint64_t v = shard * static_cast<std::uint64_t>(n);
     const std::string at = "n=" + std::to_string(n);
     // Unidirectional: (N-1)(alpha + S/W); every + link carries N-1 shards, no - link is used.
-    SimRun uni = simulate_on(Slice({n}, {true}), CollectiveOp::all_gather, {"X"}, v, Algorithm::unidirectional);
+    SimRun uni = simulate_on(Slice({n}, {true}), CollectiveKind::all_gather, {"X"}, v, Algorithm::unidirectional);
     expect_time(uni.result.makespan_s, (n - 1) * (kAlpha + shard / kW), "unidirectional " + at);
     EXPECT_EQ(link_bytes(uni, 0, 0, Direction::plus), shard * static_cast<std::uint64_t>(n - 1)) << at;
     EXPECT_EQ(link_bytes(uni, 0, 0, Direction::minus), 0u) << at;
     // Whole shards both ways: ceil((N-1)/2) steps of alpha + S/W.
-    SimRun bidi = simulate_on(Slice({n}, {true}), CollectiveOp::all_gather, {"X"}, v, Algorithm::bidirectional);
+    SimRun bidi = simulate_on(Slice({n}, {true}), CollectiveKind::all_gather, {"X"}, v, Algorithm::bidirectional);
     expect_time(bidi.result.makespan_s, static_cast<double>(n / 2) * (kAlpha + shard / kW), "bidirectional " + at);
     EXPECT_EQ(link_bytes(bidi, 1, 0, Direction::plus), shard * static_cast<std::uint64_t>(n / 2)) << at;
     EXPECT_EQ(link_bytes(bidi, 1, 0, Direction::minus), shard * static_cast<std::uint64_t>((n - 1) / 2)) << at;
     // Split halves: (N-1)(alpha + S/(2W)); each direction carries N-1 half shards.
-    SimRun split = simulate_on(Slice({n}, {true}), CollectiveOp::all_gather, {"X"}, v, Algorithm::bidirectional_split);
+    SimRun split = simulate_on(Slice({n}, {true}), CollectiveKind::all_gather, {"X"}, v, Algorithm::bidirectional_split);
     expect_time(split.result.makespan_s, (n - 1) * (kAlpha + shard / (2 * kW)), "split " + at);
     EXPECT_EQ(link_bytes(split, 2, 0, Direction::minus), shard / 2 * static_cast<std::uint64_t>(n - 1)) << at;
   }
@@ -78,7 +78,7 @@ TEST(CollectiveDes, RingAlgorithmsOnRingsOf3To16) {
 TEST(CollectiveDes, LineOnMeshesOf2To16) {
   for (std::int64_t n = 2; n <= 16; ++n) {
     const std::uint64_t shard = 3 << 18;
-    SimRun line = simulate_on(Slice({n}, {false}), CollectiveOp::all_gather, {"X"}, shard * static_cast<std::uint64_t>(n),
+    SimRun line = simulate_on(Slice({n}, {false}), CollectiveKind::all_gather, {"X"}, shard * static_cast<std::uint64_t>(n),
                            Algorithm::automatic);
     expect_time(line.result.makespan_s, (n - 1) * (kAlpha + shard / kW), "line n=" + std::to_string(n));
     // The link i -> i+1 carries the shards of chips 0..i; the link i -> i-1 those of chips i..N-1.
@@ -86,7 +86,7 @@ TEST(CollectiveDes, LineOnMeshesOf2To16) {
       EXPECT_EQ(link_bytes(line, i, 0, Direction::plus), shard * static_cast<std::uint64_t>(i + 1));
     for (ChipId i = 1; i < n; ++i)
       EXPECT_EQ(link_bytes(line, i, 0, Direction::minus), shard * static_cast<std::uint64_t>(n - i));
-    SimRun rs = simulate_on(Slice({n}, {false}), CollectiveOp::reduce_scatter, {"X"},
+    SimRun rs = simulate_on(Slice({n}, {false}), CollectiveKind::reduce_scatter, {"X"},
                          shard * static_cast<std::uint64_t>(n), Algorithm::automatic);
     expect_time(rs.result.makespan_s, (n - 1) * (kAlpha + shard / kW), "line reduce-scatter n=" + std::to_string(n));
   }
@@ -95,7 +95,7 @@ TEST(CollectiveDes, LineOnMeshesOf2To16) {
 TEST(CollectiveDes, PopQuizTwoOnAV5eEightByFour) {
   // AllGather_Y of bf16[2048, 8192] sharded [E_Y, F] on an 8x4 mesh (no wraparound): 3 steps of the 8,388,608 B
   // shard over one link direction = 559.24 us + 3 us. All 8 Y-lines run at once on disjoint links.
-  SimRun run = simulate_on(Slice({8, 4}, {false, false}), CollectiveOp::all_gather, {"Y"}, 33554432, Algorithm::automatic);
+  SimRun run = simulate_on(Slice({8, 4}, {false, false}), CollectiveKind::all_gather, {"Y"}, 33554432, Algorithm::automatic);
   expect_time(run.result.makespan_s, 3 * (kAlpha + 8388608 / kW), "pop quiz 2");
   EXPECT_EQ(run.result.max_link_bytes(), 3u * 8388608u);  // the links next to the line's ends carry 3 shards
 }
@@ -114,13 +114,13 @@ TEST(CollectiveDes, ThreeDimensionalAllReduceOnTorusAndMesh) {
     expected += 3 * (kAlpha + cur / (2 * kW));
     cur *= 4;
   }
-  SimRun torus = simulate_on(Slice({4, 4, 4}, {true, true, true}), CollectiveOp::all_reduce, {"X", "Y", "Z"}, d,
+  SimRun torus = simulate_on(Slice({4, 4, 4}, {true, true, true}), CollectiveKind::all_reduce, {"X", "Y", "Z"}, d,
                           Algorithm::automatic);
   expect_time(torus.result.makespan_s, expected, "4x4x4 torus all-reduce");
   EXPECT_NEAR(torus.result.makespan_s, 1486.006e-6, 1e-9);  // SIMGRID.md §4's measured prototype figure
 
   // A 4x4x2 mesh: lines on every axis, (N-1)(alpha + shard/W) per phase.
-  SimRun mesh = simulate_on(Slice({4, 4, 2}, {false, false, false}), CollectiveOp::all_reduce, {"X", "Y", "Z"}, d,
+  SimRun mesh = simulate_on(Slice({4, 4, 2}, {false, false, false}), CollectiveKind::all_reduce, {"X", "Y", "Z"}, d,
                          Algorithm::automatic);
   double line_expected = 0;
   double data = static_cast<double>(d);
@@ -165,7 +165,7 @@ TEST(CollectiveDes, AllToAllOnARingShowsTheTieRuleContention) {
   // flow runs alone at W from alpha to 2 alpha, then the three share W/3 until it ends at 3c/W - alpha; the two
   // 2-hop flows then share W/2 and end at 3c/W + alpha.
   const std::uint64_t c = 1000000;
-  SimRun run = simulate_on(Slice({4}, {true}), CollectiveOp::all_to_all, {"X"}, 16 * c, Algorithm::automatic);
+  SimRun run = simulate_on(Slice({4}, {true}), CollectiveKind::all_to_all, {"X"}, 16 * c, Algorithm::automatic);
   expect_time(run.result.makespan_s, 3.0 * c / kW + kAlpha, "all-to-all");
   EXPECT_EQ(link_bytes(run, 0, 0, Direction::plus), 3 * c);
   EXPECT_EQ(link_bytes(run, 0, 0, Direction::minus), c);
@@ -181,7 +181,7 @@ TEST(CollectiveDes, BookAndSimulationDifferByTheirDocumentedTerms) {
   // bytes per link. Latency: the simulation pays alpha at each of its N-1 steps and adds it to the bandwidth time;
   // the book takes the larger of N/2 hops and the bandwidth time.
   const std::uint64_t shard = 8 << 20;
-  SimRun run = simulate_on(Slice({8}, {true}), CollectiveOp::all_gather, {"X"}, 8 * shard, Algorithm::automatic);
+  SimRun run = simulate_on(Slice({8}, {true}), CollectiveKind::all_gather, {"X"}, 8 * shard, Algorithm::automatic);
   const CostBreakdown book = book_collective_cost(CollectiveKind::all_gather, {{8, true}}, 8 * shard, kW, kAlpha);
   EXPECT_NEAR(book.time_s, 8.0 * shard / (2 * kW), 1e-15);
   const double simulated_bandwidth = 7 * (shard / (2 * kW));

@@ -194,22 +194,22 @@ TEST(BookCollective, KindNamesRoundTrip) {
                               CollectiveKind::all_to_all})
     EXPECT_EQ(parse_collective_kind(collective_kind_name(kind)), kind);
   EXPECT_EQ(error_of([] { parse_collective_kind("broadcast"); }),
-            "unknown collective, got: broadcast (expected one of all_gather, reduce_scatter, all_reduce, all_to_all)");
+            "unknown collective, got: broadcast (expected one of all-gather, reduce-scatter, all-reduce, all-to-all)");
 }
 
 TEST(BookCollective, RejectsBadInputs) {
   EXPECT_EQ(error_of([] {
               book_collective_cost(CollectiveKind::all_gather, {{0, true}}, 1, kWUni, kAlpha);
             }),
-            "book all_gather cost: axis 0 size must be >= 1, got: 0");
+            "book all-gather cost: axis 0 size must be >= 1, got: 0");
   EXPECT_EQ(error_of([] {
               book_collective_cost(CollectiveKind::all_reduce, {{4, true}}, 1, 0, kAlpha);
             }),
-            "book all_reduce cost: link bandwidth must be > 0 B/s, got: 0");
+            "book all-reduce cost: link bandwidth must be > 0 B/s, got: 0");
   EXPECT_EQ(error_of([] {
               book_collective_cost(CollectiveKind::all_to_all, {{4, true}}, 1, kWUni, -1);
             }),
-            "book all_to_all cost: per-hop latency must be >= 0 s, got: -1");
+            "book all-to-all cost: per-hop latency must be >= 0 s, got: -1");
 }
 
 }  // namespace
