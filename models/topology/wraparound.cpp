@@ -3,6 +3,7 @@
 // ever gets a wrap link.
 #include "models/topology/wraparound.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -66,6 +67,37 @@ std::vector<bool> wraparound_for(WrapRule rule, const std::vector<std::int64_t>&
   // A dim of 1 has no neighbour; a dim of 2 has one neighbour, already joined by the direct link.
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (shape[d] <= 2) wraps[d] = false;
+  return wraps;
+}
+
+std::vector<bool> resolve_wraparound(std::string_view spec, const std::vector<std::int64_t>& shape, WrapRule rule,
+                                     const std::vector<std::int64_t>& pod_shape) {
+  if (spec == "auto") return wraparound_for(rule, shape, pod_shape);
+  if (spec == "none") return wraparound_for(WrapRule::never, shape, pod_shape);
+  if (spec == "all") return wraparound_for(WrapRule::always, shape, pod_shape);
+  std::vector<bool> wraps = wraparound_for(WrapRule::never, shape, pod_shape);
+  std::size_t pos = 0;
+  while (pos <= spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', pos), spec.size());
+    const std::string item(spec.substr(pos, comma - pos));
+    std::size_t used = 0;
+    long dim = -1;
+    try {
+      dim = std::stol(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size())
+      throw VerifyError("wraparound must be auto, none, all or a list of dims such as 0,1, got: " + std::string(spec));
+    if (dim < 0 || static_cast<std::size_t>(dim) >= shape.size())
+      throw VerifyError("wraparound dim out of range [0, " + std::to_string(shape.size()) + "), got: " + item);
+    if (wraps[static_cast<std::size_t>(dim)]) throw VerifyError("wraparound dim listed twice, got: " + item);
+    if (shape[static_cast<std::size_t>(dim)] <= 2)
+      throw VerifyError("wraparound dim " + item + " has size " + std::to_string(shape[static_cast<std::size_t>(dim)]) +
+                        ": it has no wrap link (its neighbours are one chip)");
+    wraps[static_cast<std::size_t>(dim)] = true;
+    pos = comma + 1;
+  }
   return wraps;
 }
 

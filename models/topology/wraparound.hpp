@@ -20,6 +20,12 @@ enum class WrapRule {
 std::vector<bool> wraparound_for(WrapRule rule, const std::vector<std::int64_t>& shape,
                                  const std::vector<std::int64_t>& pod_shape);
 
+// A user's wraparound choice for `shape`: "auto" (wraparound_for(rule, ...)), "none", "all" (every dim of
+// size > 2), or the dims that wrap as a comma list ("0,2"). Throws VerifyError for an unknown word, a dim out
+// of range or listed twice, or a listed dim of size <= 2 (it has no wrap link).
+std::vector<bool> resolve_wraparound(std::string_view spec, const std::vector<std::int64_t>& shape, WrapRule rule,
+                                     const std::vector<std::int64_t>& pod_shape);
+
 // "whole_cubes", "full_pod_axis", "always", "never".
 std::string_view wrap_rule_name(WrapRule rule);
 // Inverse of wrap_rule_name; throws VerifyError `unknown wraparound rule, got: <text> (expected one of ...)`.

@@ -78,3 +78,33 @@ TEST(Wraparound, RuleNamesRoundTrip) {
 
 }  // namespace
 }  // namespace podsim
+
+namespace podsim {
+namespace {
+
+TEST(ResolveWraparound, WordsAndDimLists) {
+  // v5e 8x16: auto wraps only the 16 dim (the pod is 16x16).
+  EXPECT_EQ(resolve_wraparound("auto", {8, 16}, WrapRule::full_pod_axis, {16, 16}), (std::vector<bool>{false, true}));
+  EXPECT_EQ(resolve_wraparound("none", {8, 16}, WrapRule::full_pod_axis, {16, 16}), (std::vector<bool>{false, false}));
+  EXPECT_EQ(resolve_wraparound("all", {8, 2}, WrapRule::never, {}), (std::vector<bool>{true, false}));
+  EXPECT_EQ(resolve_wraparound("0,2", {4, 4, 4}, WrapRule::never, {}), (std::vector<bool>{true, false, true}));
+}
+
+TEST(ResolveWraparound, Errors) {
+  auto message = [](const char* spec, std::vector<std::int64_t> shape) {
+    try {
+      resolve_wraparound(spec, shape, WrapRule::never, {});
+    } catch (const VerifyError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("some", {4, 4}), "wraparound must be auto, none, all or a list of dims such as 0,1, got: some");
+  EXPECT_EQ(message("0,,1", {4, 4}), "wraparound must be auto, none, all or a list of dims such as 0,1, got: 0,,1");
+  EXPECT_EQ(message("2", {4, 4}), "wraparound dim out of range [0, 2), got: 2");
+  EXPECT_EQ(message("1,1", {4, 4}), "wraparound dim listed twice, got: 1");
+  EXPECT_EQ(message("1", {4, 2}), "wraparound dim 1 has size 2: it has no wrap link (its neighbours are one chip)");
+}
+
+}  // namespace
+}  // namespace podsim

@@ -14,6 +14,9 @@ using Action = std::function<int()>;
 // `podsim shard`: verify a sharding and describe its layout (tools/podsim/shard_command.cpp).
 void add_shard_command(CLI::App& app, Action& action);
 
+// `podsim collective`: one collective, book model and simulation (tools/podsim/collective_command.cpp).
+void add_collective_command(CLI::App& app, Action& action);
+
 // `podsim hardware`: presets and their figures (tools/podsim/hardware_command.cpp).
 void add_hardware_command(CLI::App& app, Action& action);
 

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   podsim::cli::Action action;
   podsim::cli::add_shard_command(app, action);
+  podsim::cli::add_collective_command(app, action);
   podsim::cli::add_hardware_command(app, action);
   try {
     app.parse(argc, argv);
