@@ -28,7 +28,7 @@ struct SimRun {
 
 // Simulates `op` over `axes` of a mesh laid in order over `slice` (one mesh axis per slice dim, named X, Y, Z).
 SimRun simulate_on(Slice slice, CollectiveKind op, const std::vector<std::string>& axes, std::uint64_t array_bytes,
-                Algorithm algorithm, MultiAxis multi = MultiAxis::sequential) {
+                   Algorithm algorithm, MultiAxis multi = MultiAxis::sequential) {
   std::vector<MeshAxis> mesh_axes;
   const char* names[] = {"X", "Y", "Z"};
   for (int d = 0; d < slice.rank(); ++d)
@@ -69,17 +69,46 @@ TEST(CollectiveDes, RingAlgorithmsOnRingsOf3To16) {
     EXPECT_EQ(link_bytes(bidi, 1, 0, Direction::plus), shard * static_cast<std::uint64_t>(n / 2)) << at;
     EXPECT_EQ(link_bytes(bidi, 1, 0, Direction::minus), shard * static_cast<std::uint64_t>((n - 1) / 2)) << at;
     // Split halves: (N-1)(alpha + S/(2W)); each direction carries N-1 half shards.
-    SimRun split = simulate_on(Slice({n}, {true}), CollectiveKind::all_gather, {"X"}, v, Algorithm::bidirectional_split);
+    SimRun split =
+        simulate_on(Slice({n}, {true}), CollectiveKind::all_gather, {"X"}, v, Algorithm::bidirectional_split);
     expect_time(split.result.makespan_s, (n - 1) * (kAlpha + shard / (2 * kW)), "split " + at);
     EXPECT_EQ(link_bytes(split, 2, 0, Direction::minus), shard / 2 * static_cast<std::uint64_t>(n - 1)) << at;
+  }
+}
+
+TEST(CollectiveDes, RingAlgorithmsAlongEachAxisOf2DAnd3DTori) {
+  // The groups along the other axes run at once on disjoint links, so every axis behaves as one ring of its size.
+  struct Case {
+    std::vector<std::int64_t> shape;
+    std::string axis;
+    std::int64_t n;
+  };
+  const std::vector<Case> cases = {{{4, 4}, "X", 4},    {{4, 4}, "Y", 4},    {{3, 5}, "Y", 5},   {{6, 3}, "X", 6},
+                                   {{4, 4, 4}, "Z", 4}, {{4, 3, 5}, "Y", 3}, {{4, 3, 5}, "Z", 5}};
+  const std::uint64_t shard = 1 << 18;
+  for (const auto& c : cases) {
+    const std::vector<bool> wraps(c.shape.size(), true);
+    const std::string at = Slice(c.shape, wraps).shape_string() + " over " + c.axis;
+    const std::uint64_t v = shard * static_cast<std::uint64_t>(c.n);
+    SimRun uni = simulate_on(Slice(c.shape, wraps), CollectiveKind::all_gather, {c.axis}, v, Algorithm::unidirectional);
+    expect_time(uni.result.makespan_s, (c.n - 1) * (kAlpha + shard / kW), "unidirectional " + at);
+    EXPECT_EQ(uni.result.max_link_bytes(), shard * static_cast<std::uint64_t>(c.n - 1)) << at;
+    SimRun bidi = simulate_on(Slice(c.shape, wraps), CollectiveKind::all_gather, {c.axis}, v, Algorithm::bidirectional);
+    expect_time(bidi.result.makespan_s, static_cast<double>(c.n / 2) * (kAlpha + shard / kW), "bidirectional " + at);
+    SimRun split =
+        simulate_on(Slice(c.shape, wraps), CollectiveKind::reduce_scatter, {c.axis}, v, Algorithm::bidirectional_split);
+    expect_time(split.result.makespan_s, (c.n - 1) * (kAlpha + shard / (2 * kW)), "split reduce-scatter " + at);
+    // Every chip sends N-1 half shards each way: the total over all links is chips x 2 x (N-1) x S/2.
+    const auto chips = static_cast<std::uint64_t>(Slice(c.shape, wraps).num_chips());
+    EXPECT_EQ(split.result.total_link_bytes(), chips * static_cast<std::uint64_t>(c.n - 1) * shard) << at;
   }
 }
 
 TEST(CollectiveDes, LineOnMeshesOf2To16) {
   for (std::int64_t n = 2; n <= 16; ++n) {
     const std::uint64_t shard = 3 << 18;
-    SimRun line = simulate_on(Slice({n}, {false}), CollectiveKind::all_gather, {"X"}, shard * static_cast<std::uint64_t>(n),
-                           Algorithm::automatic);
+    SimRun line = simulate_on(Slice({n}, {false}), CollectiveKind::all_gather, {"X"},
+                              shard * static_cast<std::uint64_t>(n), Algorithm::automatic);
     expect_time(line.result.makespan_s, (n - 1) * (kAlpha + shard / kW), "line n=" + std::to_string(n));
     // The link i -> i+1 carries the shards of chips 0..i; the link i -> i-1 those of chips i..N-1.
     for (ChipId i = 0; i + 1 < n; ++i)
@@ -87,7 +116,7 @@ TEST(CollectiveDes, LineOnMeshesOf2To16) {
     for (ChipId i = 1; i < n; ++i)
       EXPECT_EQ(link_bytes(line, i, 0, Direction::minus), shard * static_cast<std::uint64_t>(n - i));
     SimRun rs = simulate_on(Slice({n}, {false}), CollectiveKind::reduce_scatter, {"X"},
-                         shard * static_cast<std::uint64_t>(n), Algorithm::automatic);
+                            shard * static_cast<std::uint64_t>(n), Algorithm::automatic);
     expect_time(rs.result.makespan_s, (n - 1) * (kAlpha + shard / kW), "line reduce-scatter n=" + std::to_string(n));
   }
 }
@@ -95,7 +124,8 @@ TEST(CollectiveDes, LineOnMeshesOf2To16) {
 TEST(CollectiveDes, PopQuizTwoOnAV5eEightByFour) {
   // AllGather_Y of bf16[2048, 8192] sharded [E_Y, F] on an 8x4 mesh (no wraparound): 3 steps of the 8,388,608 B
   // shard over one link direction = 559.24 us + 3 us. All 8 Y-lines run at once on disjoint links.
-  SimRun run = simulate_on(Slice({8, 4}, {false, false}), CollectiveKind::all_gather, {"Y"}, 33554432, Algorithm::automatic);
+  SimRun run =
+      simulate_on(Slice({8, 4}, {false, false}), CollectiveKind::all_gather, {"Y"}, 33554432, Algorithm::automatic);
   expect_time(run.result.makespan_s, 3 * (kAlpha + 8388608 / kW), "pop quiz 2");
   EXPECT_EQ(run.result.max_link_bytes(), 3u * 8388608u);  // the links next to the line's ends carry 3 shards
 }
@@ -115,13 +145,13 @@ TEST(CollectiveDes, ThreeDimensionalAllReduceOnTorusAndMesh) {
     cur *= 4;
   }
   SimRun torus = simulate_on(Slice({4, 4, 4}, {true, true, true}), CollectiveKind::all_reduce, {"X", "Y", "Z"}, d,
-                          Algorithm::automatic);
+                             Algorithm::automatic);
   expect_time(torus.result.makespan_s, expected, "4x4x4 torus all-reduce");
   EXPECT_NEAR(torus.result.makespan_s, 1486.006e-6, 1e-9);  // SIMGRID.md §4's measured prototype figure
 
   // A 4x4x2 mesh: lines on every axis, (N-1)(alpha + shard/W) per phase.
   SimRun mesh = simulate_on(Slice({4, 4, 2}, {false, false, false}), CollectiveKind::all_reduce, {"X", "Y", "Z"}, d,
-                         Algorithm::automatic);
+                            Algorithm::automatic);
   double line_expected = 0;
   double data = static_cast<double>(d);
   const int sizes[] = {4, 4, 2};
