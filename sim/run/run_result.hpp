@@ -1,0 +1,119 @@
+// What running a scenario produces, per plan: the time of every op by simulation (des) and by the closed forms
+// (book), memory per chip by tensor and whether it fits, traffic per link, and the checks of `expect`. The report
+// writers (sim/report) read these structs; nothing here knows JSON or SimGrid.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "models/common/collective_kind.hpp"
+#include "models/topology/slice.hpp"
+#include "sim/engine/simulation_result.hpp"
+#include "sim/graph/event_graph.hpp"
+
+namespace podsim {
+
+// A collective an op runs (an explicit one, or one the matmul planner chose).
+struct CollectiveRun {
+  CollectiveKind kind = CollectiveKind::all_gather;
+  std::string tensor;             // the tensor it moves
+  std::vector<std::string> axes;  // mesh axes
+  std::uint64_t array_bytes = 0;  // the book's V
+  std::int64_t group_size = 1;
+  std::string algorithm;          // as resolved per axis, comma-separated
+  double book_time_s = 0;
+  std::string reason;             // why the planner chose it (empty for explicit collectives)
+};
+
+struct OpRun {
+  std::string name;   // the op's name in the program (`h`, `op3`)
+  std::string kind;   // matmul, all_gather, reduce_scatter, all_reduce, all_to_all, reshard, load, send, elementwise
+  std::string pointer;  // its JSON pointer in the scenario (`/program/2`)
+  std::int32_t op_id = 0;        // Task::op of its tasks in the event graph
+  double des_start_s = 0;        // first task start
+  double des_end_s = 0;          // last task end
+  double des_time_s = 0;         // des_end_s - des_start_s
+  double book_time_s = 0;        // closed form: sum of its collectives' book times plus its compute roofline
+  double compute_time_s = 0;     // roofline time of its local compute on one chip (0 for pure communication)
+  double flops = 0;              // per chip
+  std::string bound;             // compute, memory, bandwidth or latency: what dominates its book time
+  std::vector<CollectiveRun> collectives;
+  std::uint64_t bytes_sent = 0;  // over all chips, from the simulation
+  int matmul_case = 0;           // 1..4 for matmuls
+};
+
+struct TensorMemory {
+  std::string name;
+  std::vector<std::int64_t> local_shape;
+  std::uint64_t bytes_per_device = 0;
+  std::uint64_t total_bytes = 0;
+  std::string sharding;  // as printed (book notation where it can, else Shardy)
+};
+
+struct LinkLoad {
+  std::string name;
+  std::uint64_t bytes = 0;
+  double busy_s = 0;
+  double utilisation = 0;  // busy_s / plan time
+};
+
+struct PlanRun {
+  std::string name;         // "default" when the scenario has no plans
+  std::string description;
+  std::vector<OpRun> ops;   // in program order
+  double des_time_s = 0;    // makespan of the plan's event graph
+  double book_time_s = 0;   // sum of the ops' book times (no overlap assumed)
+  std::vector<std::string> critical_path;  // op names along the simulated critical path
+  std::vector<TensorMemory> memory;        // every tensor live on a chip
+  std::uint64_t memory_per_chip_bytes = 0; // sum of memory[].bytes_per_device (peak: all tensors kept)
+  std::uint64_t hbm_bytes = 0;             // capacity per chip
+  bool fits_hbm = true;
+  std::uint64_t vmem_working_set_bytes = 0;  // largest single op's operands + result per chip
+  std::uint64_t vmem_bytes = 0;
+  bool fits_vmem = true;
+  std::uint64_t max_link_bytes = 0;
+  std::uint64_t total_link_bytes = 0;
+  std::string busiest_link;
+  double max_link_utilisation = 0;
+  std::uint64_t messages = 0;
+  std::vector<LinkLoad> links;  // per directed link id
+  // For traces: the event graph and its timings (task.op indexes ops).
+  std::shared_ptr<const EventGraph> graph;
+  std::shared_ptr<const SimulationResult> simulation;
+  // Functional mode: the plan computed the dense reference's values (nullopt when not run).
+  std::optional<bool> values_match;
+  std::string values_note;
+};
+
+// One `expect` entry, evaluated.
+struct CheckResult {
+  std::string description;  // e.g. `fsdp: op h time_s (des)`
+  std::string pointer;      // `/expect/3`
+  std::variant<double, bool, std::vector<std::int64_t>> value, target;
+  double rel_tol = 0, abs_tol = 0;
+  bool passed = false;
+  std::string source;
+};
+
+struct ScenarioRun {
+  std::string name;
+  std::string description;
+  std::string file;
+  std::string hardware;
+  std::vector<std::int64_t> slice_shape;
+  std::vector<bool> wraparound;
+  std::shared_ptr<const Slice> slice;
+  std::vector<PlanRun> plans;
+  std::vector<CheckResult> checks;
+  bool checks_passed() const {
+    for (const auto& check : checks)
+      if (!check.passed) return false;
+    return true;
+  }
+};
+
+}  // namespace podsim
