@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -252,6 +253,41 @@ TEST(ScenarioErrors, MissingFile) {
         return std::string("(no error)");
       }(),
       "no/such/file.json: cannot open file");
+}
+
+// ---- the docs ----
+
+TEST(ScenarioDocs, TheExampleInTheFormatPageLoads) {
+  const std::string doc = read_text(kRepo / "docs/scenario-format.md");
+  const auto begin = doc.find("```json\n");
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = doc.find("```", begin + 8);
+  const auto spec = load_scenario_text(doc.substr(begin + 8, end - begin - 8), "docs/scenario-format.md");
+  EXPECT_EQ(spec.name, "mlp-v5e-4x4");
+  EXPECT_EQ(spec.plans.size(), 3u);
+  EXPECT_EQ(spec.program[2].out_shape, (Shape{2048, 8192}));
+}
+
+TEST(ScenarioDocs, TheSchemaIsDraft202012AndAcceptsTheGoodScenarios) {
+  const std::string schema = read_text(kRepo / "docs/scenario.schema.json");
+  EXPECT_NE(schema.find("\"$schema\": \"https://json-schema.org/draft/2020-12/schema\""), std::string::npos);
+  // Full validation needs Python's jsonschema, which a machine may lack.
+  if (std::system("python3 -c 'import jsonschema' >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3 jsonschema absent";
+  const std::string script =
+      "import json, glob, sys, jsonschema\n"
+      "s = json.load(open(sys.argv[1]))\n"
+      "jsonschema.Draft202012Validator.check_schema(s)\n"
+      "v = jsonschema.Draft202012Validator(s)\n"
+      "bad = [f for f in sorted(glob.glob(sys.argv[2] + '/*.json')) if list(v.iter_errors(json.load(open(f))))]\n"
+      "print(bad)\n"
+      "sys.exit(1 if bad else 0)\n";
+  const fs::path script_path = fs::temp_directory_path() / ("podsim_schema_" + std::to_string(getpid()) + ".py");
+  std::ofstream(script_path) << script;
+  const std::string command = "python3 " + script_path.string() + " " + (kRepo / "docs/scenario.schema.json").string() +
+                              " " + (kData / "good").string();
+  const int rc = std::system(command.c_str());
+  fs::remove(script_path);
+  EXPECT_EQ(rc, 0);
 }
 
 // ---- bad cases: one folder per rule ----
