@@ -393,6 +393,7 @@ ScenarioSpec load_scenario_text(const std::string& text, const std::string& wher
 }
 
 ScenarioSpec load_scenario(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw InputError(path, "is a folder, not a scenario file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot open file");
   std::stringstream text;

@@ -242,17 +242,19 @@ TEST(ScenarioErrors, SyntaxErrorsGiveLineAndColumn) {
             "expected string literal");
 }
 
-TEST(ScenarioErrors, MissingFile) {
-  EXPECT_EQ(
-      [] {
-        try {
-          load_scenario("no/such/file.json");
-        } catch (const InputError& e) {
-          return std::string(e.what());
-        }
-        return std::string("(no error)");
-      }(),
-      "no/such/file.json: cannot open file");
+std::string load_file_error(const std::string& path) {
+  try {
+    load_scenario(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ScenarioErrors, MissingFileAndFolder) {
+  EXPECT_EQ(load_file_error("no/such/file.json"), "no/such/file.json: cannot open file");
+  const std::string folder = (kData / "good").string();
+  EXPECT_EQ(load_file_error(folder), folder + ": is a folder, not a scenario file");
 }
 
 // ---- the docs ----
