@@ -1,0 +1,20 @@
+// The scenario loader: a scenario file (docs/scenario-format.md, docs/scenario.schema.json) is parsed,
+// verified rule by rule (the first broken rule wins) and built into a ScenarioSpec. Every error is an
+// InputError `FILE: /json/pointer: RULE, got: VALUE` (with `column N: ` for sharding, einsum and mesh text).
+#pragma once
+
+#include <string>
+
+#include "sim/scenario/scenario_spec.hpp"
+
+namespace podsim {
+
+// Reads and loads the scenario at `path`. Errors name the file as `path` is written; a hardware preset
+// given as a relative path is looked up next to the scenario. Throws InputError.
+ScenarioSpec load_scenario(const std::string& path);
+
+// Loads a scenario from its text; `where` stands for the file name in errors and in source_file (relative
+// preset paths are looked up next to `where`). Throws InputError.
+ScenarioSpec load_scenario_text(const std::string& text, const std::string& where);
+
+}  // namespace podsim

@@ -1,0 +1,160 @@
+// Typed field readers of the scenario loader and the sharding-text check shared by tensors, ops and plans.
+// Each reader fails with the rule and the value at the field's JSON pointer.
+#include <cmath>
+
+#include "models/sharding/sharding_verify.hpp"
+#include "sim/scenario/scenario_json_detail.hpp"
+
+namespace podsim::scenario_detail {
+
+std::string escape_key(const std::string& key) {
+  std::string out;
+  for (const char c : key)
+    out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  return out;
+}
+
+std::string child(const std::string& pointer, const std::string& key) {
+  return pointer + "/" + escape_key(key);
+}
+
+std::string child(const std::string& pointer, std::size_t index) {
+  return pointer + "/" + std::to_string(index);
+}
+
+std::string show(const Json& j) {
+  return j.dump();
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names)
+    out += (out.empty() ? "\"" : ", \"") + n + "\"";
+  return out;
+}
+
+void require_object(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  if (!j.is_object()) ctx.fail(pointer, "must be an object, got: " + show(j));
+}
+
+void require_array(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  if (!j.is_array()) ctx.fail(pointer, "must be an array, got: " + show(j));
+}
+
+void require_known_keys(const Ctx& ctx, const Json& j, const std::string& pointer,
+                        const std::vector<std::string>& known) {
+  for (const auto& [key, value] : j.items()) {
+    bool found = false;
+    for (const auto& k : known)
+      found = found || k == key;
+    if (!found)
+      ctx.fail(child(pointer, key), "unknown key, got: \"" + key + "\" (expected one of " + quoted_list(known) + ")");
+  }
+}
+
+void require_key(const Ctx& ctx, const Json& j, const std::string& pointer, const std::string& key) {
+  if (!j.contains(key)) ctx.fail(pointer, "missing key \"" + key + "\"");
+}
+
+std::string get_string(const Ctx& ctx, const Json& j, const std::string& pointer, bool non_empty) {
+  if (!j.is_string()) ctx.fail(pointer, "must be a string, got: " + show(j));
+  auto text = j.get<std::string>();
+  if (non_empty && text.empty()) ctx.fail(pointer, "must not be empty, got: \"\"");
+  return text;
+}
+
+std::int64_t get_int(const Ctx& ctx, const Json& j, const std::string& pointer, std::int64_t min, std::int64_t max) {
+  // 4.0 is accepted as 4: JSON does not distinguish them and editors may write either.
+  bool whole = j.is_number_integer();
+  if (j.is_number_float()) {
+    const double v = j.get<double>();
+    whole = std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e18;
+  }
+  if (!whole) ctx.fail(pointer, "must be an integer, got: " + show(j));
+  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    ctx.fail(pointer, "must be at most " + std::to_string(max) + ", got: " + show(j));
+  const std::int64_t v = j.is_number_float() ? static_cast<std::int64_t>(j.get<double>()) : j.get<std::int64_t>();
+  if (v < min) ctx.fail(pointer, "must be at least " + std::to_string(min) + ", got: " + show(j));
+  if (v > max) ctx.fail(pointer, "must be at most " + std::to_string(max) + ", got: " + show(j));
+  return v;
+}
+
+double get_number(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  if (!j.is_number()) ctx.fail(pointer, "must be a number, got: " + show(j));
+  return j.get<double>();
+}
+
+bool get_bool(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  if (!j.is_boolean()) ctx.fail(pointer, "must be true or false, got: " + show(j));
+  return j.get<bool>();
+}
+
+std::vector<std::string> get_string_array(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  if (!j.is_array()) ctx.fail(pointer, "must be an array of strings, got: " + show(j));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < j.size(); ++i)
+    out.push_back(get_string(ctx, j[i], child(pointer, i)));
+  return out;
+}
+
+namespace {
+
+bool is_letter(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+}  // namespace
+
+bool is_tensor_name(const std::string& text) {
+  if (text.empty() || !is_letter(text[0])) return false;
+  for (const char c : text)
+    if (!is_letter(c) && !is_digit(c)) return false;
+  return true;
+}
+
+bool is_op_name(const std::string& text) {
+  if (text.empty() || !is_letter(text[0])) return false;
+  for (const char c : text)
+    if (!is_letter(c) && !is_digit(c) && c != '-' && c != '.') return false;
+  return true;
+}
+
+ScenarioSharding verify_sharding_text(const State& state, const Json& j, const std::string& pointer,
+                                      const std::string& tensor, std::size_t rank, const std::string& other_name) {
+  const Ctx& ctx = state.ctx;
+  ScenarioSharding out;
+  out.pointer = pointer;
+  out.text = get_string(ctx, j, pointer);
+  try {
+    out.parsed = parse_sharding(out.text, state.spec.mesh.name, rank);
+  } catch (const Error& e) {
+    ctx.fail(pointer, e);
+  }
+  const std::string& named = out.parsed.tensor_name;
+  if (out.parsed.notation == Notation::book && !named.empty() && named != tensor &&
+      (other_name.empty() || named != other_name))
+    ctx.fail(pointer, "the sharding names another tensor, got: \"" + named + "\" (expected \"" + tensor + "\"" +
+                          (other_name.empty() ? "" : " or \"" + other_name + "\"") + ")");
+  try {
+    verify_sharding(out.parsed.sharding, state.meshes, rank);
+  } catch (const Error& e) {
+    ctx.fail(pointer, e);
+  }
+  if (out.parsed.sharding.inline_mesh && !(*out.parsed.sharding.inline_mesh == state.spec.mesh.mesh))
+    ctx.fail(pointer, "an inline mesh must be the scenario's mesh @" + state.spec.mesh.name + ", got: " + out.text);
+  return out;
+}
+
+ScenarioSharding replicated_sharding(const State& state, std::size_t rank, const std::string& pointer) {
+  ScenarioSharding out;
+  out.pointer = pointer;
+  out.parsed.notation = Notation::shardy;
+  out.parsed.sharding.mesh_name = state.spec.mesh.name;
+  out.parsed.sharding.dims.resize(rank);
+  return out;
+}
+
+}  // namespace podsim::scenario_detail
