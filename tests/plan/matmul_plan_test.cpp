@@ -327,6 +327,26 @@ TEST(MatmulPlanCases, Case4GathersTheMinorSuffixToo) {
   EXPECT_EQ(p.local_out, book("C[I, K_X]"));
 }
 
+// Sub-axes of one axis that do not overlap may shard a free dim each: X = 4 as "X":(1)2 on I and "X":(2)2
+// on K is C[I_{X:(1)2}, K_{X:(2)2}], valid as is (case 1). f32 [4,4] . [4,4]: local [2,4] . [4,2].
+TEST(MatmulPlanCases, DisjointSubAxesAreNotCase4) {
+  const Mesh mesh = make_mesh({{"X", 4}});
+  const AxisRef major{"X", SubAxis{1, 2}};
+  const AxisRef minor{"X", SubAxis{2, 2}};
+  TensorSharding a = book("A[I, J]");
+  a.dims[0].axes = {major};
+  TensorSharding b = book("B[J, K]");
+  b.dims[1].axes = {minor};
+  const Einsum e = parse_einsum("IJ,JK->IK");
+  const MatmulPlan p = plan_matmul(e, {4, 4}, a, {4, 4}, b, DType::f32, mesh, std::nullopt);
+  expect_consistent(p, mesh, e);
+  EXPECT_EQ(p.matmul_case, 1);
+  EXPECT_TRUE(p.before.empty() && p.after.empty());
+  EXPECT_EQ(p.local_out.dims[0].axes, std::vector<AxisRef>{major});
+  EXPECT_EQ(p.local_out.dims[1].axes, std::vector<AxisRef>{minor});
+  EXPECT_EQ(p.local_out_shape, (Shape{2, 2}));
+}
+
 // ---- The seed's JAX example: mesh (X 4, Y 2), A bf16[8,2048] P('X','Y'), B bf16[2048,8192] P(None,'Y') ----
 // D is sharded in A only (case 2): gather A over Y, V = A[B_X, D] = 2 x 2048 x 2 = 8192 bytes, group 2.
 // Locally [2,2048] . [2048,4096] -> [2,4096], already P('X','Y'): 2 x 2 x 2048 x 4096 = 33,554,432 flops.
@@ -522,6 +542,49 @@ TEST(MatmulPlanResharding, SwapGathersOneAxisThenMovesTheOther) {
   EXPECT_EQ(steps[1].to_dim, 0);
   EXPECT_EQ(steps[1].after, book("C[I_Y, K]"));
   EXPECT_EQ(notes, (std::vector<std::string>{"local slice of out dim 1 (K) over X: no communication"}));
+}
+
+// ---- Other shapes of einsum ----
+
+// The output may order its dims freely: C[K_Y, I_X] from A[I_X, J] . B[J, K_Y], local [3, 2] of [6, 4].
+TEST(MatmulPlanEinsum, TransposedOutput) {
+  const MatmulPlan p = plan("IJ,JK->KI", {4, 8}, "A[I_X, J]", {8, 6}, "B[J, K_Y]", DType::f32, mesh_2x2, std::nullopt);
+  EXPECT_EQ(p.out_shape, (Shape{6, 4}));
+  EXPECT_EQ(p.local_out, book("C[K_Y, I_X]"));
+  EXPECT_EQ(p.local_out_shape, (Shape{3, 2}));
+  EXPECT_TRUE(p.before.empty() && p.after.empty());
+}
+
+// A dot product of two f32[8] vectors split over X = 2: the local product is one partial scalar (4 bytes),
+// all-reduced; 2 x 4 = 8 local flops.
+TEST(MatmulPlanEinsum, DotProductToAScalar) {
+  const Einsum e = parse_einsum("J,J->");
+  TensorSharding v = book("V[J_X]");
+  const MatmulPlan p = plan_matmul(e, {8}, v, {8}, v, DType::f32, two_ranks, std::nullopt);
+  expect_consistent(p, two_ranks, e);
+  EXPECT_EQ(p.matmul_case, 3);
+  EXPECT_TRUE(p.local_out.dims.empty());
+  EXPECT_EQ(p.local_out.unreduced, axes({"X"}));
+  ASSERT_EQ(p.after.size(), 1u);
+  expect_collective(p.after[0], Kind::all_reduce, Operand::out, axes({"X"}), -1, 4, 2);
+  EXPECT_DOUBLE_EQ(p.local_flops, 8);
+  EXPECT_EQ(p.m, 1u);
+  EXPECT_EQ(p.k, 4u);
+  EXPECT_EQ(p.n, 1u);
+}
+
+// Multi-letter axis names read as the book writes them in braces: {model}. bf16 [4,8] . [8,4] on
+// {data: 2, model: 2}: C[I_{data}, K]{U_{model}} is 2 x 4 bf16 = 16 bytes per device before the all-reduce.
+TEST(MatmulPlanEinsum, NamedAxesInReasons) {
+  const Mesh mesh = make_mesh({{"data", 2}, {"model", 2}});
+  const MatmulPlan p =
+      plan("IJ,JK->IK", {4, 8}, "A[I_{data}, J_{model}]", {8, 4}, "B[J_{model}, K]", DType::bf16, mesh, std::nullopt);
+  EXPECT_EQ(p.local_out, book("C[I_{data}, K]{U_{model}}"));
+  ASSERT_EQ(p.after.size(), 1u);
+  expect_collective(p.after[0], Kind::all_reduce, Operand::out, axes({"model"}), -1, 16, 2);
+  EXPECT_EQ(p.after[0].reason,
+            "case 3: all-reduce the partial sums over {model}: the required sharding neither shards over nor keeps "
+            "unreduced {model}");
 }
 
 // ---- Rejections ----
