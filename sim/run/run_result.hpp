@@ -24,23 +24,23 @@ struct CollectiveRun {
   std::vector<std::string> axes;  // mesh axes
   std::uint64_t array_bytes = 0;  // the book's V
   std::int64_t group_size = 1;
-  std::string algorithm;          // as resolved per axis, comma-separated
+  std::string algorithm;  // as resolved per axis, comma-separated
   double book_time_s = 0;
-  std::string reason;             // why the planner chose it (empty for explicit collectives)
+  std::string reason;  // why the planner chose it (empty for explicit collectives)
 };
 
 struct OpRun {
-  std::string name;   // the op's name in the program (`h`, `op3`)
-  std::string kind;   // matmul, all_gather, reduce_scatter, all_reduce, all_to_all, reshard, load, send, elementwise
+  std::string name;     // the op's name in the program (`h`, `op3`)
+  std::string kind;     // matmul, all_gather, reduce_scatter, all_reduce, all_to_all, reshard, load, send, elementwise
   std::string pointer;  // its JSON pointer in the scenario (`/program/2`)
-  std::int32_t op_id = 0;        // Task::op of its tasks in the event graph
-  double des_start_s = 0;        // first task start
-  double des_end_s = 0;          // last task end
-  double des_time_s = 0;         // des_end_s - des_start_s
-  double book_time_s = 0;        // closed form: sum of its collectives' book times plus its compute roofline
-  double compute_time_s = 0;     // roofline time of its local compute on one chip (0 for pure communication)
-  double flops = 0;              // per chip
-  std::string bound;             // compute, memory, bandwidth or latency: what dominates its book time
+  std::int32_t op_id = 0;     // Task::op of its tasks in the event graph
+  double des_start_s = 0;     // first task start
+  double des_end_s = 0;       // last task end
+  double des_time_s = 0;      // des_end_s - des_start_s
+  double book_time_s = 0;     // closed form: sum of its collectives' book times plus its compute roofline
+  double compute_time_s = 0;  // roofline time of its local compute on one chip (0 for pure communication)
+  double flops = 0;           // per chip
+  std::string bound;          // compute, memory, bandwidth or latency: what dominates its book time
   std::vector<CollectiveRun> collectives;
   std::uint64_t bytes_sent = 0;  // over all chips, from the simulation
   int matmul_case = 0;           // 1..4 for matmuls
@@ -62,15 +62,15 @@ struct LinkLoad {
 };
 
 struct PlanRun {
-  std::string name;         // "default" when the scenario has no plans
+  std::string name;  // "default" when the scenario has no plans
   std::string description;
-  std::vector<OpRun> ops;   // in program order
-  double des_time_s = 0;    // makespan of the plan's event graph
-  double book_time_s = 0;   // sum of the ops' book times (no overlap assumed)
-  std::vector<std::string> critical_path;  // op names along the simulated critical path
-  std::vector<TensorMemory> memory;        // every tensor live on a chip
-  std::uint64_t memory_per_chip_bytes = 0; // sum of memory[].bytes_per_device (peak: all tensors kept)
-  std::uint64_t hbm_bytes = 0;             // capacity per chip
+  std::vector<OpRun> ops;                   // in program order
+  double des_time_s = 0;                    // makespan of the plan's event graph
+  double book_time_s = 0;                   // sum of the ops' book times (no overlap assumed)
+  std::vector<std::string> critical_path;   // op names along the simulated critical path
+  std::vector<TensorMemory> memory;         // every tensor live on a chip
+  std::uint64_t memory_per_chip_bytes = 0;  // sum of memory[].bytes_per_device (peak: all tensors kept)
+  std::uint64_t hbm_bytes = 0;              // capacity per chip
   bool fits_hbm = true;
   std::uint64_t vmem_working_set_bytes = 0;  // largest single op's operands + result per chip
   std::uint64_t vmem_bytes = 0;

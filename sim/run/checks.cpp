@@ -1,0 +1,101 @@
+// Metric lookup and tolerance comparison for `expect`.
+#include "sim/run/checks.hpp"
+
+#include <cmath>
+
+#include "models/common/error.hpp"
+
+namespace podsim {
+namespace {
+
+using Value = std::variant<double, bool, std::vector<std::int64_t>>;
+
+const PlanRun& plan_of(const ScenarioRun& run, const Expectation& e) {
+  const std::string wanted = e.plan.empty() ? "default" : e.plan;
+  for (const auto& plan : run.plans)
+    if (plan.name == wanted) return plan;
+  throw InputError(run.file + ": " + e.pointer, "plan " + wanted + " was not run");
+}
+
+const OpRun& op_of(const ScenarioRun& run, const PlanRun& plan, const Expectation& e) {
+  for (const auto& op : plan.ops)
+    if (op.name == e.op) return op;
+  throw InputError(run.file + ": " + e.pointer, "unknown op, got: " + e.op);
+}
+
+// The tensor as it enters the program: the declared tensor, or the first op result of that name.
+const TensorMemory& tensor_of(const ScenarioRun& run, const PlanRun& plan, const Expectation& e) {
+  for (const auto& tensor : plan.memory)
+    if (tensor.name == e.tensor) return tensor;
+  throw InputError(run.file + ": " + e.pointer, "unknown tensor, got: " + e.tensor);
+}
+
+Value measure(const ScenarioRun& run, const Expectation& e) {
+  const PlanRun& plan = plan_of(run, e);
+  const bool book = e.model == EvalModel::book;
+  const std::string& m = e.metric;
+  if (e.scope == ExpectScope::plan) {
+    if (m == "total_time_s") return book ? plan.book_time_s : plan.des_time_s;
+    if (m == "peak_memory_per_chip_bytes") return static_cast<double>(plan.memory_per_chip_bytes);
+    if (m == "fits_hbm") return plan.fits_hbm;
+    if (m == "max_link_bytes") return static_cast<double>(plan.max_link_bytes);
+    if (m == "total_link_bytes") return static_cast<double>(plan.total_link_bytes);
+    if (m == "messages") return static_cast<double>(plan.messages);
+  } else if (e.scope == ExpectScope::op) {
+    const OpRun& op = op_of(run, plan, e);
+    if (m == "time_s") return book ? op.book_time_s : op.des_time_s;
+    if (m == "flops") return op.flops;
+    if (m == "collectives") return static_cast<double>(op.collectives.size());
+    if (m == "array_bytes") {
+      double sum = 0;
+      for (const auto& c : op.collectives)
+        sum += static_cast<double>(c.array_bytes);
+      return sum;
+    }
+  } else {
+    const TensorMemory& tensor = tensor_of(run, plan, e);
+    if (m == "bytes_per_device") return static_cast<double>(tensor.bytes_per_device);
+    if (m == "total_bytes") return static_cast<double>(tensor.total_bytes);
+    if (m == "local_shape") return tensor.local_shape;
+  }
+  throw InputError(run.file + ": " + e.pointer, "unknown metric, got: " + m);
+}
+
+std::string describe(const Expectation& e) {
+  std::string text = e.plan.empty() ? "" : e.plan + ": ";
+  if (e.scope == ExpectScope::op) text += "op " + e.op + " ";
+  if (e.scope == ExpectScope::tensor) text += "tensor " + e.tensor + " ";
+  text += e.metric;
+  const bool timed = e.metric == "total_time_s" || e.metric == "time_s";
+  if (timed) text += " (" + std::string(eval_model_name(e.model)) + ")";
+  return text;
+}
+
+}  // namespace
+
+std::vector<CheckResult> evaluate_checks(const ScenarioSpec& spec, const ScenarioRun& run) {
+  std::vector<CheckResult> checks;
+  for (const auto& e : spec.expect) {
+    CheckResult check;
+    check.description = describe(e);
+    check.pointer = e.pointer;
+    check.source = e.source;
+    check.target = e.value;
+    check.value = measure(run, e);
+    if (e.relative)
+      check.rel_tol = e.tolerance;
+    else
+      check.abs_tol = e.tolerance;
+    if (const auto* target = std::get_if<double>(&e.value)) {
+      const double got = std::get<double>(check.value);
+      const double allowed = e.relative ? e.tolerance * std::fabs(*target) : e.tolerance;
+      check.passed = std::isfinite(got) && std::fabs(got - *target) <= allowed;
+    } else {
+      check.passed = check.value == check.target;
+    }
+    checks.push_back(std::move(check));
+  }
+  return checks;
+}
+
+}  // namespace podsim

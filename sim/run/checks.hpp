@@ -1,0 +1,12 @@
+// The scenario's `expect` list evaluated against a run (docs/scenario-format.md, "Metrics").
+#pragma once
+
+#include "sim/run/run_result.hpp"
+#include "sim/scenario/scenario_spec.hpp"
+
+namespace podsim {
+
+// One CheckResult per expectation, in order.
+std::vector<CheckResult> evaluate_checks(const ScenarioSpec& spec, const ScenarioRun& run);
+
+}  // namespace podsim
