@@ -67,8 +67,8 @@ MatmulPlan plan_matmul(const Einsum& einsum, const std::vector<std::int64_t>& lh
 // The collectives that turn a tensor of global `shape` sharded `from` into `to` (both on `mesh`, same rank):
 // reduce-scatter, all-reduce, all-gather and all-to-all, plus local slices (no communication) appended to
 // `notes` when it is not null. `labels` names the dims in reasons (one letter per dim; empty: dim numbers).
-// The collectives are tagged with `operand`. Throws VerifyError when `to` keeps an axis unreduced that
-// `from` does not hold unreduced.
+// The collectives are tagged with `operand`. Throws VerifyError when `from` or `to` has not one dim sharding
+// per dim of `shape`, or when `to` keeps an axis unreduced that `from` does not hold unreduced.
 std::vector<PlannedCollective> plan_resharding(const std::vector<std::int64_t>& shape, const TensorSharding& from,
                                                const TensorSharding& to, DType dtype, const Mesh& mesh,
                                                PlannedCollective::Operand operand, std::string_view labels,

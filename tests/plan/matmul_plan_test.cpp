@@ -1,6 +1,6 @@
 // The sharded-matmul case analysis: the four cases of the scaling book on small meshes, the design card's
 // two-rank partial-sum example (checked against a dense product), the seed's JAX example, multi-axis and
-// padded shapes, the consumer-driven collectives and every rejection. Values are worked by hand in comments.
+// padded shapes, batch dims and every rejection of plan_matmul. Values are worked by hand in comments.
 #include "models/plan/matmul_plan.hpp"
 
 #include <gtest/gtest.h>
@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -16,96 +15,13 @@
 #include "models/sharding/book_notation.hpp"
 #include "models/sharding/layout.hpp"
 #include "models/sharding/partition_spec.hpp"
-#include "models/sharding/sharding_verify.hpp"
 #include "models/sharding/shardy_print.hpp"
+#include "tests/plan/matmul_test_helpers.hpp"
 
 namespace podsim {
-
-// Readable failures: gtest prints a sharding in Shardy's text.
-void PrintTo(const TensorSharding& s, std::ostream* os) {
-  *os << print_shardy_sharding(s);
-}
-
 namespace {
 
-using Shape = std::vector<std::int64_t>;
-using Kind = CollectiveKind;
-using Operand = PlannedCollective::Operand;
-
-TensorSharding book(const std::string& text) {
-  return parse_book_sharding(text, "m").sharding;
-}
-std::optional<TensorSharding> need(const std::string& text) {
-  return book(text);
-}
-std::vector<AxisRef> axes(std::initializer_list<const char*> names) {
-  std::vector<AxisRef> refs;
-  for (const char* name : names)
-    refs.push_back({name, std::nullopt});
-  return refs;
-}
-
-// Rule 6 for every sharding a plan names, and the collectives on the result chain from local_out to out.
-void expect_consistent(const MatmulPlan& plan, const Mesh& mesh, const Einsum& e) {
-  MeshTable table;
-  table.add("m", mesh);
-  auto rank = [&](Operand op) {
-    return op == Operand::lhs ? e.lhs.size() : op == Operand::rhs ? e.rhs.size() : e.out.size();
-  };
-  EXPECT_NO_THROW(verify_sharding(plan.lhs, table, e.lhs.size()));
-  EXPECT_NO_THROW(verify_sharding(plan.rhs, table, e.rhs.size()));
-  EXPECT_NO_THROW(verify_sharding(plan.local_out, table, e.out.size()));
-  for (const auto* list : {&plan.before, &plan.after})
-    for (const auto& c : *list) {
-      EXPECT_NO_THROW(verify_sharding(c.before, table, rank(c.operand))) << c.reason;
-      EXPECT_NO_THROW(verify_sharding(c.after, table, rank(c.operand))) << c.reason;
-    }
-  // Between two collectives only local slices happen: each dim keeps its axes and may add minor ones.
-  TensorSharding cur = plan.local_out;
-  for (const auto& c : plan.after) {
-    EXPECT_EQ(c.operand, Operand::out);
-    EXPECT_EQ(c.before.unreduced, cur.unreduced) << c.reason;
-    ASSERT_EQ(c.before.dims.size(), cur.dims.size());
-    for (std::size_t d = 0; d < cur.dims.size(); ++d) {
-      const auto& had = cur.dims[d].axes;
-      const auto& has = c.before.dims[d].axes;
-      EXPECT_TRUE(had.size() <= has.size() && std::equal(had.begin(), had.end(), has.begin())) << c.reason;
-    }
-    cur = c.after;
-  }
-}
-
-MatmulPlan plan(const char* subscripts, const Shape& a_shape, const std::string& a, const Shape& b_shape,
-                const std::string& b, DType dtype, const Mesh& mesh, const std::optional<TensorSharding>& out) {
-  const Einsum e = parse_einsum(subscripts);
-  MatmulPlan p = plan_matmul(e, a_shape, book(a), b_shape, book(b), dtype, mesh, out);
-  expect_consistent(p, mesh, e);
-  return p;
-}
-
-void expect_collective(const PlannedCollective& c, Kind kind, Operand operand, const std::vector<AxisRef>& over,
-                       int dim, std::uint64_t array_bytes, std::uint64_t group_size) {
-  EXPECT_EQ(c.kind, kind) << c.reason;
-  EXPECT_EQ(c.operand, operand) << c.reason;
-  EXPECT_EQ(c.axes, over) << c.reason;
-  EXPECT_EQ(c.dim, dim) << c.reason;
-  EXPECT_EQ(c.array_bytes, array_bytes) << c.reason;
-  EXPECT_EQ(c.group_size, group_size) << c.reason;
-}
-
-template <typename F>
-std::string verify_error(F&& f) {
-  try {
-    f();
-  } catch (const VerifyError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 // ---- The design card: A = [[1,2],[3,4]], B = [[5,6],[7,8]] f32, the inner dim split over X = 2 ----
-
-const Mesh two_ranks = make_mesh({{"X", 2}});
 
 // Each rank holds one column of A and one row of B; its local product is a full 2x2 f32 partial sum:
 // C[I, K]{U_X}, 2 x 2 x 4 = 16 bytes. With no required output the default all-reduces it (V = 16).
@@ -190,9 +106,6 @@ TEST(MatmulPlanDesignCard, ConsumerWantingAllOfCAllGathers) {
 }
 
 // ---- The four cases ----
-
-const Mesh mesh_2x2 = make_mesh({{"X", 2}, {"Y", 2}});
-const Mesh mesh_4x2 = make_mesh({{"X", 4}, {"Y", 2}});
 
 // Case 1: A[I_X, J] . B[J, K_Y] -> C[I_X, K_Y], nothing to communicate. f32 [4,8] . [8,6]: local [2,8] .
 // [8,3] -> [2,3], 2 x 2 x 8 x 3 = 96 flops.
@@ -497,53 +410,6 @@ TEST(MatmulPlanBatch, OtherwiseGathersToAgree) {
   EXPECT_EQ(p.local_out, book("C[B, I, K_X]"));
 }
 
-// ---- Reaching the consumer's layout (rule 5) ----
-
-// C[I_X, K] -> C[I, K_X] moves X between dims: one all-to-all (not gather + slice). f32 [4,8], X = 2:
-// 2 x 8 x 4 = 64 bytes per device, V = 64 x 2 = 128.
-TEST(MatmulPlanResharding, AxisChangingDimsIsAnAllToAll) {
-  const MatmulPlan p =
-      plan("IJ,JK->IK", {4, 3}, "A[I_X, J]", {3, 8}, "B[J, K]", DType::f32, two_ranks, need("C[I, K_X]"));
-  EXPECT_EQ(p.matmul_case, 1);
-  ASSERT_EQ(p.after.size(), 1u);
-  const PlannedCollective& a2a = p.after[0];
-  expect_collective(a2a, Kind::all_to_all, Operand::out, axes({"X"}), 0, 128, 2);
-  EXPECT_EQ(a2a.to_dim, 1);
-  EXPECT_EQ(a2a.reason, "all-to-all over X from dim 0 (I) to dim 1 (K): the required sharding moves X between them");
-}
-
-// An axis the result lacks and nothing else holds is a local slice: no collective, one note.
-TEST(MatmulPlanResharding, NewAxisIsALocalSlice) {
-  const MatmulPlan p =
-      plan("IJ,JK->IK", {4, 3}, "A[I, J]", {3, 8}, "B[J, K]", DType::f32, two_ranks, need("C[I_X, K]"));
-  EXPECT_TRUE(p.after.empty());
-  EXPECT_EQ(p.notes, (std::vector<std::string>{"local slice of out dim 0 (I) over X: no communication"}));
-}
-
-// Slices come before the all-reduce, which then runs on the smaller shard: C[I, K]{U_X} of [4,6] f32 to
-// C[I_Y, K] on 2 x 2: slice I over Y (2 x 6), then all-reduce X with V = 2 x 6 x 4 = 48 bytes.
-TEST(MatmulPlanResharding, SliceBeforeAllReduce) {
-  const MatmulPlan p =
-      plan("IJ,JK->IK", {4, 8}, "A[I, J_X]", {8, 6}, "B[J_X, K]", DType::f32, mesh_2x2, need("C[I_Y, K]"));
-  ASSERT_EQ(p.after.size(), 1u);
-  expect_collective(p.after[0], Kind::all_reduce, Operand::out, axes({"X"}), -1, 48, 2);
-  EXPECT_EQ(p.notes.size(), 1u);
-}
-
-// Two dims swapping axes (C[I_X, K_Y] -> C[I_Y, K_X], [4,4] f32 on 2 x 2) cannot move both directly: gather
-// X off I (V = 4 x 2 f32 = 32), all-to-all Y from K to I (4 x 2 f32 per device x 2 = 64), slice X on K.
-TEST(MatmulPlanResharding, SwapGathersOneAxisThenMovesTheOther) {
-  std::vector<std::string> notes;
-  const auto steps = plan_resharding({4, 4}, book("C[I_X, K_Y]"), book("C[I_Y, K_X]"), DType::f32, mesh_2x2,
-                                     Operand::out, "IK", &notes);
-  ASSERT_EQ(steps.size(), 2u);
-  expect_collective(steps[0], Kind::all_gather, Operand::out, axes({"X"}), 0, 32, 2);
-  expect_collective(steps[1], Kind::all_to_all, Operand::out, axes({"Y"}), 1, 64, 2);
-  EXPECT_EQ(steps[1].to_dim, 0);
-  EXPECT_EQ(steps[1].after, book("C[I_Y, K]"));
-  EXPECT_EQ(notes, (std::vector<std::string>{"local slice of out dim 1 (K) over X: no communication"}));
-}
-
 // ---- Other shapes of einsum ----
 
 // The output may order its dims freely: C[K_Y, I_X] from A[I_X, J] . B[J, K_Y], local [3, 2] of [6, 4].
@@ -632,27 +498,6 @@ TEST(MatmulPlanErrors, EveryRejectionMessage) {
   inline_b.inline_mesh = inline_a.inline_mesh;
   EXPECT_EQ(run({2, 2}, inline_a, {2, 2}, inline_b, std::nullopt),
             "lhs sharding: its inline mesh is not the mesh of the plan, got: <[\"X\"=4]> (plan on <[\"X\"=2]>)");
-}
-
-TEST(MatmulPlanErrors, ReshardingRejections) {
-  EXPECT_EQ(verify_error([] {
-              plan_resharding({2, 2}, book("C[I, K]"), book("C[I, K]{U_X}"), DType::f32, two_ranks, Operand::out, "",
-                              nullptr);
-            }),
-            "axis X is unreduced in the target but the source holds no partial sums over it, got: source unreduced "
-            "none");
-  EXPECT_EQ(
-      verify_error([] {
-        plan_resharding({2, 2}, book("C[I, K, L]"), book("C[I, K]"), DType::f32, two_ranks, Operand::out, "", nullptr);
-      }),
-      "resharding needs one dim sharding per dim, got: 3 and 2 for rank 2");
-}
-
-TEST(MatmulPlanText, AxesText) {
-  EXPECT_EQ(axes_text(axes({"X", "Y"})), "XY");
-  EXPECT_EQ(axes_text(axes({"data", "model"})), "{data,model}");
-  EXPECT_EQ(axes_text({AxisRef{"x", SubAxis{1, 2}}}), "{\"x\":(1)2}");
-  EXPECT_EQ(operand_name(Operand::rhs), "rhs");
 }
 
 }  // namespace
