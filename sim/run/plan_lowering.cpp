@@ -153,7 +153,7 @@ class Lowering {
     request.array_bytes = array_bytes;
     request.algorithm = spec_.options.algorithm;
     request.multi_axis = spec_.options.multi_axis;
-    request.reduce_flops_per_byte = 8.0 / dtype_bits(dtype);
+    request.reduce_flops_per_byte = reduce_flops_per_byte(dtype);
     request.op_id = run.op_id;
     Frontier f(static_cast<std::int32_t>(chips_));
     f.per_chip = std::move(frontier);
@@ -183,6 +183,16 @@ class Lowering {
     run.book_time_s += cost.time_s;
     note_bound(run, cost.time_s, bound_name(cost.bound));
     run.collectives.push_back(std::move(record));
+  }
+
+  // Engine flops per byte reduced: one add per element at the chip's peak for the dtype (the bf16 peak when the
+  // preset has none for it), scaled to the engine's host speed.
+  double reduce_flops_per_byte(DType dtype) const {
+    const auto& peaks = spec_.hardware.spec.chip.peak_flops_by_dtype;
+    auto found = peaks.find(dtype);
+    if (found == peaks.end()) found = peaks.find(DType::bf16);
+    if (found == peaks.end() || !(found->second > 0)) return 0;
+    return 8.0 / dtype_bits(dtype) * platform_.chip_flops / found->second;
   }
 
   // Keeps the name of the largest book-time component of an op as its bound.
