@@ -347,9 +347,21 @@ class Lowering {
     write(op, to, frontier, out);
   }
 
+  // An explicit collective is one collective over all its axes, as the book writes AllGather_XY: V is the array
+  // a device holds once gathered (all-gather, all-to-all: bytes per device x group) or reduces (the local array).
   void lower(const ScenarioOp& op, const CollectiveOp& c, OpRun& run, ChipDeps& frontier, LoweredPlan& out) {
     const TensorState state = tensor(c.tensor);
-    reshard(op, run, frontier, state, target_of(op, c, state.tensor.sharding), out);
+    const TensorSharding to = target_of(op, c, state.tensor.sharding);
+    std::vector<AxisRef> axes;
+    std::uint64_t group = 1;
+    for (const auto& name : c.axes) {
+      axes.push_back(AxisRef{name, std::nullopt});
+      group *= static_cast<std::uint64_t>(mesh().axis_size(name));
+    }
+    const std::uint64_t local = bytes_per_device(state);
+    const bool gathers = c.kind == CollectiveKind::all_gather || c.kind == CollectiveKind::all_to_all;
+    collective(op, run, frontier, c.kind, axes, gathers ? local * group : local, c.tensor, state.tensor.dtype, "");
+    write(op, to, frontier, out);
   }
 
   void lower(const ScenarioOp& op, const ReshardOp& r, OpRun& run, ChipDeps& frontier, LoweredPlan& out) {

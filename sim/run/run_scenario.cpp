@@ -58,7 +58,8 @@ void fill_des(PlanRun& plan, const EventGraph& graph, const SimulationResult& si
   plan.messages = sim.messages;
   std::uint64_t busiest = 0;
   for (const Link& link : slice.links()) {
-    const LinkUsage& usage = sim.links.at(static_cast<std::size_t>(link.id));
+    if (static_cast<std::size_t>(link.id) >= sim.links.size()) break;  // a preset without ICI: no links simulated
+    const LinkUsage& usage = sim.links[static_cast<std::size_t>(link.id)];
     const double utilisation = sim.makespan_s > 0 ? usage.busy_s / sim.makespan_s : 0.0;
     plan.links.push_back({link.name, usage.bytes, usage.busy_s, utilisation});
     if (usage.bytes > busiest) {

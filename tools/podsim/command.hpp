@@ -17,6 +17,9 @@ void add_shard_command(CLI::App& app, Action& action);
 // `podsim collective`: one collective, book model and simulation (tools/podsim/collective_command.cpp).
 void add_collective_command(CLI::App& app, Action& action);
 
+// `podsim check`: run scenarios' expectations (tools/podsim/check_command.cpp).
+void add_check_command(CLI::App& app, Action& action);
+
 // `podsim hardware`: presets and their figures (tools/podsim/hardware_command.cpp).
 void add_hardware_command(CLI::App& app, Action& action);
 

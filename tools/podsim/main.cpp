@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   podsim::cli::Action action;
   podsim::cli::add_shard_command(app, action);
   podsim::cli::add_collective_command(app, action);
+  podsim::cli::add_check_command(app, action);
   podsim::cli::add_hardware_command(app, action);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,29 @@
+// Check lines for `podsim check`.
+#include "sim/report/check_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace podsim::report {
+
+std::string check_value_text(const std::variant<double, bool, std::vector<std::int64_t>>& value) {
+  if (const auto* number = std::get_if<double>(&value)) return fmt::format("{:.10g}", *number);
+  if (const auto* flag = std::get_if<bool>(&value)) return *flag ? "true" : "false";
+  return fmt::format("[{}]", fmt::join(std::get<std::vector<std::int64_t>>(value), ", "));
+}
+
+std::string check_lines(const ScenarioRun& run) {
+  std::string text;
+  for (const auto& check : run.checks) {
+    std::string tolerance;
+    if (std::holds_alternative<double>(check.target))
+      tolerance =
+          check.abs_tol > 0 ? fmt::format(" (abs {:g})", check.abs_tol) : fmt::format(" (rel {:g})", check.rel_tol);
+    text += fmt::format("{}  {}: {} = {}, expected {}{}{}\n", check.passed ? "PASS" : "FAIL", run.file,
+                        check.description, check_value_text(check.value), check_value_text(check.target), tolerance,
+                        check.source.empty() ? "" : "  [" + check.source + "]");
+  }
+  return text;
+}
+
+}  // namespace podsim::report

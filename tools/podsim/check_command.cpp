@@ -1,0 +1,59 @@
+// `podsim check [PATH...]`: runs every scenario's `expect` list; exit 1 on any miss, 2 on bad input.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "models/common/error.hpp"
+#include "sim/report/check_report.hpp"
+#include "sim/run/run_scenario.hpp"
+#include "sim/scenario/scenario_json.hpp"
+#include "tools/podsim/command.hpp"
+
+namespace podsim::cli {
+namespace {
+
+// Scenario files named by `paths`: files as given, folders searched for *.json (sorted).
+std::vector<std::string> scenario_files(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const auto& path : paths) {
+    if (std::filesystem::is_directory(path)) {
+      std::vector<std::string> found;
+      for (const auto& entry : std::filesystem::recursive_directory_iterator(path))
+        if (entry.is_regular_file() && entry.path().extension() == ".json") found.push_back(entry.path().string());
+      std::sort(found.begin(), found.end());
+      if (found.empty()) throw InputError(path, "no scenario files (*.json) in this folder");
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(path);
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("check", "Run every scenario's expect list; exit 1 if any check misses");
+  auto paths = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("paths", *paths, "Scenario files or folders (default: scenarios)");
+  cmd->callback([&action, paths] {
+    action = [paths] {
+      const auto files = scenario_files(paths->empty() ? std::vector<std::string>{"scenarios"} : *paths);
+      int passed = 0, failed = 0, scenarios_without_checks = 0;
+      for (const auto& file : files) {
+        const ScenarioRun run = run_scenario(load_scenario(file));
+        std::cout << report::check_lines(run);
+        if (run.checks.empty()) {
+          ++scenarios_without_checks;
+          std::cout << "NOTE  " << file << ": no expect list\n";
+        }
+        for (const auto& check : run.checks)
+          (check.passed ? passed : failed) += 1;
+      }
+      std::cout << passed << " passed, " << failed << " failed\n";
+      return failed > 0 ? 1 : 0;
+    };
+  });
+}
+
+}  // namespace podsim::cli
