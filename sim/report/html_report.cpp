@@ -9,6 +9,7 @@
 
 #include "models/common/units.hpp"
 #include "sim/report/run_report.hpp"
+#include "sim/report/text_table.hpp"
 
 namespace podsim::report {
 namespace {
@@ -59,6 +60,19 @@ std::string num(const std::string& text) {
   return "\x01" + text;
 }
 
+// A plan name short enough for the 170 px label column of the charts (the tables show it whole).
+std::string chart_label(const std::string& name) {
+  constexpr std::size_t kMax = 24;
+  if (display_width(name) <= kMax) return name;
+  std::string out;
+  std::size_t points = 0;
+  for (char ch : name) {
+    if ((static_cast<unsigned char>(ch) & 0xC0) != 0x80 && ++points > kMax - 1) break;
+    out += ch;
+  }
+  return out + "…";
+}
+
 std::string header_html(const ScenarioRun& run) {
   std::string out = "<h2>Scenario " + esc(run.name) + "</h2>\n";
   if (!run.description.empty()) out += "<p>" + esc(run.description) + "</p>\n";
@@ -91,7 +105,7 @@ std::string time_bars_svg(const ScenarioRun& run) {
       label_w, label_w + 14, label_w + 130, label_w + 144);
   double y = 20;
   for (const PlanRun& plan : run.plans) {
-    out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + bar_h + 4, esc(plan.name));
+    out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + bar_h + 4, esc(chart_label(plan.name)));
     const std::pair<double, const char*> bars[] = {{plan.des_time_s, "#4e79a7"}, {plan.book_time_s, "#f28e2b"}};
     for (const auto& [time_s, colour] : bars) {
       const double w = max_s > 0 ? bar_w * time_s / max_s : 0;
@@ -125,17 +139,18 @@ std::string memory_bars_svg(const ScenarioRun& run) {
   for (const PlanRun& plan : run.plans) {
     const double scale = max_bytes > 0 ? bar_w / max_bytes : 0;
     const double w = scale * static_cast<double>(plan.memory_per_chip_bytes);
-    out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", y + bar_h - 3, esc(plan.name));
+    const double cap_w = scale * static_cast<double>(plan.hbm_bytes);
+    out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", y + bar_h - 3, esc(chart_label(plan.name)));
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>", label_w, y, w, bar_h,
                        plan.fits_hbm ? "#59a14f" : "#e15759");
     if (plan.hbm_bytes > 0) {
-      const double cap_x = label_w + scale * static_cast<double>(plan.hbm_bytes);
+      const double cap_x = label_w + cap_w;
       out += fmt::format(
           "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#222\" stroke-dasharray=\"4 3\" "
           "stroke-width=\"2\"/>",
           cap_x, y - 3, y + bar_h + 3);
     }
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{} ({})</text>\n", label_w + w + 6, y + bar_h - 3,
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{} ({})</text>\n", label_w + std::max(w, cap_w) + 6, y + bar_h - 3,
                        esc(bytes_text(plan.memory_per_chip_bytes)),
                        esc(fit_text(plan.memory_per_chip_bytes, plan.hbm_bytes)));
     y += bar_h + gap;

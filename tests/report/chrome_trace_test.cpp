@@ -145,6 +145,17 @@ TEST(ChromeTrace, LinkEventsStartAfterTheRouteLatency) {
   EXPECT_NEAR(x1[0].at("dur").get<double>(), 2.0, 1e-9);
 }
 
+TEST(ChromeTrace, LinkPhaseIsClampedToTheTransferEnd) {
+  TraceOptions options;
+  options.hop_latency_s = 10e-6;  // longer than every transfer: the phases shrink to [end, end]
+  const json trace = trace_of(sample_run(), options);
+  const Tracks tracks = tracks_of(trace);
+  const auto x1 = complete_events(trace, 1, tracks.tid_of.at({1, "ici.x+.1"}));
+  ASSERT_EQ(x1.size(), 1u);
+  EXPECT_NEAR(x1[0].at("ts").get<double>(), 6.0, 1e-9);
+  EXPECT_NEAR(x1[0].at("dur").get<double>(), 0.0, 1e-9);
+}
+
 TEST(ChromeTrace, RouteCallbackReplacesDimensionOrderRouting) {
   TraceOptions options;
   options.route = [](ChipId, ChipId) { return std::vector<LinkId>{1}; };  // always ici.x-.0, no latency

@@ -80,6 +80,14 @@ TEST(HtmlReport, SeveralScenariosInOnePage) {
   EXPECT_EQ(count(html, "<html"), 1u);
 }
 
+TEST(HtmlReport, LongPlanNamesAreShortenedInTheChartsOnly) {
+  ScenarioRun run = sample_run();
+  run.plans[0].name = "abcdefghijklmnopqrstuvwxyz0123456789";  // 36 characters
+  const std::string html = html_of({run});
+  EXPECT_EQ(count(html, ">abcdefghijklmnopqrstuvw…</text>"), 2u);  // 23 characters and an ellipsis, both charts
+  EXPECT_NE(html.find("<td>abcdefghijklmnopqrstuvwxyz0123456789</td>"), std::string::npos);
+}
+
 // Every non-void element is closed in order (python3's html.parser; skipped when python3 is missing).
 TEST(HtmlReport, TagsBalance) {
   if (std::system("python3 -c 'import html.parser' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
