@@ -1,0 +1,223 @@
+// Chrome trace writer. Complete events on one thread must nest, but a chip's sends (and a link's transfers) overlap
+// freely, so each chip or link becomes as many tracks ("lanes") as it has overlapping events: greedy interval
+// partitioning, lane 1 named after the chip or link, further lanes "#2", "#3". Events stream out plan by plan.
+#include "sim/report/chrome_trace.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "models/topology/routing.hpp"
+
+namespace podsim::report {
+namespace {
+
+using nlohmann::json;
+
+enum class EventKind : std::uint8_t { compute, send, link };
+
+struct Candidate {
+  double start_s;
+  double end_s;
+  std::int64_t track;  // chip id, or num_chips + link id
+  TaskId task;
+  EventKind kind;
+};
+
+class TraceWriter {
+ public:
+  explicit TraceWriter(std::ostream& out) : out_(out) {}
+
+  void event(const json& e) {
+    out_ << (first_ ? "\n" : ",\n") << e.dump(-1, ' ', false, json::error_handler_t::replace);
+    first_ = false;
+  }
+
+ private:
+  std::ostream& out_;
+  bool first_ = true;
+};
+
+constexpr double kMicro = 1e6;
+
+json metadata(const char* name, int pid, std::int64_t tid, json args) {
+  json e = {{"name", name}, {"ph", "M"}, {"pid", pid}, {"args", std::move(args)}};
+  if (tid >= 0) e["tid"] = tid;
+  return e;
+}
+
+struct PlanTrace {
+  std::size_t total = 0;
+  std::size_t written = 0;
+};
+
+PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t budget, const TraceOptions& options,
+                     TraceWriter& writer) {
+  const PlanRun& plan = run.plans[plan_index];
+  const int pid = static_cast<int>(plan_index) + 1;
+  writer.event(metadata("process_name", pid, -1, {{"name", "plan " + plan.name}}));
+  writer.event(metadata("process_sort_index", pid, -1, {{"sort_index", plan_index}}));
+  PlanTrace counts;
+  if (!plan.graph || !plan.simulation) {
+    writer.event(metadata("thread_name", pid, 0, {{"name", "notes"}}));
+    writer.event({{"name", "no event graph was simulated for this plan"},
+                  {"ph", "i"},
+                  {"s", "p"},
+                  {"pid", pid},
+                  {"tid", 0},
+                  {"ts", 0}});
+    return counts;
+  }
+  const EventGraph& graph = *plan.graph;
+  const SimulationResult& sim = *plan.simulation;
+  const std::int64_t num_chips = graph.num_chips;
+
+  std::function<std::vector<LinkId>(ChipId, ChipId)> route = options.route;
+  if (!route && run.slice) {
+    const Slice* slice = run.slice.get();
+    route = [slice](ChipId src, ChipId dst) { return dor_route(*slice, src, dst); };
+  }
+
+  std::vector<Candidate> events;
+  const std::size_t tasks = std::min(graph.tasks.size(), sim.tasks.size());
+  for (std::size_t id = 0; id < tasks; ++id) {
+    const Task& task = graph.tasks[id];
+    const TaskTiming& timing = sim.tasks[id];
+    const auto task_id = static_cast<TaskId>(id);
+    if (task.kind == TaskKind::compute) {
+      events.push_back({timing.start_s, timing.end_s, task.src_chip, task_id, EventKind::compute});
+      continue;
+    }
+    events.push_back({timing.start_s, timing.end_s, task.src_chip, task_id, EventKind::send});
+    if (!route || task.src_chip == task.dst_chip) continue;
+    const std::vector<LinkId> links = route(task.src_chip, task.dst_chip);
+    const double begin_s =
+        std::min(timing.start_s + static_cast<double>(links.size()) * options.hop_latency_s, timing.end_s);
+    for (LinkId link : links)
+      events.push_back({begin_s, timing.end_s, num_chips + link, task_id, EventKind::link});
+  }
+  counts.total = events.size();
+
+  const auto earlier = [](const Candidate& a, const Candidate& b) {
+    if (a.start_s != b.start_s) return a.start_s < b.start_s;
+    if (a.track != b.track) return a.track < b.track;
+    return a.task < b.task;
+  };
+  double dropped_from_s = std::numeric_limits<double>::infinity();
+  if (events.size() > budget) {
+    std::nth_element(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(budget), events.end(), earlier);
+    for (std::size_t i = budget; i < events.size(); ++i)
+      dropped_from_s = std::min(dropped_from_s, events[i].start_s);
+    events.resize(budget);
+  }
+  counts.written = events.size();
+  std::sort(events.begin(), events.end(), [&](const Candidate& a, const Candidate& b) {
+    return a.track != b.track ? a.track < b.track : earlier(a, b);
+  });
+
+  std::unordered_map<std::int32_t, std::string> op_names;
+  for (const OpRun& op : plan.ops)
+    op_names.emplace(op.op_id, op.name);
+  const auto op_name = [&](std::int32_t op) {
+    const auto found = op_names.find(op);
+    return found != op_names.end() ? found->second : "op " + std::to_string(op);
+  };
+  const auto track_name = [&](std::int64_t track) {
+    if (track < num_chips) return "chip " + std::to_string(track);
+    const auto link = static_cast<LinkId>(track - num_chips);
+    if (run.slice && link < run.slice->num_links()) return run.slice->link(link).name;
+    return "link " + std::to_string(link);
+  };
+
+  // Lanes of the current track: the end of the last event on each, and the tid each was given.
+  std::int64_t next_tid = 1, first_tid = -1;
+  std::int64_t current = -1;
+  std::vector<double> lane_end;
+  std::vector<std::int64_t> lane_tid;
+  for (const Candidate& c : events) {
+    if (c.track != current) {
+      current = c.track;
+      lane_end.clear();
+      lane_tid.clear();
+    }
+    std::size_t lane = 0;
+    while (lane < lane_end.size() && lane_end[lane] > c.start_s)
+      ++lane;
+    if (lane == lane_end.size()) {
+      const std::int64_t tid = next_tid++;
+      if (first_tid < 0) first_tid = tid;
+      lane_end.push_back(c.end_s);
+      lane_tid.push_back(tid);
+      const std::string name = track_name(c.track) + (lane == 0 ? "" : fmt::format(" #{}", lane + 1));
+      writer.event(metadata("thread_name", pid, tid, {{"name", name}}));
+      writer.event(metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));
+    }
+    lane_end[lane] = std::max(lane_end[lane], c.end_s);
+    const Task& task = graph.tasks[static_cast<std::size_t>(c.task)];
+    json args = {{"op", op_name(task.op)}, {"step", task.step}, {"task", c.task}};
+    std::string name = op_name(task.op);
+    const char* category = "compute";
+    if (c.kind == EventKind::compute) {
+      args["flops"] = task.flops;
+    } else {
+      args["bytes"] = task.bytes;
+      args["src"] = task.src_chip;
+      args["dst"] = task.dst_chip;
+      category = c.kind == EventKind::send ? "send" : "link";
+      if (c.kind == EventKind::send) name += " send";
+    }
+    writer.event({{"name", name},
+                  {"cat", category},
+                  {"ph", "X"},
+                  {"pid", pid},
+                  {"tid", lane_tid[lane]},
+                  {"ts", c.start_s * kMicro},
+                  {"dur", std::max(0.0, c.end_s - c.start_s) * kMicro},
+                  {"args", std::move(args)}});
+  }
+  if (counts.written < counts.total) {
+    if (first_tid < 0) {
+      first_tid = 0;
+      writer.event(metadata("thread_name", pid, 0, {{"name", "notes"}}));
+    }
+    writer.event(
+        {{"name", fmt::format("trace truncated: kept the first {} of {} events", counts.written, counts.total)},
+         {"ph", "i"},
+         {"s", "p"},
+         {"pid", pid},
+         {"tid", first_tid},
+         {"ts", dropped_from_s * kMicro},
+         {"args", {{"events_kept", counts.written}, {"events_total", counts.total}}}});
+  }
+  return counts;
+}
+
+}  // namespace
+
+void write_chrome_trace(const ScenarioRun& run, std::ostream& out, const TraceOptions& options) {
+  out << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
+  TraceWriter writer(out);
+  std::size_t remaining = options.max_events == 0 ? std::numeric_limits<std::size_t>::max() : options.max_events;
+  std::size_t total = 0, written = 0;
+  for (std::size_t i = 0; i < run.plans.size(); ++i) {
+    // Each plan gets an equal share of what is left, so a big first plan cannot crowd out the others.
+    const std::size_t budget = options.max_events == 0 ? remaining : remaining / (run.plans.size() - i);
+    const PlanTrace counts = write_plan(run, i, budget, options, writer);
+    total += counts.total;
+    written += counts.written;
+    if (options.max_events != 0) remaining -= counts.written;
+  }
+  const json other = {{"schema", "podsim/1"},
+                      {"scenario", run.name},
+                      {"events_total", total},
+                      {"events_written", written},
+                      {"truncated", written < total}};
+  out << "\n], \"otherData\": " << other.dump(-1, ' ', false, json::error_handler_t::replace) << "}\n";
+}
+
+}  // namespace podsim::report

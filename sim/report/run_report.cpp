@@ -1,0 +1,387 @@
+// `podsim run` as text, JSON and CSV. Every figure comes from the ScenarioRun; only ratios, fits and rankings are
+// derived here, with the same helpers for every format so that they always agree.
+#include "sim/report/run_report.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "models/common/units.hpp"
+#include "sim/report/text_table.hpp"
+
+namespace podsim::report {
+namespace {
+
+using nlohmann::json;
+using Align = TextTable::Align;
+
+std::string bytes_text(std::uint64_t bytes) {
+  return format_bytes(static_cast<double>(bytes));
+}
+
+std::string ratio_text(std::optional<double> ratio) {
+  return ratio ? fmt::format("{:.3f}", *ratio) : "-";
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  return shape.empty() ? "-" : fmt::format("{}", fmt::join(shape, "x"));
+}
+
+std::string wrap_text(const std::vector<bool>& wraparound) {
+  std::vector<std::string> words;
+  for (bool wraps : wraparound)
+    words.push_back(wraps ? "wrap" : "line");
+  return fmt::format("{}", fmt::join(words, " "));
+}
+
+json optional_number(std::optional<double> value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json optional_name(const ScenarioRun& run, std::optional<std::size_t> index) {
+  return index ? json(run.plans[*index].name) : json(nullptr);
+}
+
+// --- text -----------------------------------------------------------------------------------------------------
+
+std::string scenario_header_text(const ScenarioRun& run) {
+  std::string out = "scenario " + run.name;
+  if (!run.description.empty()) out += ": " + run.description;
+  out += "\n";
+  std::vector<std::string> facts;
+  if (!run.file.empty()) facts.push_back("file " + run.file);
+  if (!run.hardware.empty()) facts.push_back("hardware " + run.hardware);
+  if (!run.slice_shape.empty())
+    facts.push_back(fmt::format("slice {} ({})", shape_text(run.slice_shape), wrap_text(run.wraparound)));
+  if (!facts.empty()) out += fmt::format("  {}\n", fmt::join(facts, ", "));
+  return out;
+}
+
+std::string ops_text(const PlanRun& plan) {
+  TextTable table({"op", "kind", "des", "book", "des/book", "bound", "sent", "collectives"},
+                  {Align::left, Align::left, Align::right, Align::right, Align::right, Align::left, Align::right});
+  for (const OpRun& op : plan.ops)
+    table.add_row({op.name, op.kind, format_seconds(op.des_time_s), format_seconds(op.book_time_s),
+                   ratio_text(des_over_book(op.des_time_s, op.book_time_s)), op.bound.empty() ? "-" : op.bound,
+                   bytes_text(op.bytes_sent), collectives_summary(op)});
+  return table.render("  ");
+}
+
+std::string memory_text(const PlanRun& plan) {
+  TextTable table({"tensor", "sharding", "local shape", "per chip", "total"},
+                  {Align::left, Align::left, Align::left, Align::right, Align::right});
+  for (const TensorMemory& tensor : plan.memory)
+    table.add_row({tensor.name, tensor.sharding, shape_text(tensor.local_shape), bytes_text(tensor.bytes_per_device),
+                   bytes_text(tensor.total_bytes)});
+  std::string out = "  memory per chip\n" + table.render("    ");
+  out += fmt::format("    sum {} of {} HBM: {}\n", bytes_text(plan.memory_per_chip_bytes), bytes_text(plan.hbm_bytes),
+                     fit_text(plan.memory_per_chip_bytes, plan.hbm_bytes));
+  out += fmt::format("    VMEM working set {} of {}: {}\n", bytes_text(plan.vmem_working_set_bytes),
+                     bytes_text(plan.vmem_bytes), fit_text(plan.vmem_working_set_bytes, plan.vmem_bytes));
+  return out;
+}
+
+std::string plan_text(const PlanRun& plan) {
+  std::string out = "plan " + plan.name;
+  if (!plan.description.empty()) out += ": " + plan.description;
+  out += "\n" + ops_text(plan);
+  out += fmt::format("  total: des {}, book {}, des/book {}\n", format_seconds(plan.des_time_s),
+                     format_seconds(plan.book_time_s), ratio_text(des_over_book(plan.des_time_s, plan.book_time_s)));
+  out += fmt::format("  critical path: {}\n", plan.critical_path.empty()
+                                                  ? std::string("-")
+                                                  : fmt::format("{}", fmt::join(plan.critical_path, " -> ")));
+  out += memory_text(plan);
+  if (plan.busiest_link.empty()) {
+    out += "  busiest link: none (no chip-to-chip traffic)\n";
+  } else {
+    out += fmt::format("  busiest link: {}, {}, utilisation {:.1f}% (all links {}, {} messages)\n", plan.busiest_link,
+                       bytes_text(plan.max_link_bytes), 100 * plan.max_link_utilisation,
+                       bytes_text(plan.total_link_bytes), plan.messages);
+  }
+  if (plan.values_match) {
+    out += fmt::format("  values: {}{}\n",
+                       *plan.values_match ? "match the dense reference" : "DO NOT MATCH the dense reference",
+                       plan.values_note.empty() ? "" : " (" + plan.values_note + ")");
+  }
+  return out;
+}
+
+std::string comparison_text(const ScenarioRun& run) {
+  const PlanComparison best = compare_plans(run);
+  TextTable table({"plan", "des", "book", "des/book", "memory/chip", "fits HBM", ""},
+                  {Align::left, Align::right, Align::right, Align::right, Align::right, Align::left, Align::left});
+  for (std::size_t i = 0; i < run.plans.size(); ++i) {
+    const PlanRun& plan = run.plans[i];
+    std::string mark;
+    if (best.fastest == i) mark = "fastest";
+    if (best.fastest_fitting == i && best.fastest != i) mark = "fastest that fits";
+    table.add_row({plan.name, format_seconds(plan.des_time_s), format_seconds(plan.book_time_s),
+                   ratio_text(des_over_book(plan.des_time_s, plan.book_time_s)), bytes_text(plan.memory_per_chip_bytes),
+                   plan.fits_hbm ? "yes" : "no", mark});
+  }
+  std::string out = "plans\n" + table.render("  ");
+  if (best.fastest_fitting) {
+    out += "verdict: fastest plan that fits: " + run.plans[*best.fastest_fitting].name;
+    if (best.fastest != best.fastest_fitting) {
+      const PlanRun& fastest = run.plans[*best.fastest];
+      out += fmt::format(" (fastest overall: {}, {})", fastest.name,
+                         fit_text(fastest.memory_per_chip_bytes, fastest.hbm_bytes));
+    }
+    out += "\n";
+  } else if (best.fastest) {
+    out += "verdict: no plan fits in HBM; fastest plan: " + run.plans[*best.fastest].name + "\n";
+  }
+  return out;
+}
+
+std::string checks_text(const ScenarioRun& run) {
+  if (run.checks.empty()) return "checks: none\n";
+  const auto passed = std::count_if(run.checks.begin(), run.checks.end(), [](const auto& c) { return c.passed; });
+  TextTable table({"", "check", "value", "target", "tolerance", "source"},
+                  {Align::left, Align::left, Align::right, Align::right, Align::left, Align::left});
+  for (const CheckResult& check : run.checks)
+    table.add_row({check.passed ? "PASS" : "FAIL", check.description, check_value_text(check.value),
+                   check_value_text(check.target), tolerance_text(check), check.source});
+  return fmt::format("checks: {} of {} passed\n", passed, run.checks.size()) + table.render("  ");
+}
+
+// --- JSON -----------------------------------------------------------------------------------------------------
+
+json collective_json(const CollectiveRun& c) {
+  return {{"kind", collective_kind_name(c.kind)}, {"tensor", c.tensor},         {"axes", c.axes},
+          {"array_bytes", c.array_bytes},         {"group_size", c.group_size}, {"algorithm", c.algorithm},
+          {"book_time_s", c.book_time_s},         {"reason", c.reason}};
+}
+
+json op_json(const OpRun& op) {
+  json collectives = json::array();
+  for (const CollectiveRun& c : op.collectives)
+    collectives.push_back(collective_json(c));
+  return {{"name", op.name},
+          {"kind", op.kind},
+          {"pointer", op.pointer},
+          {"op_id", op.op_id},
+          {"des_start_s", op.des_start_s},
+          {"des_end_s", op.des_end_s},
+          {"des_time_s", op.des_time_s},
+          {"book_time_s", op.book_time_s},
+          {"ratio_des_over_book", optional_number(des_over_book(op.des_time_s, op.book_time_s))},
+          {"compute_time_s", op.compute_time_s},
+          {"flops", op.flops},
+          {"bound", op.bound},
+          {"bytes_sent", op.bytes_sent},
+          {"matmul_case", op.matmul_case > 0 ? json(op.matmul_case) : json(nullptr)},
+          {"collectives", collectives}};
+}
+
+json memory_json(const PlanRun& plan) {
+  json tensors = json::array();
+  for (const TensorMemory& t : plan.memory)
+    tensors.push_back({{"name", t.name},
+                       {"sharding", t.sharding},
+                       {"local_shape", t.local_shape},
+                       {"bytes_per_device", t.bytes_per_device},
+                       {"total_bytes", t.total_bytes}});
+  const std::uint64_t over = plan.memory_per_chip_bytes > plan.hbm_bytes && plan.hbm_bytes > 0
+                                 ? plan.memory_per_chip_bytes - plan.hbm_bytes
+                                 : 0;
+  return {{"per_chip_bytes", plan.memory_per_chip_bytes},
+          {"hbm_bytes", plan.hbm_bytes},
+          {"fits_hbm", plan.fits_hbm},
+          {"over_hbm_bytes", over},
+          {"vmem_working_set_bytes", plan.vmem_working_set_bytes},
+          {"vmem_bytes", plan.vmem_bytes},
+          {"fits_vmem", plan.fits_vmem},
+          {"tensors", tensors}};
+}
+
+constexpr std::size_t kBusiestLinksListed = 10;
+
+json links_json(const PlanRun& plan) {
+  json busiest = json::array();
+  for (const LinkLoad* link : busiest_links(plan, kBusiestLinksListed))
+    busiest.push_back(
+        {{"name", link->name}, {"bytes", link->bytes}, {"busy_s", link->busy_s}, {"utilisation", link->utilisation}});
+  return {{"max_link_bytes", plan.max_link_bytes},
+          {"total_link_bytes", plan.total_link_bytes},
+          {"busiest_link", plan.busiest_link.empty() ? json(nullptr) : json(plan.busiest_link)},
+          {"max_link_utilisation", plan.max_link_utilisation},
+          {"messages", plan.messages},
+          {"busiest", busiest}};
+}
+
+json plan_json(const PlanRun& plan) {
+  json ops = json::array();
+  for (const OpRun& op : plan.ops)
+    ops.push_back(op_json(op));
+  json out = {{"name", plan.name},
+              {"description", plan.description},
+              {"des_time_s", plan.des_time_s},
+              {"book_time_s", plan.book_time_s},
+              {"ratio_des_over_book", optional_number(des_over_book(plan.des_time_s, plan.book_time_s))},
+              {"critical_path", plan.critical_path},
+              {"ops", ops},
+              {"memory", memory_json(plan)},
+              {"links", links_json(plan)}};
+  if (plan.values_match) {
+    out["values_match"] = *plan.values_match;
+    out["values_note"] = plan.values_note;
+  }
+  return out;
+}
+
+json check_value_json(const std::variant<double, bool, std::vector<std::int64_t>>& value) {
+  return std::visit([](const auto& v) { return json(v); }, value);
+}
+
+json check_json(const CheckResult& check) {
+  return {{"description", check.description},
+          {"pointer", check.pointer},
+          {"value", check_value_json(check.value)},
+          {"target", check_value_json(check.target)},
+          {"rel_tol", check.rel_tol},
+          {"abs_tol", check.abs_tol},
+          {"passed", check.passed},
+          {"source", check.source}};
+}
+
+}  // namespace
+
+PlanComparison compare_plans(const ScenarioRun& run) {
+  PlanComparison best;
+  for (std::size_t i = 0; i < run.plans.size(); ++i) {
+    const double time_s = run.plans[i].des_time_s;
+    if (!best.fastest || time_s < run.plans[*best.fastest].des_time_s) best.fastest = i;
+    if (run.plans[i].fits_hbm && (!best.fastest_fitting || time_s < run.plans[*best.fastest_fitting].des_time_s))
+      best.fastest_fitting = i;
+  }
+  return best;
+}
+
+std::optional<double> des_over_book(double des_time_s, double book_time_s) {
+  if (!(book_time_s > 0)) return std::nullopt;
+  return des_time_s / book_time_s;
+}
+
+std::string collective_summary(const CollectiveRun& collective) {
+  return fmt::format("{} {} (V={})", collective_kind_name(collective.kind), fmt::join(collective.axes, ","),
+                     bytes_text(collective.array_bytes));
+}
+
+std::string collectives_summary(const OpRun& op) {
+  std::vector<std::string> parts;
+  for (const CollectiveRun& c : op.collectives)
+    parts.push_back(collective_summary(c));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string fit_text(std::uint64_t used_bytes, std::uint64_t capacity_bytes) {
+  if (capacity_bytes == 0) return "capacity unknown";
+  if (used_bytes <= capacity_bytes) return "fits";
+  return "DOES NOT FIT by " + bytes_text(used_bytes - capacity_bytes);
+}
+
+std::vector<const LinkLoad*> busiest_links(const PlanRun& plan, std::size_t count) {
+  std::vector<const LinkLoad*> loaded;
+  for (const LinkLoad& link : plan.links)
+    if (link.bytes > 0) loaded.push_back(&link);
+  const auto busier = [](const LinkLoad* a, const LinkLoad* b) {
+    if (a->bytes != b->bytes) return a->bytes > b->bytes;
+    if (a->utilisation != b->utilisation) return a->utilisation > b->utilisation;
+    return a->name < b->name;
+  };
+  const std::size_t kept = std::min(count, loaded.size());
+  std::partial_sort(loaded.begin(), loaded.begin() + static_cast<std::ptrdiff_t>(kept), loaded.end(), busier);
+  loaded.resize(kept);
+  return loaded;
+}
+
+std::string check_value_text(const std::variant<double, bool, std::vector<std::int64_t>>& value) {
+  if (const auto* number = std::get_if<double>(&value)) return fmt::format("{:.6g}", *number);
+  if (const auto* flag = std::get_if<bool>(&value)) return *flag ? "true" : "false";
+  return fmt::format("[{}]", fmt::join(std::get<std::vector<std::int64_t>>(value), ", "));
+}
+
+std::string tolerance_text(const CheckResult& check) {
+  std::vector<std::string> parts;
+  if (check.rel_tol != 0) parts.push_back(fmt::format("rel {:.6g}", check.rel_tol));
+  if (check.abs_tol != 0) parts.push_back(fmt::format("abs {:.6g}", check.abs_tol));
+  return parts.empty() ? "exact" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string run_report_text(const ScenarioRun& run) {
+  std::string out = scenario_header_text(run);
+  for (const PlanRun& plan : run.plans)
+    out += "\n" + plan_text(plan);
+  if (run.plans.size() > 1) out += "\n" + comparison_text(run);
+  out += "\n" + checks_text(run);
+  return out;
+}
+
+std::string run_report_text(const std::vector<ScenarioRun>& runs) {
+  std::string out;
+  for (const ScenarioRun& run : runs)
+    out += (out.empty() ? "" : "\n") + run_report_text(run);
+  return out;
+}
+
+json run_report_json(const ScenarioRun& run) {
+  json plans = json::array();
+  for (const PlanRun& plan : run.plans)
+    plans.push_back(plan_json(plan));
+  json checks = json::array();
+  for (const CheckResult& check : run.checks)
+    checks.push_back(check_json(check));
+  const PlanComparison best = compare_plans(run);
+  return {
+      {"schema", "podsim/1"},
+      {"scenario",
+       {{"name", run.name},
+        {"description", run.description},
+        {"file", run.file},
+        {"hardware", run.hardware},
+        {"slice", run.slice_shape},
+        {"wraparound", run.wraparound}}},
+      {"plans", plans},
+      {"comparison",
+       {{"fastest", optional_name(run, best.fastest)}, {"fastest_fitting", optional_name(run, best.fastest_fitting)}}},
+      {"checks", checks},
+      {"checks_passed", run.checks_passed()}};
+}
+
+json run_report_json(const std::vector<ScenarioRun>& runs) {
+  if (runs.size() == 1) return run_report_json(runs.front());
+  json scenarios = json::array();
+  bool passed = true;
+  for (const ScenarioRun& run : runs) {
+    scenarios.push_back(run_report_json(run));
+    passed = passed && run.checks_passed();
+  }
+  return {{"schema", "podsim/1"}, {"scenarios", scenarios}, {"checks_passed", passed}};
+}
+
+void write_run_csv(const std::vector<ScenarioRun>& runs, std::ostream& out) {
+  out << "scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,bytes_sent,collectives\n";
+  for (const ScenarioRun& run : runs)
+    for (const PlanRun& plan : run.plans)
+      for (const OpRun& op : plan.ops) {
+        const auto ratio = des_over_book(op.des_time_s, op.book_time_s);
+        out << fmt::format("{},{},{},{},{:.9g},{:.9g},{},{},{:.9g},{},{}\n", csv_field(run.name), csv_field(plan.name),
+                           csv_field(op.name), csv_field(op.kind), op.des_time_s, op.book_time_s,
+                           ratio ? fmt::format("{:.9g}", *ratio) : "", csv_field(op.bound), op.flops, op.bytes_sent,
+                           csv_field(collectives_summary(op)));
+      }
+}
+
+std::string csv_field(std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  std::string out = "\"";
+  for (char ch : field) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+}  // namespace podsim::report

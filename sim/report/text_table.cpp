@@ -1,0 +1,51 @@
+// Aligned text tables for the human reports.
+#include "sim/report/text_table.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace podsim::report {
+
+TextTable::TextTable(std::vector<std::string> headers, std::vector<Align> align)
+    : headers_(std::move(headers)), align_(std::move(align)) {
+  align_.resize(headers_.size(), Align::left);
+}
+
+void TextTable::add_row(std::vector<std::string> cells) {
+  if (cells.size() > headers_.size())
+    throw std::invalid_argument("text table: a row has " + std::to_string(cells.size()) + " cells, the header has " +
+                                std::to_string(headers_.size()));
+  cells.resize(headers_.size());
+  rows_.push_back(std::move(cells));
+}
+
+std::string TextTable::render(std::string_view indent) const {
+  std::vector<std::size_t> width(headers_.size(), 0);
+  for (std::size_t c = 0; c < headers_.size(); ++c) {
+    width[c] = display_width(headers_[c]);
+    for (const auto& row : rows_)
+      width[c] = std::max(width[c], display_width(row[c]));
+  }
+  const auto line = [&](const std::vector<std::string>& cells) {
+    std::string out(indent);
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (c > 0) out += "  ";
+      const std::string pad(width[c] - display_width(cells[c]), ' ');
+      out += align_[c] == Align::right ? pad + cells[c] : cells[c] + pad;
+    }
+    while (!out.empty() && out.back() == ' ')
+      out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(headers_);
+  for (const auto& row : rows_)
+    out += line(row);
+  return out;
+}
+
+std::size_t display_width(std::string_view text) {
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
+}
+
+}  // namespace podsim::report
