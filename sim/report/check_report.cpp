@@ -2,15 +2,10 @@
 #include "sim/report/check_report.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
+
+#include "sim/report/run_report.hpp"
 
 namespace podsim::report {
-
-std::string check_value_text(const std::variant<double, bool, std::vector<std::int64_t>>& value) {
-  if (const auto* number = std::get_if<double>(&value)) return fmt::format("{:.10g}", *number);
-  if (const auto* flag = std::get_if<bool>(&value)) return *flag ? "true" : "false";
-  return fmt::format("[{}]", fmt::join(std::get<std::vector<std::int64_t>>(value), ", "));
-}
 
 std::string check_lines(const ScenarioRun& run) {
   std::string text;

@@ -75,7 +75,7 @@ std::string memory_text(const PlanRun& plan) {
     table.add_row({tensor.name, tensor.sharding, shape_text(tensor.local_shape), bytes_text(tensor.bytes_per_device),
                    bytes_text(tensor.total_bytes)});
   std::string out = "  memory per chip\n" + table.render("    ");
-  out += fmt::format("    sum {} of {} HBM: {}\n", bytes_text(plan.memory_per_chip_bytes), bytes_text(plan.hbm_bytes),
+  out += fmt::format("    peak {} of {} HBM: {}\n", bytes_text(plan.memory_per_chip_bytes), bytes_text(plan.hbm_bytes),
                      fit_text(plan.memory_per_chip_bytes, plan.hbm_bytes));
   out += fmt::format("    VMEM working set {} of {}: {}\n", bytes_text(plan.vmem_working_set_bytes),
                      bytes_text(plan.vmem_bytes), fit_text(plan.vmem_working_set_bytes, plan.vmem_bytes));

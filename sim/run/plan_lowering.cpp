@@ -70,6 +70,7 @@ class Lowering {
       out.tensors.push_back(state.tensor);
       tensors_[declared.name] = std::move(state);
     }
+    out.temporary_bytes.assign(spec_.program.size(), 0);
     for (std::size_t i = 0; i < spec_.program.size(); ++i) {
       const ScenarioOp& op = spec_.program[i];
       OpRun run;
@@ -252,6 +253,18 @@ class Lowering {
       fail(op, e.what());
     }
     run.matmul_case = plan.matmul_case;
+    // A gathered operand is a temporary copy beside the tensor itself.
+    auto local_bytes = [](const std::vector<std::int64_t>& shape, DType dtype) {
+      std::uint64_t elements = 1;
+      for (const auto dim : shape) elements *= static_cast<std::uint64_t>(dim);
+      return dtype_bytes(dtype, elements);
+    };
+    std::uint64_t temporary = 0;
+    bool lhs_moved = false, rhs_moved = false;
+    for (const auto& pc : plan.before) (pc.operand == PlannedCollective::Operand::lhs ? lhs_moved : rhs_moved) = true;
+    if (lhs_moved) temporary += local_bytes(plan.local_lhs_shape, lhs.tensor.dtype);
+    if (rhs_moved) temporary += local_bytes(plan.local_rhs_shape, rhs.tensor.dtype);
+    out.temporary_bytes[static_cast<std::size_t>(run.op_id)] = temporary;
     // Collectives on an operand wait only for that operand; the local matmul waits for both.
     ChipDeps lhs_ready = lhs.ready, rhs_ready = rhs.ready;
     for (const auto& name : op.after) {

@@ -42,6 +42,8 @@ struct LoweredPlan {
   PlanRun run;  // ops with their book figures, memory and fit; des figures are filled after simulation
   std::shared_ptr<EventGraph> graph;
   std::vector<LoweredTensor> tensors;
+  // Per op, bytes per chip it holds only while it runs: a matmul's gathered operands.
+  std::vector<std::uint64_t> temporary_bytes;
 };
 
 // Lowers `plan` (nullptr: the scenario's own shardings, named "default"). Throws InputError located at the op,

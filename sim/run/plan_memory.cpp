@@ -61,8 +61,9 @@ void account_memory(const ScenarioSpec& spec, LoweredPlan& plan) {
   for (std::size_t i = 0; i < spec.program.size(); ++i) {
     const ScenarioOp& op = spec.program[i];
     const std::uint64_t out_bytes = written[i] ? written_bytes[i] : 0;
-    peak = std::max(peak, total() + out_bytes);
-    std::uint64_t op_set = out_bytes;
+    const std::uint64_t temporary = plan.temporary_bytes.empty() ? 0 : plan.temporary_bytes[i];
+    peak = std::max(peak, total() + out_bytes + temporary);
+    std::uint64_t op_set = out_bytes + temporary;
     for (const auto& input : op.inputs)
       op_set += live.count(input) ? live[input] : 0;
     if (op.kind == OpKind::matmul || op.kind == OpKind::elementwise || op.kind == OpKind::load)

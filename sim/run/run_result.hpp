@@ -107,6 +107,8 @@ struct ScenarioRun {
   std::vector<std::int64_t> slice_shape;
   std::vector<bool> wraparound;
   std::shared_ptr<const Slice> slice;
+  double link_bandwidth_Bps = 0;  // per direction
+  double hop_latency_s = 0;
   std::vector<PlanRun> plans;
   std::vector<CheckResult> checks;
   bool checks_passed() const {

@@ -55,8 +55,8 @@ TEST(RunReportText, OpRowsShowDesBookRatioAndCollectives) {
 
 TEST(RunReportText, MemoryFitAndLinks) {
   const std::string text = run_report_text(sample_run());
-  EXPECT_TRUE(has_line(text, R"(    sum 12 GiB of 16 GiB HBM: fits)")) << text;
-  EXPECT_TRUE(has_line(text, R"(    sum 19\.25 GiB of 16 GiB HBM: DOES NOT FIT by 3\.25 GiB)")) << text;
+  EXPECT_TRUE(has_line(text, R"(    peak 12 GiB of 16 GiB HBM: fits)")) << text;
+  EXPECT_TRUE(has_line(text, R"(    peak 19\.25 GiB of 16 GiB HBM: DOES NOT FIT by 3\.25 GiB)")) << text;
   EXPECT_TRUE(has_line(text, R"(    VMEM working set 64 MiB of 128 MiB: fits)")) << text;
   EXPECT_TRUE(has_line(text, R"(    VMEM working set 256 MiB of 128 MiB: DOES NOT FIT by 128 MiB)")) << text;
   EXPECT_TRUE(has_line(text, R"(    W +W\[D_X, F\] +128x512 +8 GiB +32 GiB)")) << text;

@@ -17,6 +17,9 @@ void add_shard_command(CLI::App& app, Action& action);
 // `podsim collective`: one collective, book model and simulation (tools/podsim/collective_command.cpp).
 void add_collective_command(CLI::App& app, Action& action);
 
+// `podsim run`: run scenarios and report (tools/podsim/run_command.cpp).
+void add_run_command(CLI::App& app, Action& action);
+
 // `podsim check`: run scenarios' expectations (tools/podsim/check_command.cpp).
 void add_check_command(CLI::App& app, Action& action);
 

@@ -11,9 +11,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "podsim 0.1.0");
   app.require_subcommand(1);
   podsim::cli::Action action;
+  podsim::cli::add_run_command(app, action);
+  podsim::cli::add_check_command(app, action);
   podsim::cli::add_shard_command(app, action);
   podsim::cli::add_collective_command(app, action);
-  podsim::cli::add_check_command(app, action);
   podsim::cli::add_hardware_command(app, action);
   try {
     app.parse(argc, argv);
