@@ -28,7 +28,7 @@ struct PayloadSend {
 // input placement, headers and local copies are not payload.
 struct PayloadLedger {
   CollectiveKind kind = CollectiveKind::all_gather;
-  std::vector<PayloadSend> sends;  // by sender in logical mesh order, then by receiver in group order
+  std::vector<PayloadSend> sends;  // by phase, then sender in logical mesh order, then receiver in group order
 
   // Bytes `device` sends in all phases, or in one phase.
   std::uint64_t bytes_sent_by(std::int64_t device) const;
