@@ -82,10 +82,7 @@ std::vector<CheckResult> evaluate_checks(const ScenarioSpec& spec, const Scenari
     check.source = e.source;
     check.target = e.value;
     check.value = measure(run, e);
-    if (e.relative)
-      check.rel_tol = e.tolerance;
-    else
-      check.abs_tol = e.tolerance;
+    if (std::holds_alternative<double>(e.value)) (e.relative ? check.rel_tol : check.abs_tol) = e.tolerance;
     if (const auto* target = std::get_if<double>(&e.value)) {
       const double got = std::get<double>(check.value);
       const double allowed = e.relative ? e.tolerance * std::fabs(*target) : e.tolerance;
@@ -93,6 +90,17 @@ std::vector<CheckResult> evaluate_checks(const ScenarioSpec& spec, const Scenari
     } else {
       check.passed = check.value == check.target;
     }
+    checks.push_back(std::move(check));
+  }
+  // Functional mode: a plan whose values differ from the dense reference fails, whatever else was expected.
+  for (const auto& plan : run.plans) {
+    if (!plan.values_match) continue;
+    CheckResult check;
+    check.description = (plan.name == "default" ? "" : plan.name + ": ") + "values equal the dense reference";
+    check.value = *plan.values_match;
+    check.target = true;
+    check.passed = *plan.values_match;
+    check.source = plan.values_note;
     checks.push_back(std::move(check));
   }
   return checks;

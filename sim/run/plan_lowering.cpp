@@ -256,12 +256,14 @@ class Lowering {
     // A gathered operand is a temporary copy beside the tensor itself.
     auto local_bytes = [](const std::vector<std::int64_t>& shape, DType dtype) {
       std::uint64_t elements = 1;
-      for (const auto dim : shape) elements *= static_cast<std::uint64_t>(dim);
+      for (const auto dim : shape)
+        elements *= static_cast<std::uint64_t>(dim);
       return dtype_bytes(dtype, elements);
     };
     std::uint64_t temporary = 0;
     bool lhs_moved = false, rhs_moved = false;
-    for (const auto& pc : plan.before) (pc.operand == PlannedCollective::Operand::lhs ? lhs_moved : rhs_moved) = true;
+    for (const auto& pc : plan.before)
+      (pc.operand == PlannedCollective::Operand::lhs ? lhs_moved : rhs_moved) = true;
     if (lhs_moved) temporary += local_bytes(plan.local_lhs_shape, lhs.tensor.dtype);
     if (rhs_moved) temporary += local_bytes(plan.local_rhs_shape, rhs.tensor.dtype);
     out.temporary_bytes[static_cast<std::size_t>(run.op_id)] = temporary;

@@ -7,6 +7,7 @@
 #include "models/common/error.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/run/checks.hpp"
+#include "sim/run/functional_run.hpp"
 #include "sim/run/plan_lowering.hpp"
 
 namespace podsim {
@@ -114,9 +115,12 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   } catch (const Error& e) {
     throw InputError(spec.source_file, e.what());
   }
+  const bool verify =
+      options.verify_values || spec.options.verify_values || scenario_is_small(spec, kAutomaticVerifyElements);
   for (std::size_t i = 0; i < lowered.size(); ++i) {
     PlanRun plan = std::move(lowered[i].run);
     fill_des(plan, *lowered[i].graph, results[i], *platform.slice);
+    if (verify) verify_plan_values(spec, plans[i], plan);
     plan.graph = lowered[i].graph;
     plan.simulation = std::make_shared<const SimulationResult>(std::move(results[i]));
     run.plans.push_back(std::move(plan));
