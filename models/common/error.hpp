@@ -65,4 +65,16 @@ class InputError : public Error {
   std::size_t column_;
 };
 
+// Runs `step` and locates any podsim::Error it throws at `where` (an InputError passes through unchanged).
+template <typename Step>
+auto located(const std::string& where, Step&& step) -> decltype(step()) {
+  try {
+    return step();
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& error) {
+    throw InputError::at(where, error);
+  }
+}
+
 }  // namespace podsim

@@ -34,7 +34,11 @@ Shape parse_shape(std::string_view text) {
 }
 
 std::string format_shape(const Shape& shape) {
-  if (shape.empty()) return "scalar";
+  return shape.empty() ? "scalar" : format_dims(shape);
+}
+
+std::string format_dims(const std::vector<std::int64_t>& shape) {
+  if (shape.empty()) return "(none)";
   std::string text;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (i) text += 'x';

@@ -17,6 +17,9 @@ Shape parse_shape(std::string_view text);
 // `1024x4096`, `scalar` for rank 0.
 std::string format_shape(const Shape& shape);
 
+// `4x4x8`, `(none)` for rank 0: dims for sentences about slices and meshes.
+std::string format_dims(const std::vector<std::int64_t>& dims);
+
 // Product of the dims (1 for rank 0). Throws VerifyError when it overflows 64 bits.
 std::uint64_t element_count(const Shape& shape);
 

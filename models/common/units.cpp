@@ -241,4 +241,10 @@ std::string format_number(double value) {
   return four_digits(value);
 }
 
+std::string exact_number(double value) {
+  std::array<char, 32> buffer{};
+  const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value).ptr;
+  return std::string(buffer.data(), end);
+}
+
 }  // namespace podsim

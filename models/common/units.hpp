@@ -41,5 +41,7 @@ std::string format_rate(double flops_per_second);
 std::string format_frequency(double hertz);
 // A plain number with at most 4 significant digits: format_number(240.24) == "240.2", 1e20 == "1e+20".
 std::string format_number(double value);
+// The shortest text that reads back as exactly `value` (4.5e+10, 0, -1): for error messages.
+std::string exact_number(double value);
 
 }  // namespace podsim

@@ -9,16 +9,10 @@
 #include <utility>
 
 #include "models/common/error.hpp"
+#include "models/common/units.hpp"
 
 namespace podsim {
 namespace {
-
-// Shortest text that reads back as `value` (4.5e+10, 0, -1).
-std::string number_text(double value) {
-  std::array<char, 32> buffer{};
-  const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value).ptr;
-  return std::string(buffer.data(), end);
-}
 
 std::int64_t axis_hops(const CollectiveAxis& axis) {
   return axis.wraparound ? axis.size / 2 : axis.size - 1;
@@ -101,8 +95,8 @@ CostBreakdown all_to_all(const std::vector<CollectiveAxis>& axes, double v, doub
 CostBreakdown book_collective_cost(CollectiveKind kind, const std::vector<CollectiveAxis>& axes,
                                    std::uint64_t array_bytes, double w_uni_Bps, double alpha_s) {
   const std::string where = "book " + std::string(collective_kind_name(kind)) + " cost: ";
-  if (!(w_uni_Bps > 0)) throw VerifyError(where + "link bandwidth must be > 0 B/s, got: " + number_text(w_uni_Bps));
-  if (!(alpha_s >= 0)) throw VerifyError(where + "per-hop latency must be >= 0 s, got: " + number_text(alpha_s));
+  if (!(w_uni_Bps > 0)) throw VerifyError(where + "link bandwidth must be > 0 B/s, got: " + exact_number(w_uni_Bps));
+  if (!(alpha_s >= 0)) throw VerifyError(where + "per-hop latency must be >= 0 s, got: " + exact_number(alpha_s));
   std::vector<CollectiveAxis> active;
   for (std::size_t i = 0; i < axes.size(); ++i) {
     if (axes[i].size < 1)

@@ -6,26 +6,18 @@
 #include <string>
 
 #include "models/common/error.hpp"
+#include "models/common/units.hpp"
 
 namespace podsim {
-namespace {
-
-// Shortest text that reads back as `value` (4.5e+10, 0, -1).
-std::string number_text(double value) {
-  std::array<char, 32> buffer{};
-  const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value).ptr;
-  return std::string(buffer.data(), end);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 CostBreakdown book_point_to_point(std::uint64_t bytes, int hops, int ports, double w_uni_Bps, double alpha_s) {
   if (ports < 1) throw VerifyError("book point-to-point: ports must be >= 1, got: " + std::to_string(ports));
   if (hops < 0) throw VerifyError("book point-to-point: hops must be >= 0, got: " + std::to_string(hops));
   if (!(w_uni_Bps > 0))
-    throw VerifyError("book point-to-point: link bandwidth must be > 0 B/s, got: " + number_text(w_uni_Bps));
+    throw VerifyError("book point-to-point: link bandwidth must be > 0 B/s, got: " + exact_number(w_uni_Bps));
   if (!(alpha_s >= 0))
-    throw VerifyError("book point-to-point: per-hop latency must be >= 0 s, got: " + number_text(alpha_s));
+    throw VerifyError("book point-to-point: per-hop latency must be >= 0 s, got: " + exact_number(alpha_s));
   CostBreakdown cost;
   cost.bandwidth_s = static_cast<double>(bytes) / (ports * w_uni_Bps);
   cost.latency_s = hops * alpha_s;

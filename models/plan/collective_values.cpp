@@ -11,23 +11,13 @@
 namespace podsim {
 namespace {
 
-// `"X", "Y"`: the bare list, for sentences.
-std::string axes_text(const std::vector<AxisRef>& axes) {
-  std::string text;
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    if (i) text += ", ";
-    text += to_string(axes[i]);
-  }
-  return text;
-}
-
 // `["X", "Y"]`: the list as a value after `got:`.
 std::string axes_list(const std::vector<AxisRef>& axes) {
-  return "[" + axes_text(axes) + "]";
+  return "[" + to_string(axes) + "]";
 }
 
 std::string op_text(CollectiveKind kind, const std::vector<AxisRef>& axes) {
-  return std::string(collective_kind_name(kind)) + " over " + axes_text(axes);
+  return std::string(collective_kind_name(kind)) + " over " + to_string(axes);
 }
 
 // Size of `ref` and the distance between logical positions one step apart along it.
@@ -78,7 +68,7 @@ std::vector<AxisRef> remove_unreduced(CollectiveKind kind, const TensorSharding&
   for (const AxisRef& ref : axes) {
     const auto it = std::find(remaining.begin(), remaining.end(), ref);
     if (it == remaining.end())
-      throw VerifyError(op_text(kind, axes) + " needs a tensor unreduced over " + axes_text(axes) +
+      throw VerifyError(op_text(kind, axes) + " needs a tensor unreduced over " + to_string(axes) +
                         ", got unreduced axes: " + axes_list(s.unreduced));
     remaining.erase(it);
   }
@@ -226,7 +216,7 @@ CollectiveValues all_gather(const ShardedValues& values, const std::vector<AxisR
         partial.push_back(u);
   if (!partial.empty())
     throw VerifyError(op_text(kind, axes) + " would concatenate partial sums: the tensor is unreduced over " +
-                      axes_text(partial) + "; reduce it first (reduce-scatter or all-reduce)");
+                      to_string(partial) + "; reduce it first (reduce-scatter or all-reduce)");
   check_minor_suffix(kind, s, axes, dim);
 
   TensorSharding next = s;

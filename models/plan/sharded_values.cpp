@@ -12,15 +12,6 @@
 namespace podsim {
 namespace {
 
-std::string axes_text(const std::vector<AxisRef>& axes) {
-  std::string text;
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    if (i) text += ", ";
-    text += to_string(axes[i]);
-  }
-  return text;
-}
-
 std::string range_text(const Range& r) {
   return "[" + std::to_string(r.begin) + ", " + std::to_string(r.end) + ")";
 }
@@ -117,7 +108,7 @@ std::vector<Range> device_ranges(const ShardedValues& values, std::int64_t devic
 
 ShardedValues distribute(const DenseArray& global, const TensorSharding& sharding, const Mesh& mesh, DType dtype) {
   if (!sharding.unreduced.empty())
-    throw VerifyError("cannot distribute a finished array as unreduced over " + axes_text(sharding.unreduced) +
+    throw VerifyError("cannot distribute a finished array as unreduced over " + to_string(sharding.unreduced) +
                       ": unreduced local arrays are partial sums that a local product makes");
   const Layout layout = compute_layout(global.shape(), dtype, sharding, mesh);
   std::vector<DenseArray> locals;
@@ -135,7 +126,7 @@ ShardedValues distribute(const DenseArray& global, const TensorSharding& shardin
 DenseArray assemble(const ShardedValues& values) {
   const TensorSharding& s = values.sharding();
   if (!s.unreduced.empty())
-    throw VerifyError("cannot assemble a tensor that is unreduced over " + axes_text(s.unreduced) +
+    throw VerifyError("cannot assemble a tensor that is unreduced over " + to_string(s.unreduced) +
                       ": its local arrays are partial sums; reduce it first (all-reduce or reduce-scatter)");
   DenseArray out(values.global_shape());
   std::vector<std::int64_t> holder(out.size(), -1);  // device that first supplied each element

@@ -48,6 +48,15 @@ std::string to_string(const AxisRef& ref) {
   return text;
 }
 
+std::string to_string(const std::vector<AxisRef>& refs) {
+  std::string text;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    if (i) text += ", ";
+    text += to_string(refs[i]);
+  }
+  return text;
+}
+
 bool axis_ref_less(const AxisRef& a, const AxisRef& b, const Mesh& mesh) {
   if (a.name != b.name) {
     const auto ia = mesh.axis_index(a.name);

@@ -39,6 +39,8 @@ std::string quote_string(std::string_view name);
 
 // Shardy text of a ref: `"x"` or `"x":(2)4`.
 std::string to_string(const AxisRef& ref);
+// Refs joined for sentences: `"X", "y":(2)2`.
+std::string to_string(const std::vector<AxisRef>& refs);
 
 // Shardy's mesh comparator: different names by mesh axis order (unknown names after known ones,
 // then by name); the same name as `"a":(1)k < "a" < "a":(m)k` (m > 1), sub-axes by (pre_size, size).

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/common/error.hpp"
+#include "models/sharding/expressible.hpp"
 #include "models/sharding/shardy_print.hpp"
 
 namespace podsim {
@@ -115,10 +116,6 @@ std::string default_label(std::size_t index) {
   return label;
 }
 
-[[noreturn]] void cannot_express(const std::string& what, const TensorSharding& s) {
-  throw VerifyError("the book notation cannot express " + what + ", got: " + print_shardy_sharding(s));
-}
-
 // `XY` when every name is one letter, `{data,model}` otherwise.
 std::string subscript(const std::vector<AxisRef>& axes) {
   bool all_letters = true;
@@ -131,20 +128,10 @@ std::string subscript(const std::vector<AxisRef>& axes) {
 }
 
 void check_expressible(const TensorSharding& s) {
-  for (const auto& dim : s.dims) {
-    for (const auto& ref : dim.axes)
-      if (ref.is_sub_axis()) cannot_express("sub-axes", s);
-    if (!dim.is_closed) cannot_express("open dimensions", s);
-    if (dim.priority) cannot_express("priorities", s);
-  }
-  if (!s.replicated.empty()) cannot_express("explicitly replicated axes", s);
-  for (const auto& ref : s.unreduced)
-    if (ref.is_sub_axis()) cannot_express("sub-axes", s);
-  if (!s.unreduced.empty() && s.unreduced_reduction != Reduction::sum)
-    cannot_express(
-        std::string("unreduced axes with reduction ") + (s.unreduced_reduction == Reduction::max ? "max" : "min"), s);
+  require_plain_sharding(s, "the book notation");
   const auto check_name = [&s](const AxisRef& ref) {
-    if (!is_word(ref.name)) cannot_express("axis name \"" + ref.name + "\" (not letters, digits or '_')", s);
+    if (!is_word(ref.name))
+      cannot_express("the book notation", "axis name \"" + ref.name + "\" (not letters, digits or '_')", s);
   };
   for (const auto& dim : s.dims)
     for (const auto& ref : dim.axes)

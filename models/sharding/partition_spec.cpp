@@ -9,6 +9,7 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/book_notation.hpp"
+#include "models/sharding/expressible.hpp"
 #include "models/sharding/shardy_print.hpp"
 
 namespace podsim {
@@ -103,32 +104,13 @@ void parse_callee(Cursor& cursor) {
   throw ParseError("expected 'P' or 'PartitionSpec', got: '" + callee + "'", column);
 }
 
-[[noreturn]] void cannot_express(const std::string& what, const TensorSharding& s) {
-  throw VerifyError("a PartitionSpec cannot express " + what + ", got: " + print_shardy_sharding(s));
-}
-
 // Python literal of an axis name: single quotes, or double quotes when the name holds a single quote.
 std::string quoted(const AxisRef& ref, const TensorSharding& s) {
   const bool has_single = ref.name.find('\'') != std::string::npos;
   const bool has_double = ref.name.find('"') != std::string::npos;
   if ((has_single && has_double) || ref.name.find('\\') != std::string::npos)
-    cannot_express("axis name " + to_string(ref) + " (needs escapes)", s);
+    cannot_express("a PartitionSpec", "axis name " + to_string(ref) + " (needs escapes)", s);
   return has_single ? "\"" + ref.name + "\"" : "'" + ref.name + "'";
-}
-
-void check_expressible(const TensorSharding& s) {
-  for (const auto& dim : s.dims) {
-    for (const auto& ref : dim.axes)
-      if (ref.is_sub_axis()) cannot_express("sub-axes", s);
-    if (!dim.is_closed) cannot_express("open dimensions", s);
-    if (dim.priority) cannot_express("priorities", s);
-  }
-  if (!s.replicated.empty()) cannot_express("explicitly replicated axes", s);
-  for (const auto& ref : s.unreduced)
-    if (ref.is_sub_axis()) cannot_express("sub-axes", s);
-  if (!s.unreduced.empty() && s.unreduced_reduction != Reduction::sum)
-    cannot_express(
-        std::string("unreduced axes with reduction ") + (s.unreduced_reduction == Reduction::max ? "max" : "min"), s);
 }
 
 }  // namespace
@@ -185,7 +167,7 @@ TensorSharding parse_partition_spec(std::string_view text, const std::string& me
 }
 
 std::string print_partition_spec(const TensorSharding& s) {
-  check_expressible(s);
+  require_plain_sharding(s, "a PartitionSpec");
   std::string text = "P(";
   for (std::size_t i = 0; i < s.dims.size(); ++i) {
     const auto& axes = s.dims[i].axes;

@@ -8,21 +8,7 @@
 #include "models/sharding/sharding_verify.hpp"
 
 namespace podsim {
-namespace {
-
-// Runs `step`; rethrows a podsim::Error located at `where`.
-template <typename Step>
-auto located(const std::string& where, Step&& step) -> decltype(step()) {
-  try {
-    return step();
-  } catch (const InputError&) {
-    throw;
-  } catch (const Error& error) {
-    throw InputError::at(where, error);
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 ShardAnswer answer_shard_request(const ShardRequest& request) {
   ShardAnswer answer;

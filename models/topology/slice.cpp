@@ -4,20 +4,12 @@
 #include <utility>
 
 #include "models/common/error.hpp"
+#include "models/common/shape.hpp"
 
 namespace podsim {
 namespace {
 
 constexpr std::int64_t kMaxChips = std::int64_t{1} << 31;
-
-std::string join_shape(const std::vector<std::int64_t>& shape) {
-  std::string text;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (d) text += 'x';
-    text += std::to_string(shape[d]);
-  }
-  return text.empty() ? "(none)" : text;
-}
 
 }  // namespace
 
@@ -38,16 +30,16 @@ Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound)
     : shape_(std::move(shape)), wrap_(std::move(wraparound)) {
   if (shape_.empty() || shape_.size() > 3)
     throw VerifyError("slice: rank must be 1, 2 or 3, got: " + std::to_string(shape_.size()) + " (shape " +
-                      join_shape(shape_) + ")");
+                      format_dims(shape_) + ")");
   if (wrap_.size() != shape_.size())
     throw VerifyError("slice: wraparound needs one flag per dim, got: " + std::to_string(wrap_.size()) +
-                      " flags for shape " + join_shape(shape_));
+                      " flags for shape " + format_dims(shape_));
   num_chips_ = 1;
   for (std::size_t d = 0; d < shape_.size(); ++d) {
     if (shape_[d] < 1)
-      throw VerifyError("slice: dim " + std::to_string(d) + " size must be >= 1, got: " + join_shape(shape_));
+      throw VerifyError("slice: dim " + std::to_string(d) + " size must be >= 1, got: " + format_dims(shape_));
     num_chips_ *= shape_[d];
-    if (num_chips_ > kMaxChips) throw VerifyError("slice: at most 2^31 chips, got: shape " + join_shape(shape_));
+    if (num_chips_ > kMaxChips) throw VerifyError("slice: at most 2^31 chips, got: shape " + format_dims(shape_));
     if (shape_[d] <= 2) wrap_[d] = false;  // the wrap link would duplicate the direct one
   }
   stride_.assign(shape_.size(), 1);
@@ -76,7 +68,7 @@ Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound)
 }
 
 std::string Slice::shape_string() const {
-  return join_shape(shape_);
+  return format_dims(shape_);
 }
 
 void Slice::check_chip(ChipId chip) const {

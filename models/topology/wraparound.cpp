@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "models/common/error.hpp"
+#include "models/common/shape.hpp"
 
 namespace podsim {
 namespace {
@@ -20,22 +21,13 @@ constexpr std::array<std::pair<std::string_view, WrapRule>, 4> kRules = {{
     {"never", WrapRule::never},
 }};
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string text;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (d) text += 'x';
-    text += std::to_string(shape[d]);
-  }
-  return text.empty() ? "(none)" : text;
-}
-
 }  // namespace
 
 std::vector<bool> wraparound_for(WrapRule rule, const std::vector<std::int64_t>& shape,
                                  const std::vector<std::int64_t>& pod_shape) {
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (shape[d] < 1)
-      throw VerifyError("wraparound: dim " + std::to_string(d) + " size must be >= 1, got: " + shape_text(shape));
+      throw VerifyError("wraparound: dim " + std::to_string(d) + " size must be >= 1, got: " + format_dims(shape));
   std::vector<bool> wraps(shape.size(), false);
   switch (rule) {
     case WrapRule::never:
@@ -55,11 +47,11 @@ std::vector<bool> wraparound_for(WrapRule rule, const std::vector<std::int64_t>&
     case WrapRule::full_pod_axis:
       if (pod_shape.size() != shape.size())
         throw VerifyError("wraparound: full_pod_axis needs a pod shape of the slice's rank, got: pod " +
-                          shape_text(pod_shape) + " for slice " + shape_text(shape));
+                          format_dims(pod_shape) + " for slice " + format_dims(shape));
       for (std::size_t d = 0; d < shape.size(); ++d) {
         if (shape[d] > pod_shape[d])
           throw VerifyError("wraparound: slice dim " + std::to_string(d) + " exceeds the pod, got: slice " +
-                            shape_text(shape) + " in pod " + shape_text(pod_shape));
+                            format_dims(shape) + " in pod " + format_dims(pod_shape));
         wraps[d] = shape[d] == pod_shape[d];
       }
       break;

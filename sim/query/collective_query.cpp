@@ -24,17 +24,6 @@
 namespace podsim {
 namespace {
 
-template <typename Step>
-auto located(const std::string& where, Step&& step) -> decltype(step()) {
-  try {
-    return step();
-  } catch (const InputError&) {
-    throw;
-  } catch (const Error& error) {
-    throw InputError::at(where, error);
-  }
-}
-
 std::vector<std::string> split_axes(const std::string& text) {
   std::vector<std::string> axes;
   std::size_t pos = 0;

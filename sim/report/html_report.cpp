@@ -31,16 +31,6 @@ svg { display: block; margin: .6em 0; font-size: 12px; } svg text { fill: #222; 
 std::string esc(std::string_view text) {
   return html_escape(text);
 }
-std::string bytes_text(std::uint64_t bytes) {
-  return format_bytes(static_cast<double>(bytes));
-}
-std::string ratio_text(std::optional<double> ratio) {
-  return ratio ? fmt::format("{:.3f}", *ratio) : "-";
-}
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  return shape.empty() ? "-" : fmt::format("{}", fmt::join(shape, "x"));
-}
 
 // One table row; cells starting with '\x01' are numbers (right-aligned), the marker is stripped.
 std::string row(const std::vector<std::string>& cells, bool header = false, const std::string& cls = "") {

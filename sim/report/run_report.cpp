@@ -16,18 +16,6 @@ namespace {
 using nlohmann::json;
 using Align = TextTable::Align;
 
-std::string bytes_text(std::uint64_t bytes) {
-  return format_bytes(static_cast<double>(bytes));
-}
-
-std::string ratio_text(std::optional<double> ratio) {
-  return ratio ? fmt::format("{:.3f}", *ratio) : "-";
-}
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  return shape.empty() ? "-" : fmt::format("{}", fmt::join(shape, "x"));
-}
-
 std::string wrap_text(const std::vector<bool>& wraparound) {
   std::vector<std::string> words;
   for (bool wraps : wraparound)
@@ -257,6 +245,18 @@ PlanComparison compare_plans(const ScenarioRun& run) {
       best.fastest_fitting = i;
   }
   return best;
+}
+
+std::string bytes_text(std::uint64_t bytes) {
+  return format_bytes(static_cast<double>(bytes));
+}
+
+std::string ratio_text(std::optional<double> ratio) {
+  return ratio ? fmt::format("{:.3f}", *ratio) : "-";
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  return shape.empty() ? "-" : fmt::format("{}", fmt::join(shape, "x"));
 }
 
 std::optional<double> des_over_book(double des_time_s, double book_time_s) {

@@ -27,6 +27,13 @@ struct PlanComparison {
 PlanComparison compare_plans(const ScenarioRun& run);
 
 // des / book, or nullopt when the book time is not positive.
+// `16 MiB`.
+std::string bytes_text(std::uint64_t bytes);
+// `1.234`, or `-` without a ratio.
+std::string ratio_text(std::optional<double> ratio);
+// `128x8192`, or `-` for rank 0.
+std::string shape_text(const std::vector<std::int64_t>& shape);
+
 std::optional<double> des_over_book(double des_time_s, double book_time_s);
 
 // "all-gather X (V=32 MiB)", axes joined by ",", "all-reduce X,Y (V=1 GiB)".
