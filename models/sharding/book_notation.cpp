@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/common/error.hpp"
+#include "models/common/text_cursor.hpp"
 #include "models/sharding/expressible.hpp"
 #include "models/sharding/shardy_print.hpp"
 
@@ -23,50 +24,7 @@ bool is_digit(char c) {
 bool is_word_char(char c) {
   return is_letter(c) || is_digit(c) || c == '_';
 }
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-// A position in the text with the "expected X, got: Y" errors of the grammar above.
-class Cursor {
- public:
-  explicit Cursor(std::string_view text) : text_(text) {}
-
-  void skip_spaces() {
-    while (pos_ < text_.size() && is_space(text_[pos_]))
-      ++pos_;
-  }
-  // The next character (after spaces), or '\0' at the end.
-  char peek() {
-    skip_spaces();
-    return pos_ < text_.size() ? text_[pos_] : '\0';
-  }
-  bool at_end() {
-    skip_spaces();
-    return pos_ == text_.size();
-  }
-  bool consume(char c) {
-    if (peek() != c) return false;
-    ++pos_;
-    return true;
-  }
-  // Characters from here while `accept` holds (no spaces skipped inside).
-  template <typename Pred>
-  std::string take_while(Pred accept) {
-    const std::size_t begin = pos_;
-    while (pos_ < text_.size() && accept(text_[pos_]))
-      ++pos_;
-    return std::string(text_.substr(begin, pos_ - begin));
-  }
-  [[noreturn]] void fail(const std::string& expected) {
-    const std::string got = at_end() ? "end of input" : "'" + std::string(1, text_[pos_]) + "'";
-    throw ParseError("expected " + expected + ", got: " + got, pos_ + 1);
-  }
-
- private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
+using Cursor = TextCursor;
 
 std::vector<AxisRef> parse_axes(Cursor& cursor) {
   std::vector<AxisRef> axes;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/common/error.hpp"
+#include "models/common/text_cursor.hpp"
 #include "models/sharding/book_notation.hpp"
 #include "models/sharding/expressible.hpp"
 #include "models/sharding/shardy_print.hpp"
@@ -18,59 +19,29 @@ namespace {
 bool is_word_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+using Cursor = TextCursor;
+
+// A word (identifier characters) after spaces.
+std::string read_word(Cursor& cursor) {
+  cursor.skip_spaces();
+  return cursor.take_while(is_word_char);
 }
 
-// A position in the text with the "expected X, got: Y" errors of the grammar above.
-class Cursor {
- public:
-  explicit Cursor(std::string_view text) : text_(text) {}
-
-  // The next character (after spaces), or '\0' at the end.
-  char peek() {
-    while (pos_ < text_.size() && is_space(text_[pos_]))
-      ++pos_;
-    return pos_ < text_.size() ? text_[pos_] : '\0';
+// A quoted axis name; the cursor is on the opening quote.
+std::string read_string(Cursor& cursor) {
+  const char quote = cursor.current();
+  cursor.advance();
+  std::string name;
+  while (cursor.current() != quote) {
+    if (cursor.current() == '\0') cursor.fail(std::string("a closing ") + quote);
+    if (cursor.current() == '\\')
+      throw ParseError("escape sequences are not supported in axis names, got: '\\'", cursor.here());
+    name += cursor.current();
+    cursor.advance();
   }
-  bool at_end() { return peek() == '\0' && pos_ == text_.size(); }
-  bool consume(char c) {
-    if (peek() != c) return false;
-    ++pos_;
-    return true;
-  }
-  std::string word() {
-    peek();
-    const std::size_t begin = pos_;
-    while (pos_ < text_.size() && is_word_char(text_[pos_]))
-      ++pos_;
-    return std::string(text_.substr(begin, pos_ - begin));
-  }
-  // A quoted axis name; the cursor is on the opening quote.
-  std::string string() {
-    const char quote = text_[pos_++];
-    const std::size_t begin = pos_;
-    while (pos_ < text_.size() && text_[pos_] != quote) {
-      if (text_[pos_] == '\\')
-        throw ParseError("escape sequences are not supported in axis names, got: '\\'", pos_ + 1);
-      ++pos_;
-    }
-    if (pos_ == text_.size()) fail(std::string("a closing ") + quote);
-    return std::string(text_.substr(begin, pos_++ - begin));
-  }
-  std::size_t column() {
-    peek();
-    return pos_ + 1;
-  }
-  [[noreturn]] void fail(const std::string& expected) {
-    const std::string got = at_end() ? "end of input" : "'" + std::string(1, text_[pos_]) + "'";
-    throw ParseError("expected " + expected + ", got: " + got, pos_ + 1);
-  }
-
- private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
+  cursor.advance();
+  return name;
+}
 
 bool is_quote(char c) {
   return c == '\'' || c == '"';
@@ -80,7 +51,7 @@ bool is_quote(char c) {
 std::vector<AxisRef> parse_strings(Cursor& cursor, char close) {
   std::vector<AxisRef> refs;
   while (is_quote(cursor.peek())) {
-    refs.push_back({cursor.string(), std::nullopt});
+    refs.push_back({read_string(cursor), std::nullopt});
     if (!cursor.consume(',')) break;
   }
   if (!cursor.consume(close))
@@ -93,11 +64,11 @@ void parse_callee(Cursor& cursor) {
   static constexpr std::array<std::string_view, 5> kCallees = {"P", "PartitionSpec", "jax.P", "jax.sharding.P",
                                                                "jax.sharding.PartitionSpec"};
   const std::size_t column = cursor.column();
-  std::string callee = cursor.word();
+  std::string callee = read_word(cursor);
   if (callee.empty()) cursor.fail("'P' or 'PartitionSpec'");
   while (cursor.consume('.')) {
     callee += '.';
-    callee += cursor.word();
+    callee += read_word(cursor);
   }
   for (const auto& known : kCallees)
     if (callee == known) return;
@@ -129,12 +100,12 @@ TensorSharding parse_partition_spec(std::string_view text, const std::string& me
     std::optional<DimSharding> dim;  // nullopt for a keyword argument
     if (is_quote(next)) {
       dim = DimSharding{};
-      dim->axes.push_back({cursor.string(), std::nullopt});
+      dim->axes.push_back({read_string(cursor), std::nullopt});
     } else if (cursor.consume('(')) {
       dim = DimSharding{};
       dim->axes = parse_strings(cursor, ')');
     } else if (is_word_char(next)) {
-      const std::string word = cursor.word();
+      const std::string word = read_word(cursor);
       if (cursor.consume('=')) {
         if (word != "unreduced") throw ParseError("unknown keyword argument, got: '" + word + "'", column);
         if (seen_unreduced) throw ParseError("keyword argument repeated, got: 'unreduced'", column);
