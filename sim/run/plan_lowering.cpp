@@ -93,8 +93,9 @@ class Lowering {
   }
 
  private:
+  // Errors name the op's place in the file and, when the scenario has plans, the plan that broke the rule.
   [[noreturn]] void fail(const ScenarioOp& op, const std::string& message) const {
-    throw InputError(spec_.source_file + ": " + op.pointer, message);
+    throw InputError(spec_.source_file + ": " + op.pointer, (plan_ ? "plan " + plan_->name + ": " : "") + message);
   }
 
   const Mesh& mesh() const { return spec_.mesh.mesh; }
@@ -288,7 +289,9 @@ class Lowering {
                                  static_cast<std::int64_t>(std::max<std::uint64_t>(plan.n, 1)), lhs.tensor.dtype,
                                  op.out_dtype);
     } catch (const Error& e) {
-      fail(op, e.what());
+      const std::string message = e.what();
+      const bool no_peak = message.find("peak FLOP/s") != std::string::npos;
+      fail(op, message + (no_peak ? "; a scenario can add one under hardware overrides, chip.peak_flops" : ""));
     }
     run.flops = plan.local_flops;
     run.compute_time_s = roofline.time_s;
