@@ -120,7 +120,7 @@ std::string memory_bars_svg(const ScenarioRun& run) {
   const double height = static_cast<double>(run.plans.size()) * (bar_h + gap) + 24;
   std::string out = fmt::format(
       "<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"memory per chip and HBM capacity per plan\">\n",
-      label_w + bar_w + 190, height);
+      label_w + bar_w + 300, height);
   out += fmt::format(
       "<line x1=\"{0}\" y1=\"7\" x2=\"{1}\" y2=\"7\" stroke=\"#222\" stroke-dasharray=\"4 3\" stroke-width=\"2\"/>"
       "<text x=\"{2}\" y=\"11\">HBM capacity per chip</text>\n",
@@ -197,7 +197,7 @@ std::string plan_html(const PlanRun& plan) {
     const std::string text = fit_text(used, capacity);
     return text == "fits" ? "<span class=\"pass\">fits</span>" : "<span class=\"fail\">" + esc(text) + "</span>";
   };
-  out += row({"<b>sum per chip</b>", "", "", num(bytes_text(plan.memory_per_chip_bytes)),
+  out += row({"<b>peak per chip</b>", "", "", num(bytes_text(plan.memory_per_chip_bytes)),
               "of " + bytes_text(plan.hbm_bytes) + " HBM: " + fit_cell(plan.memory_per_chip_bytes, plan.hbm_bytes)});
   out +=
       row({"<b>VMEM working set</b>", "", "", num(bytes_text(plan.vmem_working_set_bytes)),

@@ -62,10 +62,14 @@ class Lowering {
     out.run.description = plan_ ? plan_->description : spec_.description;
     for (const auto& declared : spec_.tensors) {
       TensorState state;
-      state.tensor = {declared.name, declared.shape, declared.dtype, declared.sharding.sharding(), true, -1};
+      state.tensor = {declared.name, declared.shape, declared.dtype, declared.sharding.sharding(), true, -1,
+                      declared.sharding.parsed.dim_labels};
       if (plan_)
         for (const auto& [name, sharding] : plan_->shardings)
-          if (name == declared.name) state.tensor.sharding = sharding.sharding();
+          if (name == declared.name) {
+            state.tensor.sharding = sharding.sharding();
+            if (!sharding.parsed.dim_labels.empty()) state.tensor.labels = sharding.parsed.dim_labels;
+          }
       state.ready.assign(chips_, {});
       out.tensors.push_back(state.tensor);
       tensors_[declared.name] = std::move(state);

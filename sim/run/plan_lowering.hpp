@@ -36,6 +36,7 @@ struct LoweredTensor {
   TensorSharding sharding;
   bool declared = true;
   int written_by = -1;  // index of the op that writes this version (-1: declared)
+  std::vector<std::string> labels;  // dim labels for printing (`B`, `D`), from the book notation or an einsum
 };
 
 struct LoweredPlan {

@@ -13,7 +13,8 @@ namespace {
 
 std::string printed(const LoweredTensor& tensor) {
   try {
-    return print_book_sharding(tensor.sharding, tensor.name);
+    const bool labelled = tensor.labels.size() == tensor.shape.size();
+    return print_book_sharding(tensor.sharding, tensor.name, labelled ? tensor.labels : std::vector<std::string>{});
   } catch (const Error&) {
     return print_shardy_sharding(tensor.sharding);
   }
