@@ -35,7 +35,8 @@ PhaseAlgorithm phase_algorithm(Algorithm algorithm) {
 // Builds one composite collective step by step over a frontier.
 class Composer {
  public:
-  Composer(EventGraph& graph, const CollectiveRequest& request) : graph_(graph), request_(request) {}
+  Composer(EventGraph& graph, const CollectiveRequest& request, GraphSymmetry* symmetry)
+      : graph_(graph), request_(request), symmetry_(symmetry) {}
 
   // All-gather or reduce-scatter over one axis, every group at once.
   void phase(Frontier& frontier, const AxisGroups& axis, CollectiveKind op, std::uint64_t shard_bytes) {
@@ -43,8 +44,11 @@ class Composer {
     const PhaseAlgorithm schedule = phase_algorithm(algorithm);
     const PhaseSpec spec{op, shard_bytes, request_.reduce_flops_per_byte, request_.op_id, step_};
     Frontier out(static_cast<std::int32_t>(frontier.per_chip.size()));
-    for (const auto& group : axis.groups)
+    PhaseGroups* record = begin_record(axis);
+    for (const auto& group : axis.groups) {
       if (group.size() > 1 && shard_bytes > 0) schedule(graph_, frontier, out, group, spec);
+      end_group(record);
+    }
     carry_untouched(frontier, out);
     frontier = std::move(out);
     step_ += phase_steps(algorithm, static_cast<std::int32_t>(group_size(axis)));
@@ -53,8 +57,11 @@ class Composer {
   void all_to_all(Frontier& frontier, const AxisGroups& axis, std::uint64_t local_bytes) {
     Frontier out(static_cast<std::int32_t>(frontier.per_chip.size()));
     const auto n = static_cast<std::uint64_t>(group_size(axis));
-    for (const auto& group : axis.groups)
+    PhaseGroups* record = begin_record(axis);
+    for (const auto& group : axis.groups) {
       all_to_all_direct(graph_, frontier, out, group, ceil_div(local_bytes, n), request_.op_id, step_);
+      end_group(record);
+    }
     carry_untouched(frontier, out);
     frontier = std::move(out);
     ++step_;
@@ -96,6 +103,18 @@ class Composer {
   }
 
  private:
+  // The record of a phase over `axis` about to be appended, or nullptr when none is kept.
+  PhaseGroups* begin_record(const AxisGroups& axis) {
+    if (symmetry_ == nullptr) return nullptr;
+    PhaseGroups& record = symmetry_->phases.emplace_back();
+    record.groups = axis.groups;
+    record.begin.push_back(static_cast<TaskId>(graph_.tasks.size()));
+    return &record;
+  }
+  void end_group(PhaseGroups* record) {
+    if (record != nullptr) record->begin.push_back(static_cast<TaskId>(graph_.tasks.size()));
+  }
+
   void reduce_scatter(Frontier& frontier, const std::vector<const AxisGroups*>& axes, std::uint64_t bytes) {
     std::uint64_t data = bytes;
     for (const auto* axis : axes) {
@@ -107,6 +126,7 @@ class Composer {
 
   EventGraph& graph_;
   const CollectiveRequest& request_;
+  GraphSymmetry* symmetry_;
   std::int32_t step_ = 0;
 };
 
@@ -148,10 +168,11 @@ void verify_collective(const CollectiveRequest& request, std::int32_t num_chips)
   }
 }
 
-void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request) {
+void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request,
+                       GraphSymmetry* symmetry) {
   verify_collective(request, graph.num_chips);
   frontier.per_chip.resize(static_cast<std::size_t>(graph.num_chips));
-  Composer composer(graph, request);
+  Composer composer(graph, request, symmetry);
   std::vector<const AxisGroups*> axes;
   for (const auto& axis : request.axes)
     axes.push_back(&axis);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <span>
 #include <string>
@@ -254,6 +255,15 @@ std::vector<TaskTiming> GraphRunner::timings() const {
   return out;
 }
 
+// The process's peak resident set (VmHWM of /proc/self/status) in bytes, or 0 if it cannot be read.
+std::uint64_t peak_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  return 0;
+}
+
 }  // namespace
 
 GraphRun run_event_graph(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes) {
@@ -273,6 +283,7 @@ GraphRun run_event_graph(const NetworkSpec& network, const EventGraph& graph, co
   GraphRun run;
   run.tasks = runner.timings();
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  run.peak_rss_bytes = peak_rss_bytes();
   return run;
 }
 

@@ -1,0 +1,311 @@
+// The representative path: check the hint's structure, then phase by phase put groups in classes by the relative
+// start times their external dependencies allow, simulate one group per class (releases become zero-byte
+// transfers to a timer chip over a link whose latency is the release), copy the timings to the class, and check
+// afterwards that no two phases shared a link or a chip's processor at the same time.
+#include "sim/engine/symmetric_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "sim/engine/input_check.hpp"
+#include "sim/engine/link_ledger.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/engine/validated_run.hpp"
+
+namespace podsim {
+namespace {
+
+using engine::RouteTable;
+
+constexpr double kReleaseQuantum_s = 1e-15;  // releases closer than this put groups in one class
+
+// The checks before simulating (simulate_symmetric's first two rules).
+bool structure_holds(const NetworkSpec& network, const EventGraph& graph, const GraphSymmetry& symmetry,
+                     const RouteTable& routes) {
+  const auto num_chips = static_cast<std::size_t>(network.num_chips);
+  TaskId next = 0;
+  for (const PhaseGroups& phase : symmetry.phases) {
+    if (phase.begin.size() != phase.groups.size() + 1 || phase.begin.front() != next) return false;
+    for (std::size_t g = 0; g + 1 < phase.begin.size(); ++g)
+      if (phase.begin[g + 1] < phase.begin[g]) return false;
+    next = phase.begin.back();
+  }
+  if (next != static_cast<TaskId>(graph.tasks.size())) return false;
+
+  std::vector<std::int32_t> group_of(num_chips), position(num_chips);
+  std::vector<std::int32_t> link_phase(network.links.size(), -1), link_group(network.links.size(), -1);
+  for (std::size_t p = 0; p < symmetry.phases.size(); ++p) {
+    const PhaseGroups& phase = symmetry.phases[p];
+    if (phase.groups.empty()) continue;
+    std::fill(group_of.begin(), group_of.end(), -1);
+    for (std::size_t g = 0; g < phase.groups.size(); ++g)
+      for (std::size_t i = 0; i < phase.groups[g].size(); ++i) {
+        const ChipId chip = phase.groups[g][i];
+        if (chip < 0 || static_cast<std::size_t>(chip) >= num_chips || group_of[static_cast<std::size_t>(chip)] >= 0)
+          return false;
+        group_of[static_cast<std::size_t>(chip)] = static_cast<std::int32_t>(g);
+        position[static_cast<std::size_t>(chip)] = static_cast<std::int32_t>(i);
+      }
+    const TaskId first = phase.begin.front();
+    const TaskId length = phase.begin[1] - phase.begin[0];
+    for (std::size_t g = 0; g < phase.groups.size(); ++g) {
+      const TaskId begin = phase.begin[g], end = phase.begin[g + 1];
+      if (end - begin != length) return false;
+      for (TaskId k = 0; k < length; ++k) {
+        const Task& t = graph.tasks[static_cast<std::size_t>(begin + k)];
+        const Task& r = graph.tasks[static_cast<std::size_t>(first + k)];
+        if (t.kind != r.kind || t.bytes != r.bytes || t.flops != r.flops || t.deps.size() != r.deps.size())
+          return false;
+        const auto src = static_cast<std::size_t>(t.src_chip), dst = static_cast<std::size_t>(t.dst_chip);
+        if (group_of[src] != static_cast<std::int32_t>(g) || group_of[dst] != static_cast<std::int32_t>(g))
+          return false;
+        if (position[src] != position[static_cast<std::size_t>(r.src_chip)] ||
+            position[dst] != position[static_cast<std::size_t>(r.dst_chip)])
+          return false;
+        for (std::size_t i = 0; i < t.deps.size(); ++i) {
+          const TaskId d = t.deps[i], e = r.deps[i];
+          if (d >= begin && d < end) {
+            if (e != first + (d - begin)) return false;
+          } else if (d >= first || e >= first) {
+            return false;  // on another group of this phase, or on a later phase
+          }
+        }
+        if (t.kind != TaskKind::transfer || t.src_chip == t.dst_chip) continue;
+        const auto mine = routes.links(t.src_chip, t.dst_chip);
+        const auto twin = routes.links(r.src_chip, r.dst_chip);
+        if (mine.size() != twin.size()) return false;
+        for (std::size_t j = 0; j < mine.size(); ++j) {
+          const auto l = static_cast<std::size_t>(mine[j]);
+          const LinkSpec& a = network.links[l];
+          const LinkSpec& b = network.links[static_cast<std::size_t>(twin[j])];
+          if (a.bandwidth_Bps != b.bandwidth_Bps || a.latency_s != b.latency_s) return false;
+          if (link_phase[l] == static_cast<std::int32_t>(p) && link_group[l] != static_cast<std::int32_t>(g))
+            return false;
+          link_phase[l] = static_cast<std::int32_t>(p);
+          link_group[l] = static_cast<std::int32_t>(g);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// Per phase, the time span of its traffic on a resource (link or chip processor).
+struct Span {
+  std::int32_t phase;
+  double lo, hi;
+};
+
+void widen(std::vector<Span>& spans, std::int32_t phase, double lo, double hi) {
+  if (spans.empty() || spans.back().phase != phase) {
+    spans.push_back({phase, lo, hi});
+  } else {
+    spans.back().lo = std::min(spans.back().lo, lo);
+    spans.back().hi = std::max(spans.back().hi, hi);
+  }
+}
+
+bool spans_disjoint(std::vector<Span>& spans, double tolerance) {
+  if (spans.size() < 2) return true;
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
+  double reach = spans.front().hi;
+  for (std::size_t i = 1; i < spans.size(); ++i) {
+    if (spans[i].lo < reach - tolerance) return false;
+    reach = std::max(reach, spans[i].hi);
+  }
+  return true;
+}
+
+// The check after simulating: the bandwidth phases of transfers (and the computes) of different phases never
+// overlap on one link (one chip).
+bool phases_kept_apart(const NetworkSpec& network, const EventGraph& graph, const GraphSymmetry& symmetry,
+                       const RouteTable& routes, const std::vector<TaskTiming>& timings, double makespan_s) {
+  std::vector<std::vector<Span>> on_link(network.links.size());
+  std::vector<std::vector<Span>> on_chip(static_cast<std::size_t>(network.num_chips));
+  for (std::size_t p = 0; p < symmetry.phases.size(); ++p) {
+    const PhaseGroups& phase = symmetry.phases[p];
+    for (TaskId id = phase.begin.front(); id < phase.begin.back(); ++id) {
+      const Task& task = graph.tasks[static_cast<std::size_t>(id)];
+      const TaskTiming& timing = timings[static_cast<std::size_t>(id)];
+      if (task.kind == TaskKind::compute) {
+        if (timing.end_s > timing.start_s)
+          widen(on_chip[static_cast<std::size_t>(task.src_chip)], static_cast<std::int32_t>(p), timing.start_s,
+                timing.end_s);
+        continue;
+      }
+      if (task.src_chip == task.dst_chip) continue;
+      const double lo = std::min(timing.start_s + routes.latency_s(task.src_chip, task.dst_chip), timing.end_s);
+      for (const std::int32_t link : routes.links(task.src_chip, task.dst_chip))
+        widen(on_link[static_cast<std::size_t>(link)], static_cast<std::int32_t>(p), lo, timing.end_s);
+    }
+  }
+  const double tolerance = 1e-12 * makespan_s;
+  for (auto& spans : on_link)
+    if (!spans_disjoint(spans, tolerance)) return false;
+  for (auto& spans : on_chip)
+    if (!spans_disjoint(spans, tolerance)) return false;
+  return true;
+}
+
+// Simulates the phases one after another; fills `timings` and the counters of `result`.
+void run_phases(const NetworkSpec& network, const EventGraph& graph, const GraphSymmetry& symmetry,
+                const RouteTable& routes, std::vector<TaskTiming>& timings, SimulationResult& result) {
+  std::vector<std::int32_t> position(static_cast<std::size_t>(network.num_chips), 0);
+  std::vector<std::int32_t> link_map(network.links.size(), -1);
+  for (const PhaseGroups& phase : symmetry.phases) {
+    if (phase.groups.empty()) continue;
+    const TaskId first = phase.begin.front();
+    const TaskId length = phase.begin[1] - phase.begin[0];
+    if (length == 0) continue;
+    for (const auto& group : phase.groups)
+      for (std::size_t i = 0; i < group.size(); ++i)
+        position[static_cast<std::size_t>(group[i])] = static_cast<std::int32_t>(i);
+
+    // Tasks (offsets in a group) that wait on earlier phases, or on nothing: they carry a release time.
+    std::vector<TaskId> released;
+    for (TaskId k = 0; k < length; ++k) {
+      const Task& task = graph.tasks[static_cast<std::size_t>(first + k)];
+      const bool external =
+          task.deps.empty() || std::any_of(task.deps.begin(), task.deps.end(), [&](TaskId d) { return d < first; });
+      if (external) released.push_back(k);
+    }
+    // Per group: base (earliest release), releases relative to it, and its class.
+    const std::size_t num_groups = phase.groups.size();
+    std::vector<double> base(num_groups);
+    std::vector<std::int32_t> class_of(num_groups);
+    std::vector<std::size_t> reps;
+    std::vector<std::vector<double>> rep_release;
+    std::map<std::vector<std::int64_t>, std::int32_t> classes;
+    std::vector<double> release(released.size());
+    std::vector<std::int64_t> key(released.size());
+    for (std::size_t g = 0; g < num_groups; ++g) {
+      const TaskId begin = phase.begin[g];
+      for (std::size_t j = 0; j < released.size(); ++j) {
+        double at = 0;
+        for (const TaskId d : graph.tasks[static_cast<std::size_t>(begin + released[j])].deps)
+          if (d < first) at = std::max(at, timings[static_cast<std::size_t>(d)].end_s);
+        release[j] = at;
+      }
+      base[g] = released.empty() ? 0 : *std::min_element(release.begin(), release.end());
+      for (std::size_t j = 0; j < released.size(); ++j) {
+        release[j] -= base[g];
+        key[j] = std::llround(release[j] / kReleaseQuantum_s);
+      }
+      const auto [it, added] = classes.emplace(key, static_cast<std::int32_t>(reps.size()));
+      if (added) {
+        reps.push_back(g);
+        rep_release.push_back(release);
+      }
+      class_of[g] = it->second;
+    }
+
+    // One graph with a representative of every class side by side (their links are disjoint).
+    EventGraph sub;
+    NetworkSpec net;
+    net.chip_flops = network.chip_flops;
+    auto sub_routes = std::make_shared<std::unordered_map<std::uint64_t, std::vector<std::int32_t>>>();
+    std::vector<std::int32_t> touched;
+    std::int32_t chips = 0;
+    std::vector<std::pair<TaskId, double>> timers;
+    for (std::size_t c = 0; c < reps.size(); ++c) {
+      const std::size_t g = reps[c];
+      const TaskId begin = phase.begin[g];
+      const auto offset = static_cast<TaskId>(sub.tasks.size());
+      const std::int32_t chip_base = chips;
+      chips += static_cast<std::int32_t>(phase.groups[g].size());
+      for (TaskId k = 0; k < length; ++k) {
+        const Task& t = graph.tasks[static_cast<std::size_t>(begin + k)];
+        Task s;
+        s.kind = t.kind;
+        s.bytes = t.bytes;
+        s.flops = t.flops;
+        s.op = t.op;
+        s.step = t.step;
+        s.src_chip = chip_base + position[static_cast<std::size_t>(t.src_chip)];
+        s.dst_chip = chip_base + position[static_cast<std::size_t>(t.dst_chip)];
+        for (const TaskId d : t.deps)
+          if (d >= begin) s.deps.push_back(offset + (d - begin));
+        if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip) {
+          const std::uint64_t pair =
+              (static_cast<std::uint64_t>(s.src_chip) << 32) | static_cast<std::uint32_t>(s.dst_chip);
+          if (!sub_routes->contains(pair)) {
+            std::vector<std::int32_t> links;
+            for (const std::int32_t l : routes.links(t.src_chip, t.dst_chip)) {
+              std::int32_t& mapped = link_map[static_cast<std::size_t>(l)];
+              if (mapped < 0) {
+                mapped = static_cast<std::int32_t>(net.links.size());
+                net.links.push_back(network.links[static_cast<std::size_t>(l)]);
+                touched.push_back(l);
+              }
+              links.push_back(mapped);
+            }
+            sub_routes->emplace(pair, std::move(links));
+          }
+        }
+        sub.add(std::move(s));
+      }
+      for (std::size_t j = 0; j < released.size(); ++j)
+        if (rep_release[c][j] > 0) timers.emplace_back(offset + released[j], rep_release[c][j]);
+    }
+    for (const std::int32_t l : touched)
+      link_map[static_cast<std::size_t>(l)] = -1;
+    // Releases: a zero-byte transfer from the task's chip to a timer chip, over a link whose latency is the release.
+    std::map<double, std::pair<std::int32_t, std::int32_t>> timer_of;  // release -> (timer chip, its link)
+    for (const auto& [task, at] : timers) {
+      auto [it, added] = timer_of.emplace(at, std::pair{chips + static_cast<std::int32_t>(timer_of.size()),
+                                                        static_cast<std::int32_t>(net.links.size())});
+      if (added) net.links.push_back({"release", 1.0, at});
+      Task wait;
+      wait.kind = TaskKind::transfer;
+      wait.src_chip = sub.tasks[static_cast<std::size_t>(task)].src_chip;
+      wait.dst_chip = it->second.first;
+      sub_routes->emplace((static_cast<std::uint64_t>(wait.src_chip) << 32) | static_cast<std::uint32_t>(wait.dst_chip),
+                          std::vector<std::int32_t>{it->second.second});
+      const TaskId id = sub.add(std::move(wait));
+      sub.tasks[static_cast<std::size_t>(task)].deps.push_back(id);
+    }
+    net.num_chips = sub.num_chips = chips + static_cast<std::int32_t>(timer_of.size());
+    net.route = [sub_routes](std::int32_t src, std::int32_t dst) {
+      return sub_routes->at((static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst));
+    };
+    const SimulationResult run = simulate(net, sub);
+    result.simulated_tasks += run.tasks.size();
+    result.wall_s += run.wall_s;
+    result.child_peak_rss_bytes = std::max(result.child_peak_rss_bytes, run.child_peak_rss_bytes);
+    for (std::size_t g = 0; g < num_groups; ++g) {
+      const TaskId begin = phase.begin[g];
+      const auto offset = static_cast<std::size_t>(class_of[g]) * static_cast<std::size_t>(length);
+      for (TaskId k = 0; k < length; ++k) {
+        const TaskTiming& rep = run.tasks[offset + static_cast<std::size_t>(k)];
+        timings[static_cast<std::size_t>(begin + k)] = {base[g] + rep.start_s, base[g] + rep.end_s};
+      }
+    }
+  }
+}
+
+}  // namespace
+
+SimulationResult simulate_symmetric(const NetworkSpec& network, const EventGraph& graph, const GraphSymmetry& symmetry,
+                                    bool* symmetric) {
+  const RouteTable routes = engine::check_simulation_input(network, graph);
+  if (symmetric != nullptr) *symmetric = false;
+  if (!structure_holds(network, graph, symmetry, routes)) return engine::run_validated(network, graph, routes);
+  SimulationResult result;
+  std::vector<TaskTiming> timings(graph.tasks.size());
+  run_phases(network, graph, symmetry, routes, timings, result);
+  double makespan_s = 0;
+  for (const TaskTiming& timing : timings)
+    makespan_s = std::max(makespan_s, timing.end_s);
+  if (!phases_kept_apart(network, graph, symmetry, routes, timings, makespan_s))
+    return engine::run_validated(network, graph, routes);
+  result.tasks = std::move(timings);
+  engine::fill_ledger(network, graph, routes, result);
+  if (symmetric != nullptr) *symmetric = true;
+  return result;
+}
+
+}  // namespace podsim
