@@ -1,5 +1,5 @@
 // The representative path: check the hint's structure, then phase by phase put groups in classes by the relative
-// start times their external dependencies allow, simulate one group per class (releases become zero-byte
+// start times their external dependencies allow, simulate one group per class (releases become one-byte
 // transfers to a timer chip over a link whose latency is the release), copy the timings to the class, and check
 // afterwards that no two phases shared a link or a chip's processor at the same time.
 #include "sim/engine/symmetric_simulation.hpp"
@@ -22,6 +22,15 @@ namespace {
 using engine::RouteTable;
 
 constexpr double kReleaseQuantum_s = 1e-15;  // releases closer than this put groups in one class
+// A release is a 1-byte transfer (SimGrid 3.32 never completes a 0-byte one) over a link this fast: the byte adds
+// 1e-30 s, far below the rounding of any time of the simulation.
+constexpr double kReleaseBandwidth_Bps = 1e30;
+
+// A task whose start waits on an earlier phase, or on nothing at all (it starts at 0).
+bool has_release(const Task& task, TaskId phase_first) {
+  return task.deps.empty() ||
+         std::any_of(task.deps.begin(), task.deps.end(), [&](TaskId d) { return d < phase_first; });
+}
 
 // The checks before simulating (simulate_symmetric's first two rules).
 bool structure_holds(const NetworkSpec& network, const EventGraph& graph, const GraphSymmetry& symmetry,
@@ -58,30 +67,35 @@ bool structure_holds(const NetworkSpec& network, const EventGraph& graph, const 
       for (TaskId k = 0; k < length; ++k) {
         const Task& t = graph.tasks[static_cast<std::size_t>(begin + k)];
         const Task& r = graph.tasks[static_cast<std::size_t>(first + k)];
-        if (t.kind != r.kind || t.bytes != r.bytes || t.flops != r.flops || t.deps.size() != r.deps.size())
-          return false;
+        if (t.kind != r.kind || t.bytes != r.bytes || t.flops != r.flops) return false;
         const auto src = static_cast<std::size_t>(t.src_chip), dst = static_cast<std::size_t>(t.dst_chip);
         if (group_of[src] != static_cast<std::int32_t>(g) || group_of[dst] != static_cast<std::int32_t>(g))
           return false;
         if (position[src] != position[static_cast<std::size_t>(r.src_chip)] ||
             position[dst] != position[static_cast<std::size_t>(r.dst_chip)])
           return false;
-        for (std::size_t i = 0; i < t.deps.size(); ++i) {
-          const TaskId d = t.deps[i], e = r.deps[i];
-          if (d >= begin && d < end) {
-            if (e != first + (d - begin)) return false;
-          } else if (d >= first || e >= first) {
-            return false;  // on another group of this phase, or on a later phase
-          }
+        // Dependencies inside the group at the same offsets, in order; the others (any number) on earlier phases.
+        if (has_release(t, first) != has_release(r, first)) return false;
+        std::size_t j = 0;
+        for (const TaskId d : t.deps) {
+          if (d < first) continue;
+          if (d < begin || d >= end) return false;  // on another group of this phase, or on a later phase
+          while (j < r.deps.size() && r.deps[j] < first)
+            ++j;
+          if (j == r.deps.size() || r.deps[j] != first + (d - begin)) return false;
+          ++j;
         }
+        while (j < r.deps.size() && r.deps[j] < first)
+          ++j;
+        if (j != r.deps.size()) return false;
         if (t.kind != TaskKind::transfer || t.src_chip == t.dst_chip) continue;
         const auto mine = routes.links(t.src_chip, t.dst_chip);
         const auto twin = routes.links(r.src_chip, r.dst_chip);
         if (mine.size() != twin.size()) return false;
-        for (std::size_t j = 0; j < mine.size(); ++j) {
-          const auto l = static_cast<std::size_t>(mine[j]);
+        for (std::size_t h = 0; h < mine.size(); ++h) {
+          const auto l = static_cast<std::size_t>(mine[h]);
           const LinkSpec& a = network.links[l];
-          const LinkSpec& b = network.links[static_cast<std::size_t>(twin[j])];
+          const LinkSpec& b = network.links[static_cast<std::size_t>(twin[h])];
           if (a.bandwidth_Bps != b.bandwidth_Bps || a.latency_s != b.latency_s) return false;
           if (link_phase[l] == static_cast<std::int32_t>(p) && link_group[l] != static_cast<std::int32_t>(g))
             return false;
@@ -169,9 +183,7 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
     std::vector<TaskId> released;
     for (TaskId k = 0; k < length; ++k) {
       const Task& task = graph.tasks[static_cast<std::size_t>(first + k)];
-      const bool external =
-          task.deps.empty() || std::any_of(task.deps.begin(), task.deps.end(), [&](TaskId d) { return d < first; });
-      if (external) released.push_back(k);
+      if (has_release(task, first)) released.push_back(k);
     }
     // Per group: base (earliest release), releases relative to it, and its class.
     const std::size_t num_groups = phase.groups.size();
@@ -253,14 +265,15 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
     }
     for (const std::int32_t l : touched)
       link_map[static_cast<std::size_t>(l)] = -1;
-    // Releases: a zero-byte transfer from the task's chip to a timer chip, over a link whose latency is the release.
+    // Releases: a one-byte transfer from the task's chip to a timer chip, over a link whose latency is the release.
     std::map<double, std::pair<std::int32_t, std::int32_t>> timer_of;  // release -> (timer chip, its link)
     for (const auto& [task, at] : timers) {
       auto [it, added] = timer_of.emplace(at, std::pair{chips + static_cast<std::int32_t>(timer_of.size()),
                                                         static_cast<std::int32_t>(net.links.size())});
-      if (added) net.links.push_back({"release", 1.0, at});
+      if (added) net.links.push_back({"release", kReleaseBandwidth_Bps, at});
       Task wait;
       wait.kind = TaskKind::transfer;
+      wait.bytes = 1;
       wait.src_chip = sub.tasks[static_cast<std::size_t>(task)].src_chip;
       wait.dst_chip = it->second.first;
       sub_routes->emplace((static_cast<std::uint64_t>(wait.src_chip) << 32) | static_cast<std::uint32_t>(wait.dst_chip),
