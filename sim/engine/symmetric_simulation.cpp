@@ -108,61 +108,71 @@ bool structure_holds(const NetworkSpec& network, const EventGraph& graph, const 
   return true;
 }
 
-// Per phase, the time span of its traffic on a resource (link or chip processor).
+// The time span of one phase's traffic on one resource (a link, or a chip's processor for computes).
 struct Span {
+  std::int32_t resource;
   std::int32_t phase;
   double lo, hi;
 };
 
-void widen(std::vector<Span>& spans, std::int32_t phase, double lo, double hi) {
-  if (spans.empty() || spans.back().phase != phase) {
-    spans.push_back({phase, lo, hi});
-  } else {
-    spans.back().lo = std::min(spans.back().lo, lo);
-    spans.back().hi = std::max(spans.back().hi, hi);
+// Spans are widened while a phase runs through its tasks and recorded once per (resource, phase).
+class SpanBook {
+ public:
+  explicit SpanBook(std::size_t resources) : open_(resources, Span{-1, -1, 0, 0}) {}
+  void widen(std::size_t resource, std::int32_t phase, double lo, double hi) {
+    Span& span = open_[resource];
+    if (span.phase != phase) {
+      if (span.phase >= 0) closed_.push_back(span);
+      span = {static_cast<std::int32_t>(resource), phase, lo, hi};
+    } else {
+      span.lo = std::min(span.lo, lo);
+      span.hi = std::max(span.hi, hi);
+    }
   }
-}
+  // True when no two spans of one resource overlap by more than `tolerance`.
+  bool disjoint(double tolerance) {
+    for (const Span& span : open_)
+      if (span.phase >= 0) closed_.push_back(span);
+    std::sort(closed_.begin(), closed_.end(), [](const Span& a, const Span& b) {
+      return a.resource != b.resource ? a.resource < b.resource : a.lo < b.lo;
+    });
+    double reach = 0;  // the latest end so far on the current resource
+    for (std::size_t i = 0; i < closed_.size(); ++i) {
+      if (i > 0 && closed_[i].resource == closed_[i - 1].resource && closed_[i].lo < reach - tolerance) return false;
+      reach = i > 0 && closed_[i].resource == closed_[i - 1].resource ? std::max(reach, closed_[i].hi) : closed_[i].hi;
+    }
+    return true;
+  }
 
-bool spans_disjoint(std::vector<Span>& spans, double tolerance) {
-  if (spans.size() < 2) return true;
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
-  double reach = spans.front().hi;
-  for (std::size_t i = 1; i < spans.size(); ++i) {
-    if (spans[i].lo < reach - tolerance) return false;
-    reach = std::max(reach, spans[i].hi);
-  }
-  return true;
-}
+ private:
+  std::vector<Span> open_;
+  std::vector<Span> closed_;
+};
 
 // The check after simulating: the bandwidth phases of transfers (and the computes) of different phases never
 // overlap on one link (one chip).
 bool phases_kept_apart(const NetworkSpec& network, const EventGraph& graph, const GraphSymmetry& symmetry,
                        const RouteTable& routes, const std::vector<TaskTiming>& timings, double makespan_s) {
-  std::vector<std::vector<Span>> on_link(network.links.size());
-  std::vector<std::vector<Span>> on_chip(static_cast<std::size_t>(network.num_chips));
+  SpanBook on_link(network.links.size()), on_chip(static_cast<std::size_t>(network.num_chips));
   for (std::size_t p = 0; p < symmetry.phases.size(); ++p) {
     const PhaseGroups& phase = symmetry.phases[p];
+    const auto at = static_cast<std::int32_t>(p);
     for (TaskId id = phase.begin.front(); id < phase.begin.back(); ++id) {
       const Task& task = graph.tasks[static_cast<std::size_t>(id)];
       const TaskTiming& timing = timings[static_cast<std::size_t>(id)];
       if (task.kind == TaskKind::compute) {
         if (timing.end_s > timing.start_s)
-          widen(on_chip[static_cast<std::size_t>(task.src_chip)], static_cast<std::int32_t>(p), timing.start_s,
-                timing.end_s);
+          on_chip.widen(static_cast<std::size_t>(task.src_chip), at, timing.start_s, timing.end_s);
         continue;
       }
       if (task.src_chip == task.dst_chip) continue;
       const double lo = std::min(timing.start_s + routes.latency_s(task.src_chip, task.dst_chip), timing.end_s);
       for (const std::int32_t link : routes.links(task.src_chip, task.dst_chip))
-        widen(on_link[static_cast<std::size_t>(link)], static_cast<std::int32_t>(p), lo, timing.end_s);
+        on_link.widen(static_cast<std::size_t>(link), at, lo, timing.end_s);
     }
   }
   const double tolerance = 1e-12 * makespan_s;
-  for (auto& spans : on_link)
-    if (!spans_disjoint(spans, tolerance)) return false;
-  for (auto& spans : on_chip)
-    if (!spans_disjoint(spans, tolerance)) return false;
-  return true;
+  return on_link.disjoint(tolerance) && on_chip.disjoint(tolerance);
 }
 
 // Simulates the phases one after another; fills `timings` and the counters of `result`.
