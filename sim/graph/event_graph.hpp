@@ -6,10 +6,9 @@
 #include <vector>
 
 #include "models/common/ids.hpp"
+#include "sim/graph/dep_list.hpp"
 
 namespace podsim {
-
-using TaskId = std::int32_t;
 
 enum class TaskKind : std::uint8_t {
   transfer,  // `bytes` from src_chip to dst_chip over the slice's route (cut-through: hops * alpha + bytes / W)
@@ -24,7 +23,7 @@ struct Task {
   double flops = 0;
   // Tasks that must complete before this one starts. Each dependency must be observable on the chip that
   // starts this task (src_chip): a compute on that chip, a transfer it sent, or a transfer it received.
-  std::vector<TaskId> deps;
+  DepList deps;           // reads and writes like std::vector<TaskId>; up to 4 ids need no allocation
   std::int32_t op = 0;    // which op of the program (or collective) it belongs to, for reports
   std::int32_t step = 0;  // algorithm step within the op, for reports and traces
 };
