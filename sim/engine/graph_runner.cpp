@@ -255,12 +255,12 @@ std::vector<TaskTiming> GraphRunner::timings() const {
   return out;
 }
 
-// The process's peak resident set (VmHWM of /proc/self/status) in bytes, or 0 if it cannot be read.
-std::uint64_t peak_rss_bytes() {
+// A size field of /proc/self/status (VmRSS, VmHWM) in bytes, or 0 if it cannot be read.
+std::uint64_t status_bytes(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
   return 0;
 }
 
@@ -268,6 +268,8 @@ std::uint64_t peak_rss_bytes() {
 
 GraphRun run_event_graph(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes) {
   const auto began = std::chrono::steady_clock::now();
+  std::ofstream("/proc/self/clear_refs") << "5";           // resets VmHWM: the child's own peak, not the parent's
+  const std::uint64_t rss_before = status_bytes("VmRSS");  // mostly pages shared with the parent since fork
   xbt_log_control_set("root.thres:critical");
   int argc = 1;
   char program[] = "podsim";
@@ -283,7 +285,8 @@ GraphRun run_event_graph(const NetworkSpec& network, const EventGraph& graph, co
   GraphRun run;
   run.tasks = runner.timings();
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  run.peak_rss_bytes = peak_rss_bytes();
+  const std::uint64_t peak = status_bytes("VmHWM");
+  run.rss_growth_bytes = peak > rss_before ? peak - rss_before : 0;
   return run;
 }
 

@@ -30,7 +30,7 @@ std::string encode_run(const GraphRun& run) {
     put(out, timing.end_s);
   }
   put(out, run.wall_s);
-  put(out, run.peak_rss_bytes);
+  put(out, run.rss_growth_bytes);
   return out;
 }
 
@@ -55,7 +55,7 @@ GraphRun decode_run(std::string_view bytes) {
     take(timing.end_s);
   }
   take(run.wall_s);
-  take(run.peak_rss_bytes);
+  take(run.rss_growth_bytes);
   if (at != bytes.size())
     throw Error(
         fmt::format("simulation result: must end after the peak memory, got: {} extra bytes", bytes.size() - at));

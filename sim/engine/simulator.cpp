@@ -20,7 +20,7 @@ SimulationResult run_validated(const NetworkSpec& network, const EventGraph& gra
   result.tasks = std::move(run.tasks);
   result.wall_s = run.wall_s;
   result.simulated_tasks = result.tasks.size();
-  result.child_peak_rss_bytes = run.peak_rss_bytes;
+  result.child_rss_growth_bytes = run.rss_growth_bytes;
   fill_ledger(network, graph, routes, result);
   return result;
 }
@@ -51,7 +51,7 @@ std::vector<SimulationResult> simulate_all(const std::vector<std::pair<const Net
     results[i].tasks = std::move(run.tasks);
     results[i].wall_s = run.wall_s;
     results[i].simulated_tasks = results[i].tasks.size();
-    results[i].child_peak_rss_bytes = run.peak_rss_bytes;
+    results[i].child_rss_growth_bytes = run.rss_growth_bytes;
     engine::fill_ledger(*runs[i].first, *runs[i].second, routes[i], results[i]);
   }
   return results;

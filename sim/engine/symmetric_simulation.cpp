@@ -298,7 +298,7 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
     const SimulationResult run = simulate(net, sub);
     result.simulated_tasks += run.tasks.size();
     result.wall_s += run.wall_s;
-    result.child_peak_rss_bytes = std::max(result.child_peak_rss_bytes, run.child_peak_rss_bytes);
+    result.child_rss_growth_bytes = std::max(result.child_rss_growth_bytes, run.child_rss_growth_bytes);
     for (std::size_t g = 0; g < num_groups; ++g) {
       const TaskId begin = phase.begin[g];
       const auto offset = static_cast<std::size_t>(class_of[g]) * static_cast<std::size_t>(length);
