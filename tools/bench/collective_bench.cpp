@@ -1,7 +1,8 @@
 // Benchmarks of whole collective simulations on wrapped tori (docs/performance.md): the 3D all-reduce
 // (automatic algorithm: split bidirectional rings, reduce-scatter X, Y, Z then all-gather Z, Y, X) and the
 // ring all-gather over X, Y, Z of 64 MiB, from request to ledger (graph build, validation, fork, simulation,
-// ledger), hop by hop; and the book model's evaluations per second.
+// ledger), hop by hop with link contention, by the symmetry path (fast:1) and in full (fast:0); and the book
+// model's evaluations per second.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -102,7 +103,9 @@ void shapes(benchmark::internal::Benchmark* bench) {
     bench->Args({4, 4, 4, fast})->Args({8, 8, 8, fast})->Args({16, 16, 16, fast});
     bench->Args({16, 20, 28, fast});
   }
-  bench->ArgNames({"x", "y", "z", "fast"})->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+  // One iteration per repetition: --benchmark_repetitions=5 gives medians, and tools/bench/whole_process.sh times
+  // whole processes of one case each.
+  bench->ArgNames({"x", "y", "z", "fast"})->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 }
 
 BENCHMARK(all_reduce)->Apply(shapes);
