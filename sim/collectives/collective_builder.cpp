@@ -1,6 +1,7 @@
 // Composition of collective phases over axes.
 #include "sim/collectives/collective_builder.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "models/common/error.hpp"
@@ -35,7 +36,10 @@ PhaseAlgorithm phase_algorithm(Algorithm algorithm) {
 // Builds one composite collective step by step over a frontier.
 class Composer {
  public:
-  Composer(EventGraph& graph, const CollectiveRequest& request) : graph_(graph), request_(request) {}
+  Composer(EventGraph& graph, const CollectiveRequest& request, GraphSymmetry* symmetry)
+      : graph_(graph), request_(request), symmetry_(symmetry) {}
+
+  const std::vector<std::size_t>& phase_axes() const { return phase_axes_; }
 
   // All-gather or reduce-scatter over one axis, every group at once.
   void phase(Frontier& frontier, const AxisGroups& axis, CollectiveKind op, std::uint64_t shard_bytes) {
@@ -43,8 +47,11 @@ class Composer {
     const PhaseAlgorithm schedule = phase_algorithm(algorithm);
     const PhaseSpec spec{op, shard_bytes, request_.reduce_flops_per_byte, request_.op_id, step_};
     Frontier out(static_cast<std::int32_t>(frontier.per_chip.size()));
-    for (const auto& group : axis.groups)
+    PhaseGroups* record = begin_record(axis);
+    for (const auto& group : axis.groups) {
       if (group.size() > 1 && shard_bytes > 0) schedule(graph_, frontier, out, group, spec);
+      end_group(record);
+    }
     carry_untouched(frontier, out);
     frontier = std::move(out);
     step_ += phase_steps(algorithm, static_cast<std::int32_t>(group_size(axis)));
@@ -53,8 +60,11 @@ class Composer {
   void all_to_all(Frontier& frontier, const AxisGroups& axis, std::uint64_t local_bytes) {
     Frontier out(static_cast<std::int32_t>(frontier.per_chip.size()));
     const auto n = static_cast<std::uint64_t>(group_size(axis));
-    for (const auto& group : axis.groups)
+    PhaseGroups* record = begin_record(axis);
+    for (const auto& group : axis.groups) {
       all_to_all_direct(graph_, frontier, out, group, ceil_div(local_bytes, n), request_.op_id, step_);
+      end_group(record);
+    }
     carry_untouched(frontier, out);
     frontier = std::move(out);
     ++step_;
@@ -96,6 +106,19 @@ class Composer {
   }
 
  private:
+  // The record of a phase over `axis` about to be appended, or nullptr when none is kept.
+  PhaseGroups* begin_record(const AxisGroups& axis) {
+    phase_axes_.push_back(static_cast<std::size_t>(&axis - request_.axes.data()));
+    if (symmetry_ == nullptr) return nullptr;
+    PhaseGroups& record = symmetry_->phases.emplace_back();
+    record.groups = axis.groups;
+    record.begin.push_back(static_cast<TaskId>(graph_.tasks.size()));
+    return &record;
+  }
+  void end_group(PhaseGroups* record) {
+    if (record != nullptr) record->begin.push_back(static_cast<TaskId>(graph_.tasks.size()));
+  }
+
   void reduce_scatter(Frontier& frontier, const std::vector<const AxisGroups*>& axes, std::uint64_t bytes) {
     std::uint64_t data = bytes;
     for (const auto* axis : axes) {
@@ -107,6 +130,8 @@ class Composer {
 
   EventGraph& graph_;
   const CollectiveRequest& request_;
+  GraphSymmetry* symmetry_;
+  std::vector<std::size_t> phase_axes_;  // the axis (index in the request) of every phase appended so far
   std::int32_t step_ = 0;
 };
 
@@ -148,10 +173,11 @@ void verify_collective(const CollectiveRequest& request, std::int32_t num_chips)
   }
 }
 
-void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request) {
-  verify_collective(request, graph.num_chips);
+namespace {
+
+// Appends the whole request through `composer` (append_collective without the checks).
+void compose(Composer& composer, EventGraph& graph, Frontier& frontier, const CollectiveRequest& request) {
   frontier.per_chip.resize(static_cast<std::size_t>(graph.num_chips));
-  Composer composer(graph, request);
   std::vector<const AxisGroups*> axes;
   for (const auto& axis : request.axes)
     axes.push_back(&axis);
@@ -173,6 +199,42 @@ void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRe
       joined.per_chip[chip].insert(joined.per_chip[chip].end(), part.per_chip[chip].begin(), part.per_chip[chip].end());
   }
   frontier = std::move(joined);
+}
+
+// Every group of an axis adds as many tasks as its first group: count them on a copy of the request that keeps
+// only the first group of each axis, then reserve for all groups at once (a vector of millions of tasks that grows
+// by doubling holds two copies while it moves, and leaves the freed ones resident).
+void reserve_tasks(EventGraph& graph, const CollectiveRequest& request) {
+  CollectiveRequest probe_request = request;
+  probe_request.axes.clear();
+  for (const AxisGroups& axis : request.axes)
+    probe_request.axes.push_back(
+        AxisGroups{{axis.groups.begin(), axis.groups.begin() + (axis.groups.empty() ? 0 : 1)}, axis.wraparound});
+  EventGraph probe;
+  probe.num_chips = graph.num_chips;
+  GraphSymmetry phases;
+  Frontier frontier(graph.num_chips);
+  Composer composer(probe, probe_request, &phases);
+  compose(composer, probe, frontier, probe_request);
+  std::size_t total = 0;
+  for (std::size_t p = 0; p < phases.phases.size(); ++p) {
+    const auto& begin = phases.phases[p].begin;
+    const std::size_t per_group = begin.size() < 2 ? 0 : static_cast<std::size_t>(begin[1] - begin[0]);
+    total += per_group * request.axes[composer.phase_axes()[p]].groups.size();
+  }
+  const std::size_t needed = graph.tasks.size() + total;
+  if (needed > graph.tasks.capacity())
+    graph.tasks.reserve(graph.tasks.empty() ? needed : std::max(needed, 2 * graph.tasks.capacity()));
+}
+
+}  // namespace
+
+void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request,
+                       GraphSymmetry* symmetry) {
+  verify_collective(request, graph.num_chips);
+  reserve_tasks(graph, request);
+  Composer composer(graph, request, symmetry);
+  compose(composer, graph, frontier, request);
 }
 
 EventGraph build_collective(std::int32_t num_chips, const CollectiveRequest& request) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sim/collectives/collective.hpp"
+#include "sim/engine/graph_symmetry.hpp"
 
 namespace podsim {
 
@@ -16,8 +17,10 @@ Algorithm resolve_algorithm(Algorithm requested, CollectiveKind op, const AxisGr
 void verify_collective(const CollectiveRequest& request, std::int32_t num_chips);
 
 // Appends the collective's tasks to `graph`, each chip starting after its tasks in `frontier`, and moves
-// `frontier` to the collective's last tasks. Verifies first.
-void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request);
+// `frontier` to the collective's last tasks. Verifies first. With `symmetry`, appends one PhaseGroups per axis
+// phase (its groups and the task range of each) for simulate_symmetric().
+void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request,
+                       GraphSymmetry* symmetry = nullptr);
 
 // A graph holding just this collective.
 EventGraph build_collective(std::int32_t num_chips, const CollectiveRequest& request);

@@ -30,7 +30,7 @@ void append_pass(EventGraph& graph, const Frontier& in, Frontier& out, const Pas
   // Dependencies of the next task a position starts; the first one also waits for the chip's frontier.
   auto deps_of = [&](std::int32_t position) {
     const auto p = static_cast<std::size_t>(position);
-    std::vector<TaskId> deps;
+    DepList deps;
     if (!started[p]) deps = in.per_chip[static_cast<std::size_t>(pass.chips[p])];
     if (last_send[p] != none) deps.push_back(last_send[p]);
     if (last_recv[p] != none) deps.push_back(last_recv[p]);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <span>
 #include <string>
@@ -254,10 +255,21 @@ std::vector<TaskTiming> GraphRunner::timings() const {
   return out;
 }
 
+// A size field of /proc/self/status (VmRSS, VmHWM) in bytes, or 0 if it cannot be read.
+std::uint64_t status_bytes(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
+  return 0;
+}
+
 }  // namespace
 
 GraphRun run_event_graph(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes) {
   const auto began = std::chrono::steady_clock::now();
+  std::ofstream("/proc/self/clear_refs") << "5";           // resets VmHWM: the child's own peak, not the parent's
+  const std::uint64_t rss_before = status_bytes("VmRSS");  // mostly pages shared with the parent since fork
   xbt_log_control_set("root.thres:critical");
   int argc = 1;
   char program[] = "podsim";
@@ -273,6 +285,8 @@ GraphRun run_event_graph(const NetworkSpec& network, const EventGraph& graph, co
   GraphRun run;
   run.tasks = runner.timings();
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  const std::uint64_t peak = status_bytes("VmHWM");
+  run.rss_growth_bytes = peak > rss_before ? peak - rss_before : 0;
   return run;
 }
 

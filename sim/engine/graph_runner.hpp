@@ -13,8 +13,9 @@
 namespace podsim::engine {
 
 struct GraphRun {
-  std::vector<TaskTiming> tasks;  // per task id
-  double wall_s = 0;              // engine creation to the end of the run
+  std::vector<TaskTiming> tasks;       // per task id
+  double wall_s = 0;                   // engine creation to the end of the run
+  std::uint64_t rss_growth_bytes = 0;  // the process's VmHWM after the run less its VmRSS before (0 if unknown)
 };
 
 // Runs a validated (check_simulation_input) graph. Throws podsim::Error if tasks never complete.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -76,13 +77,27 @@ void check_tasks(const NetworkSpec& network, const EventGraph& graph) {
 // finds a task on a cycle (every blocked task has a blocked dependency).
 void check_acyclic(const EventGraph& graph) {
   const std::size_t n = graph.tasks.size();
+  // Builders append tasks after their dependencies: then the graph is acyclic with no further work.
+  bool ordered = true;
+  for (std::size_t id = 0; id < n && ordered; ++id)
+    for (TaskId dep : graph.tasks[id].deps)
+      ordered = ordered && static_cast<std::size_t>(dep) < id;
+  if (ordered) return;
   std::vector<std::int32_t> waiting(n, 0);
-  std::vector<std::vector<TaskId>> dependents(n);
+  // Dependents of task t: dependents[head[t] .. head[t + 1]).
+  std::vector<std::uint32_t> head(n + 1, 0);
   for (std::size_t id = 0; id < n; ++id)
     for (TaskId dep : graph.tasks[id].deps) {
       ++waiting[id];
-      dependents[static_cast<std::size_t>(dep)].push_back(static_cast<TaskId>(id));
+      ++head[static_cast<std::size_t>(dep) + 1];
     }
+  for (std::size_t id = 0; id < n; ++id)
+    head[id + 1] += head[id];
+  std::vector<TaskId> dependents(head[n]);
+  std::vector<std::uint32_t> fill(head.begin(), head.end() - 1);
+  for (std::size_t id = 0; id < n; ++id)
+    for (TaskId dep : graph.tasks[id].deps)
+      dependents[fill[static_cast<std::size_t>(dep)]++] = static_cast<TaskId>(id);
   std::vector<TaskId> ready;
   for (std::size_t id = 0; id < n; ++id)
     if (waiting[id] == 0) ready.push_back(static_cast<TaskId>(id));
@@ -91,8 +106,8 @@ void check_acyclic(const EventGraph& graph) {
     const TaskId id = ready.back();
     ready.pop_back();
     ++done;
-    for (TaskId next : dependents[static_cast<std::size_t>(id)])
-      if (--waiting[static_cast<std::size_t>(next)] == 0) ready.push_back(next);
+    for (std::uint32_t i = head[static_cast<std::size_t>(id)]; i < head[static_cast<std::size_t>(id) + 1]; ++i)
+      if (const TaskId next = dependents[i]; --waiting[static_cast<std::size_t>(next)] == 0) ready.push_back(next);
   }
   if (done == n) return;
   TaskId at = 0;

@@ -1,10 +1,10 @@
-// Per-link and per-chip traffic from task timings. Transfers are visited in order of the start of their
-// bandwidth phase, so each link sees its intervals in start order and merges them on the fly: O(hops) memory.
+// Per-link and per-chip traffic from task timings, in one pass over the transfers with O(links) state; links whose
+// transfers do not come in order of their start are merged again from their own sorted spans.
 #include "sim/engine/link_ledger.hpp"
 
 #include <algorithm>
 #include <cstddef>
-#include <numeric>
+#include <utility>
 #include <vector>
 
 namespace podsim::engine {
@@ -20,12 +20,22 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, const Rout
   for (const TaskTiming& timing : result.tasks)
     result.makespan_s = std::max(result.makespan_s, timing.end_s);
 
-  struct Phase {
-    double begin_s;
-    double end_s;
-    TaskId task;
+  // Per link, the union of the bandwidth phases [start + route latency, end] of its transfers, merged in order of
+  // their begin. Transfers are visited in id order; a link that sees a begin earlier than the one before is
+  // marked and merged again afterwards from its own sorted spans (schedules rarely need it).
+  const std::size_t num_links = network.links.size();
+  struct Open {
+    double begin_s = 0, end_s = -1, last_begin_s = 0;
+    bool unsorted = false;
   };
-  std::vector<Phase> phases;
+  std::vector<Open> open(num_links);
+  const auto phase_of = [&](std::size_t id) {
+    const Task& task = graph.tasks[id];
+    const TaskTiming& timing = result.tasks[id];
+    return std::pair{std::min(timing.start_s + routes.latency_s(task.src_chip, task.dst_chip), timing.end_s),
+                     timing.end_s};
+  };
+  std::size_t unsorted_links = 0;
   for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
     const Task& task = graph.tasks[id];
     if (task.kind != TaskKind::transfer) continue;
@@ -33,32 +43,66 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, const Rout
     if (task.src_chip == task.dst_chip) continue;
     result.chip_bytes_sent[static_cast<std::size_t>(task.src_chip)] += task.bytes;
     result.chip_bytes_received[static_cast<std::size_t>(task.dst_chip)] += task.bytes;
-    const TaskTiming& timing = result.tasks[id];
-    const double begin_s = std::min(timing.start_s + routes.latency_s(task.src_chip, task.dst_chip), timing.end_s);
-    phases.push_back({begin_s, timing.end_s, static_cast<TaskId>(id)});
-  }
-  std::stable_sort(phases.begin(), phases.end(), [](const Phase& a, const Phase& b) { return a.begin_s < b.begin_s; });
-
-  // Per link: the union interval being grown, [open_begin, open_end]; closed ones are added to busy_s.
-  std::vector<double> open_begin(network.links.size(), 0), open_end(network.links.size(), -1);
-  for (const Phase& phase : phases) {
-    const Task& task = graph.tasks[static_cast<std::size_t>(phase.task)];
-    for (std::int32_t link : routes.links(task.src_chip, task.dst_chip)) {
+    const auto [begin_s, end_s] = phase_of(id);
+    for (const std::int32_t link : routes.links(task.src_chip, task.dst_chip)) {
       const auto at = static_cast<std::size_t>(link);
       LinkUsage& usage = result.links[at];
       usage.bytes += task.bytes;
       ++usage.messages;
-      if (phase.begin_s > open_end[at]) {
-        if (open_end[at] > open_begin[at]) usage.busy_s += open_end[at] - open_begin[at];
-        open_begin[at] = phase.begin_s;
-        open_end[at] = phase.end_s;
+      Open& state = open[at];
+      if (state.unsorted) continue;
+      if (state.end_s >= 0 && begin_s < state.last_begin_s) {
+        state.unsorted = true;
+        ++unsorted_links;
+        continue;
+      }
+      state.last_begin_s = begin_s;
+      if (begin_s > state.end_s) {
+        if (state.end_s > state.begin_s) usage.busy_s += state.end_s - state.begin_s;
+        state.begin_s = begin_s;
+        state.end_s = end_s;
       } else {
-        open_end[at] = std::max(open_end[at], phase.end_s);
+        state.end_s = std::max(state.end_s, end_s);
       }
     }
   }
-  for (std::size_t at = 0; at < result.links.size(); ++at)
-    if (open_end[at] > open_begin[at]) result.links[at].busy_s += open_end[at] - open_begin[at];
+  for (std::size_t at = 0; at < num_links; ++at)
+    if (!open[at].unsorted && open[at].end_s > open[at].begin_s)
+      result.links[at].busy_s += open[at].end_s - open[at].begin_s;
+  if (unsorted_links == 0) return;
+
+  // The marked links: gather their spans, sort each link's by begin (stable: ties in id order) and merge.
+  struct Span {
+    std::int32_t link;
+    double begin_s, end_s;
+  };
+  std::vector<Span> spans;
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+    const Task& task = graph.tasks[id];
+    if (task.kind != TaskKind::transfer || task.src_chip == task.dst_chip) continue;
+    for (const std::int32_t link : routes.links(task.src_chip, task.dst_chip))
+      if (open[static_cast<std::size_t>(link)].unsorted) {
+        const auto [begin_s, end_s] = phase_of(id);
+        spans.push_back({link, begin_s, end_s});
+      }
+  }
+  std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    return a.link != b.link ? a.link < b.link : a.begin_s < b.begin_s;
+  });
+  for (std::size_t i = 0; i < spans.size();) {
+    const auto at = static_cast<std::size_t>(spans[i].link);
+    double busy_s = 0, begin_s = spans[i].begin_s, end_s = spans[i].end_s;
+    for (++i; i < spans.size() && static_cast<std::size_t>(spans[i].link) == at; ++i) {
+      if (spans[i].begin_s > end_s) {
+        busy_s += end_s - begin_s;
+        begin_s = spans[i].begin_s;
+        end_s = spans[i].end_s;
+      } else {
+        end_s = std::max(end_s, spans[i].end_s);
+      }
+    }
+    result.links[at].busy_s = busy_s + (end_s - begin_s);
+  }
 }
 
 }  // namespace podsim::engine

@@ -11,7 +11,7 @@
 namespace podsim::engine {
 namespace {
 
-constexpr std::uint64_t kMagic = 0x31746e65766d6973;  // "simvent1"
+constexpr std::uint64_t kMagic = 0x32746e65766d6973;  // "simvent2"
 
 template <typename T>
 void put(std::string& out, const T& value) {
@@ -30,6 +30,7 @@ std::string encode_run(const GraphRun& run) {
     put(out, timing.end_s);
   }
   put(out, run.wall_s);
+  put(out, run.rss_growth_bytes);
   return out;
 }
 
@@ -54,8 +55,10 @@ GraphRun decode_run(std::string_view bytes) {
     take(timing.end_s);
   }
   take(run.wall_s);
+  take(run.rss_growth_bytes);
   if (at != bytes.size())
-    throw Error(fmt::format("simulation result: must end after the wall time, got: {} extra bytes", bytes.size() - at));
+    throw Error(
+        fmt::format("simulation result: must end after the peak memory, got: {} extra bytes", bytes.size() - at));
   return run;
 }
 

@@ -28,6 +28,8 @@ struct SimulationResult {
   std::vector<std::uint64_t> chip_bytes_received;  // per chip, transfers from another chip only
   std::uint64_t messages = 0;                      // transfer tasks executed (including chip-local ones)
   double wall_s = 0;                               // wall time of the child's simulation (engine, platform and run)
+  std::uint64_t simulated_tasks = 0;               // tasks SimGrid executed (fewer than tasks when a symmetry is used)
+  std::uint64_t child_rss_growth_bytes = 0;  // simulation child: peak resident memory above its start (largest child)
 
   std::uint64_t max_link_bytes() const;
   std::uint64_t total_link_bytes() const;

@@ -1,0 +1,32 @@
+// Build then simulate, with the symmetry hint the builder records.
+#include "sim/collectives/collective_simulation.hpp"
+
+#include "sim/collectives/collective_builder.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/engine/symmetric_simulation.hpp"
+
+namespace podsim {
+
+CollectiveRun simulate_collective(const NetworkSpec& network, std::int32_t num_chips, const CollectiveRequest& request,
+                                  SymmetryUse use) {
+  return simulate_collectives(network, num_chips, {request}, use);
+}
+
+CollectiveRun simulate_collectives(const NetworkSpec& network, std::int32_t num_chips,
+                                   const std::vector<CollectiveRequest>& requests, SymmetryUse use) {
+  CollectiveRun run;
+  run.graph.num_chips = num_chips;
+  GraphSymmetry symmetry;
+  for (const CollectiveRequest& request : requests) {
+    Frontier frontier(num_chips);
+    append_collective(run.graph, frontier, request, use == SymmetryUse::automatic ? &symmetry : nullptr);
+  }
+  if (use == SymmetryUse::never) {
+    run.result = simulate(network, run.graph);
+  } else {
+    run.result = simulate_symmetric(network, run.graph, symmetry, &run.symmetric);
+  }
+  return run;
+}
+
+}  // namespace podsim
