@@ -6,7 +6,7 @@
 
 namespace podsim {
 
-// One CheckResult per expectation, in order, then one per plan run in functional mode (its values equal the
+// One CheckResult per expectation whose plan was run, in order, then one per plan run in functional mode (its values equal the
 // dense reference).
 std::vector<CheckResult> evaluate_checks(const ScenarioSpec& spec, const ScenarioRun& run);
 

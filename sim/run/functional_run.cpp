@@ -130,10 +130,10 @@ void verify_plan_values(const ScenarioSpec& spec, const ScenarioPlan* plan, Plan
         std::vector<PlannedCollective> on_lhs, on_rhs;
         for (const auto& pc : mp.before)
           (pc.operand == PlannedCollective::Operand::lhs ? on_lhs : on_rhs).push_back(pc);
-        const ShardedValues product =
-            local_matmul(mm->einsum, apply_collectives(lhs.sharded, on_lhs), apply_collectives(rhs.sharded, on_rhs), mp.local_out);
-        table.insert_or_assign(op.out,
-                               Values{apply_collectives(product, mp.after), dense_einsum(mm->einsum, lhs.dense, rhs.dense)});
+        const ShardedValues product = local_matmul(mm->einsum, apply_collectives(lhs.sharded, on_lhs),
+                                                   apply_collectives(rhs.sharded, on_rhs), mp.local_out);
+        table.insert_or_assign(
+            op.out, Values{apply_collectives(product, mp.after), dense_einsum(mm->einsum, lhs.dense, rhs.dense)});
         results.push_back(op.out);
       } else if (const auto* c = std::get_if<CollectiveOp>(&op.detail)) {
         const Values& in = table.at(c->tensor);

@@ -62,7 +62,12 @@ class Lowering {
     out.run.description = plan_ ? plan_->description : spec_.description;
     for (const auto& declared : spec_.tensors) {
       TensorState state;
-      state.tensor = {declared.name, declared.shape, declared.dtype, declared.sharding.sharding(), true, -1,
+      state.tensor = {declared.name,
+                      declared.shape,
+                      declared.dtype,
+                      declared.sharding.sharding(),
+                      true,
+                      -1,
                       declared.sharding.parsed.dim_labels};
       if (plan_)
         for (const auto& [name, sharding] : plan_->shardings)
@@ -236,7 +241,14 @@ class Lowering {
   void write(const ScenarioOp& op, TensorSharding sharding, const ChipDeps& frontier, LoweredPlan& out) {
     TensorState state;
     state.tensor = {
-        op.out, op.out_shape, op.out_dtype, std::move(sharding), false, static_cast<int>(&op - spec_.program.data())};
+        op.out, op.out_shape, op.out_dtype, std::move(sharding), false, static_cast<int>(&op - spec_.program.data()),
+        {}};
+    if (const auto* mm = std::get_if<MatmulOp>(&op.detail)) {
+      for (const char label : mm->einsum.out)
+        state.tensor.labels.emplace_back(1, label);
+    } else if (!op.inputs.empty() && tensors_.count(op.inputs.front())) {
+      state.tensor.labels = tensors_.at(op.inputs.front()).tensor.labels;
+    }
     state.ready = frontier;
     out.tensors.push_back(state.tensor);
     tensors_[op.out] = std::move(state);

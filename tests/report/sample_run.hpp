@@ -37,6 +37,21 @@ inline OpRun make_op(std::string name, std::string kind, std::int32_t op_id, dou
 //   t4 compute chip 2, op out (2)     [6, 7.5] us
 // With a hop latency of 1 us the bandwidth phases are t2 [3, 5] and t3 [4, 6] us.
 // Plan "tp<x>": one compute on chip 3 of op `out,"final"` (id 5), [1, 4] us.
+// kind, src, dst, bytes, flops, deps, op, step
+inline Task make_task(TaskKind kind, ChipId src, ChipId dst, std::uint64_t bytes, double flops,
+                      std::vector<TaskId> deps, std::int32_t op, std::int32_t step) {
+  Task t;
+  t.kind = kind;
+  t.src_chip = src;
+  t.dst_chip = dst;
+  t.bytes = bytes;
+  t.flops = flops;
+  t.deps = deps;
+  t.op = op;
+  t.step = step;
+  return t;
+}
+
 inline ScenarioRun sample_run() {
   ScenarioRun run;
   run.name = "mlp";
@@ -86,11 +101,11 @@ inline ScenarioRun sample_run() {
 
   auto graph = std::make_shared<EventGraph>();
   graph->num_chips = 4;
-  graph->add({TaskKind::compute, 0, 0, 0, 2e9, {}, 0, 0});
-  graph->add({TaskKind::compute, 1, 1, 0, 2e9, {}, 0, 0});
-  graph->add({TaskKind::transfer, 0, 1, kMiB, 0, {0}, 1, 0});
-  graph->add({TaskKind::transfer, 0, 2, kMiB, 0, {0}, 1, 1});
-  graph->add({TaskKind::compute, 2, 2, 0, 1e9, {3}, 2, 0});
+  graph->add(make_task(TaskKind::compute, 0, 0, 0, 2e9, {}, 0, 0));
+  graph->add(make_task(TaskKind::compute, 1, 1, 0, 2e9, {}, 0, 0));
+  graph->add(make_task(TaskKind::transfer, 0, 1, kMiB, 0, {0}, 1, 0));
+  graph->add(make_task(TaskKind::transfer, 0, 2, kMiB, 0, {0}, 1, 1));
+  graph->add(make_task(TaskKind::compute, 2, 2, 0, 1e9, {3}, 2, 0));
   auto sim = std::make_shared<SimulationResult>();
   sim->makespan_s = 7.5e-6;
   sim->tasks = {{0, 2e-6}, {0, 2e-6}, {2e-6, 5e-6}, {2e-6, 6e-6}, {6e-6, 7.5e-6}};
@@ -130,7 +145,7 @@ inline ScenarioRun sample_run() {
   tp.values_note = "max abs error 0.5";
   auto graph2 = std::make_shared<EventGraph>();
   graph2->num_chips = 4;
-  graph2->add({TaskKind::compute, 3, 3, 0, 4e9, {}, 5, 2});
+  graph2->add(make_task(TaskKind::compute, 3, 3, 0, 4e9, {}, 5, 2));
   auto sim2 = std::make_shared<SimulationResult>();
   sim2->makespan_s = 4e-6;
   sim2->tasks = {{1e-6, 4e-6}};
