@@ -7,14 +7,14 @@
 
 namespace podsim {
 
-CollectiveRun simulate_collective(const NetworkSpec& network, std::int32_t num_chips, const CollectiveRequest& request,
+SimulatedCollective simulate_collective(const NetworkSpec& network, std::int32_t num_chips, const CollectiveRequest& request,
                                   SymmetryUse use) {
   return simulate_collectives(network, num_chips, {request}, use);
 }
 
-CollectiveRun simulate_collectives(const NetworkSpec& network, std::int32_t num_chips,
+SimulatedCollective simulate_collectives(const NetworkSpec& network, std::int32_t num_chips,
                                    const std::vector<CollectiveRequest>& requests, SymmetryUse use) {
-  CollectiveRun run;
+  SimulatedCollective run;
   run.graph.num_chips = num_chips;
   GraphSymmetry symmetry;
   for (const CollectiveRequest& request : requests) {

@@ -17,18 +17,18 @@ enum class SymmetryUse {
   never,      // always the full simulation
 };
 
-struct CollectiveRun {
+struct SimulatedCollective {
   EventGraph graph;         // the whole collective, as build_collective() makes it
   SimulationResult result;  // per task of `graph`, per link of the network
   bool symmetric = false;   // true when representatives gave the result
 };
 
 // Builds `request` on `num_chips` chips (build_collective) and simulates it on `network`.
-CollectiveRun simulate_collective(const NetworkSpec& network, std::int32_t num_chips, const CollectiveRequest& request,
+SimulatedCollective simulate_collective(const NetworkSpec& network, std::int32_t num_chips, const CollectiveRequest& request,
                                   SymmetryUse use = SymmetryUse::automatic);
 
 // Several collectives in one graph, all starting at time 0 (each on an empty frontier), in request order.
-CollectiveRun simulate_collectives(const NetworkSpec& network, std::int32_t num_chips,
+SimulatedCollective simulate_collectives(const NetworkSpec& network, std::int32_t num_chips,
                                    const std::vector<CollectiveRequest>& requests,
                                    SymmetryUse use = SymmetryUse::automatic);
 

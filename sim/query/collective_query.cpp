@@ -16,8 +16,8 @@
 #include "models/sharding/sharding_verify.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "sim/collectives/collective_builder.hpp"
+#include "sim/collectives/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
-#include "sim/engine/simulator.hpp"
 #include "sim/engine/slice_network.hpp"
 #include "sim/scenario/hardware_json.hpp"
 
@@ -172,12 +172,19 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     double chip_flops = 1e12;
     const auto peak = hardware.chip.peak_flops_by_dtype.find(dtype);
     if (peak != hardware.chip.peak_flops_by_dtype.end()) chip_flops = peak->second;
-    const EventGraph graph =
-        located("--algorithm", [&] { return build_collective(static_cast<std::int32_t>(slice.num_chips()), request); });
+    const auto chips = static_cast<std::int32_t>(slice.num_chips());
+    located("--algorithm", [&] {
+      verify_collective(request, chips);
+      return 0;
+    });
     DesAnswer des;
     for (const auto& axis : request.axes)
       des.algorithms.emplace_back(algorithm_name(resolve_algorithm(algorithm, answer.kind, axis)));
-    des.result = simulate(slice_network(slice, answer.link_bandwidth_Bps, answer.hop_latency_s, chip_flops), graph);
+    // One representative group per axis phase where the engine proves that exact (docs/performance.md).
+    SimulatedCollective run = simulate_collective(
+        slice_network(slice, answer.link_bandwidth_Bps, answer.hop_latency_s, chip_flops), chips, request);
+    des.result = std::move(run.result);
+    des.symmetric = run.symmetric;
     des.time_s = des.result.makespan_s;
     answer.des = std::move(des);
   }

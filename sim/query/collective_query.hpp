@@ -39,6 +39,7 @@ struct DesAnswer {
   double time_s = 0;
   std::vector<std::string> algorithms;  // per axis, as resolved
   SimulationResult result;
+  bool symmetric = false;  // one representative group per phase gave the (identical) result
 };
 
 struct CollectiveAnswer {

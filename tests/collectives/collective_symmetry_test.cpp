@@ -35,7 +35,7 @@ CollectiveRequest request_on(const Slice& slice, CollectiveKind op, const std::v
 }
 
 // Every figure of `fast` equals that of `full`: times to 1e-12 of the makespan, bytes and messages exactly.
-void expect_same(const CollectiveRun& fast, const CollectiveRun& full, const std::string& what) {
+void expect_same(const SimulatedCollective& fast, const SimulatedCollective& full, const std::string& what) {
   const double tolerance = 1e-12 * full.result.makespan_s;
   EXPECT_NEAR(fast.result.makespan_s, full.result.makespan_s, tolerance) << what;
   ASSERT_EQ(fast.result.tasks.size(), full.result.tasks.size()) << what;
@@ -55,7 +55,7 @@ void expect_same(const CollectiveRun& fast, const CollectiveRun& full, const std
 }
 
 struct Pair {
-  CollectiveRun fast, full;
+  SimulatedCollective fast, full;
 };
 
 Pair both(const Slice& slice, const std::vector<CollectiveRequest>& requests) {

@@ -61,7 +61,7 @@ void run_collective(benchmark::State& state, CollectiveKind op) {
   bool symmetric = false;
   for (auto _ : state) {
     const auto began = std::chrono::steady_clock::now();
-    CollectiveRun run;
+    SimulatedCollective run;
     if (fast) {
       run = simulate_collective(network, num_chips, request);
     } else {
