@@ -60,7 +60,8 @@ std::string memory_text(const PlanRun& plan) {
   TextTable table({"tensor", "sharding", "local shape", "per chip", "total"},
                   {Align::left, Align::left, Align::left, Align::right, Align::right});
   for (const TensorMemory& tensor : plan.memory)
-    table.add_row({tensor.name, tensor.sharding, shape_text(tensor.local_shape), bytes_text(tensor.bytes_per_device),
+    table.add_row({tensor.written_by.empty() ? tensor.name : tensor.name + " (" + tensor.written_by + ")",
+                   tensor.sharding, shape_text(tensor.local_shape), bytes_text(tensor.bytes_per_device),
                    bytes_text(tensor.total_bytes)});
   std::string out = "  memory per chip\n" + table.render("    ");
   out += fmt::format("    peak {} of {} HBM: {}\n", bytes_text(plan.memory_per_chip_bytes), bytes_text(plan.hbm_bytes),
@@ -167,6 +168,7 @@ json memory_json(const PlanRun& plan) {
   json tensors = json::array();
   for (const TensorMemory& t : plan.memory)
     tensors.push_back({{"name", t.name},
+                       {"written_by", t.written_by.empty() ? json(nullptr) : json(t.written_by)},
                        {"sharding", t.sharding},
                        {"local_shape", t.local_shape},
                        {"bytes_per_device", t.bytes_per_device},

@@ -29,8 +29,10 @@ void account_memory(const ScenarioSpec& spec, LoweredPlan& plan) {
     const LoweredTensor& tensor = plan.tensors[i];
     const Layout layout = compute_layout(tensor.shape, tensor.dtype, tensor.sharding, mesh);
     bytes[i] = layout.bytes_per_device;
+    const std::string writer =
+        tensor.written_by < 0 ? "" : spec.program[static_cast<std::size_t>(tensor.written_by)].name;
     plan.run.memory.push_back(
-        {tensor.name, layout.local_shape, layout.bytes_per_device, layout.total_bytes, printed(tensor)});
+        {tensor.name, layout.local_shape, layout.bytes_per_device, layout.total_bytes, printed(tensor), writer});
   }
   std::map<std::string, int> last_use;
   for (std::size_t i = 0; i < spec.program.size(); ++i)
