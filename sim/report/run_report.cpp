@@ -33,10 +33,30 @@ json optional_name(const ScenarioRun& run, std::optional<std::size_t> index) {
 
 // --- text -----------------------------------------------------------------------------------------------------
 
+// `text` broken at spaces into lines of at most `width` columns, later lines indented by `indent` spaces.
+std::string wrapped(const std::string& text, std::size_t width, std::size_t indent) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    const std::size_t limit = out.empty() ? width : width - indent;
+    if (!line.empty() && line.size() + 1 + word.size() > limit) {
+      out += (out.empty() ? "" : std::string(indent, ' ')) + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += (out.empty() ? "" : std::string(indent, ' ')) + line + "\n";
+  return out;
+}
+
 std::string scenario_header_text(const ScenarioRun& run) {
   std::string out = "scenario " + run.name;
   if (!run.description.empty()) out += ": " + run.description;
-  out += "\n";
+  out = wrapped(out, 118, 2);
   std::vector<std::string> facts;
   if (!run.file.empty()) facts.push_back("file " + run.file);
   if (!run.hardware.empty()) facts.push_back("hardware " + run.hardware);
@@ -74,7 +94,8 @@ std::string memory_text(const PlanRun& plan) {
 std::string plan_text(const PlanRun& plan) {
   std::string out = "plan " + plan.name;
   if (!plan.description.empty()) out += ": " + plan.description;
-  out += "\n" + ops_text(plan);
+  out = wrapped(out, 118, 2);
+  out += ops_text(plan);
   out += fmt::format("  total: des {}, book {}, des/book {}\n", format_seconds(plan.des_time_s),
                      format_seconds(plan.book_time_s), ratio_text(des_over_book(plan.des_time_s, plan.book_time_s)));
   out += fmt::format("  critical path: {}\n", plan.critical_path.empty()
@@ -129,9 +150,14 @@ std::string checks_text(const ScenarioRun& run) {
   const auto passed = std::count_if(run.checks.begin(), run.checks.end(), [](const auto& c) { return c.passed; });
   TextTable table({"", "check", "value", "target", "tolerance", "source"},
                   {Align::left, Align::left, Align::right, Align::right, Align::left, Align::left});
-  for (const CheckResult& check : run.checks)
+  // Sources can be long derivations: the table shows their start (JSON, HTML and podsim check show all).
+  constexpr std::size_t kSourceWidth = 40;
+  for (const CheckResult& check : run.checks) {
+    std::string source = check.source;
+    if (display_width(source) > kSourceWidth) source = source.substr(0, kSourceWidth - 3) + "...";
     table.add_row({check.passed ? "PASS" : "FAIL", check.description, check_value_text(check.value),
-                   check_value_text(check.target), tolerance_text(check), check.source});
+                   check_value_text(check.target), tolerance_text(check), source});
+  }
   return fmt::format("checks: {} of {} passed\n", passed, run.checks.size()) + table.render("  ");
 }
 
