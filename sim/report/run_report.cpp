@@ -151,7 +151,7 @@ std::string checks_text(const ScenarioRun& run) {
   TextTable table({"", "check", "value", "target", "tolerance", "source"},
                   {Align::left, Align::left, Align::right, Align::right, Align::left, Align::left});
   // Sources can be long derivations: the table shows their start (JSON, HTML and podsim check show all).
-  constexpr std::size_t kSourceWidth = 40;
+  constexpr std::size_t kSourceWidth = 30;
   for (const CheckResult& check : run.checks) {
     std::string source = check.source;
     if (display_width(source) > kSourceWidth) source = source.substr(0, kSourceWidth - 3) + "...";
