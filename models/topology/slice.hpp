@@ -13,6 +13,10 @@
 
 namespace podsim {
 
+// The most chips a slice may have: four times the largest TPU pod (9216 chips) and beyond, with links and routes
+// that stay within memory.
+inline constexpr std::int64_t kMaxSliceChips = 65536;
+
 // Direction of travel along one dim: plus goes to coordinate c+1 (or wraps from N-1 to 0).
 enum class Direction : int { plus = 0, minus = 1 };
 

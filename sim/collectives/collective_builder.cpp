@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/common/error.hpp"
+#include "models/common/integer.hpp"
 #include "sim/collectives/phase.hpp"
 
 namespace podsim {
@@ -12,10 +13,6 @@ namespace {
 
 std::int64_t group_size(const AxisGroups& axis) {
   return axis.groups.empty() ? 1 : static_cast<std::int64_t>(axis.groups.front().size());
-}
-
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
-  return b == 0 ? 0 : (a + b - 1) / b;
 }
 
 PhaseAlgorithm phase_algorithm(Algorithm algorithm) {
@@ -145,6 +142,8 @@ Algorithm resolve_algorithm(Algorithm requested, CollectiveKind op, const AxisGr
 
 void verify_collective(const CollectiveRequest& request, std::int32_t num_chips) {
   if (request.axes.empty()) throw VerifyError("a collective needs at least one axis, got: none");
+  if (request.array_bytes > kMaxArrayBytes)
+    throw VerifyError("the array must be at most 2^50 bytes (1 PiB), got: " + std::to_string(request.array_bytes));
   const bool is_a2a = request.op == CollectiveKind::all_to_all;
   if (is_a2a && request.algorithm != Algorithm::automatic && request.algorithm != Algorithm::direct)
     throw VerifyError("all-to-all runs with the direct algorithm, got: " +

@@ -11,9 +11,12 @@ namespace podsim {
 // wraparound, line without, direct for all-to-all. Other requests are returned as given.
 Algorithm resolve_algorithm(Algorithm requested, CollectiveKind op, const AxisGroups& axis);
 
+// The largest array a collective moves: 1 PiB keeps every byte count far from 64-bit overflow.
+inline constexpr std::uint64_t kMaxArrayBytes = std::uint64_t{1} << 50;
+
 // Checks the request against a graph of `num_chips` chips; throws VerifyError naming the problem
-// (no axes, a chip out of range or twice in one axis, groups of unequal size, an algorithm that does not
-// implement the op).
+// (no axes, an array over kMaxArrayBytes, a chip out of range or twice in one axis, groups of unequal size, an
+// algorithm that does not implement the op).
 void verify_collective(const CollectiveRequest& request, std::int32_t num_chips);
 
 // Appends the collective's tasks to `graph`, each chip starting after its tasks in `frontier`, and moves

@@ -7,13 +7,13 @@
 
 namespace podsim {
 
-SimulatedCollective simulate_collective(const NetworkSpec& network, std::int32_t num_chips, const CollectiveRequest& request,
-                                  SymmetryUse use) {
+SimulatedCollective simulate_collective(const NetworkSpec& network, std::int32_t num_chips,
+                                        const CollectiveRequest& request, SymmetryUse use) {
   return simulate_collectives(network, num_chips, {request}, use);
 }
 
 SimulatedCollective simulate_collectives(const NetworkSpec& network, std::int32_t num_chips,
-                                   const std::vector<CollectiveRequest>& requests, SymmetryUse use) {
+                                         const std::vector<CollectiveRequest>& requests, SymmetryUse use) {
   SimulatedCollective run;
   run.graph.num_chips = num_chips;
   GraphSymmetry symmetry;

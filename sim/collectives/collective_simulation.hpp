@@ -24,12 +24,12 @@ struct SimulatedCollective {
 };
 
 // Builds `request` on `num_chips` chips (build_collective) and simulates it on `network`.
-SimulatedCollective simulate_collective(const NetworkSpec& network, std::int32_t num_chips, const CollectiveRequest& request,
-                                  SymmetryUse use = SymmetryUse::automatic);
+SimulatedCollective simulate_collective(const NetworkSpec& network, std::int32_t num_chips,
+                                        const CollectiveRequest& request, SymmetryUse use = SymmetryUse::automatic);
 
 // Several collectives in one graph, all starting at time 0 (each on an empty frontier), in request order.
 SimulatedCollective simulate_collectives(const NetworkSpec& network, std::int32_t num_chips,
-                                   const std::vector<CollectiveRequest>& requests,
-                                   SymmetryUse use = SymmetryUse::automatic);
+                                         const std::vector<CollectiveRequest>& requests,
+                                         SymmetryUse use = SymmetryUse::automatic);
 
 }  // namespace podsim

@@ -7,6 +7,7 @@
 
 #include "models/common/dtype.hpp"
 #include "models/common/error.hpp"
+#include "models/common/integer.hpp"
 #include "models/common/shape.hpp"
 #include "models/common/units.hpp"
 #include "models/cost/collective_cost.hpp"
@@ -107,16 +108,31 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     answer.link_bandwidth_Bps = located("--link-bw", [&] { return parse_bandwidth(*query.link_bandwidth); });
   if (query.hop_latency)
     answer.hop_latency_s = located("--hop-latency", [&] { return parse_duration(*query.hop_latency); });
+  if (!(answer.hop_latency_s >= 0))
+    throw InputError("--hop-latency", "per-hop latency must be >= 0 s, got: " + exact_number(answer.hop_latency_s));
   if (!(answer.link_bandwidth_Bps > 0))
     throw InputError("--link-bw", "link bandwidth must be > 0 B/s, got: " + format_number(answer.link_bandwidth_Bps));
 
   if (query.slice.empty()) throw InputError("--slice", "a slice shape such as 8x4 is required, got: none");
   const Shape shape = located("--slice", [&] { return parse_shape(query.slice); });
   if (shape.empty() || shape.size() > 3) throw InputError("--slice", "a slice has 1 to 3 dims, got: " + query.slice);
-  for (const auto size : shape)
+  std::int64_t chips = 1;
+  for (const auto size : shape) {
     if (size < 1) throw InputError("--slice", "every slice dim must be >= 1, got: " + query.slice);
-  const auto wraps =
-      located("--wrap", [&] { return resolve_wraparound(query.wrap, shape, hardware.wrap_rule, hardware.pod_shape); });
+    chips *= std::min<std::int64_t>(size, kMaxSliceChips + 1);
+    chips = std::min<std::int64_t>(chips, kMaxSliceChips + 1);
+  }
+  if (chips > kMaxSliceChips)
+    throw InputError("--slice",
+                     "a slice has at most " + std::to_string(kMaxSliceChips) + " chips, got: " + query.slice);
+  std::vector<bool> wraps;
+  try {
+    wraps = resolve_wraparound(query.wrap, shape, hardware.wrap_rule, hardware.pod_shape);
+  } catch (const Error& e) {
+    const std::string hint =
+        query.wrap == "auto" ? " (the preset's rule does not apply: choose --wrap none, all or dims)" : "";
+    throw InputError("--wrap", e.what() + hint);
+  }
   answer.slice.emplace(shape, wraps);
   const Slice& slice = *answer.slice;
 
@@ -140,8 +156,10 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
   } else {
     throw InputError("--array-bytes", "the collective's size is required: --array-bytes V or --shape and --sharding");
   }
-  const auto group = static_cast<std::uint64_t>(answer.group_size);
-  answer.shard_bytes = (answer.array_bytes + group - 1) / group;
+  if (answer.array_bytes == 0 || answer.array_bytes > kMaxArrayBytes)
+    throw InputError(query.array_bytes ? "--array-bytes" : "--shape",
+                     "the array must hold 1 byte to 2^50 bytes (1 PiB), got: " + std::to_string(answer.array_bytes));
+  answer.shard_bytes = ceil_div(answer.array_bytes, static_cast<std::uint64_t>(answer.group_size));
 
   if (query.model != "book" && query.model != "des" && query.model != "both")
     throw InputError("--model", "model must be des, book or both, got: " + query.model);

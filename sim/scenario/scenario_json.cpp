@@ -20,7 +20,7 @@ namespace scenario_detail {
 namespace {
 
 // More chips than any pod has, and still a slice whose links fit easily in memory.
-constexpr std::int64_t kMaxChips = 65536;
+constexpr std::int64_t kMaxChips = kMaxSliceChips;
 
 // Records the first duplicate key (nlohmann keeps the last silently) with its JSON pointer.
 class DuplicateKeyFinder {

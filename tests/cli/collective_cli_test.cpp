@@ -123,3 +123,23 @@ TEST(CollectiveCli, BadInputNamesTheFlag) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CollectiveCli, LimitsAreInputErrors) {
+  CliRun run = run_podsim("collective --slice 4x4 --op all-gather --axes X --array-bytes 18446744073709551615");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err,
+            "error: --array-bytes: the array must hold 1 byte to 2^50 bytes (1 PiB), got: 18446744073709551615\n");
+  run = run_podsim("collective --slice 4x4 --op all-gather --axes X --array-bytes 0");
+  EXPECT_EQ(run.code, 2);
+  run = run_podsim("collective --slice 1000x1000x1000 --wrap none --op all-gather --axes X --array-bytes 100");
+  EXPECT_EQ(run.err, "error: --slice: a slice has at most 65536 chips, got: 1000x1000x1000\n");
+  run = run_podsim("collective --slice 4x4 --op all-gather --axes X --array-bytes 1000 --hop-latency -1us");
+  EXPECT_EQ(run.err, "error: --hop-latency: per-hop latency must be >= 0 s, got: -1e-06\n");
+  run = run_podsim("collective --slice 8 --op all-gather --axes X --array-bytes 1000");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find("choose --wrap none, all or dims"), std::string::npos) << run.err;
+}
+
+}  // namespace
