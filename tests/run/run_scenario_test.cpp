@@ -59,6 +59,18 @@ TEST(RunScenario, MlpPlansDifferInMemoryAndTime) {
     EXPECT_TRUE(check.passed) << check.description;
 }
 
+TEST(RunScenario, EveryPlanOfTheSmallMlpComputesTheDenseProduct) {
+  // Small tensors: functional mode runs on its own and compares each plan's results with dense einsums.
+  const ScenarioRun run = run_scenario(
+      load_scenario((std::filesystem::path(PODSIM_TEST_DATA_DIR) / "good/mlp_small_values.json").string()));
+  ASSERT_EQ(run.plans.size(), 5u);
+  for (const auto& plan : run.plans) {
+    ASSERT_TRUE(plan.values_match.has_value()) << plan.name;
+    EXPECT_TRUE(*plan.values_match) << plan.name << ": " << plan.values_note;
+  }
+  EXPECT_TRUE(run.checks_passed());
+}
+
 TEST(RunScenario, UnknownPlanIsAnInputError) {
   RunOptions options;
   options.plan = "zero";
