@@ -6,8 +6,8 @@
 
 namespace podsim {
 
-// One CheckResult per expectation whose plan was run, in order, then one per plan run in functional mode (its values equal the
-// dense reference).
+// One CheckResult per expectation whose plan was run, in order, then one per plan run in functional mode (its values
+// equal the dense reference).
 std::vector<CheckResult> evaluate_checks(const ScenarioSpec& spec, const ScenarioRun& run);
 
 }  // namespace podsim

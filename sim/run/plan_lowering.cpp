@@ -49,7 +49,8 @@ class Lowering {
         platform_(platform),
         plan_(plan),
         chips_(static_cast<std::size_t>(platform.slice->num_chips())),
-        graph_(std::make_shared<EventGraph>()) {
+        graph_(std::make_shared<EventGraph>()),
+        symmetry_(std::make_shared<GraphSymmetry>()) {
     graph_->num_chips = static_cast<std::int32_t>(chips_);
     const auto& ici = spec.hardware.spec.ici;
     w_ = ici.bandwidth_Bps;
@@ -98,6 +99,7 @@ class Lowering {
     out.run.book_time_s = book;
     account_memory(spec_, out);
     out.graph = graph_;
+    out.symmetry = symmetry_;
     return out;
   }
 
@@ -169,7 +171,7 @@ class Lowering {
     Frontier f(static_cast<std::int32_t>(chips_));
     f.per_chip = std::move(frontier);
     try {
-      append_collective(*graph_, f, request);
+      append_collective(*graph_, f, request, symmetry_.get());
     } catch (const Error& e) {
       fail(op, e.what());
     }
@@ -216,7 +218,11 @@ class Lowering {
 
   // One compute task per chip lasting `time_s`, after `frontier`.
   void compute(OpRun& run, ChipDeps& frontier, double time_s) {
+    PhaseGroups& phase = symmetry_->phases.emplace_back();  // one group per chip
+    phase.begin.push_back(static_cast<TaskId>(graph_->tasks.size()));
     for (std::size_t chip = 0; chip < chips_; ++chip) {
+      phase.groups.push_back({static_cast<ChipId>(chip)});
+      phase.begin.push_back(static_cast<TaskId>(graph_->tasks.size() + 1));
       Task task;
       task.kind = TaskKind::compute;
       task.src_chip = task.dst_chip = static_cast<ChipId>(chip);
@@ -428,6 +434,7 @@ class Lowering {
     task.deps = std::move(frontier[from]);
     task.op = run.op_id;
     const TaskId id = graph_->add(std::move(task));
+    symmetry_->phases.push_back({{{static_cast<ChipId>(from), static_cast<ChipId>(to)}}, {id, id + 1}});
     frontier.assign(chips_, {});
     frontier[from] = {id};
     frontier[to] = {id};
@@ -468,6 +475,7 @@ class Lowering {
   const ScenarioPlan* plan_;
   std::size_t chips_;
   std::shared_ptr<EventGraph> graph_;
+  std::shared_ptr<GraphSymmetry> symmetry_;
   double w_ = 0, alpha_ = 0;
   std::map<std::string, TensorState> tensors_;
   std::map<std::string, ChipDeps> op_end_;

@@ -10,6 +10,7 @@
 
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
+#include "sim/engine/graph_symmetry.hpp"
 #include "sim/engine/network.hpp"
 #include "sim/run/run_result.hpp"
 #include "sim/scenario/scenario_spec.hpp"
@@ -35,13 +36,16 @@ struct LoweredTensor {
   DType dtype = DType::bf16;
   TensorSharding sharding;
   bool declared = true;
-  int written_by = -1;  // index of the op that writes this version (-1: declared)
+  int written_by = -1;              // index of the op that writes this version (-1: declared)
   std::vector<std::string> labels;  // dim labels for printing (`B`, `D`), from the book notation or an einsum
 };
 
 struct LoweredPlan {
   PlanRun run;  // ops with their book figures, memory and fit; des figures are filled after simulation
   std::shared_ptr<EventGraph> graph;
+  // Phases of the graph (every collective's axis phases, every compute op, every send) for the engine's symmetry
+  // path, which checks them and falls back to the full simulation when they do not hold.
+  std::shared_ptr<GraphSymmetry> symmetry;
   std::vector<LoweredTensor> tensors;
   // Per op, bytes per chip it holds only while it runs: a matmul's gathered operands.
   std::vector<std::uint64_t> temporary_bytes;

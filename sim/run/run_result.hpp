@@ -51,7 +51,7 @@ struct TensorMemory {
   std::vector<std::int64_t> local_shape;
   std::uint64_t bytes_per_device = 0;
   std::uint64_t total_bytes = 0;
-  std::string sharding;  // as printed (book notation where it can, else Shardy)
+  std::string sharding;    // as printed (book notation where it can, else Shardy)
   std::string written_by;  // the op that wrote this version (empty for a declared tensor)
 };
 

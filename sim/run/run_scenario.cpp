@@ -6,6 +6,7 @@
 
 #include "models/common/error.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/engine/symmetric_simulation.hpp"
 #include "sim/run/checks.hpp"
 #include "sim/run/functional_run.hpp"
 #include "sim/run/plan_lowering.hpp"
@@ -104,12 +105,17 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   std::vector<LoweredPlan> lowered;
   for (const auto* plan : plans)
     lowered.push_back(lower_plan(spec, platform, plan));
-  std::vector<std::pair<const NetworkSpec*, const EventGraph*>> jobs;
-  for (const auto& plan : lowered)
-    jobs.emplace_back(&platform.network, plan.graph.get());
   std::vector<SimulationResult> results;
   try {
-    results = simulate_all(jobs, options.parallel);
+    if (options.symmetry) {
+      for (const auto& plan : lowered)
+        results.push_back(simulate_symmetric(platform.network, *plan.graph, *plan.symmetry));
+    } else {
+      std::vector<std::pair<const NetworkSpec*, const EventGraph*>> jobs;
+      for (const auto& plan : lowered)
+        jobs.emplace_back(&platform.network, plan.graph.get());
+      results = simulate_all(jobs, options.parallel);
+    }
   } catch (const InputError&) {
     throw;
   } catch (const Error& e) {

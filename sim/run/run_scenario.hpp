@@ -13,7 +13,10 @@ namespace podsim {
 struct RunOptions {
   std::optional<std::string> plan;  // run only this plan
   bool verify_values = false;       // functional mode for every plan (also on when the scenario asks)
-  int parallel = 2;                 // simulations at once
+  int parallel = 2;                 // simulations at once (full simulations only)
+  // Take the engine's symmetry path where it proves exact (one representative group per phase; identical results);
+  // false: simulate every chip.
+  bool symmetry = true;
 };
 
 // Throws InputError for a plan the scenario does not have or a rule that fails while lowering.
