@@ -67,6 +67,16 @@ ParsedSharding parse_sharding(std::string_view text, const std::string& default_
   return parsed;
 }
 
+std::string print_readable(const TensorSharding& sharding, const std::string& tensor_name,
+                           const std::vector<std::string>& dim_labels) {
+  const bool labelled = dim_labels.size() == sharding.dims.size();
+  try {
+    return print_book_sharding(sharding, tensor_name, labelled ? dim_labels : std::vector<std::string>{});
+  } catch (const VerifyError&) {
+    return print_shardy_sharding(sharding);
+  }
+}
+
 PrintedSharding print_all_notations(const TensorSharding& sharding, const std::string& tensor_name,
                                     const std::vector<std::string>& dim_labels) {
   PrintedSharding printed;

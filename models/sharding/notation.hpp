@@ -42,6 +42,10 @@ struct PrintedSharding {
   std::string pspec_error;
 };
 
+// The book notation where it can express the sharding (with `dim_labels` when they fit its rank), else Shardy.
+std::string print_readable(const TensorSharding& sharding, const std::string& tensor_name,
+                           const std::vector<std::string>& dim_labels = {});
+
 PrintedSharding print_all_notations(const TensorSharding& sharding, const std::string& tensor_name = "A",
                                     const std::vector<std::string>& dim_labels = {});
 

@@ -8,6 +8,7 @@
 #include "models/plan/collective_values.hpp"
 #include "models/plan/matmul_plan.hpp"
 #include "models/plan/sharded_values.hpp"
+#include "sim/run/collective_target.hpp"
 
 namespace podsim {
 namespace {
@@ -37,31 +38,6 @@ ShardedValues apply_collectives(ShardedValues values, const std::vector<PlannedC
     }
   }
   return values;
-}
-
-// The sharding an explicit collective op leads to (the lowering checked that it applies).
-TensorSharding collective_target(const CollectiveOp& c, TensorSharding to) {
-  auto drop = [](std::vector<AxisRef>& list, const std::string& axis) {
-    for (auto it = list.begin(); it != list.end(); ++it)
-      if (it->name == axis) {
-        const AxisRef ref = *it;
-        list.erase(it);
-        return std::optional<AxisRef>(ref);
-      }
-    return std::optional<AxisRef>();
-  };
-  for (const auto& axis : c.axes) {
-    if (c.kind == CollectiveKind::all_gather) {
-      for (auto& dim : to.dims)
-        drop(dim.axes, axis);
-    } else if (c.kind == CollectiveKind::all_to_all) {
-      if (auto ref = drop(to.dims[static_cast<std::size_t>(c.from_dim)].axes, axis))
-        to.dims[static_cast<std::size_t>(c.to_dim)].axes.push_back(*ref);
-    } else if (auto ref = drop(to.unreduced, axis)) {
-      if (c.kind == CollectiveKind::reduce_scatter) to.dims[static_cast<std::size_t>(c.dim)].axes.push_back(*ref);
-    }
-  }
-  return to;
 }
 
 std::uint64_t seed_of(const std::string& name) {
@@ -137,7 +113,7 @@ void verify_plan_values(const ScenarioSpec& spec, const ScenarioPlan* plan, Plan
         results.push_back(op.out);
       } else if (const auto* c = std::get_if<CollectiveOp>(&op.detail)) {
         const Values& in = table.at(c->tensor);
-        const TensorSharding to = collective_target(*c, in.sharded.sharding());
+        const TensorSharding to = collective_target(*c, in.sharded.sharding(), c->tensor);
         const auto list = plan_resharding(in.sharded.global_shape(), in.sharded.sharding(), to, in.sharded.dtype(),
                                           mesh, PlannedCollective::Operand::out, "", nullptr);
         table.insert_or_assign(op.out, Values{apply_collectives(in.sharded, list), in.dense});

@@ -10,13 +10,13 @@
 #include "models/cost/point_to_point.hpp"
 #include "models/hardware/roofline.hpp"
 #include "models/plan/matmul_plan.hpp"
-#include "models/sharding/book_notation.hpp"
 #include "models/sharding/layout.hpp"
-#include "models/sharding/shardy_print.hpp"
+#include "models/sharding/notation.hpp"
 #include "models/topology/routing.hpp"
 #include "sim/collectives/collective_builder.hpp"
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/engine/slice_network.hpp"
+#include "sim/run/collective_target.hpp"
 #include "sim/run/plan_memory.hpp"
 
 namespace podsim {
@@ -33,14 +33,6 @@ struct TensorState {
   LoweredTensor tensor;
   ChipDeps ready;  // per chip, the tasks that produced this version
 };
-
-std::string sharding_text(const TensorSharding& sharding, const std::string& name) {
-  try {
-    return print_book_sharding(sharding, name);
-  } catch (const Error&) {
-    return print_shardy_sharding(sharding);
-  }
-}
 
 class Lowering {
  public:
@@ -324,56 +316,6 @@ class Lowering {
     write(op, plan.out, frontier, out);
   }
 
-  // The sharding an explicit collective leads to, checked against this plan's sharding of the tensor.
-  TensorSharding target_of(const ScenarioOp& op, const CollectiveOp& c, const TensorSharding& from) {
-    TensorSharding to = from;
-    auto in_list = [&](const std::vector<AxisRef>& list, const std::string& axis) {
-      return std::find_if(list.begin(), list.end(), [&](const AxisRef& ref) { return ref.name == axis; });
-    };
-    const std::string kind(collective_kind_name(c.kind));
-    const std::string shown = sharding_text(from, c.tensor);
-    for (const auto& axis : c.axes) {
-      switch (c.kind) {
-        case CollectiveKind::all_gather: {
-          bool found = false;
-          for (auto& dim : to.dims) {
-            auto it = in_list(dim.axes, axis);
-            if (it != dim.axes.end()) {
-              dim.axes.erase(it);
-              found = true;
-            }
-          }
-          if (!found)
-            fail(op, kind + " over " + axis + ": the axis does not shard " + c.tensor + " in this plan, got: " + shown);
-          break;
-        }
-        case CollectiveKind::reduce_scatter:
-        case CollectiveKind::all_reduce: {
-          auto it = in_list(to.unreduced, axis);
-          if (it == to.unreduced.end())
-            fail(op,
-                 kind + " over " + axis + ": " + c.tensor + " is not unreduced over it in this plan, got: " + shown);
-          const AxisRef ref = *it;
-          to.unreduced.erase(it);
-          if (c.kind == CollectiveKind::reduce_scatter) to.dims[static_cast<std::size_t>(c.dim)].axes.push_back(ref);
-          break;
-        }
-        case CollectiveKind::all_to_all: {
-          auto& source = to.dims[static_cast<std::size_t>(c.from_dim)].axes;
-          auto it = in_list(source, axis);
-          if (it == source.end())
-            fail(op, kind + " over " + axis + ": the axis does not shard dim " + std::to_string(c.from_dim) + " of " +
-                         c.tensor + " in this plan, got: " + shown);
-          const AxisRef ref = *it;
-          source.erase(it);
-          to.dims[static_cast<std::size_t>(c.to_dim)].axes.push_back(ref);
-          break;
-        }
-      }
-    }
-    return to;
-  }
-
   void reshard(const ScenarioOp& op, OpRun& run, ChipDeps& frontier, const TensorState& state, const TensorSharding& to,
                LoweredPlan& out) {
     std::vector<PlannedCollective> list;
@@ -391,7 +333,13 @@ class Lowering {
   // a device holds once gathered (all-gather, all-to-all: bytes per device x group) or reduces (the local array).
   void lower(const ScenarioOp& op, const CollectiveOp& c, OpRun& run, ChipDeps& frontier, LoweredPlan& out) {
     const TensorState state = tensor(c.tensor);
-    const TensorSharding to = target_of(op, c, state.tensor.sharding);
+    TensorSharding to;
+    try {
+      to = collective_target(c, state.tensor.sharding,
+                             print_readable(state.tensor.sharding, c.tensor, state.tensor.labels));
+    } catch (const Error& e) {
+      fail(op, e.what());
+    }
     std::vector<AxisRef> axes;
     std::uint64_t group = 1;
     for (const auto& name : c.axes) {

@@ -4,23 +4,10 @@
 #include <algorithm>
 #include <map>
 
-#include "models/sharding/book_notation.hpp"
 #include "models/sharding/layout.hpp"
-#include "models/sharding/shardy_print.hpp"
+#include "models/sharding/notation.hpp"
 
 namespace podsim {
-namespace {
-
-std::string printed(const LoweredTensor& tensor) {
-  try {
-    const bool labelled = tensor.labels.size() == tensor.shape.size();
-    return print_book_sharding(tensor.sharding, tensor.name, labelled ? tensor.labels : std::vector<std::string>{});
-  } catch (const Error&) {
-    return print_shardy_sharding(tensor.sharding);
-  }
-}
-
-}  // namespace
 
 void account_memory(const ScenarioSpec& spec, LoweredPlan& plan) {
   const Mesh& mesh = spec.mesh.mesh;
@@ -31,8 +18,8 @@ void account_memory(const ScenarioSpec& spec, LoweredPlan& plan) {
     bytes[i] = layout.bytes_per_device;
     const std::string writer =
         tensor.written_by < 0 ? "" : spec.program[static_cast<std::size_t>(tensor.written_by)].name;
-    plan.run.memory.push_back(
-        {tensor.name, layout.local_shape, layout.bytes_per_device, layout.total_bytes, printed(tensor), writer});
+    plan.run.memory.push_back({tensor.name, layout.local_shape, layout.bytes_per_device, layout.total_bytes,
+                               print_readable(tensor.sharding, tensor.name, tensor.labels), writer});
   }
   std::map<std::string, int> last_use;
   for (std::size_t i = 0; i < spec.program.size(); ++i)
