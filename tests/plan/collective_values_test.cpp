@@ -9,25 +9,16 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/book_notation.hpp"
+#include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
 
+using test::axis;
+using test::verify_error;
+
 TensorSharding book(const std::string& text) {
   return parse_book_sharding(text, "m").sharding;
-}
-AxisRef axis(const std::string& name) {
-  return {name, std::nullopt};
-}
-
-template <typename F>
-std::string verify_error(F&& f) {
-  try {
-    f();
-  } catch (const VerifyError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 constexpr auto kRS = CollectiveKind::reduce_scatter;

@@ -9,19 +9,12 @@
 #include <string>
 
 #include "models/common/error.hpp"
+#include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
 
-template <typename F>
-std::string verify_error(F&& f) {
-  try {
-    f();
-  } catch (const VerifyError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::verify_error;
 
 TEST(DenseArray, RowMajorIndexing) {
   const DenseArray a = matrix({{1, 2, 3}, {4, 5, 6}});

@@ -8,22 +8,15 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/book_notation.hpp"
+#include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
 
+using test::verify_error;
+
 TensorSharding book(const std::string& text) {
   return parse_book_sharding(text, "m").sharding;
-}
-
-template <typename F>
-std::string verify_error(F&& f) {
-  try {
-    f();
-  } catch (const VerifyError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 const Mesh kPair = make_mesh({{"X", 2}});

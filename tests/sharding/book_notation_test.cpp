@@ -7,24 +7,14 @@
 #include <string>
 
 #include "models/common/error.hpp"
+#include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
 
-AxisRef axis(const std::string& name) {
-  return {name, std::nullopt};
-}
-DimSharding dim(std::vector<AxisRef> axes) {
-  DimSharding d;
-  d.axes = std::move(axes);
-  return d;
-}
-TensorSharding sharding(std::vector<DimSharding> dims) {
-  TensorSharding s;
-  s.mesh_name = "m";
-  s.dims = std::move(dims);
-  return s;
-}
+using test::axis;
+using test::dim;
+using test::sharding;
 
 struct ParseFailure {
   std::string message;

@@ -10,39 +10,19 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/book_notation.hpp"
+#include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
 
-AxisRef axis(const std::string& name) {
-  return {name, std::nullopt};
-}
-AxisRef sub_axis(const std::string& name, std::int64_t pre_size, std::int64_t size) {
-  return {name, SubAxis{pre_size, size}};
-}
-DimSharding dim(std::vector<AxisRef> axes) {
-  DimSharding d;
-  d.axes = std::move(axes);
-  return d;
-}
-TensorSharding sharding(std::vector<DimSharding> dims) {
-  TensorSharding s;
-  s.mesh_name = "m";
-  s.dims = std::move(dims);
-  return s;
-}
+using test::axis;
+using test::dim;
+using test::sharding;
+using test::sub_axis;
+using test::verify_error;
+
 TensorSharding book(const std::string& text) {
   return parse_book_sharding(text, "m").sharding;
-}
-
-template <typename F>
-std::string verify_error(F&& f) {
-  try {
-    f();
-  } catch (const VerifyError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 constexpr std::uint64_t kMiB = 1024 * 1024;

@@ -8,24 +8,15 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/book_notation.hpp"
+#include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
 
-AxisRef axis(const std::string& name) {
-  return {name, std::nullopt};
-}
-DimSharding dim(std::vector<AxisRef> axes) {
-  DimSharding d;
-  d.axes = std::move(axes);
-  return d;
-}
-TensorSharding sharding(std::vector<DimSharding> dims) {
-  TensorSharding s;
-  s.mesh_name = "m";
-  s.dims = std::move(dims);
-  return s;
-}
+using test::axis;
+using test::dim;
+using test::sharding;
+
 TensorSharding parse(const std::string& text, std::optional<std::size_t> rank = std::nullopt) {
   return parse_partition_spec(text, "m", rank);
 }
