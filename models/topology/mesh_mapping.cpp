@@ -173,4 +173,12 @@ std::vector<std::vector<ChipId>> MeshMapping::groups(const std::vector<std::stri
   return result;
 }
 
+Mesh default_mesh(const Slice& slice) {
+  static const char* const kNames[] = {"X", "Y", "Z"};
+  std::vector<MeshAxis> axes;
+  for (int d = 0; d < slice.rank(); ++d)
+    axes.push_back({kNames[d], slice.size(d)});
+  return make_mesh(axes);
+}
+
 }  // namespace podsim

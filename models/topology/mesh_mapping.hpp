@@ -31,6 +31,10 @@ namespace podsim {
 //   - every dim of size > 1 is covered by some axis (the mesh spans the whole slice).
 //
 // The mesh's explicit device_ids are not consulted: this mapping places mesh coordinates on chips.
+// The mesh with one axis per slice dim, named X, Y, Z in order (each the size of its dim): what a slice means when
+// no mesh is given.
+Mesh default_mesh(const Slice& slice);
+
 class MeshMapping {
  public:
   MeshMapping(const Mesh& mesh, const Slice& slice);

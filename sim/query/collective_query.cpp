@@ -40,14 +40,6 @@ std::vector<std::string> split_axes(const std::string& text) {
   return axes;
 }
 
-Mesh default_mesh(const Slice& slice) {
-  const char* names[] = {"X", "Y", "Z"};
-  std::vector<MeshAxis> axes;
-  for (int d = 0; d < slice.rank(); ++d)
-    axes.push_back({names[d], slice.size(d)});
-  return make_mesh(axes);
-}
-
 // "an " before all-gather, all-reduce and all-to-all, "a " before reduce-scatter.
 std::string article(CollectiveKind kind) {
   return kind == CollectiveKind::reduce_scatter ? "a " : "an ";

@@ -29,11 +29,7 @@ struct SimRun {
 // Simulates `op` over `axes` of a mesh laid in order over `slice` (one mesh axis per slice dim, named X, Y, Z).
 SimRun simulate_on(Slice slice, CollectiveKind op, const std::vector<std::string>& axes, std::uint64_t array_bytes,
                    Algorithm algorithm, MultiAxis multi = MultiAxis::sequential) {
-  std::vector<MeshAxis> mesh_axes;
-  const char* names[] = {"X", "Y", "Z"};
-  for (int d = 0; d < slice.rank(); ++d)
-    mesh_axes.push_back({names[d], slice.size(d)});
-  const MeshMapping mapping(make_mesh(mesh_axes), slice);
+  const MeshMapping mapping(default_mesh(slice), slice);
   CollectiveRequest request;
   request.op = op;
   request.axes = axes_groups(mapping, slice, axes);

@@ -20,11 +20,7 @@ constexpr double kW = 4.5e10;
 
 CollectiveRequest request_on(const Slice& slice, CollectiveKind op, const std::vector<std::string>& axes,
                              std::uint64_t bytes, Algorithm algorithm, double flops_per_byte = 0) {
-  std::vector<MeshAxis> mesh_axes;
-  const char* names[] = {"X", "Y", "Z"};
-  for (int d = 0; d < slice.rank(); ++d)
-    mesh_axes.push_back({names[d], slice.size(d)});
-  const MeshMapping mapping(make_mesh(mesh_axes), slice);
+  const MeshMapping mapping(default_mesh(slice), slice);
   CollectiveRequest request;
   request.op = op;
   request.axes = axes_groups(mapping, slice, axes);

@@ -39,7 +39,7 @@ double status_bytes(const std::string& field) {
 }
 
 CollectiveRequest torus_request(const Slice& slice, CollectiveKind op) {
-  const MeshMapping mapping(make_mesh({{"X", slice.size(0)}, {"Y", slice.size(1)}, {"Z", slice.size(2)}}), slice);
+  const MeshMapping mapping(default_mesh(slice), slice);
   CollectiveRequest request;
   request.op = op;
   request.axes = axes_groups(mapping, slice, {"X", "Y", "Z"});
