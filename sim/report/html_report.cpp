@@ -193,15 +193,16 @@ std::string plan_html(const PlanRun& plan) {
   for (const TensorMemory& t : plan.memory)
     out += row({esc(t.name), esc(t.sharding), esc(shape_text(t.local_shape)), num(bytes_text(t.bytes_per_device)),
                 num(bytes_text(t.total_bytes))});
-  const auto fit_cell = [](std::uint64_t used, std::uint64_t capacity) {
-    const std::string text = fit_text(used, capacity);
-    return text == "fits" ? "<span class=\"pass\">fits</span>" : "<span class=\"fail\">" + esc(text) + "</span>";
+  const auto fit_cell = [](const std::string& text, bool hard) {
+    if (text == "fits") return std::string("<span class=\"pass\">fits</span>");
+    return (hard ? "<span class=\"fail\">" : "<span class=\"muted\">") + esc(text) + "</span>";
   };
   out += row({"<b>peak per chip</b>", "", "", num(bytes_text(plan.memory_per_chip_bytes)),
-              "of " + bytes_text(plan.hbm_bytes) + " HBM: " + fit_cell(plan.memory_per_chip_bytes, plan.hbm_bytes)});
-  out +=
-      row({"<b>VMEM working set</b>", "", "", num(bytes_text(plan.vmem_working_set_bytes)),
-           "of " + bytes_text(plan.vmem_bytes) + " VMEM: " + fit_cell(plan.vmem_working_set_bytes, plan.vmem_bytes)});
+              "of " + bytes_text(plan.hbm_bytes) +
+                  " HBM: " + fit_cell(fit_text(plan.memory_per_chip_bytes, plan.hbm_bytes), true)});
+  out += row({"<b>VMEM working set</b>", "", "", num(bytes_text(plan.vmem_working_set_bytes)),
+              "of " + bytes_text(plan.vmem_bytes) +
+                  " VMEM: " + fit_cell(vmem_fit_text(plan.vmem_working_set_bytes, plan.vmem_bytes), false)});
   out += "</table>\n";
   const auto links = busiest_links(plan, kBusiestLinksShown);
   if (links.empty()) {

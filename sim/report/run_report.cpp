@@ -87,7 +87,7 @@ std::string memory_text(const PlanRun& plan) {
   out += fmt::format("    peak {} of {} HBM: {}\n", bytes_text(plan.memory_per_chip_bytes), bytes_text(plan.hbm_bytes),
                      fit_text(plan.memory_per_chip_bytes, plan.hbm_bytes));
   out += fmt::format("    VMEM working set {} of {}: {}\n", bytes_text(plan.vmem_working_set_bytes),
-                     bytes_text(plan.vmem_bytes), fit_text(plan.vmem_working_set_bytes, plan.vmem_bytes));
+                     bytes_text(plan.vmem_bytes), vmem_fit_text(plan.vmem_working_set_bytes, plan.vmem_bytes));
   return out;
 }
 
@@ -308,6 +308,11 @@ std::string fit_text(std::uint64_t used_bytes, std::uint64_t capacity_bytes) {
   if (capacity_bytes == 0) return "capacity unknown";
   if (used_bytes <= capacity_bytes) return "fits";
   return "DOES NOT FIT by " + bytes_text(used_bytes - capacity_bytes);
+}
+
+std::string vmem_fit_text(std::uint64_t working_set_bytes, std::uint64_t vmem_bytes) {
+  if (vmem_bytes == 0 || working_set_bytes <= vmem_bytes) return fit_text(working_set_bytes, vmem_bytes);
+  return "streamed in tiles (exceeds VMEM by " + bytes_text(working_set_bytes - vmem_bytes) + ")";
 }
 
 std::vector<const LinkLoad*> busiest_links(const PlanRun& plan, std::size_t count) {

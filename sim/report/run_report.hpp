@@ -43,6 +43,9 @@ std::string collectives_summary(const OpRun& op);
 
 // "fits", "DOES NOT FIT by 3.2 GiB", or "capacity unknown" when the capacity is 0.
 std::string fit_text(std::uint64_t used_bytes, std::uint64_t capacity_bytes);
+// For a working set against VMEM: "fits", or "streamed in tiles (exceeds VMEM by 128 MiB)": an op whose operands
+// do not fit VMEM at once is tiled through it, which the roofline's HBM traffic already counts.
+std::string vmem_fit_text(std::uint64_t working_set_bytes, std::uint64_t vmem_bytes);
 
 // Up to `count` links of the plan that carried bytes, most bytes first (ties: higher utilisation, then name).
 std::vector<const LinkLoad*> busiest_links(const PlanRun& plan, std::size_t count);
