@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace podsim::test {
 
 struct CliRun {
@@ -37,6 +39,11 @@ inline CliRun run_podsim(const std::string& args) {
   run.err = text.str();
   std::filesystem::remove(err_path);
   return run;
+}
+
+// The run's stdout parsed as JSON.
+inline nlohmann::json json_of(const CliRun& run) {
+  return nlohmann::json::parse(run.out);
 }
 
 }  // namespace podsim::test

@@ -14,11 +14,8 @@
 namespace {
 
 using podsim::test::CliRun;
+using podsim::test::json_of;
 using podsim::test::run_podsim;
-
-nlohmann::json json_of(const CliRun& run) {
-  return nlohmann::json::parse(run.out);
-}
 
 TEST(CollectiveCli, PopQuizTwoBookAndSimulation) {
   // v5e 8x4 (no wraparound: v5e wraps only axes of 16), AllGather_Y of bf16[2048, 8192] as [E_Y, F]:

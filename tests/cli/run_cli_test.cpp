@@ -86,7 +86,8 @@ TEST(RunCli, CheckPassesAndFailsWithExitCodes) {
   const auto good = write_scenario("good.json", gather, R"({"metric": "array_bytes", "op": "g", "value": 8192})");
   CliRun run = run_podsim("check " + good.string());
   EXPECT_EQ(run.code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("2 passed, 0 failed"), std::string::npos) << run.out;  // the value check and the functional one
+  EXPECT_NE(run.out.find("2 passed, 0 failed"), std::string::npos)
+      << run.out;  // the value check and the functional one
   const auto bad = write_scenario("bad.json", gather, R"({"metric": "array_bytes", "op": "g", "value": 4096})");
   run = run_podsim("check " + bad.string());
   EXPECT_EQ(run.code, 1);

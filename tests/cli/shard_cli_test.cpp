@@ -9,11 +9,8 @@
 namespace {
 
 using podsim::test::CliRun;
+using podsim::test::json_of;
 using podsim::test::run_podsim;
-
-nlohmann::json json_of(const CliRun& run) {
-  return nlohmann::json::parse(run.out);
-}
 
 TEST(ShardCli, PopQuizOneInEveryNotation) {
   // fp32[1024, 4096] as A[I_XY, J] on X=8, Y=2: I split 16 ways -> [64, 4096], 64 * 4096 * 4 = 1,048,576 bytes.
