@@ -108,13 +108,13 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
   if (query.slice.empty()) throw InputError("--slice", "a slice shape such as 8x4 is required, got: none");
   const Shape shape = located("--slice", [&] { return parse_shape(query.slice); });
   if (shape.empty() || shape.size() > 3) throw InputError("--slice", "a slice has 1 to 3 dims, got: " + query.slice);
-  std::int64_t chips = 1;
+  std::int64_t slice_chips = 1;
   for (const auto size : shape) {
     if (size < 1) throw InputError("--slice", "every slice dim must be >= 1, got: " + query.slice);
-    chips *= std::min<std::int64_t>(size, kMaxSliceChips + 1);
-    chips = std::min<std::int64_t>(chips, kMaxSliceChips + 1);
+    slice_chips *= std::min<std::int64_t>(size, kMaxSliceChips + 1);
+    slice_chips = std::min<std::int64_t>(slice_chips, kMaxSliceChips + 1);
   }
-  if (chips > kMaxSliceChips)
+  if (slice_chips > kMaxSliceChips)
     throw InputError("--slice",
                      "a slice has at most " + std::to_string(kMaxSliceChips) + " chips, got: " + query.slice);
   std::vector<bool> wraps;
