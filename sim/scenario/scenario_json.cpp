@@ -327,7 +327,7 @@ void verify_tensors(State& state, const Json& j) {
 void verify_options(State& state, const Json& j) {
   const Ctx& ctx = state.ctx;
   require_object(ctx, j, "/options");
-  require_known_keys(ctx, j, "/options", {"algorithm", "multi_axis", "verify_values"});
+  require_known_keys(ctx, j, "/options", {"algorithm", "multi_axis", "schedule", "verify_values"});
   ScenarioOptions& options = state.spec.options;
   if (j.contains("algorithm")) {
     const auto text = get_string(ctx, j.at("algorithm"), "/options/algorithm");
@@ -346,6 +346,14 @@ void verify_options(State& state, const Json& j) {
     else
       ctx.fail("/options/multi_axis",
                "unknown multi-axis mode, got: \"" + text + "\" (expected one of \"sequential\", \"concurrent\")");
+  }
+  if (j.contains("schedule")) {
+    const auto text = get_string(ctx, j.at("schedule"), "/options/schedule");
+    try {
+      options.schedule = parse_schedule_policy(text);
+    } catch (const Error& e) {
+      ctx.fail("/options/schedule", e);
+    }
   }
   if (j.contains("verify_values"))
     options.verify_values = get_bool(ctx, j.at("verify_values"), "/options/verify_values");

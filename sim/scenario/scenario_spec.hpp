@@ -13,6 +13,7 @@
 #include "models/common/dtype.hpp"
 #include "models/common/shape.hpp"
 #include "models/plan/einsum.hpp"
+#include "models/plan/schedule_policy.hpp"
 #include "models/sharding/mesh.hpp"
 #include "models/sharding/notation.hpp"
 #include "sim/collectives/collective.hpp"
@@ -119,6 +120,7 @@ struct ScenarioPlan {
 struct ScenarioOptions {
   Algorithm algorithm = Algorithm::automatic;
   MultiAxis multi_axis = MultiAxis::sequential;
+  SchedulePolicy schedule = kDefaultSchedule;
   bool verify_values = false;
 };
 
