@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <string>
 
+#include "models/common/enum_names.hpp"
 #include "models/common/error.hpp"
 
 namespace podsim {
 namespace {
+
+constexpr EnumNames<Bound, 2> kBounds{"bound", {{{"compute", Bound::compute}, {"memory", Bound::memory}}}};
 
 std::uint64_t checked_elements(std::int64_t a, std::int64_t b, const char* what) {
   std::uint64_t product = 0;
@@ -31,7 +34,7 @@ void require_positive(std::int64_t value, const char* name) {
 }  // namespace
 
 std::string_view bound_name(Bound bound) {
-  return bound == Bound::compute ? "compute" : "memory";
+  return kBounds.name(bound);
 }
 
 std::int64_t pad_to_multiple(std::int64_t dim, std::int64_t multiple) {

@@ -1,6 +1,7 @@
 // Dispatch between the three sharding notations.
 #include "models/sharding/notation.hpp"
 
+#include "models/common/enum_names.hpp"
 #include "models/common/error.hpp"
 #include "models/sharding/book_notation.hpp"
 #include "models/sharding/partition_spec.hpp"
@@ -9,6 +10,13 @@
 
 namespace podsim {
 namespace {
+
+constexpr EnumNames<Notation, 3> kNotations{"notation",
+                                            {{
+                                                {"shardy", Notation::shardy},
+                                                {"book", Notation::book},
+                                                {"pspec", Notation::partition_spec},
+                                            }}};
 
 std::string_view trim_left(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
@@ -23,15 +31,7 @@ bool starts_with(std::string_view text, std::string_view prefix) {
 }  // namespace
 
 std::string_view notation_name(Notation notation) {
-  switch (notation) {
-    case Notation::shardy:
-      return "shardy";
-    case Notation::book:
-      return "book";
-    case Notation::partition_spec:
-      return "pspec";
-  }
-  return "unknown";
+  return kNotations.name(notation);
 }
 
 Notation detect_notation(std::string_view text) {

@@ -4,9 +4,7 @@
 #include "models/topology/wraparound.hpp"
 
 #include <algorithm>
-#include <array>
 #include <string>
-#include <utility>
 
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
@@ -14,12 +12,13 @@
 namespace podsim {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, WrapRule>, 4> kRules = {{
-    {"whole_cubes", WrapRule::whole_cubes},
-    {"full_pod_axis", WrapRule::full_pod_axis},
-    {"always", WrapRule::always},
-    {"never", WrapRule::never},
-}};
+constexpr EnumNames<WrapRule, 4> kRules{"wraparound rule",
+                                        {{
+                                            {"whole_cubes", WrapRule::whole_cubes},
+                                            {"full_pod_axis", WrapRule::full_pod_axis},
+                                            {"always", WrapRule::always},
+                                            {"never", WrapRule::never},
+                                        }}};
 
 }  // namespace
 
@@ -62,16 +61,21 @@ std::vector<bool> wraparound_for(WrapRule rule, const std::vector<std::int64_t>&
   return wraps;
 }
 
-std::vector<bool> resolve_wraparound(std::string_view spec, const std::vector<std::int64_t>& shape, WrapRule rule,
-                                     const std::vector<std::int64_t>& pod_shape) {
-  if (spec == "auto") return wraparound_for(rule, shape, pod_shape);
-  if (spec == "none") return wraparound_for(WrapRule::never, shape, pod_shape);
-  if (spec == "all") return wraparound_for(WrapRule::always, shape, pod_shape);
-  std::vector<bool> wraps = wraparound_for(WrapRule::never, shape, pod_shape);
+std::string_view wrap_rule_name(WrapRule rule) {
+  return kRules.name(rule);
+}
+
+WrapRule parse_wrap_rule(std::string_view text) {
+  return kRules.parse(text);
+}
+
+WrapChoice parse_wrap_choice(std::string_view text, const std::vector<std::int64_t>& shape) {
+  if (const auto mode = kWrapModeNames.find(text)) return {*mode, {}};
+  WrapChoice choice{WrapMode::listed, std::vector<bool>(shape.size(), false)};
   std::size_t pos = 0;
-  while (pos <= spec.size()) {
-    const std::size_t comma = std::min(spec.find(',', pos), spec.size());
-    const std::string item(spec.substr(pos, comma - pos));
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item(text.substr(pos, comma - pos));
     std::size_t used = 0;
     long dim = -1;
     try {
@@ -80,30 +84,45 @@ std::vector<bool> resolve_wraparound(std::string_view spec, const std::vector<st
       used = 0;
     }
     if (item.empty() || used != item.size())
-      throw VerifyError("wraparound must be auto, none, all or a list of dims such as 0,1, got: " + std::string(spec));
+      throw VerifyError("wraparound must be " + kWrapModeNames.choices() +
+                        " or a list of dims such as 0,1, got: " + std::string(text));
     if (dim < 0 || static_cast<std::size_t>(dim) >= shape.size())
       throw VerifyError("wraparound dim out of range [0, " + std::to_string(shape.size()) + "), got: " + item);
-    if (wraps[static_cast<std::size_t>(dim)]) throw VerifyError("wraparound dim listed twice, got: " + item);
-    if (shape[static_cast<std::size_t>(dim)] <= 2)
-      throw VerifyError("wraparound dim " + item + " has size " + std::to_string(shape[static_cast<std::size_t>(dim)]) +
+    const auto d = static_cast<std::size_t>(dim);
+    if (choice.dims[d]) throw VerifyError("wraparound dim listed twice, got: " + item);
+    if (shape[d] <= 2)
+      throw VerifyError("wraparound dim " + item + " has size " + std::to_string(shape[d]) +
                         ": it has no wrap link (its neighbours are one chip)");
-    wraps[static_cast<std::size_t>(dim)] = true;
+    choice.dims[d] = true;
     pos = comma + 1;
   }
+  return choice;
+}
+
+std::vector<bool> resolve_wraparound(const WrapChoice& choice, const std::vector<std::int64_t>& shape, WrapRule rule,
+                                     const std::vector<std::int64_t>& pod_shape) {
+  switch (choice.mode) {
+    case WrapMode::automatic:
+      return wraparound_for(rule, shape, pod_shape);
+    case WrapMode::none:
+      return wraparound_for(WrapRule::never, shape, pod_shape);
+    case WrapMode::all:
+      return wraparound_for(WrapRule::always, shape, pod_shape);
+    case WrapMode::listed:
+      break;
+  }
+  if (choice.dims.size() != shape.size())
+    throw VerifyError("wraparound needs one entry per slice dim (" + std::to_string(shape.size()) +
+                      "), got: " + std::to_string(choice.dims.size()));
+  std::vector<bool> wraps = wraparound_for(WrapRule::never, shape, pod_shape);
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    wraps[d] = choice.dims[d] && shape[d] > 2;
   return wraps;
 }
 
-std::string_view wrap_rule_name(WrapRule rule) {
-  for (const auto& [name, value] : kRules)
-    if (value == rule) return name;
-  throw Error("unknown wraparound rule enumerator");
-}
-
-WrapRule parse_wrap_rule(std::string_view text) {
-  for (const auto& [name, value] : kRules)
-    if (name == text) return value;
-  throw VerifyError("unknown wraparound rule, got: " + std::string(text) +
-                    " (expected one of whole_cubes, full_pod_axis, always, never)");
+std::vector<bool> resolve_wraparound(std::string_view spec, const std::vector<std::int64_t>& shape, WrapRule rule,
+                                     const std::vector<std::int64_t>& pod_shape) {
+  return resolve_wraparound(parse_wrap_choice(spec, shape), shape, rule, pod_shape);
 }
 
 }  // namespace podsim

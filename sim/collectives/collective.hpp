@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/common/collective_kind.hpp"
+#include "models/common/enum_names.hpp"
 #include "sim/graph/event_graph.hpp"
 
 namespace podsim {
@@ -50,6 +51,22 @@ struct Frontier {
   std::vector<std::vector<TaskId>> per_chip;
   explicit Frontier(std::int32_t num_chips = 0) : per_chip(static_cast<std::size_t>(num_chips)) {}
 };
+
+// Names as users write them (any case, `_` or `-`).
+inline constexpr EnumNames<Algorithm, 6> kAlgorithmNames{"algorithm",
+                                                         {{
+                                                             {"auto", Algorithm::automatic},
+                                                             {"unidirectional", Algorithm::unidirectional},
+                                                             {"bidirectional", Algorithm::bidirectional},
+                                                             {"bidirectional-split", Algorithm::bidirectional_split},
+                                                             {"line", Algorithm::line},
+                                                             {"direct", Algorithm::direct},
+                                                         }}};
+inline constexpr EnumNames<MultiAxis, 2> kMultiAxisNames{"multi-axis mode",
+                                                         {{
+                                                             {"sequential", MultiAxis::sequential},
+                                                             {"concurrent", MultiAxis::concurrent},
+                                                         }}};
 
 std::string_view algorithm_name(Algorithm algorithm);  // "auto", "unidirectional", ...
 Algorithm parse_algorithm(std::string_view text);      // VerifyError naming the choices

@@ -168,9 +168,7 @@ void verify_slice(State& state, const Json& j) {
   if (j.contains("wraparound")) {
     const Json& w = j.at("wraparound");
     if (w.is_string()) {
-      rule = w.get<std::string>();
-      if (rule != "auto" && rule != "none" && rule != "all")
-        ctx.fail(p, "unknown wraparound, got: " + show(w) + " (expected one of \"auto\", \"none\", \"all\")");
+      rule = kWrapModeNames.name(get_enum(ctx, w, p, kWrapModeNames));
     } else if (w.is_array()) {
       if (w.size() != dims.size())
         ctx.fail(p, "must have one entry per slice dim (" + std::to_string(dims.size()) + "), got: " + show(w));
@@ -338,14 +336,7 @@ void verify_options(State& state, const Json& j) {
     }
   }
   if (j.contains("multi_axis")) {
-    const auto text = get_string(ctx, j.at("multi_axis"), "/options/multi_axis");
-    if (text == "sequential")
-      options.multi_axis = MultiAxis::sequential;
-    else if (text == "concurrent")
-      options.multi_axis = MultiAxis::concurrent;
-    else
-      ctx.fail("/options/multi_axis",
-               "unknown multi-axis mode, got: \"" + text + "\" (expected one of \"sequential\", \"concurrent\")");
+    options.multi_axis = get_enum(ctx, j.at("multi_axis"), "/options/multi_axis", kMultiAxisNames);
   }
   if (j.contains("schedule")) {
     const auto text = get_string(ctx, j.at("schedule"), "/options/schedule");

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/common/enum_names.hpp"
 #include "models/common/error.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
@@ -39,10 +40,11 @@ std::string escape_key(const std::string& key);
 std::string child(const std::string& pointer, const std::string& key);
 std::string child(const std::string& pointer, std::size_t index);
 
-// The value as JSON text (strings quoted), for "got: VALUE".
-std::string show(const Json& j);
 // `"a", "b"`.
 std::string quoted_list(const std::vector<std::string>& names);
+
+// The value as JSON text (strings quoted), for "got: VALUE".
+std::string show(const Json& j);
 
 void require_object(const Ctx& ctx, const Json& j, const std::string& pointer);
 void require_array(const Ctx& ctx, const Json& j, const std::string& pointer);
@@ -57,6 +59,15 @@ std::string get_string(const Ctx& ctx, const Json& j, const std::string& pointer
 std::int64_t get_int(const Ctx& ctx, const Json& j, const std::string& pointer, std::int64_t min,
                      std::int64_t max = INT64_MAX);
 double get_number(const Ctx& ctx, const Json& j, const std::string& pointer);
+// A name of `names` (any case, `-` for `_`); else `unknown WHAT, got: "text" (expected one of "a", "b")`.
+template <typename Enum, std::size_t N>
+Enum get_enum(const Ctx& ctx, const Json& j, const std::string& pointer, const EnumNames<Enum, N>& names) {
+  const auto value = names.find(get_string(ctx, j, pointer));
+  if (!value)
+    ctx.fail(pointer, "unknown " + std::string(names.what()) + ", got: " + show(j) + " (expected one of " +
+                          names.choices("\"") + ")");
+  return *value;
+}
 bool get_bool(const Ctx& ctx, const Json& j, const std::string& pointer);
 // An array of strings (each non-empty).
 std::vector<std::string> get_string_array(const Ctx& ctx, const Json& j, const std::string& pointer);

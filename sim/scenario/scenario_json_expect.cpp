@@ -166,13 +166,7 @@ void verify_one_expect(State& state, const Json& j, const std::string& p, Expect
   }
 
   if (j.contains("model")) {
-    const auto model = get_string(ctx, j.at("model"), p + "/model");
-    if (model == "des")
-      e.model = EvalModel::des;
-    else if (model == "book")
-      e.model = EvalModel::book;
-    else
-      ctx.fail(p + "/model", "unknown model, got: \"" + model + "\" (expected one of \"des\", \"book\")");
+    e.model = get_enum(ctx, j.at("model"), p + "/model", kEvalModelNames);
     if (e.model == EvalModel::book && metric->des_only)
       ctx.fail(p + "/model",
                "metric \"" + e.metric + "\" has no book value (the book model has no links), got: \"book\"");

@@ -10,37 +10,6 @@
 namespace podsim::scenario_detail {
 namespace {
 
-struct KindName {
-  const char* name;
-  OpKind kind;
-};
-
-constexpr KindName kKinds[] = {
-    {"matmul", OpKind::matmul},
-    {"all_gather", OpKind::all_gather},
-    {"reduce_scatter", OpKind::reduce_scatter},
-    {"all_reduce", OpKind::all_reduce},
-    {"all_to_all", OpKind::all_to_all},
-    {"reshard", OpKind::reshard},
-    {"load", OpKind::load},
-    {"send", OpKind::send},
-    {"elementwise", OpKind::elementwise},
-};
-
-// Case, `-` and `_` are ignored: all_gather, all-gather, AllGather and allgather are one op.
-std::string folded(const std::string& text) {
-  std::string out;
-  for (const char c : text)
-    if (c != '-' && c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::optional<OpKind> parse_op_kind(const std::string& text) {
-  for (const auto& k : kKinds)
-    if (folded(k.name) == folded(text)) return k.kind;
-  return std::nullopt;
-}
-
 std::vector<std::string> keys_of(OpKind kind) {
   std::vector<std::string> keys = {"op", "name", "after"};
   switch (kind) {
@@ -297,13 +266,6 @@ class OpVerifier {
   ScenarioOp& op_;
 };
 
-std::string kind_choices() {
-  std::vector<std::string> names;
-  for (const auto& k : kKinds)
-    names.emplace_back(k.name);
-  return quoted_list(names);
-}
-
 }  // namespace
 
 void verify_program(State& state, const Json& program) {
@@ -315,9 +277,7 @@ void verify_program(State& state, const Json& program) {
     const Json& j = program[i];
     require_object(ctx, j, p);
     require_key(ctx, j, p, "op");
-    const std::string kind_text = get_string(ctx, j.at("op"), p + "/op");
-    const auto kind = parse_op_kind(kind_text);
-    if (!kind) ctx.fail(p + "/op", "unknown op, got: \"" + kind_text + "\" (expected one of " + kind_choices() + ")");
+    const std::optional<OpKind> kind = get_enum(ctx, j.at("op"), p + "/op", kOpKindNames);
     require_known_keys(ctx, j, p, keys_of(*kind));
     for (const auto& key : required_of(*kind))
       require_key(ctx, j, p, key);

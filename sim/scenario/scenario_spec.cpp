@@ -4,31 +4,11 @@
 namespace podsim {
 
 std::string_view op_kind_name(OpKind kind) {
-  switch (kind) {
-    case OpKind::matmul:
-      return "matmul";
-    case OpKind::all_gather:
-      return "all_gather";
-    case OpKind::reduce_scatter:
-      return "reduce_scatter";
-    case OpKind::all_reduce:
-      return "all_reduce";
-    case OpKind::all_to_all:
-      return "all_to_all";
-    case OpKind::reshard:
-      return "reshard";
-    case OpKind::load:
-      return "load";
-    case OpKind::send:
-      return "send";
-    case OpKind::elementwise:
-      return "elementwise";
-  }
-  return "?";
+  return kOpKindNames.name(kind);
 }
 
 std::string_view eval_model_name(EvalModel model) {
-  return model == EvalModel::des ? "des" : "book";
+  return kEvalModelNames.name(model);
 }
 
 const ScenarioTensor* ScenarioSpec::find_tensor(std::string_view wanted) const {

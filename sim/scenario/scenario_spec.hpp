@@ -11,6 +11,7 @@
 
 #include "models/common/collective_kind.hpp"
 #include "models/common/dtype.hpp"
+#include "models/common/enum_names.hpp"
 #include "models/common/shape.hpp"
 #include "models/plan/einsum.hpp"
 #include "models/plan/schedule_policy.hpp"
@@ -50,8 +51,22 @@ struct ScenarioMesh {
 
 enum class OpKind { matmul, all_gather, reduce_scatter, all_reduce, all_to_all, reshard, load, send, elementwise };
 
+// The canonical spellings of the format; input may use any case and `-` for `_` (AllGather, all-gather).
+inline constexpr EnumNames<OpKind, 9> kOpKindNames{"op",
+                                                   {{
+                                                       {"matmul", OpKind::matmul},
+                                                       {"all_gather", OpKind::all_gather},
+                                                       {"reduce_scatter", OpKind::reduce_scatter},
+                                                       {"all_reduce", OpKind::all_reduce},
+                                                       {"all_to_all", OpKind::all_to_all},
+                                                       {"reshard", OpKind::reshard},
+                                                       {"load", OpKind::load},
+                                                       {"send", OpKind::send},
+                                                       {"elementwise", OpKind::elementwise},
+                                                   }}};
+
 // "matmul", "all_gather", "reduce_scatter", "all_reduce", "all_to_all", "reshard", "load", "send",
-// "elementwise" (the canonical spellings of the format).
+// "elementwise".
 std::string_view op_kind_name(OpKind kind);
 
 struct MatmulOp {
@@ -126,6 +141,9 @@ struct ScenarioOptions {
 
 enum class ExpectScope { plan, op, tensor };
 enum class EvalModel { des, book };
+
+inline constexpr EnumNames<EvalModel, 2> kEvalModelNames{"model",
+                                                         {{{"des", EvalModel::des}, {"book", EvalModel::book}}}};
 
 // "des", "book".
 std::string_view eval_model_name(EvalModel model);
