@@ -7,6 +7,7 @@
 #include <string>
 
 #include "models/common/dtype.hpp"
+#include "models/hardware/missing_figure.hpp"
 
 namespace podsim {
 
@@ -24,11 +25,11 @@ struct ChipModel {
   double hbm_bandwidth_Bps = 0;                 // per chip
 
   bool has_mxu() const { return mxu_rows > 0 && mxu_cols > 0; }
-  // Peak FLOP/s per chip for `dtype`. Throws VerifyError `chip "tpu-v5e" has no peak FLOP/s figure for
-  // f32 (has: bf16, int8)`.
+  // Peak FLOP/s per chip for `dtype`. Throws MissingFigureError (figure "chip.peak_flops") `chip "tpu-v5e"
+  // has no peak FLOP/s figure for f32 (has: bf16, int8)`.
   double peak_flops(DType dtype) const;
   // Peak from the MXU geometry: tensorcores x mxus_per_core x rows x cols x 2 (multiply-add) x clock.
-  // Throws VerifyError when the chip has no MXU figures.
+  // Throws MissingFigureError (the first missing MXU figure) when the chip has no MXU figures.
   double mxu_peak_flops() const;
   // Critical arithmetic intensity against HBM, FLOP per byte: peak_flops(dtype) / hbm_bandwidth_Bps.
   double hbm_critical_intensity(DType dtype = DType::bf16) const;

@@ -6,6 +6,7 @@
 
 #include "models/common/enum_names.hpp"
 #include "models/common/error.hpp"
+#include "models/hardware/missing_figure.hpp"
 
 namespace podsim {
 namespace {
@@ -77,12 +78,15 @@ std::uint64_t tile_vmem_bytes(std::int64_t tm, std::int64_t tk, std::int64_t tn,
 }
 
 bool tile_fits_vmem(const ChipModel& chip, std::int64_t tm, std::int64_t tk, std::int64_t tn, DType in, DType out) {
-  if (chip.vmem_bytes_per_core == 0) throw VerifyError("chip \"" + chip.name + "\" has no VMEM figure");
+  if (chip.vmem_bytes_per_core == 0)
+    throw MissingFigureError("chip.vmem_bytes_per_core", "chip \"" + chip.name + "\" has no VMEM figure");
   return tile_vmem_bytes(tm, tk, tn, in, out) <= chip.vmem_bytes_per_core;
 }
 
 double ici_critical_intensity(const ChipModel& chip, const IciModel& ici, int axes, DType dtype) {
-  if (!ici.present()) throw VerifyError("chip \"" + chip.name + "\" has no ICI figures");
+  if (!ici.present())
+    throw MissingFigureError(ici.links_per_chip > 0 ? "ici.bandwidth_Bps" : "ici.links_per_chip",
+                             "chip \"" + chip.name + "\" has no ICI figures");
   if (axes <= 0) throw VerifyError("ici axes must be positive, got: " + std::to_string(axes));
   return chip.peak_flops(dtype) / (axes * ici.bidirectional_Bps());
 }

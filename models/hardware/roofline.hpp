@@ -34,7 +34,8 @@ struct MatmulRoofline {
 };
 
 // Roofline of x[m,k] @ w[k,n] on `chip`, inputs in `in`, output in `out`. Throws VerifyError when a dim is
-// not positive, the byte count overflows, or the chip has no peak for `in`.
+// not positive or the byte count overflows, and MissingFigureError (figure "chip.peak_flops" or
+// "chip.hbm_bandwidth_Bps") when the chip lacks a figure the roofline needs.
 MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64_t k, std::int64_t n, DType in,
                                DType out);
 
@@ -43,7 +44,7 @@ std::int64_t pad_to_multiple(std::int64_t dim, std::int64_t multiple);
 
 // VMEM bytes of one tile: x[tm, tk] and w[tk, tn] in `in`, y[tm, tn] in `out` (single-buffered).
 std::uint64_t tile_vmem_bytes(std::int64_t tm, std::int64_t tk, std::int64_t tn, DType in, DType out);
-// Whether that tile fits in one TensorCore's VMEM. Throws VerifyError when the chip has no VMEM figure.
+// Whether that tile fits in one TensorCore's VMEM. Throws MissingFigureError when the chip has no VMEM figure.
 bool tile_fits_vmem(const ChipModel& chip, std::int64_t tm, std::int64_t tk, std::int64_t tn, DType in, DType out);
 
 // The book's ICI critical intensity C / W_ici, with W_ici = axes x 2 x ici.bandwidth_Bps (bidirectional

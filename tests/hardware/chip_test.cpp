@@ -51,9 +51,10 @@ TEST(ChipModel, NoMxuFiguresIsAClearError) {
   try {
     gpu.mxu_peak_flops();
     FAIL() << "expected VerifyError";
-  } catch (const VerifyError& e) {
+  } catch (const MissingFigureError& e) {
     EXPECT_STREQ(e.what(),
                  "chip \"h100\" has no MXU figures (tensorcores, mxu_rows, mxu_cols, mxus_per_core, mxu_clock_Hz)");
+    EXPECT_EQ(e.figure(), "chip.tensorcores");
   }
 }
 

@@ -103,11 +103,13 @@ TEST(MatmulRoofline, Errors) {
   } catch (const VerifyError& e) {
     EXPECT_STREQ(e.what(), "matmul dim m must be positive, got: 0");
   }
+  // A missing figure is its own type, naming the preset key to add it under.
   try {
     matmul_roofline(book_v5e(), 4, 4, 4, DType::f32, DType::f32);
     FAIL();
-  } catch (const VerifyError& e) {
+  } catch (const MissingFigureError& e) {
     EXPECT_STREQ(e.what(), "chip \"test\" has no peak FLOP/s figure for f32 (has: bf16)");
+    EXPECT_EQ(e.figure(), "chip.peak_flops");
   }
 }
 
@@ -120,7 +122,12 @@ TEST(TileVmem, FootprintAndFit) {
   EXPECT_FALSE(tile_fits_vmem(chip, 4096, 4096, 4097, DType::bf16, DType::f32));
   ChipModel none;
   none.name = "none";
-  EXPECT_THROW(tile_fits_vmem(none, 8, 8, 8, DType::bf16, DType::bf16), VerifyError);
+  try {
+    tile_fits_vmem(none, 8, 8, 8, DType::bf16, DType::bf16);
+    FAIL();
+  } catch (const MissingFigureError& e) {
+    EXPECT_EQ(e.figure(), "chip.vmem_bytes_per_core");
+  }
 }
 
 TEST(IciCriticalIntensity, BookV5pIs2550And850OverThreeAxes) {
