@@ -1,32 +1,17 @@
-// Hardware presets (configs/*.json): parse -> verify -> build into a HardwareSpec, keeping every figure's
-// source and alternatives for display. Scenarios and the CLI may override any figure with a JSON object of
-// the preset's own shape (docs/hardware-model.md, "Overrides").
+// Hardware presets (configs/*.json): parse -> verify -> build into a HardwarePreset (hardware_preset.hpp),
+// keeping every figure's source and alternatives for display. Scenarios and the CLI may override any figure
+// with a JSON object of the preset's own shape (docs/hardware-model.md, "Overrides").
 #pragma once
 
-#include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "models/common/error.hpp"
-#include "models/hardware/figure.hpp"
-#include "models/hardware/hardware.hpp"
+#include "sim/scenario/hardware_preset.hpp"
 
 namespace podsim {
-
-// A loaded preset: the model values and, for reports, every figure as the file states it.
-struct HardwarePreset {
-  std::string name;
-  std::string description;
-  std::string path;                                          // the file it was read from
-  std::vector<std::pair<std::string, std::string>> sources;  // tag -> what it is, in file order
-  std::vector<NamedFigure> figures;                          // in file order, keys like "ici.bandwidth_Bps"
-  std::string wrap_rule_name;                                // as written, e.g. "full_pod_axis"; "never" if absent
-  std::string slice_note;
-  HardwareSpec spec;
-};
 
 // The presets folder: $PODSIM_CONFIG_DIR if set, else the repository's configs/ (compiled in).
 std::string default_config_dir();

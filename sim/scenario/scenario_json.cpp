@@ -13,6 +13,7 @@
 #include "models/sharding/sharding_verify.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
+#include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/scenario_json_detail.hpp"
 
 namespace podsim {

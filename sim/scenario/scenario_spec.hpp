@@ -18,7 +18,7 @@
 #include "models/sharding/mesh.hpp"
 #include "models/sharding/notation.hpp"
 #include "sim/collectives/collective.hpp"
-#include "sim/scenario/hardware_json.hpp"
+#include "sim/scenario/hardware_preset.hpp"
 
 namespace podsim {
 

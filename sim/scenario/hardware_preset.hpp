@@ -1,0 +1,27 @@
+// A hardware preset as typed values: the model values (HardwareSpec) and, for reports, every figure as the
+// preset states it, with its source and alternatives. Loaded from configs/*.json by hardware_json.hpp; nothing
+// here needs JSON.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/hardware/figure.hpp"
+#include "models/hardware/hardware.hpp"
+
+namespace podsim {
+
+// A loaded preset: the model values and, for reports, every figure as the file states it.
+struct HardwarePreset {
+  std::string name;
+  std::string description;
+  std::string path;                                          // the file it was read from
+  std::vector<std::pair<std::string, std::string>> sources;  // tag -> what it is, in file order
+  std::vector<NamedFigure> figures;                          // in file order, keys like "ici.bandwidth_Bps"
+  std::string wrap_rule_name;                                // as written, e.g. "full_pod_axis"; "never" if absent
+  std::string slice_note;
+  HardwareSpec spec;
+};
+
+}  // namespace podsim
