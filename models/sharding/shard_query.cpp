@@ -1,42 +1,38 @@
-// parse -> verify -> measure for `podsim shard`, each failure located at the flag it came from.
+// verify -> measure for `podsim shard`, each failure in the field it came from.
 #include "models/sharding/shard_query.hpp"
 
 #include <algorithm>
 
-#include "models/common/error.hpp"
-#include "models/sharding/mesh_spec.hpp"
 #include "models/sharding/sharding_verify.hpp"
 
 namespace podsim {
-namespace {}  // namespace
 
 ShardAnswer answer_shard_request(const ShardRequest& request) {
+  using Field = ShardRequest::Field;
   ShardAnswer answer;
-  if (request.mesh_specs.empty()) throw InputError("--mesh", "at least one mesh is required, got: none");
-  for (const auto& spec : request.mesh_specs) {
-    auto named = located("--mesh", [&] { return parse_mesh_spec(spec); });
-    located("--mesh", [&] {
-      answer.meshes.add(named.name, std::move(named.mesh));
+  if (request.meshes.empty()) throw ShardError(Field::meshes, "at least one mesh is required, got: none");
+  for (const auto& named : request.meshes)
+    in_field(Field::meshes, [&] {
+      answer.meshes.add(named.name, named.mesh);
       return 0;
     });
-  }
-  if (!request.sharding) return answer;
+  if (!request.tensor) return answer;
 
-  if (!request.shape) throw InputError("--shape", "a shape is required with --sharding, got: none");
-  answer.shape = located("--shape", [&] { return parse_shape(*request.shape); });
-  answer.dtype = located("--dtype", [&] { return parse_dtype(request.dtype); });
-
+  const ShardRequest::Tensor& tensor = *request.tensor;
+  answer.shape = tensor.shape;
+  answer.dtype = tensor.dtype;
   const std::string& default_mesh = answer.meshes.meshes().front().name;
   answer.parsed =
-      located("--sharding", [&] { return parse_sharding(*request.sharding, default_mesh, answer.shape.size()); });
+      in_field(Field::sharding, [&] { return parse_sharding(tensor.sharding, default_mesh, answer.shape.size()); });
   const TensorSharding& sharding = answer.parsed->sharding;
-  located("--sharding", [&] {
+  in_field(Field::sharding, [&] {
     verify_sharding(sharding, answer.meshes, answer.shape.size());
     return 0;
   });
   const Mesh* mesh = resolve_mesh(sharding, answer.meshes);
   answer.mesh_name = sharding.inline_mesh ? "inline" : sharding.mesh_name;
-  answer.layout = located("--sharding", [&] { return compute_layout(answer.shape, answer.dtype, sharding, *mesh); });
+  answer.layout =
+      in_field(Field::sharding, [&] { return compute_layout(answer.shape, answer.dtype, sharding, *mesh); });
   answer.printed = print_all_notations(sharding, answer.parsed->tensor_name.empty() ? "A" : answer.parsed->tensor_name,
                                        answer.parsed->dim_labels);
   if (request.devices) {

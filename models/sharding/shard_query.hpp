@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/common/dtype.hpp"
+#include "models/common/field_error.hpp"
 #include "models/common/shape.hpp"
 #include "models/sharding/layout.hpp"
 #include "models/sharding/mesh.hpp"
@@ -16,14 +17,23 @@
 
 namespace podsim {
 
-// The inputs as the user wrote them; `where` names of the flags are used in errors.
+// The question as typed values. Errors name the field (ShardError).
 struct ShardRequest {
-  std::vector<std::string> mesh_specs;  // `X=8,Y=2` or `NAME=<["x"=2], device_ids=[...]>`
-  std::optional<std::string> shape;     // `1024x4096`, `scalar`
-  std::string dtype = "f32";
-  std::optional<std::string> sharding;  // any notation
-  bool devices = false;                 // compute the device -> shard index map
+  enum class Field { meshes, sharding };
+
+  // A tensor and its sharding.
+  struct Tensor {
+    Shape shape;
+    DType dtype = DType::f32;
+    std::string sharding;  // any notation; book and PartitionSpec texts bind to the first mesh
+  };
+
+  std::vector<NamedMesh> meshes;  // at least one
+  std::optional<Tensor> tensor;   // without it the meshes are verified and described
+  bool devices = false;           // compute the device -> shard index map
 };
+
+using ShardError = FieldError<ShardRequest::Field>;
 
 struct DeviceShard {
   std::int64_t device = 0;
@@ -32,7 +42,7 @@ struct DeviceShard {
 
 struct ShardAnswer {
   MeshTable meshes;
-  // Set when a sharding was given:
+  // Set when a tensor was given:
   std::optional<ParsedSharding> parsed;
   std::string mesh_name;  // the mesh the sharding is bound to (`inline` for an inlined mesh)
   Shape shape;
@@ -42,8 +52,8 @@ struct ShardAnswer {
   std::vector<DeviceShard> devices;  // with ShardRequest::devices, ordered by device id
 };
 
-// Parses, verifies and measures. Throws InputError located at the flag (`--mesh`, `--shape`, `--dtype`,
-// `--sharding`) with stage parse (and the column) or verify, carrying the rule's message.
+// Verifies and measures. Throws ShardError in the field at fault (`meshes`: none, or two of one name;
+// `sharding`: parse (with the column) or verify, carrying the rule's message).
 ShardAnswer answer_shard_request(const ShardRequest& request);
 
 }  // namespace podsim

@@ -17,6 +17,18 @@ std::string_view direction_sign(Direction dir) {
   return dir == Direction::plus ? "+" : "-";
 }
 
+std::optional<SliceShapeIssue> slice_shape_issue(const std::vector<std::int64_t>& shape) {
+  using Rule = SliceShapeIssue::Rule;
+  if (shape.empty() || shape.size() > 3) return SliceShapeIssue{Rule::rank, 0};
+  std::int64_t chips = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] < 1) return SliceShapeIssue{Rule::dim_size, d};
+    if (shape[d] > kMaxSliceChips / chips) return SliceShapeIssue{Rule::chips, d};
+    chips *= shape[d];
+  }
+  return std::nullopt;
+}
+
 char dim_letter(int dim) {
   static constexpr char kLetters[] = {'x', 'y', 'z'};
   if (dim < 0 || dim > 2) throw VerifyError("slice: dim must be 0, 1 or 2, got: " + std::to_string(dim));

@@ -17,6 +17,18 @@ namespace podsim {
 // that stay within memory.
 inline constexpr std::int64_t kMaxSliceChips = 65536;
 
+// The limits of a slice shape, for scenarios and `podsim collective` alike: 1 to 3 dims, each at least 1, and at
+// most kMaxSliceChips chips.
+struct SliceShapeIssue {
+  enum class Rule { rank, dim_size, chips };
+  Rule rule = Rule::rank;
+  std::size_t dim = 0;  // dim_size: the dim below 1
+};
+
+// The first limit `shape` breaks (the rank, then dim by dim its size and the chip count so far; overflow-safe),
+// or nullopt.
+std::optional<SliceShapeIssue> slice_shape_issue(const std::vector<std::int64_t>& shape);
+
 // Direction of travel along one dim: plus goes to coordinate c+1 (or wraps from N-1 to 0).
 enum class Direction : int { plus = 0, minus = 1 };
 

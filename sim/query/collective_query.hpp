@@ -5,35 +5,63 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "models/common/collective_kind.hpp"
+#include "models/common/dtype.hpp"
+#include "models/common/eval_model.hpp"
+#include "models/common/field_error.hpp"
+#include "models/common/shape.hpp"
 #include "models/cost/cost_breakdown.hpp"
 #include "models/hardware/hardware.hpp"
+#include "models/sharding/mesh.hpp"
 #include "models/topology/slice.hpp"
+#include "models/topology/wraparound.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/engine/simulation_result.hpp"
 
 namespace podsim {
 
-// The inputs as the user wrote them (flag text); errors name the flag.
+// The question as typed values. Errors name the field (CollectiveError).
 struct CollectiveQuery {
-  std::string hardware = "tpu-v5e";
-  std::string slice;                 // `8x4`
-  std::string wrap = "auto";         // auto | none | all | `0,1`
-  std::optional<std::string> mesh;   // `X=8,Y=4`; default: one axis per slice dim named X, Y, Z
-  std::string op;                    // all-gather | reduce-scatter | all-reduce | all-to-all
-  std::string axes;                  // `Y` or `X,Y`
-  std::optional<std::string> shape;  // with sharding: the tensor the collective moves
-  std::string dtype = "bf16";
-  std::optional<std::string> sharding;
-  std::optional<std::string> array_bytes;     // the book's V directly (`33554432`, `32MiB`)
-  std::optional<std::string> link_bandwidth;  // overrides the preset's W_uni (`45GB/s`)
-  std::optional<std::string> hop_latency;     // overrides the preset's alpha (`1us`)
-  std::string model = "both";                 // des | book | both
-  std::string algorithm = "auto";
-  std::string multi_axis = "sequential";
+  enum class Field {
+    hardware,
+    slice,
+    wrap,
+    mesh,
+    op,
+    axes,
+    array_bytes,  // V given directly
+    shape,        // V from the tensor
+    sharding,
+    link_bandwidth,
+    hop_latency,
+    algorithm,
+  };
+
+  // A sharded tensor the collective moves: its size gives the book's V.
+  struct Tensor {
+    Shape shape;
+    std::string sharding;  // any notation, bound to the query's mesh
+  };
+
+  HardwareSpec hardware;     // a loaded preset
+  Shape slice;               // chips per dim
+  WrapChoice wrap;           // auto: the preset's rule
+  std::optional<Mesh> mesh;  // default: default_mesh(slice), one axis per slice dim named X, Y, Z
+  CollectiveKind op = CollectiveKind::all_gather;
+  std::vector<std::string> axes;             // mesh axes, in order
+  DType dtype = DType::bf16;                 // element type of the tensor and of the reduction
+  std::variant<std::uint64_t, Tensor> size;  // the book's V directly, or a sharded tensor the collective moves
+  std::optional<double> link_bandwidth_Bps;  // overrides the preset's W_uni
+  std::optional<double> hop_latency_s;       // overrides the preset's alpha
+  std::optional<EvalModel> model;            // nullopt: both
+  Algorithm algorithm = Algorithm::automatic;
+  MultiAxis multi_axis = MultiAxis::sequential;
 };
+
+using CollectiveError = FieldError<CollectiveQuery::Field>;
 
 struct DesAnswer {
   double time_s = 0;
@@ -56,7 +84,7 @@ struct CollectiveAnswer {
   std::optional<DesAnswer> des;
 };
 
-// Parses, verifies, evaluates. Throws InputError located at the flag (`--slice`, `--axes`, ...).
+// Verifies and evaluates. Throws CollectiveError in the field at fault.
 CollectiveAnswer answer_collective(const CollectiveQuery& query);
 
 }  // namespace podsim

@@ -7,10 +7,6 @@ std::string_view op_kind_name(OpKind kind) {
   return kOpKindNames.name(kind);
 }
 
-std::string_view eval_model_name(EvalModel model) {
-  return kEvalModelNames.name(model);
-}
-
 const ScenarioTensor* ScenarioSpec::find_tensor(std::string_view wanted) const {
   for (const auto& t : tensors)
     if (t.name == wanted) return &t;

@@ -12,6 +12,7 @@
 #include "models/common/collective_kind.hpp"
 #include "models/common/dtype.hpp"
 #include "models/common/enum_names.hpp"
+#include "models/common/eval_model.hpp"
 #include "models/common/shape.hpp"
 #include "models/plan/einsum.hpp"
 #include "models/plan/schedule_policy.hpp"
@@ -140,14 +141,6 @@ struct ScenarioOptions {
 };
 
 enum class ExpectScope { plan, op, tensor };
-enum class EvalModel { des, book };
-
-inline constexpr EnumNames<EvalModel, 2> kEvalModelNames{"model",
-                                                         {{{"des", EvalModel::des}, {"book", EvalModel::book}}}};
-
-// "des", "book".
-std::string_view eval_model_name(EvalModel model);
-
 // One expected figure, checked by `podsim check`.
 struct Expectation {
   std::string metric;  // e.g. "total_time_s", "time_s", "local_shape" (docs/scenario-format.md, "Metrics")

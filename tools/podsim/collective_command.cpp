@@ -1,55 +1,174 @@
 // `podsim collective`: one collective over mesh axes of a slice, book model and simulation side by side.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
+#include "models/common/units.hpp"
+#include "models/sharding/mesh_spec.hpp"
 #include "sim/query/collective_query.hpp"
 #include "sim/report/collective_report.hpp"
 #include "sim/report/error_report.hpp"
+#include "sim/scenario/hardware_json.hpp"
 #include "tools/podsim/command.hpp"
+#include "tools/podsim/flags.hpp"
 
 namespace podsim::cli {
+namespace {
+
+struct CollectiveFlags {
+  std::string hardware = "tpu-v5e";
+  std::string slice;
+  std::string wrap = "auto";
+  std::optional<std::string> mesh;
+  std::string op;
+  std::string axes;
+  std::optional<std::string> shape;
+  std::string dtype = "bf16";
+  std::optional<std::string> sharding;
+  std::optional<std::string> array_bytes;
+  std::optional<std::string> link_bandwidth;
+  std::optional<std::string> hop_latency;
+  std::string model = "both";
+  std::string algorithm = "auto";
+  std::string multi_axis = "sequential";
+  std::string links;
+  bool json = false;
+};
+
+// `X,Y` -> {"X", "Y"} (spaces ignored).
+std::vector<std::string> split_axes(const std::string& text) {
+  std::vector<std::string> axes;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    std::string axis = text.substr(pos, comma - pos);
+    axis.erase(std::remove(axis.begin(), axis.end(), ' '), axis.end());
+    if (axis.empty()) throw VerifyError("expected a comma-separated list of mesh axes such as X,Y, got: " + text);
+    axes.push_back(axis);
+    pos = comma + 1;
+  }
+  return axes;
+}
+
+// The collective's size from the flags: --array-bytes, or a tensor given by --shape and --sharding.
+std::variant<std::uint64_t, CollectiveQuery::Tensor> size_of(const CollectiveFlags& flags) {
+  if (flags.sharding && flags.array_bytes)
+    throw InputError("--array-bytes", "give either --array-bytes or a tensor (--shape, --sharding), got: both");
+  if (flags.array_bytes) return located("--array-bytes", [&] { return parse_bytes(*flags.array_bytes); });
+  if (!flags.sharding)
+    throw InputError("--array-bytes", "the collective's size is required: --array-bytes V or --shape and --sharding");
+  if (!flags.shape) throw InputError("--shape", "a shape is required with --sharding, got: none");
+  return CollectiveQuery::Tensor{located("--shape", [&] { return parse_shape(*flags.shape); }), *flags.sharding};
+}
+
+// The flags' text as the typed query; each parse failure is located at its flag.
+CollectiveQuery collective_query(const CollectiveFlags& flags) {
+  CollectiveQuery query;
+  query.hardware = located("--hardware", [&] { return load_hardware_preset(flags.hardware); });
+  if (flags.link_bandwidth)
+    query.link_bandwidth_Bps = located("--link-bw", [&] { return parse_bandwidth(*flags.link_bandwidth); });
+  if (flags.hop_latency)
+    query.hop_latency_s = located("--hop-latency", [&] { return parse_duration(*flags.hop_latency); });
+  if (flags.slice.empty()) throw InputError("--slice", "a slice shape such as 8x4 is required, got: none");
+  query.slice = located("--slice", [&] { return parse_shape(flags.slice); });
+  query.wrap = located("--wrap", [&] { return parse_wrap_choice(flags.wrap, query.slice); });
+  if (flags.mesh) query.mesh = located("--mesh", [&] { return parse_mesh_spec(*flags.mesh).mesh; });
+  query.op = located("--op", [&] { return parse_collective_kind(flags.op); });
+  query.axes = located("--axes", [&] { return split_axes(flags.axes); });
+  query.size = size_of(flags);
+  query.dtype = located("--dtype", [&] { return parse_dtype(flags.dtype); });
+  if (flags.model != "both") {
+    query.model = kEvalModelNames.find(flags.model);
+    if (!query.model) throw InputError("--model", "model must be des, book or both, got: " + flags.model);
+  }
+  query.algorithm = located("--algorithm", [&] { return parse_algorithm(flags.algorithm); });
+  const auto multi_axis = kMultiAxisNames.find(flags.multi_axis);
+  if (!multi_axis) throw InputError("--multi-axis", "must be sequential or concurrent, got: " + flags.multi_axis);
+  query.multi_axis = *multi_axis;
+  return query;
+}
+
+std::string flag_of(CollectiveQuery::Field field) {
+  using Field = CollectiveQuery::Field;
+  switch (field) {
+    case Field::hardware:
+      return "--hardware";
+    case Field::slice:
+      return "--slice";
+    case Field::wrap:
+      return "--wrap";
+    case Field::mesh:
+      return "--mesh";
+    case Field::op:
+      return "--op";
+    case Field::axes:
+      return "--axes";
+    case Field::array_bytes:
+      return "--array-bytes";
+    case Field::shape:
+      return "--shape";
+    case Field::sharding:
+      return "--sharding";
+    case Field::link_bandwidth:
+      return "--link-bw";
+    case Field::hop_latency:
+      return "--hop-latency";
+    case Field::algorithm:
+      return "--algorithm";
+  }
+  return "--op";
+}
+
+CollectiveAnswer answer(const CollectiveFlags& flags) {
+  const CollectiveQuery query = collective_query(flags);
+  try {
+    return answer_collective(query);
+  } catch (const CollectiveError& error) {
+    const bool preset_rule = error.field() == CollectiveQuery::Field::wrap && query.wrap.mode == WrapMode::automatic;
+    throw at_flag(error, flag_of(error.field()),
+                  preset_rule ? " (the preset's rule does not apply: choose --wrap none, all or dims)" : "");
+  }
+}
+
+}  // namespace
 
 void add_collective_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("collective", "Time one collective: book closed form and hop-by-hop simulation");
-  auto query = std::make_shared<CollectiveQuery>();
-  auto json = std::make_shared<bool>(false);
-  auto links = std::make_shared<std::string>();
-  cmd->add_option("--hardware", query->hardware, "Hardware preset (podsim hardware lists them)")->capture_default_str();
-  cmd->add_option("--slice", query->slice, "Slice shape in chips, e.g. 8x4 or 4x4x4")->required();
-  cmd->add_option("--wrap", query->wrap, "Wraparound: auto (the preset's rule), none, all, or dims such as 0,1")
+  auto flags = std::make_shared<CollectiveFlags>();
+  cmd->add_option("--hardware", flags->hardware, "Hardware preset (podsim hardware lists them)")->capture_default_str();
+  cmd->add_option("--slice", flags->slice, "Slice shape in chips, e.g. 8x4 or 4x4x4")->required();
+  cmd->add_option("--wrap", flags->wrap, "Wraparound: auto (the preset's rule), none, all, or dims such as 0,1")
       ->capture_default_str();
-  cmd->add_option("--mesh", query->mesh, "Logical mesh, e.g. X=8,Y=4 (default: one axis per slice dim, X Y Z)");
-  cmd->add_option("--op", query->op, "all-gather, reduce-scatter, all-reduce or all-to-all")->required();
-  cmd->add_option("--axes", query->axes, "Mesh axes the collective runs over, e.g. Y or X,Y")->required();
-  cmd->add_option("--shape", query->shape, "Tensor shape, with --sharding");
-  cmd->add_option("--dtype", query->dtype, "Element type")->capture_default_str();
-  cmd->add_option("--sharding", query->sharding, "The tensor's sharding before the collective, e.g. 'A[E_Y, F]'");
-  cmd->add_option("--array-bytes", query->array_bytes, "The gathered or reduced array V over the group (bytes)");
-  cmd->add_option("--link-bw", query->link_bandwidth, "Override the link bandwidth per direction, e.g. 45GB/s");
-  cmd->add_option("--hop-latency", query->hop_latency, "Override the per-hop latency, e.g. 1us");
-  cmd->add_option("--model", query->model, "des, book or both")->capture_default_str();
-  cmd->add_option("--algorithm", query->algorithm,
-                  "auto, unidirectional, bidirectional, bidirectional-split, line, direct")
-      ->capture_default_str();
-  cmd->add_option("--multi-axis", query->multi_axis, "Several axes: sequential or concurrent")->capture_default_str();
-  cmd->add_option("--links", *links, "Write the per-link ledger (bytes, messages, busy time) to this CSV file");
-  cmd->add_flag("--json", *json, "Print one JSON object (schema podsim/1)");
-  cmd->callback([&action, query, json, links] {
-    action = [query, json, links] {
+  cmd->add_option("--mesh", flags->mesh, "Logical mesh, e.g. X=8,Y=4 (default: one axis per slice dim, X Y Z)");
+  cmd->add_option("--op", flags->op, "all-gather, reduce-scatter, all-reduce or all-to-all")->required();
+  cmd->add_option("--axes", flags->axes, "Mesh axes the collective runs over, e.g. Y or X,Y")->required();
+  cmd->add_option("--shape", flags->shape, "Tensor shape, with --sharding");
+  cmd->add_option("--dtype", flags->dtype, "Element type")->capture_default_str();
+  cmd->add_option("--sharding", flags->sharding, "The tensor's sharding before the collective, e.g. 'A[E_Y, F]'");
+  cmd->add_option("--array-bytes", flags->array_bytes, "The gathered or reduced array V over the group (bytes)");
+  cmd->add_option("--link-bw", flags->link_bandwidth, "Override the link bandwidth per direction, e.g. 45GB/s");
+  cmd->add_option("--hop-latency", flags->hop_latency, "Override the per-hop latency, e.g. 1us");
+  cmd->add_option("--model", flags->model, "des, book or both")->capture_default_str();
+  cmd->add_option("--algorithm", flags->algorithm, kAlgorithmNames.choices())->capture_default_str();
+  cmd->add_option("--multi-axis", flags->multi_axis, "Several axes: sequential or concurrent")->capture_default_str();
+  cmd->add_option("--links", flags->links, "Write the per-link ledger (bytes, messages, busy time) to this CSV file");
+  cmd->add_flag("--json", flags->json, "Print one JSON object (schema podsim/1)");
+  cmd->callback([&action, flags] {
+    action = [flags] {
       try {
-        const CollectiveAnswer answer = answer_collective(*query);
-        if (!links->empty()) {
-          std::ofstream out(*links);
-          if (!out) throw InputError("--links", "cannot write the file, got: " + *links);
-          report::write_link_ledger_csv(answer, out);
+        const CollectiveAnswer result = answer(*flags);
+        if (!flags->links.empty()) {
+          std::ofstream out(flags->links);
+          if (!out) throw InputError("--links", "cannot write the file, got: " + flags->links);
+          report::write_link_ledger_csv(result, out);
         }
-        if (*json)
-          std::cout << report::collective_answer_json(answer).dump(2) << "\n";
+        if (flags->json)
+          std::cout << report::collective_answer_json(result).dump(2) << "\n";
         else
-          std::cout << report::collective_answer_text(answer);
+          std::cout << report::collective_answer_text(result);
         return 0;
       } catch (const InputError& error) {
-        if (*json) std::cout << report::error_json(error).dump(2) << "\n";
+        if (flags->json) std::cout << report::error_json(error).dump(2) << "\n";
         throw;
       }
     };

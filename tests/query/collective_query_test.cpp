@@ -1,0 +1,91 @@
+// `podsim collective`'s question as typed values: the book's answer for a query built in code, and errors that
+// name the query's field at fault (the CLI adds its flag).
+#include "sim/query/collective_query.hpp"
+
+#include <gtest/gtest.h>
+
+#include "models/hardware/hardware.hpp"
+
+namespace podsim {
+namespace {
+
+// A v5e-like chip: 4 links of 45 GB/s, 1 us per hop, wraparound only on an axis of 16.
+HardwareSpec v5e() {
+  HardwareSpec hw;
+  hw.name = "v5e";
+  hw.ici.links_per_chip = 4;
+  hw.ici.bandwidth_Bps = 4.5e10;
+  hw.ici.hop_latency_s = 1e-6;
+  hw.wrap_rule = WrapRule::full_pod_axis;
+  hw.pod_shape = {16, 16};
+  return hw;
+}
+
+CollectiveQuery all_gather_y() {
+  CollectiveQuery query;
+  query.hardware = v5e();
+  query.slice = {8, 4};
+  query.op = CollectiveKind::all_gather;
+  query.axes = {"Y"};
+  query.size = std::uint64_t{33554432};
+  query.model = EvalModel::book;
+  return query;
+}
+
+CollectiveQuery::Field field_of(const CollectiveQuery& query) {
+  try {
+    answer_collective(query);
+  } catch (const CollectiveError& e) {
+    return e.field();
+  }
+  ADD_FAILURE() << "expected CollectiveError";
+  return CollectiveQuery::Field::op;
+}
+
+TEST(CollectiveQuery, BookTimeOfAQueryBuiltInCode) {
+  const CollectiveAnswer answer = answer_collective(all_gather_y());
+  // A line of 4 without wraparound: 3 steps of V/4 at W_uni (SCALING_BOOK_MODELS.md).
+  ASSERT_TRUE(answer.book.has_value());
+  EXPECT_NEAR(answer.book->time_s, 3.0 * 8388608 / 4.5e10, 1e-12);
+  EXPECT_EQ(answer.group_size, 4);
+  EXPECT_FALSE(answer.des.has_value());
+}
+
+TEST(CollectiveQuery, ErrorsNameTheField) {
+  using Field = CollectiveQuery::Field;
+  CollectiveQuery query = all_gather_y();
+  query.axes = {"W"};
+  EXPECT_EQ(field_of(query), Field::axes);
+  query = all_gather_y();
+  query.slice = {1000, 1000, 1000};
+  EXPECT_EQ(field_of(query), Field::slice);
+  query = all_gather_y();
+  query.slice = {16};  // v5e's rule needs a pod shape of the slice's rank
+  EXPECT_EQ(field_of(query), Field::wrap);
+  query = all_gather_y();
+  query.hop_latency_s = -1e-6;
+  EXPECT_EQ(field_of(query), Field::hop_latency);
+  query = all_gather_y();
+  query.size = std::uint64_t{0};
+  EXPECT_EQ(field_of(query), Field::array_bytes);
+  query = all_gather_y();
+  query.size = CollectiveQuery::Tensor{{2048, 8192}, "A[E_X, F]"};  // Y does not shard it
+  EXPECT_EQ(field_of(query), Field::axes);
+  query.size = CollectiveQuery::Tensor{{2048, 8192}, "A[E_Q, F]"};
+  EXPECT_EQ(field_of(query), Field::sharding);
+}
+
+TEST(CollectiveQuery, MessagesSayWhatIsWrongWithoutAFlag) {
+  CollectiveQuery query = all_gather_y();
+  query.hardware.ici.links_per_chip = 0;
+  try {
+    answer_collective(query);
+    FAIL() << "expected CollectiveError";
+  } catch (const CollectiveError& e) {
+    EXPECT_EQ(e.field(), CollectiveQuery::Field::hardware);
+    EXPECT_EQ(e.message(), "the preset has no ICI links, so collectives cannot run on it, got: v5e");
+  }
+}
+
+}  // namespace
+}  // namespace podsim
