@@ -19,20 +19,24 @@ std::string dims_text(const std::vector<int>& dims) {
 }
 
 std::vector<std::vector<int>> in_order(const Mesh& mesh, const Slice& slice) {
-  std::vector<std::vector<int>> dims(mesh.axes.size());
-  for (std::size_t i = 0; i < mesh.axes.size(); ++i) {
-    if (static_cast<int>(i) < slice.rank()) {
-      dims[i] = {static_cast<int>(i)};
-    } else if (mesh.axes[i].size != 1) {
+  for (std::size_t i = static_cast<std::size_t>(slice.rank()); i < mesh.axes.size(); ++i) {
+    if (mesh.axes[i].size != 1) {
       throw VerifyError("mesh mapping: axis \"" + mesh.axes[i].name + "\" (size " + std::to_string(mesh.axes[i].size) +
                         ") has no slice dim to map onto in order, slice " + slice.shape_string() + " has " +
                         std::to_string(slice.rank()) + " dims");
     }
   }
-  return dims;
+  return in_order_axis_dims(mesh.axes.size(), slice.rank());
 }
 
 }  // namespace
+
+std::vector<std::vector<int>> in_order_axis_dims(std::size_t num_axes, int rank) {
+  std::vector<std::vector<int>> dims(num_axes);
+  for (std::size_t i = 0; i < num_axes && static_cast<int>(i) < rank; ++i)
+    dims[i] = {static_cast<int>(i)};
+  return dims;
+}
 
 MeshMapping::MeshMapping(const Mesh& mesh, const Slice& slice) : MeshMapping(mesh, slice, in_order(mesh, slice)) {}
 

@@ -31,6 +31,10 @@ namespace podsim {
 //   - every dim of size > 1 is covered by some axis (the mesh spans the whole slice).
 //
 // The mesh's explicit device_ids are not consulted: this mapping places mesh coordinates on chips.
+// The in-order dims of `num_axes` mesh axes on a slice of `rank` dims: axis i covers dim i, an axis past the
+// slice's rank covers none.
+std::vector<std::vector<int>> in_order_axis_dims(std::size_t num_axes, int rank);
+
 // The mesh with one axis per slice dim, named X, Y, Z in order (each the size of its dim): what a slice means when
 // no mesh is given.
 Mesh default_mesh(const Slice& slice);

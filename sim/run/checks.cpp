@@ -1,4 +1,4 @@
-// Metric lookup and tolerance comparison for `expect`.
+// Each `expect` entry measured on a run (the metric table of expect_metrics.hpp) and compared within its tolerance.
 #include "sim/run/checks.hpp"
 
 #include <cmath>
@@ -31,34 +31,44 @@ const TensorMemory& tensor_of(const ScenarioRun& run, const PlanRun& plan, const
   throw InputError(run.file + ": " + e.pointer, "unknown tensor, got: " + e.tensor);
 }
 
+// The figure of the run a metric names (the table in expect_metrics.hpp; the verifier has checked the name).
 Value measure(const ScenarioRun& run, const PlanRun& plan, const Expectation& e) {
+  const MetricInfo* info = find_metric(e.metric);
+  if (info == nullptr) throw InputError(run.file + ": " + e.pointer, "unknown metric, got: " + e.metric);
   const bool book = e.model == EvalModel::book;
-  const std::string& m = e.metric;
-  if (e.scope == ExpectScope::plan) {
-    if (m == "total_time_s") return book ? plan.book_time_s : plan.des_time_s;
-    if (m == "peak_memory_per_chip_bytes") return static_cast<double>(plan.memory_per_chip_bytes);
-    if (m == "fits_hbm") return plan.fits_hbm;
-    if (m == "max_link_bytes") return static_cast<double>(plan.max_link_bytes);
-    if (m == "total_link_bytes") return static_cast<double>(plan.total_link_bytes);
-    if (m == "messages") return static_cast<double>(plan.messages);
-  } else if (e.scope == ExpectScope::op) {
-    const OpRun& op = op_of(run, plan, e);
-    if (m == "time_s") return book ? op.book_time_s : op.des_time_s;
-    if (m == "flops") return op.flops;
-    if (m == "collectives") return static_cast<double>(op.collectives.size());
-    if (m == "array_bytes") {
+  switch (info->metric) {
+    case Metric::total_time_s:
+      return book ? plan.book_time_s : plan.des_time_s;
+    case Metric::peak_memory_per_chip_bytes:
+      return static_cast<double>(plan.memory_per_chip_bytes);
+    case Metric::fits_hbm:
+      return plan.fits_hbm;
+    case Metric::max_link_bytes:
+      return static_cast<double>(plan.max_link_bytes);
+    case Metric::total_link_bytes:
+      return static_cast<double>(plan.total_link_bytes);
+    case Metric::messages:
+      return static_cast<double>(plan.messages);
+    case Metric::time_s:
+      return book ? op_of(run, plan, e).book_time_s : op_of(run, plan, e).des_time_s;
+    case Metric::flops:
+      return op_of(run, plan, e).flops;
+    case Metric::collectives:
+      return static_cast<double>(op_of(run, plan, e).collectives.size());
+    case Metric::array_bytes: {
       double sum = 0;
-      for (const auto& c : op.collectives)
+      for (const auto& c : op_of(run, plan, e).collectives)
         sum += static_cast<double>(c.array_bytes);
       return sum;
     }
-  } else {
-    const TensorMemory& tensor = tensor_of(run, plan, e);
-    if (m == "bytes_per_device") return static_cast<double>(tensor.bytes_per_device);
-    if (m == "total_bytes") return static_cast<double>(tensor.total_bytes);
-    if (m == "local_shape") return tensor.local_shape;
+    case Metric::bytes_per_device:
+      return static_cast<double>(tensor_of(run, plan, e).bytes_per_device);
+    case Metric::total_bytes:
+      return static_cast<double>(tensor_of(run, plan, e).total_bytes);
+    case Metric::local_shape:
+      return tensor_of(run, plan, e).local_shape;
   }
-  throw InputError(run.file + ": " + e.pointer, "unknown metric, got: " + m);
+  throw InputError(run.file + ": " + e.pointer, "unknown metric, got: " + e.metric);
 }
 
 std::string describe(const Expectation& e) {
@@ -66,8 +76,8 @@ std::string describe(const Expectation& e) {
   if (e.scope == ExpectScope::op) text += "op " + e.op + " ";
   if (e.scope == ExpectScope::tensor) text += "tensor " + e.tensor + " ";
   text += e.metric;
-  const bool timed = e.metric == "total_time_s" || e.metric == "time_s";
-  if (timed) text += " (" + std::string(eval_model_name(e.model)) + ")";
+  const MetricInfo* info = find_metric(e.metric);
+  if (info != nullptr && info->per_model) text += " (" + std::string(eval_model_name(e.model)) + ")";
   return text;
 }
 
@@ -84,10 +94,11 @@ std::vector<CheckResult> evaluate_checks(const ScenarioSpec& spec, const Scenari
     check.source = e.source;
     check.target = e.value;
     check.value = measure(run, *plan, e);
-    if (std::holds_alternative<double>(e.value)) (e.relative ? check.rel_tol : check.abs_tol) = e.tolerance;
+    const double tolerance = e.tolerance_or_default();
+    if (std::holds_alternative<double>(e.value)) (e.relative ? check.rel_tol : check.abs_tol) = tolerance;
     if (const auto* target = std::get_if<double>(&e.value)) {
       const double got = std::get<double>(check.value);
-      const double allowed = e.relative ? e.tolerance * std::fabs(*target) : e.tolerance;
+      const double allowed = e.relative ? tolerance * std::fabs(*target) : tolerance;
       check.passed = std::isfinite(got) && std::fabs(got - *target) <= allowed;
     } else {
       check.passed = check.value == check.target;

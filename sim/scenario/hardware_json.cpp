@@ -387,9 +387,14 @@ std::vector<std::string> list_hardware_presets(const std::string& config_dir) {
   return names;
 }
 
+bool is_preset_path(const std::string& name_or_path) {
+  return name_or_path.find('/') != std::string::npos ||
+         (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
+}
+
 json parse_hardware_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw InputError(path, "cannot open file");
+  if (!in) throw PresetNotFoundError(path, "cannot open file", false);
   std::stringstream text;
   text << in.rdbuf();
   try {
@@ -463,13 +468,12 @@ void build_hardware_spec(HardwarePreset& preset) {
 
 HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const json* overrides,
                                          const std::string& overrides_where, const std::string& config_dir) {
-  const bool is_path = name_or_path.find('/') != std::string::npos ||
-                       (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
   std::string path = name_or_path;
-  if (!is_path) {
+  if (!is_preset_path(name_or_path)) {
     const auto known = list_hardware_presets(config_dir);
     if (std::find(known.begin(), known.end(), name_or_path) == known.end())
-      throw InputError("hardware", "unknown preset \"" + name_or_path + "\" (known: " + join_names(known) + ")");
+      throw PresetNotFoundError("hardware",
+                                "unknown preset \"" + name_or_path + "\" (known: " + join_names(known) + ")", true);
     path = (std::filesystem::path(config_dir) / (name_or_path + ".json")).string();
   }
   json doc = parse_hardware_file(path);

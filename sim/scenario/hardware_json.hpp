@@ -13,6 +13,22 @@
 
 namespace podsim {
 
+// A preset that is not there: an unknown preset name (`hardware: unknown preset "tpu-v9" (known: ...)`) or a
+// preset file that cannot be opened (`FILE: cannot open file`). Callers that name the preset in their own terms
+// (a scenario's /hardware) catch it by type.
+class PresetNotFoundError : public InputError {
+ public:
+  PresetNotFoundError(const std::string& where, const std::string& message, bool by_name)
+      : InputError(where, message), by_name_(by_name) {}
+  bool is_name() const { return by_name_; }  // an unknown name (else a file that cannot be opened)
+
+ private:
+  bool by_name_;
+};
+
+// Whether `name_or_path` is a path to a preset file (it has a '/' or ends in ".json") rather than a name.
+bool is_preset_path(const std::string& name_or_path);
+
 // The presets folder: $PODSIM_CONFIG_DIR if set, else the repository's configs/ (compiled in).
 std::string default_config_dir();
 
@@ -21,8 +37,8 @@ std::vector<std::string> list_hardware_presets(const std::string& config_dir = d
 
 // Loads a preset by name ("tpu-v5e", looked up in `config_dir`) or by path (anything with a '/' or ending in
 // ".json"). `overrides`, when given, is an object of the preset's shape merged over it; its errors are
-// located at `overrides_where` (e.g. "scenarios/a.json: /hardware/overrides"). Throws InputError:
-// `hardware: unknown preset "tpu-v9" (known: ...)`, `FILE: /POINTER: RULE, got: VALUE`.
+// located at `overrides_where` (e.g. "scenarios/a.json: /hardware/overrides"). Throws PresetNotFoundError, or
+// InputError `FILE: /POINTER: RULE, got: VALUE`.
 HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const nlohmann::json* overrides = nullptr,
                                          const std::string& overrides_where = "",
                                          const std::string& config_dir = default_config_dir());
@@ -32,7 +48,8 @@ HardwareSpec load_hardware_preset(const std::string& name_or_path, const nlohman
                                   const std::string& overrides_where = "");
 
 // The steps, for tests and for loaders that already hold parsed JSON.
-// parse: the file's text as JSON; throws InputError `FILE: invalid JSON: ...`.
+// parse: the file's text as JSON; throws InputError `FILE: invalid JSON: ...` (PresetNotFoundError when the file
+// cannot be opened).
 nlohmann::json parse_hardware_file(const std::string& path);
 // verify: checks `doc` against the preset schema and returns its figures (not yet `spec`). `where` is the
 // file name errors start with. Throws InputError `WHERE: /POINTER: RULE, got: VALUE`.

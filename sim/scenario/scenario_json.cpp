@@ -1,6 +1,8 @@
 // Scenario loader, first half: the file's text to JSON (syntax errors with line and column, duplicate keys),
-// then the top-level object and the sections before the program: hardware, slice, mesh, dtype, tensors and
-// options. The program, plans and expectations follow in scenario_json_ops.cpp and scenario_json_expect.cpp.
+// then the top-level object and the sections before the program read into a ScenarioSpec: hardware (the preset
+// loaded), slice, mesh, dtype, tensors and options. The program, plans and expectations are read in
+// scenario_json_ops.cpp and scenario_json_expect.cpp; the spec's rules are then checked by verified()
+// (scenario_verify.hpp), the same verifier a spec built in code goes through.
 #include "sim/scenario/scenario_json.hpp"
 
 #include <filesystem>
@@ -9,19 +11,14 @@
 #include <set>
 #include <sstream>
 
-#include "models/sharding/mesh_spec.hpp"
-#include "models/sharding/sharding_verify.hpp"
 #include "models/topology/mesh_mapping.hpp"
-#include "models/topology/slice.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/scenario_json_detail.hpp"
+#include "sim/scenario/scenario_verify.hpp"
 
 namespace podsim {
 namespace scenario_detail {
 namespace {
-
-// More chips than any pod has, and still a slice whose links fit easily in memory.
-constexpr std::int64_t kMaxChips = kMaxSliceChips;
 
 // Records the first duplicate key (nlohmann keeps the last silently) with its JSON pointer.
 class DuplicateKeyFinder {
@@ -103,12 +100,7 @@ Json parse_text(const std::string& text, const Ctx& ctx) {
   return doc;
 }
 
-bool is_path(const std::string& name) {
-  return name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json");
-}
-
-void verify_hardware(State& state, const Json& j) {
-  const Ctx& ctx = state.ctx;
+HardwarePreset read_hardware(const Ctx& ctx, const Json& j) {
   std::string preset;
   std::string preset_pointer = "/hardware";
   const Json* overrides = nullptr;
@@ -127,234 +119,134 @@ void verify_hardware(State& state, const Json& j) {
     ctx.fail("/hardware", "must be a preset name or an object {\"preset\", \"overrides\"}, got: " + show(j));
   }
   // A preset path is relative to the scenario's folder.
-  if (is_path(preset) && std::filesystem::path(preset).is_relative()) {
+  if (is_preset_path(preset) && std::filesystem::path(preset).is_relative()) {
     const auto folder = std::filesystem::path(ctx.file).parent_path();
     if (!folder.empty()) preset = (folder / preset).string();
   }
   try {
-    if (overrides != nullptr) {
-      const nlohmann::json plain = nlohmann::json::parse(overrides->dump());
-      state.spec.hardware = load_hardware_preset_full(preset, &plain, ctx.at("/hardware/overrides"));
-    } else {
-      state.spec.hardware = load_hardware_preset_full(preset);
-    }
-  } catch (const InputError& e) {
-    if (e.where() == "hardware") ctx.fail(preset_pointer, e.message());  // unknown preset name
-    if (e.where() == preset && e.message() == "cannot open file")
-      ctx.fail(preset_pointer, "cannot open the preset file, got: \"" + preset + "\"");
-    throw;
+    if (overrides == nullptr) return load_hardware_preset_full(preset);
+    const nlohmann::json plain = nlohmann::json::parse(overrides->dump());
+    return load_hardware_preset_full(preset, &plain, ctx.at("/hardware/overrides"));
+  } catch (const PresetNotFoundError& e) {
+    if (e.is_name()) ctx.fail(preset_pointer, e.message());
+    ctx.fail(preset_pointer, "cannot open the preset file, got: " + quote(preset));
   }
 }
 
-void verify_slice(State& state, const Json& j) {
-  const Ctx& ctx = state.ctx;
+// The slice's shape and its wraparound choice: a word, or one boolean per dim.
+void read_slice(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   require_object(ctx, j, "/slice");
   require_known_keys(ctx, j, "/slice", {"shape", "wraparound"});
   require_key(ctx, j, "/slice", "shape");
   const Json& shape = j.at("shape");
-  if (!shape.is_array() || shape.empty() || shape.size() > 3)
-    ctx.fail("/slice/shape", "must be an array of 1 to 3 chip counts, got: " + show(shape));
-  Shape dims;
-  std::int64_t chips = 1;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    dims.push_back(get_int(ctx, shape[i], child("/slice/shape", i), 1, kMaxChips));
-    chips *= dims.back();
-    if (chips > kMaxChips)
-      ctx.fail("/slice/shape", "a slice has at most " + std::to_string(kMaxChips) + " chips, got: " + show(shape));
-  }
-  const HardwareSpec& hw = state.spec.hardware.spec;
-  std::string rule = "auto";
-  std::vector<bool> wrap;
+  require_array(ctx, shape, "/slice/shape");
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    spec.slice_shape.push_back(get_int(ctx, shape[i], child("/slice/shape", i)));
+  if (!j.contains("wraparound")) return;
   const std::string p = "/slice/wraparound";
-  if (j.contains("wraparound")) {
-    const Json& w = j.at("wraparound");
-    if (w.is_string()) {
-      rule = kWrapModeNames.name(get_enum(ctx, w, p, kWrapModeNames));
-    } else if (w.is_array()) {
-      if (w.size() != dims.size())
-        ctx.fail(p, "must have one entry per slice dim (" + std::to_string(dims.size()) + "), got: " + show(w));
-      rule.clear();
-      for (std::size_t i = 0; i < w.size(); ++i)
-        wrap.push_back(get_bool(ctx, w[i], child(p, i)));
-    } else {
-      ctx.fail(p, "must be \"auto\", \"none\", \"all\" or an array of booleans, got: " + show(w));
-    }
-  }
-  if (rule == "none") wrap.assign(dims.size(), false);
-  if (rule == "all") wrap = wraparound_for(WrapRule::always, dims, hw.pod_shape);
-  if (rule == "auto") {
-    try {
-      wrap = wraparound_for(hw.wrap_rule, dims, hw.pod_shape);
-    } catch (const Error& e) {
-      ctx.fail(j.contains("wraparound") ? p : "/slice",
-               std::string(e.what()) + " (give \"wraparound\" as \"none\", \"all\" or one boolean per dim)");
-    }
-  }
-  try {
-    const Slice slice(dims, wrap);
-    state.spec.slice_shape = slice.shape();
-    state.spec.wraparound = slice.wraparound();
-  } catch (const Error& e) {
-    ctx.fail("/slice", e);
+  const Json& w = j.at("wraparound");
+  if (w.is_string()) {
+    spec.wrap = WrapChoice{get_enum(ctx, w, p, kWrapModeNames), {}};
+  } else if (w.is_array()) {
+    WrapChoice choice{WrapMode::listed, {}};
+    for (std::size_t i = 0; i < w.size(); ++i)
+      choice.dims.push_back(get_bool(ctx, w[i], child(p, i)));
+    spec.wrap = std::move(choice);
+  } else {
+    ctx.fail(p, "must be " + kWrapModeNames.choices("\"") + " or an array of booleans, got: " + show(w));
   }
 }
 
 // The mesh as a spec string (`X=4,Y=4`) or an object with axes and optional dims and device_ids.
-void verify_mesh_section(State& state, const Json* j) {
-  const Ctx& ctx = state.ctx;
-  ScenarioMesh& mesh = state.spec.mesh;
-  const Shape& slice_shape = state.spec.slice_shape;
+void read_mesh(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
+  ScenarioMesh& mesh = spec.mesh;
+  if (j.is_string()) {
+    mesh.text = get_string(ctx, j, "/mesh");
+    return;
+  }
+  if (!j.is_object()) ctx.fail("/mesh", "must be a mesh spec string or an object {\"axes\", ...}, got: " + show(j));
+  require_known_keys(ctx, j, "/mesh", {"name", "axes", "device_ids"});
+  require_key(ctx, j, "/mesh", "axes");
+  if (j.contains("name")) mesh.name = get_string(ctx, j.at("name"), "/mesh/name");
+  const Json& axes_j = j.at("axes");
+  if (!axes_j.is_array() || axes_j.empty()) ctx.fail("/mesh/axes", "must be a non-empty array, got: " + show(axes_j));
+  std::vector<MeshAxis> axes;
   std::vector<std::optional<std::vector<int>>> dims;
-  if (j == nullptr) {
-    // Default: one axis per slice dim, X, Y, Z.
-    std::vector<MeshAxis> axes;
-    for (std::size_t d = 0; d < slice_shape.size(); ++d)
-      axes.push_back({std::string(1, static_cast<char>('X' + d)), slice_shape[d]});
-    mesh.name = std::string(kDefaultMeshName);
-    mesh.mesh = make_mesh(axes);
-    dims.resize(axes.size());
-  } else if (j->is_string()) {
-    mesh.text = get_string(ctx, *j, "/mesh");
-    try {
-      NamedMesh named = parse_mesh_spec(mesh.text);
-      mesh.name = named.name;
-      mesh.mesh = std::move(named.mesh);
-    } catch (const Error& e) {
-      ctx.fail("/mesh", e);
-    }
-    dims.resize(mesh.mesh.axes.size());
-  } else if (j->is_object()) {
-    require_known_keys(ctx, *j, "/mesh", {"name", "axes", "device_ids"});
-    require_key(ctx, *j, "/mesh", "axes");
-    mesh.name = std::string(kDefaultMeshName);
-    if (j->contains("name")) {
-      mesh.name = get_string(ctx, j->at("name"), "/mesh/name");
-      if (!is_op_name(mesh.name))
-        ctx.fail("/mesh/name", "must be an identifier [A-Za-z_][A-Za-z0-9_.-]*, got: " + show(j->at("name")));
-    }
-    const Json& axes_j = j->at("axes");
-    if (!axes_j.is_array() || axes_j.empty()) ctx.fail("/mesh/axes", "must be a non-empty array, got: " + show(axes_j));
-    std::vector<MeshAxis> axes;
-    for (std::size_t i = 0; i < axes_j.size(); ++i) {
-      const std::string p = child("/mesh/axes", i);
-      const Json& a = axes_j[i];
-      require_object(ctx, a, p);
-      require_known_keys(ctx, a, p, {"name", "size", "dims"});
-      require_key(ctx, a, p, "name");
-      require_key(ctx, a, p, "size");
-      axes.push_back({get_string(ctx, a.at("name"), p + "/name"), get_int(ctx, a.at("size"), p + "/size", 1)});
-      std::optional<std::vector<int>> axis_dims;
-      if (a.contains("dims")) {
-        const Json& d = a.at("dims");
-        require_array(ctx, d, p + "/dims");
-        axis_dims.emplace();
-        for (std::size_t k = 0; k < d.size(); ++k)
-          axis_dims->push_back(static_cast<int>(get_int(ctx, d[k], child(p + "/dims", k), 0, 1000)));
-      }
-      dims.push_back(axis_dims);
-    }
-    std::vector<std::int64_t> ids;
-    if (j->contains("device_ids")) {
-      const Json& d = j->at("device_ids");
-      require_array(ctx, d, "/mesh/device_ids");
+  for (std::size_t i = 0; i < axes_j.size(); ++i) {
+    const std::string p = child("/mesh/axes", i);
+    const Json& a = axes_j[i];
+    require_object(ctx, a, p);
+    require_known_keys(ctx, a, p, {"name", "size", "dims"});
+    require_key(ctx, a, p, "name");
+    require_key(ctx, a, p, "size");
+    axes.push_back({get_string(ctx, a.at("name"), p + "/name"), get_int(ctx, a.at("size"), p + "/size")});
+    dims.emplace_back();
+    if (a.contains("dims")) {
+      const Json& d = a.at("dims");
+      require_array(ctx, d, p + "/dims");
+      dims.back().emplace();
       for (std::size_t k = 0; k < d.size(); ++k)
-        ids.push_back(get_int(ctx, d[k], child("/mesh/device_ids", k), 0));
+        dims.back()->push_back(static_cast<int>(get_int(ctx, d[k], child(p + "/dims", k), 0, 1000)));
     }
-    mesh.mesh = make_mesh(std::move(axes), std::move(ids));
-    try {
-      verify_mesh(mesh.mesh);
-    } catch (const Error& e) {
-      ctx.fail("/mesh", e);
-    }
-  } else {
-    ctx.fail("/mesh", "must be a mesh spec string or an object {\"axes\", ...}, got: " + show(*j));
   }
-  // Axes without dims take the default: axis i covers slice dim i (none past the slice's rank).
-  mesh.axis_dims.clear();
+  std::vector<std::int64_t> ids;
+  if (j.contains("device_ids")) {
+    const Json& d = j.at("device_ids");
+    require_array(ctx, d, "/mesh/device_ids");
+    for (std::size_t k = 0; k < d.size(); ++k)
+      ids.push_back(get_int(ctx, d[k], child("/mesh/device_ids", k), 0));
+  }
+  // Axes without dims take the in-order default: axis i covers slice dim i.
+  const auto in_order = in_order_axis_dims(axes.size(), static_cast<int>(spec.slice_shape.size()));
   for (std::size_t i = 0; i < dims.size(); ++i)
-    mesh.axis_dims.push_back(dims[i]                  ? *dims[i]
-                             : i < slice_shape.size() ? std::vector<int>{static_cast<int>(i)}
-                                                      : std::vector<int>{});
-  try {
-    const Slice slice(state.spec.slice_shape, state.spec.wraparound);
-    const MeshMapping mapping(mesh.mesh, slice, mesh.axis_dims);
-    state.meshes.add(mesh.name, mesh.mesh);
-  } catch (const Error& e) {
-    ctx.fail("/mesh", e);
-  }
+    mesh.axis_dims.push_back(dims[i] ? *dims[i] : in_order[i]);
+  mesh.mesh = make_mesh(std::move(axes), std::move(ids));
 }
 
-void verify_tensors(State& state, const Json& j) {
-  const Ctx& ctx = state.ctx;
+void read_tensors(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   require_object(ctx, j, "/tensors");
   for (const auto& [name, t] : j.items()) {
     const std::string p = child("/tensors", name);
-    if (!is_tensor_name(name))
-      ctx.fail(p, "tensor names are identifiers [A-Za-z_][A-Za-z0-9_]*, got: \"" + name + "\"");
     require_object(ctx, t, p);
     require_known_keys(ctx, t, p, {"shape", "dtype", "sharding"});
     require_key(ctx, t, p, "shape");
     ScenarioTensor tensor;
     tensor.name = name;
-    tensor.pointer = p;
     const Json& shape = t.at("shape");
     require_array(ctx, shape, p + "/shape");
     for (std::size_t i = 0; i < shape.size(); ++i)
-      tensor.shape.push_back(get_int(ctx, shape[i], child(p + "/shape", i), 1));
-    tensor.dtype = state.spec.dtype;
+      tensor.shape.push_back(get_int(ctx, shape[i], child(p + "/shape", i)));
+    tensor.dtype = spec.dtype;
     if (t.contains("dtype")) {
       const auto text = get_string(ctx, t.at("dtype"), p + "/dtype");
-      try {
-        tensor.dtype = parse_dtype(text);
-      } catch (const Error& e) {
-        ctx.fail(p + "/dtype", e);
-      }
+      tensor.dtype = located(ctx.at(p + "/dtype"), [&] { return parse_dtype(text); });
     }
-    try {
-      dtype_bytes(tensor.dtype, element_count(tensor.shape));
-    } catch (const Error& e) {
-      ctx.fail(p + "/shape", e);
-    }
-    tensor.sharding = t.contains("sharding")
-                          ? verify_sharding_text(state, t.at("sharding"), p + "/sharding", name, tensor.shape.size())
-                          : replicated_sharding(state, tensor.shape.size(), p + "/sharding");
-    state.tensors[name] = {tensor.shape, tensor.dtype, true};
-    state.spec.tensors.push_back(std::move(tensor));
+    if (t.contains("sharding")) tensor.sharding.text = get_string(ctx, t.at("sharding"), p + "/sharding");
+    spec.tensors.push_back(std::move(tensor));
   }
 }
 
-void verify_options(State& state, const Json& j) {
-  const Ctx& ctx = state.ctx;
+void read_options(const Ctx& ctx, const Json& j, ScenarioOptions& options) {
   require_object(ctx, j, "/options");
   require_known_keys(ctx, j, "/options", {"algorithm", "multi_axis", "schedule", "verify_values"});
-  ScenarioOptions& options = state.spec.options;
   if (j.contains("algorithm")) {
     const auto text = get_string(ctx, j.at("algorithm"), "/options/algorithm");
-    try {
-      options.algorithm = parse_algorithm(text);
-    } catch (const Error& e) {
-      ctx.fail("/options/algorithm", e);
-    }
+    options.algorithm = located(ctx.at("/options/algorithm"), [&] { return parse_algorithm(text); });
   }
-  if (j.contains("multi_axis")) {
+  if (j.contains("multi_axis"))
     options.multi_axis = get_enum(ctx, j.at("multi_axis"), "/options/multi_axis", kMultiAxisNames);
-  }
   if (j.contains("schedule")) {
     const auto text = get_string(ctx, j.at("schedule"), "/options/schedule");
-    try {
-      options.schedule = parse_schedule_policy(text);
-    } catch (const Error& e) {
-      ctx.fail("/options/schedule", e);
-    }
+    options.schedule = located(ctx.at("/options/schedule"), [&] { return parse_schedule_policy(text); });
   }
   if (j.contains("verify_values"))
     options.verify_values = get_bool(ctx, j.at("verify_values"), "/options/verify_values");
 }
 
+// The document read into a spec, section by section; then the verifier.
 ScenarioSpec load_document(const Json& doc, const std::string& where) {
-  State state{Ctx{where}, {}, {}, {}};
-  const Ctx& ctx = state.ctx;
-  ScenarioSpec& spec = state.spec;
+  const Ctx ctx{where};
+  ScenarioSpec spec;
   spec.source_file = where;
   require_object(ctx, doc, "");
   require_known_keys(ctx, doc, "",
@@ -364,23 +256,19 @@ ScenarioSpec load_document(const Json& doc, const std::string& where) {
     require_key(ctx, doc, "", key);
   spec.name = get_string(ctx, doc.at("name"), "/name");
   if (doc.contains("description")) spec.description = get_string(ctx, doc.at("description"), "/description", false);
-  verify_hardware(state, doc.at("hardware"));
-  verify_slice(state, doc.at("slice"));
-  verify_mesh_section(state, doc.contains("mesh") ? &doc.at("mesh") : nullptr);
+  spec.hardware = read_hardware(ctx, doc.at("hardware"));
+  read_slice(ctx, doc.at("slice"), spec);
+  if (doc.contains("mesh")) read_mesh(ctx, doc.at("mesh"), spec);
   if (doc.contains("dtype")) {
     const auto text = get_string(ctx, doc.at("dtype"), "/dtype");
-    try {
-      spec.dtype = parse_dtype(text);
-    } catch (const Error& e) {
-      ctx.fail("/dtype", e);
-    }
+    spec.dtype = located(ctx.at("/dtype"), [&] { return parse_dtype(text); });
   }
-  if (doc.contains("tensors")) verify_tensors(state, doc.at("tensors"));
-  if (doc.contains("program")) verify_program(state, doc.at("program"));
-  if (doc.contains("plans")) verify_plans(state, doc.at("plans"));
-  if (doc.contains("options")) verify_options(state, doc.at("options"));
-  if (doc.contains("expect")) verify_expect(state, doc.at("expect"));
-  return std::move(state.spec);
+  if (doc.contains("tensors")) read_tensors(ctx, doc.at("tensors"), spec);
+  if (doc.contains("program")) read_program(ctx, doc.at("program"), spec);
+  if (doc.contains("plans")) read_plans(ctx, doc.at("plans"), spec);
+  if (doc.contains("options")) read_options(ctx, doc.at("options"), spec.options);
+  if (doc.contains("expect")) read_expect(ctx, doc.at("expect"), spec);
+  return verified(std::move(spec));
 }
 
 }  // namespace

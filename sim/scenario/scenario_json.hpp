@@ -1,6 +1,7 @@
-// The scenario loader: a scenario file (docs/scenario-format.md, docs/scenario.schema.json) is parsed,
-// verified rule by rule (the first broken rule wins) and built into a ScenarioSpec. Every error is an
-// InputError `FILE: /json/pointer: RULE, got: VALUE` (with `column N: ` for sharding, einsum and mesh text).
+// The scenario loader: a scenario file (docs/scenario-format.md, docs/scenario.schema.json) is parsed into a
+// ScenarioSpec (JSON syntax, types and keys checked here), then verified by the same verifier a spec built in
+// code goes through (scenario_verify.hpp). Every error is an InputError `FILE: /json/pointer: RULE, got: VALUE`
+// (with `column N: ` for sharding, einsum and mesh text).
 #pragma once
 
 #include <string>

@@ -1,36 +1,13 @@
-// Typed field readers of the scenario loader and the sharding-text check shared by tensors, ops and plans.
-// Each reader fails with the rule and the value at the field's JSON pointer.
+// Typed field readers of the scenario loader. Each reader fails with the JSON rule and the value at the field's
+// pointer.
 #include <cmath>
 
-#include "models/sharding/sharding_verify.hpp"
 #include "sim/scenario/scenario_json_detail.hpp"
 
 namespace podsim::scenario_detail {
 
-std::string escape_key(const std::string& key) {
-  std::string out;
-  for (const char c : key)
-    out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-  return out;
-}
-
-std::string child(const std::string& pointer, const std::string& key) {
-  return pointer + "/" + escape_key(key);
-}
-
-std::string child(const std::string& pointer, std::size_t index) {
-  return pointer + "/" + std::to_string(index);
-}
-
 std::string show(const Json& j) {
   return j.dump();
-}
-
-std::string quoted_list(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names)
-    out += (out.empty() ? "\"" : ", \"") + n + "\"";
-  return out;
 }
 
 void require_object(const Ctx& ctx, const Json& j, const std::string& pointer) {
@@ -48,7 +25,7 @@ void require_known_keys(const Ctx& ctx, const Json& j, const std::string& pointe
     for (const auto& k : known)
       found = found || k == key;
     if (!found)
-      ctx.fail(child(pointer, key), "unknown key, got: \"" + key + "\" (expected one of " + quoted_list(known) + ")");
+      ctx.fail(child(pointer, key), "unknown key, got: \"" + key + "\" (expected one of " + quote_list(known) + ")");
   }
 }
 
@@ -94,66 +71,6 @@ std::vector<std::string> get_string_array(const Ctx& ctx, const Json& j, const s
   std::vector<std::string> out;
   for (std::size_t i = 0; i < j.size(); ++i)
     out.push_back(get_string(ctx, j[i], child(pointer, i)));
-  return out;
-}
-
-namespace {
-
-bool is_letter(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-}  // namespace
-
-bool is_tensor_name(const std::string& text) {
-  if (text.empty() || !is_letter(text[0])) return false;
-  for (const char c : text)
-    if (!is_letter(c) && !is_digit(c)) return false;
-  return true;
-}
-
-bool is_op_name(const std::string& text) {
-  if (text.empty() || !is_letter(text[0])) return false;
-  for (const char c : text)
-    if (!is_letter(c) && !is_digit(c) && c != '-' && c != '.') return false;
-  return true;
-}
-
-ScenarioSharding verify_sharding_text(const State& state, const Json& j, const std::string& pointer,
-                                      const std::string& tensor, std::size_t rank, const std::string& other_name) {
-  const Ctx& ctx = state.ctx;
-  ScenarioSharding out;
-  out.pointer = pointer;
-  out.text = get_string(ctx, j, pointer);
-  try {
-    out.parsed = parse_sharding(out.text, state.spec.mesh.name, rank);
-  } catch (const Error& e) {
-    ctx.fail(pointer, e);
-  }
-  const std::string& named = out.parsed.tensor_name;
-  if (out.parsed.notation == Notation::book && !named.empty() && named != tensor &&
-      (other_name.empty() || named != other_name))
-    ctx.fail(pointer, "the sharding names another tensor, got: \"" + named + "\" (expected \"" + tensor + "\"" +
-                          (other_name.empty() ? "" : " or \"" + other_name + "\"") + ")");
-  try {
-    verify_sharding(out.parsed.sharding, state.meshes, rank);
-  } catch (const Error& e) {
-    ctx.fail(pointer, e);
-  }
-  if (out.parsed.sharding.inline_mesh && !(*out.parsed.sharding.inline_mesh == state.spec.mesh.mesh))
-    ctx.fail(pointer, "an inline mesh must be the scenario's mesh @" + state.spec.mesh.name + ", got: " + out.text);
-  return out;
-}
-
-ScenarioSharding replicated_sharding(const State& state, std::size_t rank, const std::string& pointer) {
-  ScenarioSharding out;
-  out.pointer = pointer;
-  out.parsed.notation = Notation::shardy;
-  out.parsed.sharding.mesh_name = state.spec.mesh.name;
-  out.parsed.sharding.dims.resize(rank);
   return out;
 }
 

@@ -1,6 +1,10 @@
-// A verified scenario as typed values (docs/scenario-format.md): hardware, slice, mesh and its mapping onto
-// the slice, sharded tensors, the program of ops, alternative plans, options and expectations. Produced by
-// load_scenario (scenario_json.hpp); lowering and simulation read it and never see JSON.
+// A scenario as typed values (docs/scenario-format.md): hardware, slice, mesh and its mapping onto the slice,
+// sharded tensors, the program of ops, alternative plans, options and expectations. A spec is written (by the
+// JSON loader, scenario_json.hpp, or in code), then checked and completed by verify / verified
+// (scenario_verify.hpp); lowering and simulation read it and never see JSON.
+//
+// Fields marked "derived" are filled by verified() from the written ones: a spec built in code leaves them as
+// they are and lets the verifier fill them.
 #pragma once
 
 #include <cstdint>
@@ -18,17 +22,19 @@
 #include "models/plan/schedule_policy.hpp"
 #include "models/sharding/mesh.hpp"
 #include "models/sharding/notation.hpp"
+#include "models/topology/wraparound.hpp"
 #include "sim/collectives/collective.hpp"
+#include "sim/scenario/expect_metrics.hpp"
 #include "sim/scenario/hardware_preset.hpp"
 
 namespace podsim {
 
-// A verified sharding bound to the scenario's mesh. `text` is empty when the sharding was defaulted
-// (replicated: one empty closed dim per tensor dim).
+// A sharding bound to the scenario's mesh, written in any notation. A tensor's `text` may be empty: the
+// sharding is then replicated (one empty closed dim per tensor dim).
 struct ScenarioSharding {
   std::string text;
-  ParsedSharding parsed;  // parsed.sharding is the value to use
-  std::string pointer;    // JSON pointer of the text, e.g. "/tensors/x/sharding"
+  ParsedSharding parsed;  // derived from text; parsed.sharding is the value to use
+  std::string pointer;    // derived: where the text is, e.g. "/tensors/x/sharding"
 
   const TensorSharding& sharding() const { return parsed.sharding; }
 };
@@ -39,15 +45,18 @@ struct ScenarioTensor {
   Shape shape;
   DType dtype = DType::bf16;
   ScenarioSharding sharding;
-  std::string pointer;  // "/tensors/<name>"
+  std::string pointer;  // derived: "/tensors/<name>"
 };
 
-// The logical mesh and where each of its axes lies on the slice (MeshMapping's explicit form).
+// The logical mesh and where each of its axes lies on the slice (MeshMapping's explicit form). Written as a
+// mesh spec `text` (`X=4,Y=4`, name and mesh derived from it), or as `name` and `mesh`; with neither, the
+// default mesh of the slice (one axis per slice dim, X, Y, Z).
 struct ScenarioMesh {
   std::string name;  // the mesh name shardings bind to ("mesh" unless the spec names it)
   Mesh mesh;
-  std::vector<std::vector<int>> axis_dims;  // per mesh axis, the slice dims it covers (traversal order)
-  std::string text;                         // the --mesh spec text when "mesh" is a string, else empty
+  // Per mesh axis, the slice dims it covers (traversal order). Empty: axis i covers dim i (derived).
+  std::vector<std::vector<int>> axis_dims;
+  std::string text;  // the --mesh spec text when "mesh" is a string, else empty
 };
 
 enum class OpKind { matmul, all_gather, reduce_scatter, all_reduce, all_to_all, reshard, load, send, elementwise };
@@ -72,14 +81,14 @@ std::string_view op_kind_name(OpKind kind);
 
 struct MatmulOp {
   std::string lhs, rhs;
-  Einsum einsum;
+  Einsum einsum;  // derived from einsum_text
   std::string einsum_text;
   std::optional<ScenarioSharding> out_sharding;  // nullopt: the planner chooses
 };
 
 // all_gather, reduce_scatter, all_reduce, all_to_all over `axes` (mesh axis names, in the listed order).
 struct CollectiveOp {
-  CollectiveKind kind = CollectiveKind::all_gather;
+  CollectiveKind kind = CollectiveKind::all_gather;  // derived from the op's kind
   std::string tensor;
   std::vector<std::string> axes;
   int dim = -1;       // reduce_scatter: the dim the result is scattered along; else -1
@@ -113,15 +122,17 @@ struct ElementwiseOp {
 using OpDetail = std::variant<MatmulOp, CollectiveOp, ReshardOp, LoadOp, SendOp, ElementwiseOp>;
 
 struct ScenarioOp {
-  std::string name;     // as given, or "op<index>"
-  std::string pointer;  // "/program/<index>"
+  std::string name;     // as given; derived "op<index>" when empty
+  std::string pointer;  // derived: "/program/<index>"
   OpKind kind = OpKind::matmul;
   std::vector<std::string> after;   // explicit dependencies: names of earlier ops
-  std::vector<std::string> inputs;  // tensor names read, in operand order
-  std::string out;                  // tensor written (empty for load and send); may equal an input (in place)
-  Shape out_shape;                  // global shape of `out`
-  DType out_dtype = DType::bf16;
-  OpDetail detail;
+  std::vector<std::string> inputs;  // derived: tensor names read, in operand order
+  // Tensor written (empty for load and send); may equal an input (in place). A matmul names a new tensor; the
+  // other ops write their input in place when it is empty (derived).
+  std::string out;
+  Shape out_shape;                // derived: global shape of `out`
+  DType out_dtype = DType::bf16;  // derived
+  OpDetail detail;                // the alternative of `kind`
 };
 
 // An alternative plan: some input tensors' shardings and some matmuls' out_shardings replaced.
@@ -130,7 +141,7 @@ struct ScenarioPlan {
   std::string description;
   std::vector<std::pair<std::string, ScenarioSharding>> shardings;      // input tensor name -> sharding
   std::vector<std::pair<std::string, ScenarioSharding>> out_shardings;  // matmul op name -> out sharding
-  std::string pointer;                                                  // "/plans/<index>"
+  std::string pointer;                                                  // derived: "/plans/<index>"
 };
 
 struct ScenarioOptions {
@@ -140,29 +151,34 @@ struct ScenarioOptions {
   bool verify_values = false;
 };
 
-enum class ExpectScope { plan, op, tensor };
 // One expected figure, checked by `podsim check`.
 struct Expectation {
   std::string metric;  // e.g. "total_time_s", "time_s", "local_shape" (docs/scenario-format.md, "Metrics")
-  ExpectScope scope = ExpectScope::plan;
-  std::string plan;    // empty when the scenario has no plans
-  std::string op;      // op name (scope op)
-  std::string tensor;  // tensor name (scope tensor)
+  ExpectScope scope = ExpectScope::plan;  // derived from the metric
+  std::string plan;                       // empty when the scenario has no plans
+  std::string op;                         // op name (scope op)
+  std::string tensor;                     // tensor name (scope tensor)
   EvalModel model = EvalModel::des;
-  std::variant<double, bool, std::vector<std::int64_t>> value;
-  bool relative = true;     // tolerance is relative (|got - value| <= tol * |value|) or absolute
-  double tolerance = 1e-9;  // for number metrics only
+  using Value = std::variant<double, bool, std::vector<std::int64_t>>;
+  Value value;
+  bool relative = true;             // tolerance is relative (|got - value| <= tol * |value|) or absolute
+  std::optional<double> tolerance;  // for number metrics only; nullopt: relative kDefaultTolerance
   std::string source;
-  std::string pointer;  // "/expect/<index>"
+  std::string pointer;  // derived: "/expect/<index>"
+
+  static constexpr double kDefaultTolerance = 1e-9;
+  // The tolerance in force: the given one, or kDefaultTolerance (relative).
+  double tolerance_or_default() const { return tolerance.value_or(kDefaultTolerance); }
 };
 
 struct ScenarioSpec {
   std::string name;
   std::string description;
-  std::string source_file;  // the path as given to load_scenario (or `where`)
+  std::string source_file;  // the path as given to load_scenario (or `where`); errors start with it
   HardwarePreset hardware;  // hardware.spec holds the model values
   Shape slice_shape;
-  std::vector<bool> wraparound;  // per slice dim, resolved (a dim of size <= 2 never wraps)
+  std::optional<WrapChoice> wrap;  // the scenario's wraparound; nullopt: the preset's rule ("auto"), not given
+  std::vector<bool> wraparound;    // derived: per slice dim, resolved (a dim of size <= 2 never wraps)
   ScenarioMesh mesh;
   DType dtype = DType::bf16;  // default element type of tensors
   std::vector<ScenarioTensor> tensors;

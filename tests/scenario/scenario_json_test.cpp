@@ -90,7 +90,8 @@ TEST(ScenarioGood, TwoRankMatmulFromTheDesignCard) {
   EXPECT_EQ(spec.expect[3].scope, ExpectScope::plan);
   EXPECT_DOUBLE_EQ(std::get<double>(spec.expect[3].value), 32);
   EXPECT_TRUE(spec.expect[3].relative);
-  EXPECT_DOUBLE_EQ(spec.expect[3].tolerance, 1e-9);  // the default tolerance
+  EXPECT_FALSE(spec.expect[3].tolerance.has_value());
+  EXPECT_DOUBLE_EQ(spec.expect[3].tolerance_or_default(), 1e-9);  // the default tolerance
   EXPECT_TRUE(std::get<bool>(spec.expect[4].value));
 }
 
@@ -132,7 +133,7 @@ TEST(ScenarioGood, PopQuiz2AllGather) {
   EXPECT_EQ(ag.axes, (std::vector<std::string>{"Y"}));
   EXPECT_EQ(spec.expect[2].model, EvalModel::book);
   EXPECT_NEAR(std::get<double>(spec.expect[2].value), 3.0 * 512 * 8192 * 2 / 4.5e10, 1e-12);
-  EXPECT_DOUBLE_EQ(spec.expect[2].tolerance, 0.01);
+  EXPECT_DOUBLE_EQ(spec.expect[2].tolerance_or_default(), 0.01);
 }
 
 // ---- features, through small texts ----
@@ -231,7 +232,7 @@ TEST(ScenarioFeatures, AbsoluteToleranceAndDefaultModel) {
   const auto& e = spec.expect[0];
   EXPECT_EQ(e.model, EvalModel::des);
   EXPECT_FALSE(e.relative);
-  EXPECT_DOUBLE_EQ(e.tolerance, 0);
+  EXPECT_DOUBLE_EQ(e.tolerance_or_default(), 0);
   EXPECT_EQ(e.pointer, "/expect/0");
 }
 

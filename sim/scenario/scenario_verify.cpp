@@ -1,0 +1,304 @@
+// The scenario verifier, first half: the shared helpers, then the sections before the program (name, slice,
+// mesh, tensors) and the entry points. The program, plans and expectations follow in scenario_verify_ops.cpp and
+// scenario_verify_expect.cpp.
+#include "sim/scenario/scenario_verify.hpp"
+
+#include <cstdio>
+#include <set>
+
+#include "models/common/units.hpp"
+#include "models/sharding/mesh_spec.hpp"
+#include "models/sharding/sharding_verify.hpp"
+#include "models/topology/mesh_mapping.hpp"
+#include "models/topology/slice.hpp"
+#include "sim/scenario/scenario_verify_detail.hpp"
+
+namespace podsim {
+namespace scenario_detail {
+
+std::string escape_key(const std::string& key) {
+  std::string out;
+  for (const char c : key)
+    out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  return out;
+}
+
+std::string child(const std::string& pointer, const std::string& key) {
+  return pointer + "/" + escape_key(key);
+}
+
+std::string child(const std::string& pointer, std::size_t index) {
+  return pointer + "/" + std::to_string(index);
+}
+
+std::string quote(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof(escaped), "\\u%04x", static_cast<unsigned>(c));
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string shown(double value) {
+  return exact_number(value);
+}
+
+std::string shown(const std::vector<std::int64_t>& values) {
+  std::string out;
+  for (const auto v : values)
+    out += (out.empty() ? "[" : ",") + std::to_string(v);
+  return out.empty() ? "[]" : out + "]";
+}
+
+std::string shown(const std::vector<bool>& values) {
+  std::string out;
+  for (const bool v : values)
+    out += (out.empty() ? "[" : ",") + std::string(v ? "true" : "false");
+  return out.empty() ? "[]" : out + "]";
+}
+
+std::string quote_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names)
+    out += (out.empty() ? "" : ", ") + quote(n);
+  return out;
+}
+
+namespace {
+
+bool is_letter(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+}  // namespace
+
+bool is_tensor_name(const std::string& text) {
+  if (text.empty() || !is_letter(text[0])) return false;
+  for (const char c : text)
+    if (!is_letter(c) && !is_digit(c)) return false;
+  return true;
+}
+
+bool is_op_name(const std::string& text) {
+  if (text.empty() || !is_letter(text[0])) return false;
+  for (const char c : text)
+    if (!is_letter(c) && !is_digit(c) && c != '-' && c != '.') return false;
+  return true;
+}
+
+std::string Where::at(const std::string& pointer) const {
+  const std::string located = pointer.empty() ? "/" : pointer;
+  return file.empty() ? located : file + ": " + located;
+}
+
+void Where::fail(const std::string& pointer, const std::string& message) const {
+  throw InputError(at(pointer), message);
+}
+
+void Where::fail(const std::string& pointer, const Error& error) const {
+  throw InputError::at(at(pointer), error);
+}
+
+void Where::require_at_least(const std::string& pointer, std::int64_t value, std::int64_t min) const {
+  if (value < min) fail(pointer, "must be at least " + std::to_string(min) + ", got: " + std::to_string(value));
+}
+
+void verify_sharding_text(const State& state, ScenarioSharding& sharding, const std::string& pointer,
+                          const std::string& tensor, std::size_t rank, const std::string& other_name) {
+  const Where& where = state.where;
+  sharding.pointer = pointer;
+  try {
+    sharding.parsed = parse_sharding(sharding.text, state.spec.mesh.name, rank);
+  } catch (const Error& e) {
+    where.fail(pointer, e);
+  }
+  const std::string& named = sharding.parsed.tensor_name;
+  if (sharding.parsed.notation == Notation::book && !named.empty() && named != tensor &&
+      (other_name.empty() || named != other_name))
+    where.fail(pointer, "the sharding names another tensor, got: " + quote(named) + " (expected " + quote(tensor) +
+                            (other_name.empty() ? "" : " or " + quote(other_name)) + ")");
+  try {
+    verify_sharding(sharding.parsed.sharding, state.meshes, rank);
+  } catch (const Error& e) {
+    where.fail(pointer, e);
+  }
+  if (sharding.parsed.sharding.inline_mesh && !(*sharding.parsed.sharding.inline_mesh == state.spec.mesh.mesh))
+    where.fail(pointer,
+               "an inline mesh must be the scenario's mesh @" + state.spec.mesh.name + ", got: " + sharding.text);
+}
+
+namespace {
+
+// The default sharding: replicated, one empty closed dim per tensor dim.
+void replicate(const State& state, ScenarioSharding& sharding, std::size_t rank, const std::string& pointer) {
+  sharding.pointer = pointer;
+  sharding.parsed = ParsedSharding{};
+  sharding.parsed.notation = Notation::shardy;
+  sharding.parsed.sharding.mesh_name = state.spec.mesh.name;
+  sharding.parsed.sharding.dims.resize(rank);
+}
+
+// The slice's shape within the limits (slice.hpp), and its wraparound resolved.
+void verify_slice(State& state) {
+  const Where& where = state.where;
+  ScenarioSpec& spec = state.spec;
+  const Shape& dims = spec.slice_shape;
+  if (const auto issue = slice_shape_issue(dims)) {
+    switch (issue->rule) {
+      case SliceShapeIssue::Rule::rank:
+        where.fail("/slice/shape", "must be an array of 1 to 3 chip counts, got: " + shown(dims));
+      case SliceShapeIssue::Rule::dim_size:
+        where.require_at_least(child("/slice/shape", issue->dim), dims[issue->dim], 1);
+        break;
+      case SliceShapeIssue::Rule::chips:
+        where.fail("/slice/shape",
+                   "a slice has at most " + std::to_string(kMaxSliceChips) + " chips, got: " + shown(dims));
+    }
+  }
+  const std::string p = "/slice/wraparound";
+  const WrapChoice choice = spec.wrap.value_or(WrapChoice{});
+  if (choice.mode == WrapMode::listed && choice.dims.size() != dims.size())
+    where.fail(p,
+               "must have one entry per slice dim (" + std::to_string(dims.size()) + "), got: " + shown(choice.dims));
+  const HardwareSpec& hw = spec.hardware.spec;
+  std::vector<bool> wrap;
+  try {
+    wrap = resolve_wraparound(choice, dims, hw.wrap_rule, hw.pod_shape);
+  } catch (const Error& e) {
+    if (choice.mode != WrapMode::automatic) where.fail(p, e);
+    where.fail(spec.wrap ? p : "/slice",
+               std::string(e.what()) + " (give \"wraparound\" as \"none\", \"all\" or one boolean per dim)");
+  }
+  try {
+    const Slice slice(dims, wrap);
+    spec.wraparound = slice.wraparound();
+  } catch (const Error& e) {
+    where.fail("/slice", e);
+  }
+}
+
+// The mesh from its spec text, as written, or the slice's default; then its place on the slice.
+void verify_mesh_section(State& state) {
+  const Where& where = state.where;
+  ScenarioSpec& spec = state.spec;
+  ScenarioMesh& mesh = spec.mesh;
+  const Slice slice(spec.slice_shape, spec.wraparound);
+  if (!mesh.text.empty()) {
+    try {
+      NamedMesh named = parse_mesh_spec(mesh.text);
+      mesh.name = named.name;
+      mesh.mesh = std::move(named.mesh);
+    } catch (const Error& e) {
+      where.fail("/mesh", e);
+    }
+  } else {
+    if (mesh.name.empty())
+      mesh.name = std::string(kDefaultMeshName);
+    else if (!is_op_name(mesh.name))
+      where.fail("/mesh/name", "must be an identifier [A-Za-z_][A-Za-z0-9_.-]*, got: " + quote(mesh.name));
+    if (mesh.mesh.is_empty()) {
+      mesh.mesh = default_mesh(slice);
+    } else {
+      for (std::size_t i = 0; i < mesh.mesh.axes.size(); ++i) {
+        const std::string p = child("/mesh/axes", i);
+        if (mesh.mesh.axes[i].name.empty()) where.fail(p + "/name", "must not be empty, got: \"\"");
+        where.require_at_least(p + "/size", mesh.mesh.axes[i].size, 1);
+      }
+      try {
+        verify_mesh(mesh.mesh);
+      } catch (const Error& e) {
+        where.fail("/mesh", e);
+      }
+    }
+  }
+  if (mesh.axis_dims.empty()) mesh.axis_dims = in_order_axis_dims(mesh.mesh.axes.size(), slice.rank());
+  try {
+    const MeshMapping mapping(mesh.mesh, slice, mesh.axis_dims);
+    state.meshes.add(mesh.name, mesh.mesh);
+  } catch (const Error& e) {
+    where.fail("/mesh", e);
+  }
+}
+
+void verify_tensors(State& state) {
+  const Where& where = state.where;
+  for (auto& tensor : state.spec.tensors) {
+    const std::string p = child("/tensors", tensor.name);
+    tensor.pointer = p;
+    if (!is_tensor_name(tensor.name))
+      where.fail(p, "tensor names are identifiers [A-Za-z_][A-Za-z0-9_]*, got: " + quote(tensor.name));
+    if (state.tensors.count(tensor.name) != 0) where.fail(p, "tensor is declared twice, got: " + quote(tensor.name));
+    for (std::size_t i = 0; i < tensor.shape.size(); ++i)
+      where.require_at_least(child(p + "/shape", i), tensor.shape[i], 1);
+    try {
+      dtype_bytes(tensor.dtype, element_count(tensor.shape));
+    } catch (const Error& e) {
+      where.fail(p + "/shape", e);
+    }
+    if (tensor.sharding.text.empty())
+      replicate(state, tensor.sharding, tensor.shape.size(), p + "/sharding");
+    else
+      verify_sharding_text(state, tensor.sharding, p + "/sharding", tensor.name, tensor.shape.size());
+    state.tensors[tensor.name] = {tensor.shape, tensor.dtype, true};
+  }
+}
+
+// Checks `spec` section by section, filling its derived fields.
+void verify_in_place(ScenarioSpec& spec) {
+  State state{Where{spec.source_file}, spec, {}, {}};
+  if (spec.name.empty()) state.where.fail("/name", "must not be empty, got: \"\"");
+  verify_slice(state);
+  verify_mesh_section(state);
+  verify_tensors(state);
+  verify_program(state);
+  verify_plans(state);
+  verify_expect(state);
+}
+
+}  // namespace
+}  // namespace scenario_detail
+
+void verify(const ScenarioSpec& spec) {
+  ScenarioSpec copy = spec;
+  scenario_detail::verify_in_place(copy);
+}
+
+ScenarioSpec verified(ScenarioSpec spec) {
+  scenario_detail::verify_in_place(spec);
+  return spec;
+}
+
+}  // namespace podsim
