@@ -359,10 +359,14 @@ json merge_figure(const json& base, const json& patch) {
 
 }  // namespace
 
+std::string json_exception_message(const std::string& json_what) {
+  const auto close = json_what.find("] ");
+  if (json_what.rfind("[json.exception.", 0) != 0 || close == std::string::npos) return json_what;
+  return json_what.substr(close + 2);
+}
+
 InputError input_error_from_json(const std::string& where, const std::string& json_what) {
-  std::string message = json_what;
-  if (const auto close = message.find("] "); message.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
-    message = message.substr(close + 2);
+  std::string message = json_exception_message(json_what);
   std::string pointer;
   if (message.size() > 1 && message[0] == '(') {
     if (const auto end = message.find(") "); end != std::string::npos) {
@@ -400,9 +404,7 @@ json parse_hardware_file(const std::string& path) {
   try {
     return json::parse(text.str());
   } catch (const json::parse_error& e) {
-    std::string message = e.what();
-    if (const auto close = message.find("] "); close != std::string::npos) message = message.substr(close + 2);
-    throw InputError(path, "invalid JSON: " + message);
+    throw InputError(path, "invalid JSON: " + json_exception_message(e.what()));
   }
 }
 
@@ -490,6 +492,17 @@ HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const 
   preset.path = path;
   build_hardware_spec(preset);
   return preset;
+}
+
+HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const std::string& overrides_text,
+                                         const std::string& overrides_where) {
+  json overrides;
+  try {
+    overrides = json::parse(overrides_text);
+  } catch (const json::parse_error& e) {
+    throw InputError(overrides_where, "invalid JSON: " + json_exception_message(e.what()));
+  }
+  return load_hardware_preset_full(name_or_path, &overrides, overrides_where);
 }
 
 HardwareSpec load_hardware_preset(const std::string& name_or_path, const json* overrides,

@@ -43,6 +43,11 @@ HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const 
                                          const std::string& overrides_where = "",
                                          const std::string& config_dir = default_config_dir());
 
+// The same with overrides given as JSON text (`podsim hardware --override`); text that does not parse is an
+// InputError `OVERRIDES_WHERE: invalid JSON: ...`.
+HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const std::string& overrides_text,
+                                         const std::string& overrides_where);
+
 // The same, keeping only the model values.
 HardwareSpec load_hardware_preset(const std::string& name_or_path, const nlohmann::json* overrides = nullptr,
                                   const std::string& overrides_where = "");
@@ -59,6 +64,8 @@ void verify_hardware_overrides(const nlohmann::json& overrides, const std::strin
 // Merges verified overrides over a verified preset document: a bare value replaces a figure's value (source
 // "override", the preset's value kept as an alternative); a figure object replaces the figure.
 nlohmann::json merge_hardware_overrides(const nlohmann::json& doc, const nlohmann::json& overrides);
+// The message of a nlohmann exception's what() without its `[json.exception.KIND.ID] ` tag.
+std::string json_exception_message(const std::string& json_what);
 // Turns the what() of a nlohmann exception ("[json.exception.type_error.302] (/chip/x) type must be number,
 // but is string", pointer present with JSON_DIAGNOSTICS) into InputError `WHERE: /chip/x: type must be ...`.
 InputError input_error_from_json(const std::string& where, const std::string& json_what);

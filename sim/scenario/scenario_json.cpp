@@ -84,8 +84,7 @@ Json parse_text(const std::string& text, const Ctx& ctx) {
     std::size_t line = 1, line_start = 0;
     for (std::size_t i = 0; i < end; ++i)
       if (text[i] == '\n') ++line, line_start = i + 1;
-    std::string detail = e.what();
-    if (const auto p = detail.find("] "); p != std::string::npos) detail = detail.substr(p + 2);
+    std::string detail = json_exception_message(e.what());
     if (detail.rfind("parse error at line", 0) == 0)
       if (const auto p = detail.find(": "); p != std::string::npos) detail = detail.substr(p + 2);
     throw InputError(ctx.file,

@@ -6,7 +6,7 @@
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Warray-bounds"
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // to print the report's JSON
 #pragma GCC diagnostic pop
 
 #include "models/common/error.hpp"
@@ -33,18 +33,9 @@ int run_hardware(const HardwareOptions& options) {
       std::cout << format_hardware_list(presets);
     return 0;
   }
-  nlohmann::json overrides;
-  if (!options.overrides.empty()) {
-    try {
-      overrides = nlohmann::json::parse(options.overrides);
-    } catch (const nlohmann::json::parse_error& e) {
-      std::string message = e.what();
-      if (const auto close = message.find("] "); close != std::string::npos) message = message.substr(close + 2);
-      throw InputError("--override", "invalid JSON: " + message);
-    }
-  }
-  const auto preset =
-      load_hardware_preset_full(options.name, options.overrides.empty() ? nullptr : &overrides, "--override");
+  const auto preset = options.overrides.empty()
+                          ? load_hardware_preset_full(options.name)
+                          : load_hardware_preset_full(options.name, options.overrides, "--override");
   if (options.json)
     std::cout << hardware_preset_json(preset).dump(2) << "\n";
   else
