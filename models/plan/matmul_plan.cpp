@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "models/common/enum_names.hpp"
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
 #include "models/sharding/layout.hpp"
@@ -17,6 +18,9 @@ namespace {
 
 using Axes = std::vector<AxisRef>;
 using Operand = PlannedCollective::Operand;
+
+constexpr EnumNames<Operand, 3> kOperands{"operand",
+                                          {{{"lhs", Operand::lhs}, {"rhs", Operand::rhs}, {"out", Operand::out}}}};
 
 std::string sharded_text(const Axes& axes) {
   return axes.empty() ? "unsharded" : "sharded over " + axes_text(axes);
@@ -397,15 +401,7 @@ class Planner {
 }  // namespace
 
 std::string_view operand_name(PlannedCollective::Operand operand) {
-  switch (operand) {
-    case Operand::lhs:
-      return "lhs";
-    case Operand::rhs:
-      return "rhs";
-    case Operand::out:
-      return "out";
-  }
-  return "out";
+  return kOperands.name(operand);
 }
 
 std::string axes_text(const std::vector<AxisRef>& axes) {
