@@ -42,11 +42,9 @@ struct SimulationResult {
   std::uint64_t simulated_tasks = 0;               // tasks SimGrid executed (fewer than tasks when a symmetry is used)
   std::uint64_t child_rss_growth_bytes = 0;  // simulation child: peak resident memory above its start (largest child)
 
-  // The directed links task `task` crossed, in order; empty for a compute, a chip-local transfer or a task with no
-  // published route.
+  // The directed links the task crossed, in order; empty for a compute, a chip-local transfer or no published route.
   std::span<const LinkId> route_of(TaskId task) const;
-  // Start of the task's bandwidth phase [bandwidth_start_s, tasks[task].end_s] in seconds: for a transfer with a
-  // route, start + the route's latency clamped to its end (when its bytes flow on every link); else its start.
+  // Seconds: min(start + route latency, end) (start if no route); the bytes flow on route_of(task) from then to end.
   double bandwidth_start_s(TaskId task) const;
 
   std::uint64_t max_link_bytes() const;
