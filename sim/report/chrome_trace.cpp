@@ -4,15 +4,15 @@
 #include "sim/report/chrome_trace.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-
-#include "models/topology/routing.hpp"
 
 namespace podsim::report {
 namespace {
@@ -56,8 +56,7 @@ struct PlanTrace {
   std::size_t written = 0;
 };
 
-PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t budget, const TraceOptions& options,
-                     TraceWriter& writer) {
+PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t budget, TraceWriter& writer) {
   const PlanRun& plan = run.plans[plan_index];
   const int pid = static_cast<int>(plan_index) + 1;
   writer.event(metadata("process_name", pid, -1, {{"name", "plan " + plan.name}}));
@@ -77,12 +76,6 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
   const SimulationResult& sim = *plan.simulation;
   const std::int64_t num_chips = graph.num_chips;
 
-  std::function<std::vector<LinkId>(ChipId, ChipId)> route = options.route;
-  if (!route && run.slice) {
-    const Slice* slice = run.slice.get();
-    route = [slice](ChipId src, ChipId dst) { return dor_route(*slice, src, dst); };
-  }
-
   std::vector<Candidate> events;
   const std::size_t tasks = std::min(graph.tasks.size(), sim.tasks.size());
   for (std::size_t id = 0; id < tasks; ++id) {
@@ -94,11 +87,9 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
       continue;
     }
     events.push_back({timing.start_s, timing.end_s, task.src_chip, task_id, EventKind::send});
-    if (!route || task.src_chip == task.dst_chip) continue;
-    const std::vector<LinkId> links = route(task.src_chip, task.dst_chip);
-    const double begin_s =
-        std::min(timing.start_s + static_cast<double>(links.size()) * options.hop_latency_s, timing.end_s);
-    for (LinkId link : links)
+    // The links the engine sent it along, busy from its bandwidth phase on (as in the engine's link ledger).
+    const double begin_s = sim.bandwidth_start_s(task_id);
+    for (const LinkId link : sim.route_of(task_id))
       events.push_back({begin_s, timing.end_s, num_chips + link, task_id, EventKind::link});
   }
   counts.total = events.size();
@@ -207,7 +198,7 @@ void write_chrome_trace(const ScenarioRun& run, std::ostream& out, const TraceOp
   for (std::size_t i = 0; i < run.plans.size(); ++i) {
     // Each plan gets an equal share of what is left, so a big first plan cannot crowd out the others.
     const std::size_t budget = options.max_events == 0 ? remaining : remaining / (run.plans.size() - i);
-    const PlanTrace counts = write_plan(run, i, budget, options, writer);
+    const PlanTrace counts = write_plan(run, i, budget, writer);
     total += counts.total;
     written += counts.written;
     if (options.max_events != 0) remaining -= counts.written;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/common/collective_kind.hpp"
+#include "models/hardware/ici.hpp"
 #include "models/topology/slice.hpp"
 #include "sim/engine/simulation_result.hpp"
 #include "sim/graph/event_graph.hpp"
@@ -142,8 +143,7 @@ struct ScenarioRun {
   std::vector<std::int64_t> slice_shape;
   std::vector<bool> wraparound;
   std::shared_ptr<const Slice> slice;
-  double link_bandwidth_Bps = 0;  // per direction
-  double hop_latency_s = 0;
+  IciModel ici;  // the scenario's ICI figures (link bandwidth per direction, hop latency)
   std::vector<PlanRun> plans;
   std::vector<CheckResult> checks;
   bool checks_passed() const {

@@ -156,8 +156,7 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   run.wraparound = spec.wraparound;
   const ScenarioPlatform platform = build_platform(spec);
   run.slice = platform.slice;
-  run.link_bandwidth_Bps = spec.hardware.spec.ici.bandwidth_Bps;
-  run.hop_latency_s = spec.hardware.spec.ici.hop_latency_s;
+  run.ici = spec.hardware.spec.ici;
 
   std::vector<const ScenarioPlan*> plans;
   if (spec.plans.empty()) {

@@ -35,7 +35,7 @@ inline OpRun make_op(std::string name, std::string kind, std::int32_t op_id, dou
 //   t2 send 0 -> 1, 1 MiB, gather (1) [2, 5] us, step 0; route ici.x+.0
 //   t3 send 0 -> 2, 1 MiB, gather (1) [2, 6] us, step 1; route ici.x+.0, ici.x+.1 (tie at distance 2 goes +)
 //   t4 compute chip 2, op out (2)     [6, 7.5] us
-// With a hop latency of 1 us the bandwidth phases are t2 [3, 5] and t3 [4, 6] us.
+// The simulation publishes those routes with 1 us per hop: the bandwidth phases are t2 [3, 5] and t3 [4, 6] us.
 // Plan "tp<x>": one compute on chip 3 of op `out,"final"` (id 5), [1, 4] us.
 // kind, src, dst, bytes, flops, deps, op, step
 inline Task make_task(TaskKind kind, ChipId src, ChipId dst, std::uint64_t bytes, double flops,
@@ -118,6 +118,9 @@ inline ScenarioRun sample_run() {
   sim->makespan_s = 7.5e-6;
   sim->tasks = {{0, 2e-6}, {0, 2e-6}, {2e-6, 5e-6}, {2e-6, 6e-6}, {6e-6, 7.5e-6}};
   sim->messages = 2;
+  sim->routes.add(std::vector<LinkId>{0}, 1e-6);     // route 0: ici.x+.0
+  sim->routes.add(std::vector<LinkId>{0, 2}, 2e-6);  // route 1: ici.x+.0, ici.x+.1
+  sim->task_route = {-1, -1, 0, 1, -1};
   fsdp.graph = graph;
   fsdp.simulation = sim;
 

@@ -70,9 +70,7 @@ void add_run_command(CLI::App& app, Action& action) {
       }
       if (!flags->trace.empty()) {
         std::ofstream out = open_output("--trace", flags->trace);
-        report::TraceOptions trace;
-        trace.hop_latency_s = runs.front().hop_latency_s;
-        report::write_chrome_trace(runs.front(), out, trace);
+        report::write_chrome_trace(runs.front(), out);
       }
       if (!flags->report.empty()) {
         std::ofstream out = open_output("--report", flags->report);
