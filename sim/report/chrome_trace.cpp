@@ -188,6 +188,33 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
   return counts;
 }
 
+// One counter track per chip, `memory chip N` with args {"bytes": in use}, a point each time the usage changes and
+// one at the plan's end. The peak chip comes first, so its counter is written whatever the budget; the others
+// follow while fewer than `budget` counter events have been written (0: no limit). Returns the events written.
+std::size_t write_memory_counters(const PlanRun& plan, int pid, std::size_t budget, TraceWriter& writer) {
+  if (!plan.memory_timeline) return 0;
+  const auto& chips = plan.memory_timeline->chips;
+  std::vector<std::size_t> order;
+  if (static_cast<std::size_t>(plan.peak_chip) < chips.size())
+    order.push_back(static_cast<std::size_t>(plan.peak_chip));
+  for (std::size_t chip = 0; chip < chips.size(); ++chip)
+    if (chip != static_cast<std::size_t>(plan.peak_chip)) order.push_back(chip);
+  std::size_t written = 0;
+  for (const std::size_t chip : order) {
+    const auto& points = chips[chip].points;
+    if (budget != 0 && written > 0 && written + points.size() + 1 > budget) break;
+    const std::string name = "memory chip " + std::to_string(chip);
+    auto counter = [&](double time_s, std::uint64_t bytes) {
+      writer.event({{"name", name}, {"ph", "C"}, {"pid", pid}, {"ts", time_s * kMicro}, {"args", {{"bytes", bytes}}}});
+      ++written;
+    };
+    for (const MemoryPoint& point : points)
+      counter(point.time_s, point.bytes);
+    if (!points.empty() && plan.des_time_s > points.back().time_s) counter(plan.des_time_s, points.back().bytes);
+  }
+  return written;
+}
+
 }  // namespace
 
 void write_chrome_trace(const ScenarioRun& run, std::ostream& out, const TraceOptions& options) {
@@ -199,6 +226,7 @@ void write_chrome_trace(const ScenarioRun& run, std::ostream& out, const TraceOp
     // Each plan gets an equal share of what is left, so a big first plan cannot crowd out the others.
     const std::size_t budget = options.max_events == 0 ? remaining : remaining / (run.plans.size() - i);
     const PlanTrace counts = write_plan(run, i, budget, writer);
+    write_memory_counters(run.plans[i], static_cast<int>(i) + 1, options.max_events, writer);
     total += counts.total;
     written += counts.written;
     if (options.max_events != 0) remaining -= counts.written;

@@ -1,7 +1,7 @@
 // `podsim run --trace FILE`: a scenario's simulated event graphs in the Chrome trace event format (JSON object
 // form), which Perfetto (ui.perfetto.dev) and chrome://tracing open. One process per plan; in it one track per
 // chip (compute tasks and sends) and one per busy link (the bandwidth phase of every transfer crossing it, on the
-// route and from the phase start the simulation result publishes).
+// route and from the phase start the simulation result publishes), and a memory counter per chip.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +15,8 @@ struct TraceOptions {
   // Most complete ("X") events written over all plans; 0 means no limit. A plan whose share is exceeded keeps its
   // earliest events and gets an instant note event saying how many were left out.
   std::size_t max_events = 200000;
+  // Memory counter events ("C") have a budget of their own of the same size, per plan: the chip that reaches the
+  // peak always gets its counter, the others while the budget lasts.
 };
 
 // Writes {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}; times in microseconds. Plans without

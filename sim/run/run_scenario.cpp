@@ -11,6 +11,7 @@
 #include "sim/plan/book_evaluation.hpp"
 #include "sim/plan/program_planner.hpp"
 #include "sim/run/checks.hpp"
+#include "sim/run/contention.hpp"
 #include "sim/run/functional_run.hpp"
 #include "sim/run/plan_schedule.hpp"
 #include "sim/run/scenario_platform.hpp"
@@ -197,6 +198,7 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     PlanRun plan = plan_run(program);
     fill_des(plan, *scheduled.lowered.graph, scheduled.simulation, *platform.slice);
     fill_memory(plan, program, scheduled);
+    explain_contention(plan, *scheduled.lowered.graph, scheduled.simulation);
     if (verify) verify_plan_values(spec, program, plan);
     plan.graph = scheduled.lowered.graph;
     plan.simulation = std::make_shared<const SimulationResult>(std::move(scheduled.simulation));
