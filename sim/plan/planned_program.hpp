@@ -43,13 +43,10 @@ struct PlannedBuffer {
 
 enum class StepKind { collective, compute, transfer };
 
-// Steps of one op run in lanes: a matmul's operand collectives in two lanes at once (lhs, rhs), then its compute
-// and the collectives on its result in the main lane; every other op has one lane (main).
-enum class Lane { lhs, rhs, main };
-
 struct PlannedStep {
+  // A step runs when the steps that created what it reads have ended (and, for an op's first steps, when the op may
+  // start): a matmul's collectives on lhs and on rhs run at once, its compute after both.
   StepKind kind = StepKind::compute;
-  Lane lane = Lane::main;
   std::vector<int> reads;  // buffer ids
   int writes = -1;         // buffer id created (-1: none, e.g. a load or a send)
   CostBreakdown book;      // collective and transfer: closed form; compute: time_s and its parts

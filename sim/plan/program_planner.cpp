@@ -78,14 +78,14 @@ class Planner {
         planned.inputs.push_back(current_.at(input));
       std::visit([&](const auto& detail) { plan(op, detail, planned); }, op.detail);
       if (planned.output >= 0) current_[op.out] = planned.output;
+      double largest = 0;
       for (const auto& step : planned.steps) {
         planned.book_time_s += step.book.time_s;
-        if (planned.bound.empty() || step.book.time_s >= largest_) {
-          largest_ = step.book.time_s;
+        if (planned.bound.empty() || step.book.time_s >= largest) {
+          largest = step.book.time_s;
           planned.bound = step.bound;
         }
       }
-      largest_ = 0;
       program_.book_time_s += planned.book_time_s;
       index_of_[op.name] = planned.index;
       program_.ops.push_back(std::move(planned));
@@ -144,13 +144,12 @@ class Planner {
   // One collective step: `pc` on the buffer `from`, creating the buffer `into`. `run_axes` are the mesh axes in the
   // order the collective runs them (an explicit collective's listed order; else the planner's).
   PlannedStep collective_step(const ScenarioOp& op, const PlannedCollective& pc, std::vector<std::string> run_axes,
-                              int from, int into, Lane lane) const {
+                              int from, int into) const {
     for (const auto& axis : pc.axes)
       if (axis.is_sub_axis()) fail(op, "collectives over sub-axes are not simulated, got: " + to_string(axis));
     require_links(op);
     PlannedStep step;
     step.kind = StepKind::collective;
-    step.lane = lane;
     step.reads = {from};
     step.writes = into;
     step.collective = pc;
@@ -184,10 +183,10 @@ class Planner {
     return names;
   }
 
-  // Runs `list` on the buffer `from` in `lane`, each collective creating a buffer; the last one creates `final`
+  // Runs `list` on the buffer `from`, each collective creating a buffer; the last one creates `final`
   // (or a temporary when `final` < 0). Returns the buffer the lane ends with.
   int collectives(const ScenarioOp& op, PlannedOp& planned, const std::vector<PlannedCollective>& list, int from,
-                  Lane lane, int final) {
+                  int final) {
     int current = from;
     for (std::size_t i = 0; i < list.size(); ++i) {
       const PlannedCollective& pc = list[i];
@@ -198,7 +197,7 @@ class Planner {
                           collective_result_text(pc.kind, in.tensor, axis_names(pc.axes)), in.shape, in.dtype, pc.after,
                           in.labels, planned.index);
       }
-      push(planned, collective_step(op, pc, axis_names(pc.axes), current, into, lane));
+      push(planned, collective_step(op, pc, axis_names(pc.axes), current, into));
       current = into;
     }
     return current;
@@ -233,8 +232,8 @@ class Planner {
     std::vector<PlannedCollective> on_lhs, on_rhs;
     for (const auto& pc : mp.before)
       (pc.operand == PlannedCollective::Operand::lhs ? on_lhs : on_rhs).push_back(pc);
-    const int lhs_ready = collectives(op, planned, on_lhs, lhs, Lane::lhs, -1);
-    const int rhs_ready = collectives(op, planned, on_rhs, rhs, Lane::rhs, -1);
+    const int lhs_ready = collectives(op, planned, on_lhs, lhs, -1);
+    const int rhs_ready = collectives(op, planned, on_rhs, rhs, -1);
 
     std::vector<std::string> out_labels;
     for (const char label : mm.einsum.out)
@@ -270,7 +269,7 @@ class Planner {
       planned.output = product;
     } else {
       planned.output = result_buffer(op, planned, mp.out, out_labels);
-      collectives(op, planned, mp.after, product, Lane::main, planned.output);
+      collectives(op, planned, mp.after, product, planned.output);
     }
     note_working_set(planned);
   }
@@ -290,7 +289,7 @@ class Planner {
       push(planned, std::move(local));
       return;
     }
-    collectives(op, planned, list, from, Lane::main, planned.output);
+    collectives(op, planned, list, from, planned.output);
   }
 
   std::vector<PlannedCollective> resharding(const ScenarioOp& op, const PlannedBuffer& in,
@@ -333,7 +332,7 @@ class Planner {
       moves.clear();
     }
     planned.output = result_buffer(op, planned, to, buffer(from).labels);
-    PlannedStep step = collective_step(op, pc, c.axes, from, planned.output, Lane::main);
+    PlannedStep step = collective_step(op, pc, c.axes, from, planned.output);
     step.value_moves = std::move(moves);
     push(planned, std::move(step));
   }
@@ -413,7 +412,6 @@ class Planner {
   PlannedProgram program_;
   std::map<std::string, int> current_;   // tensor name -> buffer of its current version
   std::map<std::string, int> index_of_;  // op name -> index
-  double largest_ = 0;
 };
 
 }  // namespace

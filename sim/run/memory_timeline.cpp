@@ -49,7 +49,8 @@ std::vector<StepTimes> simulated_step_times(const PlannedProgram& program, const
 MemoryTimeline memory_timeline(const PlannedProgram& program, const LoweredProgram& lowered,
                                const SimulationResult& simulation) {
   MemoryTimeline timeline;
-  const std::vector<StepTimes> times = simulated_step_times(program, lowered, simulation);
+  timeline.step_times = simulated_step_times(program, lowered, simulation);
+  const std::vector<StepTimes>& times = timeline.step_times;
   bool first = true;
   for (std::size_t chip = 0; chip < times.size(); ++chip) {
     MemoryProfile profile = memory_profile(program, times[chip]);

@@ -16,7 +16,8 @@ struct MemoryTimeline {
   std::int32_t peak_chip = 0;        // the first chip that reaches the peak (at the earliest moment)
   std::uint64_t peak_bytes = 0;
   double peak_time_s = 0;
-  std::vector<int> alive_at_peak;  // buffer ids on peak_chip at peak_time_s, largest first
+  std::vector<int> alive_at_peak;     // buffer ids on peak_chip at peak_time_s, largest first
+  std::vector<StepTimes> step_times;  // per chip: when each step started and ended there
 };
 
 // [chip][op][step]: when each step starts and ends on each chip (over the tasks the chip sends, receives or

@@ -100,8 +100,7 @@ ScheduledPlan schedule_plan(const PlannedProgram& program, const ScenarioPlatfor
   while (waits.size() < limit_waits) {
     const auto excess = first_excess(run.memory, program.hbm_bytes);
     if (!excess) break;
-    const std::vector<StepTimes> times = simulated_step_times(program, run.lowered, run.simulation);
-    const auto wait = next_wait(program, times[excess->first], excess->second, program.hbm_bytes);
+    const auto wait = next_wait(program, run.memory.step_times[excess->first], excess->second, program.hbm_bytes);
     if (!wait) break;
     order.waits[static_cast<std::size_t>(wait->op)].push_back(wait->after);
     waits.push_back(*wait);

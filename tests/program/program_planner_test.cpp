@@ -57,10 +57,10 @@ TEST(ProgramPlanner, FsdpGathersEachWeightIntoATemporaryReadOnlyByTheMatmul) {
   const PlannedProgram& program = p.program;
   ASSERT_EQ(program.ops.size(), 3u);
   const PlannedOp& up = program.ops[0];
-  // Steps: the all-gather of W1 (rhs lane), then the local matmul.
+  // Steps: the all-gather of W1 (the rhs operand), then the local matmul.
   ASSERT_EQ(up.steps.size(), 2u);
   EXPECT_EQ(up.steps[0].kind, StepKind::collective);
-  EXPECT_EQ(up.steps[0].lane, Lane::rhs);
+  EXPECT_EQ(up.steps[0].collective.operand, PlannedCollective::Operand::rhs);
   EXPECT_EQ(up.steps[0].collective.kind, CollectiveKind::all_gather);
   EXPECT_EQ(up.steps[0].axis_names, (std::vector<std::string>{"X", "Y"}));
   // V: W1 gathered, 8192 x 16384 x 2 bytes = 256 MiB.
