@@ -1,10 +1,12 @@
 // Typed errors of the podsim library. Libraries throw these; only main() turns them into exit codes
-// (2 for bad input). Messages are lower-case and follow Shardy's "rule, got: value" shape.
+// (2 for bad input, an Error; 3 for an InternalError). Messages are lower-case and follow Shardy's "rule, got: value"
+// shape.
 #pragma once
 
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace podsim {
 
@@ -63,6 +65,21 @@ class InputError : public Error {
   std::string message_;
   Stage stage_;
   std::size_t column_;
+};
+
+// A failure of podsim itself, not of its input (a simulation child that crashed, was killed or returned a malformed
+// result). Deliberately not an Error, which means bad input: main() exits 3 on it. what() ends with the tail of the
+// failing process's stderr when there is one, which stderr_tail() also holds.
+class InternalError : public std::runtime_error {
+ public:
+  explicit InternalError(const std::string& message, std::string stderr_tail = {})
+      : std::runtime_error(stderr_tail.empty() ? message : message + "; its stderr ends with:\n" + stderr_tail),
+        stderr_tail_(std::move(stderr_tail)) {}
+
+  const std::string& stderr_tail() const { return stderr_tail_; }
+
+ private:
+  std::string stderr_tail_;
 };
 
 // Runs `step` and locates any podsim::Error it throws at `where` (an InputError passes through unchanged).

@@ -30,6 +30,13 @@ double ChipModel::mxu_peak_flops() const {
   return static_cast<double>(tensorcores) * mxus_per_core * mxu_rows * mxu_cols * 2.0 * mxu_clock_Hz;
 }
 
+double ChipModel::reduction_s_per_byte(DType dtype) const {
+  auto found = peak_flops_by_dtype.find(dtype);
+  if (found == peak_flops_by_dtype.end()) found = peak_flops_by_dtype.find(DType::bf16);
+  if (found == peak_flops_by_dtype.end() || !(found->second > 0)) return 0;
+  return 8.0 / dtype_bits(dtype) / found->second;
+}
+
 double ChipModel::hbm_critical_intensity(DType dtype) const {
   if (hbm_bandwidth_Bps <= 0)
     throw MissingFigureError("chip.hbm_bandwidth_Bps", "chip \"" + name + "\" has no HBM bandwidth figure");

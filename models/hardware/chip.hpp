@@ -33,6 +33,10 @@ struct ChipModel {
   double mxu_peak_flops() const;
   // Critical arithmetic intensity against HBM, FLOP per byte: peak_flops(dtype) / hbm_bandwidth_Bps.
   double hbm_critical_intensity(DType dtype = DType::bf16) const;
+  // Seconds to reduce one byte of `dtype` (one add per element at the chip's peak for the dtype, or its bf16 peak
+  // when the preset has none for the dtype); 0 when the chip has neither figure. The one figure lowering and
+  // `podsim collective` use for reductions.
+  double reduction_s_per_byte(DType dtype) const;
 };
 
 // Time to stream `bytes` from HBM at the chip's HBM bandwidth: bytes / hbm_bandwidth_Bps, in seconds.

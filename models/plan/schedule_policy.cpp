@@ -15,8 +15,12 @@ constexpr EnumNames<SchedulePolicy, 3> kPolicies{"schedule",
 
 }  // namespace
 
-std::string_view schedule_policy_name(SchedulePolicy policy) { return kPolicies.name(policy); }
+std::string_view schedule_policy_name(SchedulePolicy policy) {
+  return kPolicies.name(policy);
+}
 
-SchedulePolicy parse_schedule_policy(std::string_view text) { return kPolicies.parse(text); }
+SchedulePolicy parse_schedule_policy(std::string_view text) {
+  return kPolicies.parse(text);
+}
 
 }  // namespace podsim

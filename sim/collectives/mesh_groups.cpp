@@ -11,6 +11,21 @@ AxisGroups axis_groups(const MeshMapping& mapping, const Slice& slice, const std
   return groups;
 }
 
+AxisGroups axis_groups(const MeshMapping& mapping, const Slice& slice, const Mesh& mesh, const std::string& axis) {
+  AxisGroups groups = axis_groups(mapping, slice, axis);
+  if (mesh.device_ids.empty()) return groups;
+  const auto chips = static_cast<std::size_t>(slice.num_chips());
+  std::vector<ChipId> chip_of_position(chips);
+  for (std::size_t p = 0; p < chips; ++p)
+    chip_of_position[static_cast<std::size_t>(mapping.chip_at_position(static_cast<std::int64_t>(p)))] =
+        static_cast<ChipId>(mesh.device_ids[p]);
+  for (auto& group : groups.groups)
+    for (auto& chip : group)
+      chip = chip_of_position[static_cast<std::size_t>(chip)];
+  groups.wraparound = false;
+  return groups;
+}
+
 std::vector<AxisGroups> axes_groups(const MeshMapping& mapping, const Slice& slice,
                                     const std::vector<std::string>& axes) {
   std::vector<AxisGroups> out;

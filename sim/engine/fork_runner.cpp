@@ -1,6 +1,8 @@
-// fork() + pipe: each child writes one status byte ('o' ok, 'e' error) and its result or error message, then
-// _exit()s without running the parent's destructors. The parent polls the pipes of its running children, reaps
-// each child at end of file, and reads the child's stderr from an in-memory file (memfd).
+// fork() + pipe: each child writes one status byte and its payload, then _exit()s without running the parent's
+// destructors: 'o' and its result; 'e' and a podsim::Error, typed (kind, fields) so that the parent rethrows the same
+// input error; 'x' and the message of any other exception, which the parent turns into an InternalError. The parent
+// polls the pipes of its running children, reaps each child at end of file, and reads the child's stderr from an
+// in-memory file (memfd).
 #include "sim/engine/fork_runner.hpp"
 
 #include <poll.h>
@@ -11,10 +13,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -25,15 +28,78 @@ namespace {
 
 constexpr std::size_t kStderrTailBytes = 2000;
 
+// The kinds of podsim::Error a child reports, after the status byte 'e'.
+enum class ErrorKind : char { error = 'E', verify = 'V', parse = 'P', input = 'I' };
+
+void put_number(std::string& out, std::uint64_t value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+// 'e', the kind, then its fields: a column (parse, input), a stage and the where text (input), and the message.
+std::string encode_error(const Error& error) {
+  std::string out = "e";
+  if (const auto* input = dynamic_cast<const InputError*>(&error)) {
+    out += static_cast<char>(ErrorKind::input);
+    put_number(out, input->column());
+    out += input->stage() == InputError::Stage::parse ? 'p' : 'v';
+    put_number(out, input->where().size());
+    return out + input->where() + input->message();
+  }
+  if (const auto* parse = dynamic_cast<const ParseError*>(&error)) {
+    out += static_cast<char>(ErrorKind::parse);
+    put_number(out, parse->column());
+    return out + parse->what();
+  }
+  out += static_cast<char>(dynamic_cast<const VerifyError*>(&error) != nullptr ? ErrorKind::verify : ErrorKind::error);
+  return out + error.what();
+}
+
+// The error encode_error() wrote (without its 'e'), or an InternalError if the bytes are not one.
+std::exception_ptr decode_error(std::string_view bytes) {
+  const auto malformed = [] {
+    return std::make_exception_ptr(InternalError("simulation failed: child returned a malformed error"));
+  };
+  std::size_t at = 1;
+  const auto number = [&](std::uint64_t& value) {
+    if (bytes.size() - at < sizeof(value)) return false;
+    std::memcpy(&value, bytes.data() + at, sizeof(value));
+    at += sizeof(value);
+    return true;
+  };
+  if (bytes.empty()) return malformed();
+  switch (static_cast<ErrorKind>(bytes[0])) {
+    case ErrorKind::error:
+      return std::make_exception_ptr(Error(std::string(bytes.substr(1))));
+    case ErrorKind::verify:
+      return std::make_exception_ptr(VerifyError(std::string(bytes.substr(1))));
+    case ErrorKind::parse: {
+      std::uint64_t column = 0;
+      if (!number(column)) return malformed();
+      return std::make_exception_ptr(ParseError(std::string(bytes.substr(at)), column));
+    }
+    case ErrorKind::input: {
+      std::uint64_t column = 0, where_size = 0;
+      if (!number(column) || at == bytes.size()) return malformed();
+      const auto stage = bytes[at++] == 'p' ? InputError::Stage::parse : InputError::Stage::verify;
+      if (!number(where_size) || bytes.size() - at < where_size) return malformed();
+      const std::string where(bytes.substr(at, where_size));
+      return std::make_exception_ptr(InputError(where, std::string(bytes.substr(at + where_size)), stage, column));
+    }
+  }
+  return malformed();
+}
+
 [[noreturn]] void child_main(const ChildWork& work, int result_fd, int stderr_fd) {
   ::dup2(stderr_fd, STDERR_FILENO);
-  std::string out(1, 'o');
+  std::string out;
   try {
-    out += work();
+    out = "o" + work();
+  } catch (const Error& error) {
+    out = encode_error(error);
   } catch (const std::exception& error) {
-    out = std::string(1, 'e') + error.what();
+    out = std::string(1, 'x') + error.what();
   } catch (...) {
-    out = "eunknown exception";
+    out = "xunknown exception";
   }
   const char* data = out.data();
   std::size_t left = out.size();
@@ -68,22 +134,29 @@ struct Child {
   std::string bytes;
 };
 
+// A system call of the parent failed (`error` its errno): not the input's fault.
+[[noreturn]] void system_failure(const char* call, int error) {
+  throw InternalError(fmt::format("simulation failed: {}: {}", call, std::strerror(error)));
+}
+
 Child spawn(const ChildWork& work, std::size_t index) {
   int fds[2];
-  if (::pipe(fds) != 0) throw Error(fmt::format("simulation failed: pipe: {}", std::strerror(errno)));
+  if (::pipe(fds) != 0) system_failure("pipe", errno);
   const int stderr_fd = ::memfd_create("podsim-child-stderr", 0);
   if (stderr_fd < 0) {
+    const int error = errno;
     ::close(fds[0]);
     ::close(fds[1]);
-    throw Error(fmt::format("simulation failed: memfd_create: {}", std::strerror(errno)));
+    system_failure("memfd_create", error);
   }
   std::fflush(nullptr);  // buffered output would otherwise be written twice
   const pid_t pid = ::fork();
   if (pid < 0) {
+    const int error = errno;
     ::close(fds[0]);
     ::close(fds[1]);
     ::close(stderr_fd);
-    throw Error(fmt::format("simulation failed: fork: {}", std::strerror(errno)));
+    system_failure("fork", error);
   }
   if (pid == 0) {
     ::close(fds[0]);
@@ -93,12 +166,14 @@ Child spawn(const ChildWork& work, std::size_t index) {
   return Child{index, pid, fds[0], stderr_fd, {}};
 }
 
-// Reaps a child whose pipe reached end of file; returns its failure message, or nothing if it succeeded.
-std::optional<std::string> reap(Child& child) {
+// Reaps a child whose pipe reached end of file; returns what its failure becomes (the podsim::Error it threw, or an
+// InternalError with its stderr tail), or nothing if it succeeded.
+std::exception_ptr reap(Child& child) {
   int status = 0;
   while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
   }
   std::string failure;
+  std::exception_ptr error;
   if (WIFSIGNALED(status)) {
     const int signal = WTERMSIG(status);
     failure = fmt::format("child killed by signal {} ({})", signal, ::strsignal(signal));
@@ -107,17 +182,16 @@ std::optional<std::string> reap(Child& child) {
   } else if (child.bytes.empty()) {
     failure = "child returned no result";
   } else if (child.bytes[0] == 'e') {
+    error = decode_error(std::string_view(child.bytes).substr(1));
+  } else if (child.bytes[0] == 'x') {
     failure = child.bytes.substr(1);
   } else if (child.bytes[0] != 'o') {
     failure = "child returned a malformed result";
   }
-  std::optional<std::string> result;
-  if (!failure.empty()) {
-    const std::string tail = stderr_tail(child.stderr_fd);
-    result = "simulation failed: " + failure + (tail.empty() ? "" : "; its stderr ends with:\n" + tail);
-  }
+  if (!failure.empty())
+    error = std::make_exception_ptr(InternalError("simulation failed: " + failure, stderr_tail(child.stderr_fd)));
   ::close(child.stderr_fd);
-  return result;
+  return error;
 }
 
 }  // namespace
@@ -125,17 +199,17 @@ std::optional<std::string> reap(Child& child) {
 std::vector<std::string> run_in_children(const std::vector<ChildWork>& works, int parallel) {
   const std::size_t limit = static_cast<std::size_t>(std::max(1, parallel));
   std::vector<std::string> results(works.size());
-  std::vector<std::optional<std::string>> failures(works.size());
+  std::vector<std::exception_ptr> failures(works.size());
   std::vector<Child> running;
   std::size_t next = 0;
-  std::optional<Error> spawn_error;
+  std::exception_ptr spawn_error;
   while (next < works.size() || !running.empty()) {
     while (!spawn_error && next < works.size() && running.size() < limit) {
       try {
         running.push_back(spawn(works[next], next));
         ++next;
-      } catch (const Error& error) {
-        spawn_error = error;
+      } catch (const InternalError&) {
+        spawn_error = std::current_exception();
         next = works.size();
       }
     }
@@ -145,7 +219,7 @@ std::vector<std::string> run_in_children(const std::vector<ChildWork>& works, in
       polls.push_back({child.result_fd, POLLIN, 0});
     if (::poll(polls.data(), polls.size(), -1) < 0) {
       if (errno == EINTR) continue;
-      throw Error(fmt::format("simulation failed: poll: {}", std::strerror(errno)));
+      system_failure("poll", errno);
     }
     for (std::size_t i = polls.size(); i-- > 0;) {
       if (polls[i].revents == 0) continue;
@@ -163,9 +237,9 @@ std::vector<std::string> run_in_children(const std::vector<ChildWork>& works, in
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
-  for (const auto& failure : failures)
-    if (failure) throw Error(*failure);
-  if (spawn_error) throw *spawn_error;
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+  if (spawn_error) std::rethrow_exception(spawn_error);
   return results;
 }
 

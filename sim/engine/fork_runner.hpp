@@ -12,9 +12,10 @@ namespace podsim::engine {
 using ChildWork = std::function<std::string()>;
 
 // Runs each work in its own child process, at most `parallel` (>= 1) at a time, and returns their results in
-// input order. A child's stderr is kept in memory. Once every child has ended, throws
-// podsim::Error("simulation failed: ...") for the first failing work (by index): the message of the exception it
-// threw, or how it died (signal, exit code) followed by the tail of its stderr.
+// input order. A child's stderr is kept in memory. Once every child has ended, throws for the first failing work
+// (by index): the podsim::Error it threw, of the same type and fields (bad input); otherwise
+// podsim::InternalError("simulation failed: ...") saying how it failed (another exception's message, a signal, an
+// exit code, a malformed result) with the tail of its stderr. Failing to start a child is an InternalError too.
 std::vector<std::string> run_in_children(const std::vector<ChildWork>& works, int parallel);
 
 }  // namespace podsim::engine

@@ -152,7 +152,7 @@ RouteTable resolve_routes(const NetworkSpec& network, const EventGraph& graph) {
         throw VerifyError(fmt::format("{}: link ids must be in [0, {}), got: {}", where, num_links, link));
       latency_s += network.links[static_cast<std::size_t>(link)].latency_s;
     }
-    routes.add(task.src_chip, task.dst_chip, std::move(links), latency_s);
+    routes.add(task.src_chip, task.dst_chip, links, latency_s);
   }
   return routes;
 }

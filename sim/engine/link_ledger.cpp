@@ -1,16 +1,29 @@
-// Per-link and per-chip traffic from task timings, in one pass over the transfers with O(links) state; links whose
-// transfers do not come in order of their start are merged again from their own sorted spans.
+// Route publication, then per-link and per-chip traffic from task timings in one pass over the transfers with
+// O(links) state; links whose transfers do not come in order of their start are merged again from their own sorted
+// spans.
 #include "sim/engine/link_ledger.hpp"
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 namespace podsim::engine {
 
-void fill_ledger(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes,
-                 SimulationResult& result) {
+void publish_routes(const EventGraph& graph, const RouteTable& routes, SimulationResult& result) {
+  result.routes = routes.list();
+  result.task_route.assign(graph.tasks.size(), -1);
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+    const Task& task = graph.tasks[id];
+    if (task.kind == TaskKind::transfer && task.src_chip != task.dst_chip)
+      result.task_route[id] = routes.index(task.src_chip, task.dst_chip);
+  }
+}
+
+void fill_ledger(const NetworkSpec& network, const EventGraph& graph, SimulationResult& result) {
+  if (result.tasks.size() != graph.tasks.size() || result.task_route.size() != graph.tasks.size())
+    throw std::logic_error("link ledger: needs a timing and a published route per task of the graph");
   const auto num_chips = static_cast<std::size_t>(network.num_chips);
   result.links.assign(network.links.size(), LinkUsage{});
   result.chip_bytes_sent.assign(num_chips, 0);
@@ -30,10 +43,7 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, const Rout
   };
   std::vector<Open> open(num_links);
   const auto phase_of = [&](std::size_t id) {
-    const Task& task = graph.tasks[id];
-    const TaskTiming& timing = result.tasks[id];
-    return std::pair{std::min(timing.start_s + routes.latency_s(task.src_chip, task.dst_chip), timing.end_s),
-                     timing.end_s};
+    return std::pair{result.bandwidth_start_s(static_cast<TaskId>(id)), result.tasks[id].end_s};
   };
   std::size_t unsorted_links = 0;
   for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
@@ -44,7 +54,7 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, const Rout
     result.chip_bytes_sent[static_cast<std::size_t>(task.src_chip)] += task.bytes;
     result.chip_bytes_received[static_cast<std::size_t>(task.dst_chip)] += task.bytes;
     const auto [begin_s, end_s] = phase_of(id);
-    for (const std::int32_t link : routes.links(task.src_chip, task.dst_chip)) {
+    for (const LinkId link : result.route_of(static_cast<TaskId>(id))) {
       const auto at = static_cast<std::size_t>(link);
       LinkUsage& usage = result.links[at];
       usage.bytes += task.bytes;
@@ -80,7 +90,7 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, const Rout
   for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
     const Task& task = graph.tasks[id];
     if (task.kind != TaskKind::transfer || task.src_chip == task.dst_chip) continue;
-    for (const std::int32_t link : routes.links(task.src_chip, task.dst_chip))
+    for (const LinkId link : result.route_of(static_cast<TaskId>(id)))
       if (open[static_cast<std::size_t>(link)].unsorted) {
         const auto [begin_s, end_s] = phase_of(id);
         spans.push_back({link, begin_s, end_s});

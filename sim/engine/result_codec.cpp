@@ -38,16 +38,18 @@ GraphRun decode_run(std::string_view bytes) {
   std::size_t at = 0;
   auto take = [&](auto& value) {
     if (bytes.size() - at < sizeof(value))
-      throw Error(fmt::format("simulation result: must be a complete encoding, got: {} bytes", bytes.size()));
+      throw InternalError(fmt::format("simulation result: must be a complete encoding, got: {} bytes", bytes.size()));
     std::memcpy(&value, bytes.data() + at, sizeof(value));
     at += sizeof(value);
   };
   std::uint64_t magic = 0, count = 0;
   take(magic);
-  if (magic != kMagic) throw Error("simulation result: must start with the podsim magic word, got: other bytes");
+  if (magic != kMagic)
+    throw InternalError("simulation result: must start with the podsim magic word, got: other bytes");
   take(count);
   if (count > bytes.size() / (2 * sizeof(double)))
-    throw Error(fmt::format("simulation result: task count must fit the {} bytes, got: {}", bytes.size(), count));
+    throw InternalError(
+        fmt::format("simulation result: task count must fit the {} bytes, got: {}", bytes.size(), count));
   GraphRun run;
   run.tasks.resize(count);
   for (TaskTiming& timing : run.tasks) {
@@ -57,7 +59,7 @@ GraphRun decode_run(std::string_view bytes) {
   take(run.wall_s);
   take(run.rss_growth_bytes);
   if (at != bytes.size())
-    throw Error(
+    throw InternalError(
         fmt::format("simulation result: must end after the peak memory, got: {} extra bytes", bytes.size() - at));
   return run;
 }

@@ -1,10 +1,13 @@
-// The routes of the (src, dst) chip pairs an event graph uses, resolved once from NetworkSpec::route and stored
-// flat: the routing zone reads them during the simulation and the link ledger after it.
+// The routes of the (src, dst) chip pairs an event graph uses, resolved once from NetworkSpec::route: a RouteList
+// (flat, numbered) and a hash index from chip pair to route number. The routing zone reads them during the
+// simulation; the parent publishes the list in the simulation result.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "sim/engine/route_list.hpp"
 
 namespace podsim::engine {
 
@@ -13,30 +16,28 @@ class RouteTable {
   explicit RouteTable(std::int32_t num_chips = 0) : num_chips_(num_chips) {}
 
   // Stores the route of (src, dst) and its summed latency (seconds); replaces nothing if already present.
-  void add(std::int32_t src, std::int32_t dst, std::vector<std::int32_t> links, double latency_s);
+  void add(std::int32_t src, std::int32_t dst, std::span<const std::int32_t> links, double latency_s);
   bool contains(std::int32_t src, std::int32_t dst) const { return find(key(src, dst)) != nullptr; }
 
+  // The number of the route of (src, dst) in list(); throws std::out_of_range if the pair was never added.
+  std::int32_t index(std::int32_t src, std::int32_t dst) const;
   // The link ids of a stored route; throws std::out_of_range if the pair was never added.
-  std::span<const std::int32_t> links(std::int32_t src, std::int32_t dst) const;
-  double latency_s(std::int32_t src, std::int32_t dst) const;
+  std::span<const std::int32_t> links(std::int32_t src, std::int32_t dst) const { return list_.links(index(src, dst)); }
+  double latency_s(std::int32_t src, std::int32_t dst) const { return list_.latency_s(index(src, dst)); }
+  // Every stored route, numbered in the order the pairs were added.
+  const RouteList& list() const { return list_; }
 
  private:
-  struct Entry {
-    std::uint32_t offset;
-    std::uint32_t size;
-    double latency_s;
-  };
   std::uint64_t key(std::int32_t src, std::int32_t dst) const {
     return static_cast<std::uint64_t>(src) * static_cast<std::uint64_t>(num_chips_) + static_cast<std::uint64_t>(dst);
   }
   // Open addressing with linear probing (lookups dominate the validation and the ledger of large graphs).
   struct Slot {
     std::uint64_t key;  // kEmpty when free
-    Entry entry;
+    std::int32_t route;
   };
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-  const Entry& entry(std::int32_t src, std::int32_t dst) const;
-  const Entry* find(std::uint64_t key) const;
+  const Slot* find(std::uint64_t key) const;
   std::size_t home(std::uint64_t key) const {
     return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ull) >> shift_);
   }
@@ -44,9 +45,8 @@ class RouteTable {
 
   std::int32_t num_chips_;
   std::vector<Slot> slots_;
-  std::size_t count_ = 0;
   int shift_ = 64;
-  std::vector<std::int32_t> links_;
+  RouteList list_;
 };
 
 }  // namespace podsim::engine

@@ -1,9 +1,29 @@
-// Summary helpers of SimulationResult.
+// Route and bandwidth-phase accessors and summary helpers of SimulationResult.
 #include "sim/engine/simulation_result.hpp"
 
 #include <algorithm>
 
 namespace podsim {
+namespace {
+
+// The number of the task's route in `routes`, or -1.
+std::int32_t route_number(const SimulationResult& result, TaskId task) {
+  const auto at = static_cast<std::size_t>(task);
+  return at < result.task_route.size() ? result.task_route[at] : -1;
+}
+
+}  // namespace
+
+std::span<const LinkId> SimulationResult::route_of(TaskId task) const {
+  const std::int32_t route = route_number(*this, task);
+  return route < 0 ? std::span<const LinkId>{} : routes.links(route);
+}
+
+double SimulationResult::bandwidth_start_s(TaskId task) const {
+  const TaskTiming& timing = tasks[static_cast<std::size_t>(task)];
+  const std::int32_t route = route_number(*this, task);
+  return route < 0 ? timing.start_s : std::min(timing.start_s + routes.latency_s(route), timing.end_s);
+}
 
 std::uint64_t SimulationResult::max_link_bytes() const {
   std::uint64_t best = 0;

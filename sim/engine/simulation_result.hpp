@@ -1,10 +1,16 @@
-// What one simulation of an event graph returns: per-task start/end times, the makespan, and the per-link and
-// per-chip traffic ledger that podsim computes itself from the task timings and the routes (exact, unlike
-// SimGrid's link-load plugin).
+// What one simulation of an event graph returns: per-task start/end times, the route every transfer took and so
+// its bandwidth phase, the makespan, and the per-link and per-chip traffic ledger that podsim computes itself from
+// the task timings and the routes (exact, unlike SimGrid's link-load plugin). Reports read routes and phases here
+// and never re-derive them.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#include "models/common/ids.hpp"
+#include "sim/engine/route_list.hpp"
+#include "sim/graph/event_graph.hpp"  // TaskId
 
 namespace podsim {
 
@@ -21,8 +27,13 @@ struct LinkUsage {
 };
 
 struct SimulationResult {
-  double makespan_s = 0;                           // end of the last task (the simulation starts at 0)
-  std::vector<TaskTiming> tasks;                   // per task id
+  double makespan_s = 0;          // end of the last task (the simulation starts at 0)
+  std::vector<TaskTiming> tasks;  // per task id
+  // The distinct routes the engine sent transfers along (links in order, summed latency), and per task id the
+  // number of its route in `routes`: -1 for a compute or a chip-local transfer. Four bytes per task, so a pod-scale
+  // graph (millions of transfers over far fewer chip pairs) stays small.
+  RouteList routes;
+  std::vector<std::int32_t> task_route;
   std::vector<LinkUsage> links;                    // per link id
   std::vector<std::uint64_t> chip_bytes_sent;      // per chip, transfers to another chip only
   std::vector<std::uint64_t> chip_bytes_received;  // per chip, transfers from another chip only
@@ -30,6 +41,11 @@ struct SimulationResult {
   double wall_s = 0;                               // wall time of the child's simulation (engine, platform and run)
   std::uint64_t simulated_tasks = 0;               // tasks SimGrid executed (fewer than tasks when a symmetry is used)
   std::uint64_t child_rss_growth_bytes = 0;  // simulation child: peak resident memory above its start (largest child)
+
+  // The directed links the task crossed, in order; empty for a compute, a chip-local transfer or no published route.
+  std::span<const LinkId> route_of(TaskId task) const;
+  // Seconds: min(start + route latency, end) (start if no route); the bytes flow on route_of(task) from then to end.
+  double bandwidth_start_s(TaskId task) const;
 
   std::uint64_t max_link_bytes() const;
   std::uint64_t total_link_bytes() const;

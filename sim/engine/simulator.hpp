@@ -20,8 +20,9 @@ namespace podsim {
 //   - dependencies in range, not the task itself, acyclic, and each observable on the chip that starts the task
 //     (src_chip): a compute on that chip, or a transfer it sent or received;
 //   - every (src, dst) pair of a transfer with src != dst has a non-empty route of link ids in range.
-// A transfer with src == dst takes no time and crosses no link. Throws podsim::Error("simulation failed: ...")
-// if the child dies (signal, abort, non-zero exit), with the child's stderr tail.
+// A transfer with src == dst takes no time and crosses no link. Throws podsim::InternalError("simulation failed:
+// ...") if the child dies (signal, abort, non-zero exit) or throws anything but a podsim::Error, with the child's
+// stderr tail.
 SimulationResult simulate(const NetworkSpec& network, const EventGraph& graph);
 
 // Validates every run, then simulates them with at most `parallel` children at a time; results in input order.

@@ -150,24 +150,26 @@ class SpanBook {
 };
 
 // The check after simulating: the bandwidth phases of transfers (and the computes) of different phases never
-// overlap on one link (one chip).
+// overlap on one link (one chip). Reads the timings and the routes published in `result`.
 bool phases_kept_apart(const NetworkSpec& network, const EventGraph& graph, const GraphSymmetry& symmetry,
-                       const RouteTable& routes, const std::vector<TaskTiming>& timings, double makespan_s) {
+                       const SimulationResult& result) {
   SpanBook on_link(network.links.size()), on_chip(static_cast<std::size_t>(network.num_chips));
+  double makespan_s = 0;
+  for (const TaskTiming& timing : result.tasks)
+    makespan_s = std::max(makespan_s, timing.end_s);
   for (std::size_t p = 0; p < symmetry.phases.size(); ++p) {
     const PhaseGroups& phase = symmetry.phases[p];
     const auto at = static_cast<std::int32_t>(p);
     for (TaskId id = phase.begin.front(); id < phase.begin.back(); ++id) {
       const Task& task = graph.tasks[static_cast<std::size_t>(id)];
-      const TaskTiming& timing = timings[static_cast<std::size_t>(id)];
+      const TaskTiming& timing = result.tasks[static_cast<std::size_t>(id)];
       if (task.kind == TaskKind::compute) {
         if (timing.end_s > timing.start_s)
           on_chip.widen(static_cast<std::size_t>(task.src_chip), at, timing.start_s, timing.end_s);
         continue;
       }
-      if (task.src_chip == task.dst_chip) continue;
-      const double lo = std::min(timing.start_s + routes.latency_s(task.src_chip, task.dst_chip), timing.end_s);
-      for (const std::int32_t link : routes.links(task.src_chip, task.dst_chip))
+      const double lo = result.bandwidth_start_s(id);
+      for (const LinkId link : result.route_of(id))
         on_link.widen(static_cast<std::size_t>(link), at, lo, timing.end_s);
     }
   }
@@ -320,13 +322,11 @@ SimulationResult simulate_symmetric(const NetworkSpec& network, const EventGraph
   SimulationResult result;
   std::vector<TaskTiming> timings(graph.tasks.size());
   run_phases(network, graph, symmetry, routes, timings, result);
-  double makespan_s = 0;
-  for (const TaskTiming& timing : timings)
-    makespan_s = std::max(makespan_s, timing.end_s);
-  if (!phases_kept_apart(network, graph, symmetry, routes, timings, makespan_s))
-    return engine::run_validated(network, graph, routes);
   result.tasks = std::move(timings);
-  engine::fill_ledger(network, graph, routes, result);
+  // Every group's own routes (not its representative's), from the whole graph's route table.
+  engine::publish_routes(graph, routes, result);
+  if (!phases_kept_apart(network, graph, symmetry, result)) return engine::run_validated(network, graph, routes);
+  engine::fill_ledger(network, graph, result);
   if (symmetric != nullptr) *symmetric = true;
   return result;
 }

@@ -4,15 +4,15 @@
 #include "sim/report/chrome_trace.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-
-#include "models/topology/routing.hpp"
 
 namespace podsim::report {
 namespace {
@@ -56,8 +56,7 @@ struct PlanTrace {
   std::size_t written = 0;
 };
 
-PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t budget, const TraceOptions& options,
-                     TraceWriter& writer) {
+PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t budget, TraceWriter& writer) {
   const PlanRun& plan = run.plans[plan_index];
   const int pid = static_cast<int>(plan_index) + 1;
   writer.event(metadata("process_name", pid, -1, {{"name", "plan " + plan.name}}));
@@ -77,12 +76,6 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
   const SimulationResult& sim = *plan.simulation;
   const std::int64_t num_chips = graph.num_chips;
 
-  std::function<std::vector<LinkId>(ChipId, ChipId)> route = options.route;
-  if (!route && run.slice) {
-    const Slice* slice = run.slice.get();
-    route = [slice](ChipId src, ChipId dst) { return dor_route(*slice, src, dst); };
-  }
-
   std::vector<Candidate> events;
   const std::size_t tasks = std::min(graph.tasks.size(), sim.tasks.size());
   for (std::size_t id = 0; id < tasks; ++id) {
@@ -94,11 +87,9 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
       continue;
     }
     events.push_back({timing.start_s, timing.end_s, task.src_chip, task_id, EventKind::send});
-    if (!route || task.src_chip == task.dst_chip) continue;
-    const std::vector<LinkId> links = route(task.src_chip, task.dst_chip);
-    const double begin_s =
-        std::min(timing.start_s + static_cast<double>(links.size()) * options.hop_latency_s, timing.end_s);
-    for (LinkId link : links)
+    // The links the engine sent it along, busy from its bandwidth phase on (as in the engine's link ledger).
+    const double begin_s = sim.bandwidth_start_s(task_id);
+    for (const LinkId link : sim.route_of(task_id))
       events.push_back({begin_s, timing.end_s, num_chips + link, task_id, EventKind::link});
   }
   counts.total = events.size();
@@ -197,6 +188,33 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
   return counts;
 }
 
+// One counter track per chip, `memory chip N` with args {"bytes": in use}, a point each time the usage changes and
+// one at the plan's end. The peak chip comes first, so its counter is written whatever the budget; the others
+// follow while fewer than `budget` counter events have been written (0: no limit). Returns the events written.
+std::size_t write_memory_counters(const PlanRun& plan, int pid, std::size_t budget, TraceWriter& writer) {
+  if (!plan.memory_timeline) return 0;
+  const auto& chips = plan.memory_timeline->chips;
+  std::vector<std::size_t> order;
+  if (static_cast<std::size_t>(plan.peak_chip) < chips.size())
+    order.push_back(static_cast<std::size_t>(plan.peak_chip));
+  for (std::size_t chip = 0; chip < chips.size(); ++chip)
+    if (chip != static_cast<std::size_t>(plan.peak_chip)) order.push_back(chip);
+  std::size_t written = 0;
+  for (const std::size_t chip : order) {
+    const auto& points = chips[chip].points;
+    if (budget != 0 && written > 0 && written + points.size() + 1 > budget) break;
+    const std::string name = "memory chip " + std::to_string(chip);
+    auto counter = [&](double time_s, std::uint64_t bytes) {
+      writer.event({{"name", name}, {"ph", "C"}, {"pid", pid}, {"ts", time_s * kMicro}, {"args", {{"bytes", bytes}}}});
+      ++written;
+    };
+    for (const MemoryPoint& point : points)
+      counter(point.time_s, point.bytes);
+    if (!points.empty() && plan.des_time_s > points.back().time_s) counter(plan.des_time_s, points.back().bytes);
+  }
+  return written;
+}
+
 }  // namespace
 
 void write_chrome_trace(const ScenarioRun& run, std::ostream& out, const TraceOptions& options) {
@@ -207,7 +225,8 @@ void write_chrome_trace(const ScenarioRun& run, std::ostream& out, const TraceOp
   for (std::size_t i = 0; i < run.plans.size(); ++i) {
     // Each plan gets an equal share of what is left, so a big first plan cannot crowd out the others.
     const std::size_t budget = options.max_events == 0 ? remaining : remaining / (run.plans.size() - i);
-    const PlanTrace counts = write_plan(run, i, budget, options, writer);
+    const PlanTrace counts = write_plan(run, i, budget, writer);
+    write_memory_counters(run.plans[i], static_cast<int>(i) + 1, options.max_events, writer);
     total += counts.total;
     written += counts.written;
     if (options.max_events != 0) remaining -= counts.written;

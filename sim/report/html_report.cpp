@@ -148,6 +148,51 @@ std::string memory_bars_svg(const ScenarioRun& run) {
   return out + "</svg>\n";
 }
 
+// Memory in use on the peak chip over the simulated time: a step line, a dashed line at HBM capacity, and the
+// peak marked.
+std::string memory_over_time_svg(const PlanRun& plan) {
+  if (!plan.memory_timeline || plan.memory_timeline->chips.empty()) return "";
+  const auto chip = static_cast<std::size_t>(plan.peak_chip);
+  if (chip >= plan.memory_timeline->chips.size()) return "";
+  const std::vector<MemoryPoint>& points = plan.memory_timeline->chips[chip].points;
+  const double left = 90, top = 14, width = 640, height = 170;
+  const double end_s = std::max(plan.des_time_s, points.empty() ? 0.0 : points.back().time_s);
+  const double max_bytes =
+      std::max(static_cast<double>(plan.memory_per_chip_bytes), static_cast<double>(plan.hbm_bytes));
+  const auto x = [&](double t) { return left + (end_s > 0 ? width * t / end_s : 0); };
+  const auto y = [&](double bytes) { return top + height - (max_bytes > 0 ? height * bytes / max_bytes : 0); };
+  std::string out = fmt::format(
+      "<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"memory in use on chip {} over time, plan {}\">\n",
+      left + width + 200, top + height + 34, plan.peak_chip, esc(plan.name));
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>", left, top, top + height);
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>\n", left, top + height,
+                     left + width);
+  out += fmt::format("<text x=\"0\" y=\"{}\">{}</text><text x=\"0\" y=\"{}\">0 B</text>\n", top + 10,
+                     esc(bytes_text(static_cast<std::uint64_t>(max_bytes))), top + height);
+  out += fmt::format("<text x=\"{}\" y=\"{}\">0 s</text><text x=\"{}\" y=\"{}\">{}</text>\n", left, top + height + 16,
+                     left + width - 60, top + height + 16, esc(format_seconds(end_s)));
+  std::string path;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const double next_s = i + 1 < points.size() ? points[i + 1].time_s : end_s;
+    const double level = y(static_cast<double>(points[i].bytes));
+    path +=
+        fmt::format("{}{:.1f},{:.1f} {:.1f},{:.1f} ", i == 0 ? "M" : "L", x(points[i].time_s), level, x(next_s), level);
+  }
+  out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", path,
+                     plan.fits_hbm ? "#4e79a7" : "#e15759");
+  if (plan.hbm_bytes > 0)
+    out += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#222\" stroke-dasharray=\"4 3\"/>"
+        "<text x=\"{3}\" y=\"{4:.1f}\">HBM {5}</text>\n",
+        left, y(static_cast<double>(plan.hbm_bytes)), left + width, left + width + 6,
+        y(static_cast<double>(plan.hbm_bytes)) + 4, esc(bytes_text(plan.hbm_bytes)));
+  const double peak_y = y(static_cast<double>(plan.memory_per_chip_bytes));
+  out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#222\"/>", x(plan.peak_time_s), peak_y);
+  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">peak {} at {}</text>\n", x(plan.peak_time_s) + 6, peak_y + 14,
+                     esc(bytes_text(plan.memory_per_chip_bytes)), esc(format_seconds(plan.peak_time_s)));
+  return out + "</svg>\n";
+}
+
 std::string comparison_html(const ScenarioRun& run) {
   const PlanComparison best = compare_plans(run);
   std::string out = "<h3>Plans</h3>\n<table class=\"comparison\">\n";
@@ -188,6 +233,33 @@ std::string plan_html(const PlanRun& plan) {
       "<p>Critical path: " +
       (plan.critical_path.empty() ? std::string("-") : esc(fmt::format("{}", fmt::join(plan.critical_path, " → ")))) +
       "</p>\n";
+  std::string schedule = "Schedule: " + esc(plan.schedule);
+  for (const OpWait& wait : plan.waits)
+    schedule += fmt::format("; {} waits for {} to end (else {} over HBM at {})", esc(wait.op), esc(wait.after),
+                            esc(bytes_text(wait.excess_bytes)), esc(format_seconds(wait.excess_at_s)));
+  out += "<p>" + schedule + "</p>\n";
+  for (const OpRun& op : plan.ops) {
+    if (!op.contention) continue;
+    const std::string ratio = ratio_text(des_over_book(op.des_time_s, op.book_time_s));
+    if (op.contention->shared_with.empty())
+      out += fmt::format("<p>{} (des/book {}): no other op shared its links; the excess is its own schedule.</p>\n",
+                         esc(op.name), ratio);
+    else
+      out += fmt::format("<p>{} (des/book {}) shared links with {}; busiest shared link {} ({} of {}).</p>\n",
+                         esc(op.name), ratio, esc(fmt::format("{}", fmt::join(op.contention->shared_with, ", "))),
+                         esc(op.contention->busiest_shared_link), esc(bytes_text(op.contention->busiest_shared_bytes)),
+                         esc(op.name));
+  }
+  out += fmt::format("<p>Memory in use on chip {} over time (the chip that reaches the peak first):</p>\n",
+                     plan.peak_chip);
+  out += memory_over_time_svg(plan);
+  std::string alive;
+  for (const AliveBuffer& b : plan.alive_at_peak)
+    alive += (alive.empty() ? "" : ", ") + esc(b.what) +
+             (b.op.empty() || b.op == b.what ? "" : " (" + esc(b.op) + ")") + " " + esc(bytes_text(b.bytes));
+  out += fmt::format("<p>At the peak ({} on chip {}): {}. Closed form, ops one after another: {}.</p>\n",
+                     esc(format_seconds(plan.peak_time_s)), plan.peak_chip, alive.empty() ? "nothing" : alive,
+                     esc(bytes_text(plan.book_memory_per_chip_bytes)));
   out += "<table class=\"memory\">\n";
   out += row({"tensor", "sharding", "local shape", "per chip", "total"}, true);
   for (const TensorMemory& t : plan.memory)

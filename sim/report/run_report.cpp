@@ -53,6 +53,19 @@ std::string wrapped(const std::string& text, std::size_t width, std::size_t inde
   return out;
 }
 
+// `text` wrapped within 118 columns, its first line indented by `indent` spaces and the others by `indent + hang`.
+std::string indented(std::size_t indent, const std::string& text, std::size_t hang = 2) {
+  const std::string wrapped_text = wrapped(text, 118 - indent, hang);
+  std::string out;
+  std::size_t start = 0;
+  while (start < wrapped_text.size()) {
+    const std::size_t end = wrapped_text.find('\n', start);
+    out += std::string(indent, ' ') + wrapped_text.substr(start, end - start + 1);
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string scenario_header_text(const ScenarioRun& run) {
   std::string out = "scenario " + run.name;
   if (!run.description.empty()) out += ": " + run.description;
@@ -76,6 +89,57 @@ std::string ops_text(const PlanRun& plan) {
   return table.render("  ");
 }
 
+// "alive then: W2 gathered over X,Y (down) 8 GiB, W1 512 MiB, ...": what holds the peak, largest first, wrapped
+// between items.
+std::string alive_text(const PlanRun& plan) {
+  constexpr std::size_t kIndent = 6, kWidth = 118;
+  std::string out = std::string(kIndent, ' ') + "alive then:";
+  std::size_t line = out.size();
+  if (plan.alive_at_peak.empty()) return out + " nothing\n";
+  for (std::size_t i = 0; i < plan.alive_at_peak.size(); ++i) {
+    const AliveBuffer& b = plan.alive_at_peak[i];
+    std::string item = b.what + (b.op.empty() || b.what == b.op ? "" : " (" + b.op + ")") + " " + bytes_text(b.bytes);
+    if (i + 1 < plan.alive_at_peak.size()) item += ",";
+    if (line + 1 + item.size() > kWidth) {
+      out += "\n" + std::string(kIndent + 2, ' ');
+      line = kIndent + 2;
+    } else {
+      out += " ";
+      ++line;
+    }
+    out += item;
+    line += item.size();
+  }
+  return out + "\n";
+}
+
+std::string schedule_text(const PlanRun& plan) {
+  std::string out = "schedule: " + plan.schedule;
+  for (const OpWait& wait : plan.waits)
+    out += fmt::format("; {} waits for {} to end (else {} over HBM at {})", wait.op, wait.after,
+                       bytes_text(wait.excess_bytes), format_seconds(wait.excess_at_s));
+  return indented(2, out);
+}
+
+std::string contention_text(const PlanRun& plan) {
+  std::string out;
+  for (const OpRun& op : plan.ops) {
+    if (!op.contention) continue;
+    const auto ratio = ratio_text(des_over_book(op.des_time_s, op.book_time_s));
+    if (op.contention->shared_with.empty()) {
+      out += indented(2, fmt::format("{} (des/book {}): no other op shared its links; the excess is its own schedule "
+                                     "(algorithm, hops, steps)",
+                                     op.name, ratio));
+    } else {
+      out += indented(
+          2, fmt::format("{} (des/book {}) shared links with {}; busiest shared link {} ({} of {})", op.name, ratio,
+                         fmt::join(op.contention->shared_with, ", "), op.contention->busiest_shared_link,
+                         bytes_text(op.contention->busiest_shared_bytes), op.name));
+    }
+  }
+  return out;
+}
+
 std::string memory_text(const PlanRun& plan) {
   TextTable table({"tensor", "sharding", "local shape", "per chip", "total"},
                   {Align::left, Align::left, Align::left, Align::right, Align::right});
@@ -84,8 +148,11 @@ std::string memory_text(const PlanRun& plan) {
                    tensor.sharding, shape_text(tensor.local_shape), bytes_text(tensor.bytes_per_device),
                    bytes_text(tensor.total_bytes)});
   std::string out = "  memory per chip\n" + table.render("    ");
-  out += fmt::format("    peak {} of {} HBM: {}\n", bytes_text(plan.memory_per_chip_bytes), bytes_text(plan.hbm_bytes),
+  out += fmt::format("    peak {} of {} HBM at {} on chip {}: {}\n", bytes_text(plan.memory_per_chip_bytes),
+                     bytes_text(plan.hbm_bytes), format_seconds(plan.peak_time_s), plan.peak_chip,
                      fit_text(plan.memory_per_chip_bytes, plan.hbm_bytes));
+  out += alive_text(plan);
+  out += fmt::format("    closed form, ops one after another: peak {}\n", bytes_text(plan.book_memory_per_chip_bytes));
   out += fmt::format("    VMEM working set {} of {}: {}\n", bytes_text(plan.vmem_working_set_bytes),
                      bytes_text(plan.vmem_bytes), vmem_fit_text(plan.vmem_working_set_bytes, plan.vmem_bytes));
   return out;
@@ -101,6 +168,8 @@ std::string plan_text(const PlanRun& plan) {
   out += fmt::format("  critical path: {}\n", plan.critical_path.empty()
                                                   ? std::string("-")
                                                   : fmt::format("{}", fmt::join(plan.critical_path, " -> ")));
+  out += contention_text(plan);
+  out += schedule_text(plan);
   out += memory_text(plan);
   if (plan.busiest_link.empty()) {
     out += "  busiest link: none (no chip-to-chip traffic)\n";
@@ -187,7 +256,13 @@ json op_json(const OpRun& op) {
           {"bound", op.bound},
           {"bytes_sent", op.bytes_sent},
           {"matmul_case", op.matmul_case > 0 ? json(op.matmul_case) : json(nullptr)},
-          {"collectives", collectives}};
+          {"collectives", collectives},
+          {"contention", op.contention ? json{{"shared_with", op.contention->shared_with},
+                                              {"busiest_shared_link", op.contention->busiest_shared_link.empty()
+                                                                          ? json(nullptr)
+                                                                          : json(op.contention->busiest_shared_link)},
+                                              {"busiest_shared_bytes", op.contention->busiest_shared_bytes}}
+                                       : json(nullptr)}};
 }
 
 json memory_json(const PlanRun& plan) {
@@ -202,7 +277,14 @@ json memory_json(const PlanRun& plan) {
   const std::uint64_t over = plan.memory_per_chip_bytes > plan.hbm_bytes && plan.hbm_bytes > 0
                                  ? plan.memory_per_chip_bytes - plan.hbm_bytes
                                  : 0;
+  json alive = json::array();
+  for (const AliveBuffer& b : plan.alive_at_peak)
+    alive.push_back({{"buffer", b.what}, {"op", b.op.empty() ? json(nullptr) : json(b.op)}, {"bytes", b.bytes}});
   return {{"per_chip_bytes", plan.memory_per_chip_bytes},
+          {"peak_time_s", plan.peak_time_s},
+          {"peak_chip", plan.peak_chip},
+          {"alive_at_peak", alive},
+          {"book_per_chip_bytes", plan.book_memory_per_chip_bytes},
           {"hbm_bytes", plan.hbm_bytes},
           {"fits_hbm", plan.fits_hbm},
           {"over_hbm_bytes", over},
@@ -228,6 +310,12 @@ json links_json(const PlanRun& plan) {
 }
 
 json plan_json(const PlanRun& plan) {
+  json waits = json::array();
+  for (const OpWait& wait : plan.waits)
+    waits.push_back({{"op", wait.op},
+                     {"after", wait.after},
+                     {"excess_at_s", wait.excess_at_s},
+                     {"excess_bytes", wait.excess_bytes}});
   json ops = json::array();
   for (const OpRun& op : plan.ops)
     ops.push_back(op_json(op));
@@ -237,6 +325,9 @@ json plan_json(const PlanRun& plan) {
               {"book_time_s", plan.book_time_s},
               {"ratio_des_over_book", optional_number(des_over_book(plan.des_time_s, plan.book_time_s))},
               {"critical_path", plan.critical_path},
+              {"schedule", plan.schedule},
+              {"waits", waits},
+              {"simulations", plan.simulations},
               {"ops", ops},
               {"memory", memory_json(plan)},
               {"links", links_json(plan)}};

@@ -3,12 +3,11 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "models/common/error.hpp"
 #include "models/plan/collective_values.hpp"
-#include "models/plan/matmul_plan.hpp"
 #include "models/plan/sharded_values.hpp"
-#include "sim/run/collective_target.hpp"
 
 namespace podsim {
 namespace {
@@ -18,24 +17,17 @@ struct Values {
   DenseArray dense;  // the reference
 };
 
-// Applies the planned collectives to values in order.
-ShardedValues apply_collectives(ShardedValues values, const std::vector<PlannedCollective>& list) {
-  for (const auto& pc : list) {
-    switch (pc.kind) {
-      case CollectiveKind::all_gather:
-        values = all_gather(values, pc.axes, static_cast<std::size_t>(pc.dim)).values;
-        break;
-      case CollectiveKind::reduce_scatter:
-        values = reduce_scatter(values, pc.axes, static_cast<std::size_t>(pc.dim)).values;
-        break;
-      case CollectiveKind::all_reduce:
-        values = all_reduce(values, pc.axes).values;
-        break;
-      case CollectiveKind::all_to_all:
-        values =
-            all_to_all(values, pc.axes, static_cast<std::size_t>(pc.dim), static_cast<std::size_t>(pc.to_dim)).values;
-        break;
-    }
+// One planned collective on values.
+ShardedValues apply(const ShardedValues& values, const PlannedCollective& pc) {
+  switch (pc.kind) {
+    case CollectiveKind::all_gather:
+      return all_gather(values, pc.axes, static_cast<std::size_t>(pc.dim)).values;
+    case CollectiveKind::reduce_scatter:
+      return reduce_scatter(values, pc.axes, static_cast<std::size_t>(pc.dim)).values;
+    case CollectiveKind::all_reduce:
+      return all_reduce(values, pc.axes).values;
+    case CollectiveKind::all_to_all:
+      return all_to_all(values, pc.axes, static_cast<std::size_t>(pc.dim), static_cast<std::size_t>(pc.to_dim)).values;
   }
   return values;
 }
@@ -62,73 +54,67 @@ bool scenario_is_small(const ScenarioSpec& spec, std::uint64_t limit) {
   return true;
 }
 
-void verify_plan_values(const ScenarioSpec& spec, const ScenarioPlan* plan, PlanRun& run) {
+void verify_plan_values(const ScenarioSpec& spec, const PlannedProgram& program, PlanRun& run) {
   const Mesh& mesh = spec.mesh.mesh;
-  std::map<std::string, Values> table;
-  std::vector<std::string> results;  // tensors the program writes, in order
+  std::vector<std::optional<ShardedValues>> values(program.buffers.size());  // per buffer, once created
+  std::vector<int> results;                                                  // result buffers, in order
+  std::vector<DenseArray> reference(program.buffers.size());
   try {
-    for (const auto& tensor : spec.tensors) {
-      TensorSharding sharding = tensor.sharding.sharding();
-      if (plan)
-        for (const auto& [name, s] : plan->shardings)
-          if (name == tensor.name) sharding = s.sharding();
+    for (std::size_t b = 0; b < program.buffers.size(); ++b) {
+      const PlannedBuffer& buffer = program.buffers[b];
+      if (buffer.role != PlannedBuffer::Role::declared) continue;
+      const TensorSharding& sharding = buffer.sharding;
       // A declared tensor that is unreduced holds partial sums: give each device its own partial, whose sum over
       // the unreduced group is the reference.
-      DenseArray dense = small_integer_array(tensor.shape, seed_of(tensor.name));
-      ShardedValues values = distribute(dense, sharding, mesh, tensor.dtype);
+      DenseArray whole = small_integer_array(buffer.shape, seed_of(buffer.tensor));
+      ShardedValues v = distribute(whole, sharding, mesh, buffer.dtype);
       if (!sharding.unreduced.empty()) {
         TensorSharding replicated = sharding;
         replicated.unreduced.clear();
-        ShardedValues whole = distribute(dense, replicated, mesh, tensor.dtype);
-        std::vector<DenseArray> locals = whole.locals();
+        std::vector<DenseArray> locals = distribute(whole, replicated, mesh, buffer.dtype).locals();
         // Device 0 of each unreduced group keeps the values, the others hold zeros: partials summing to the whole.
         for (std::size_t position = 0; position < locals.size(); ++position) {
           const std::int64_t device = mesh.device_at(static_cast<std::int64_t>(position));
           const auto group = collective_group(mesh, sharding.unreduced, device);
           if (group.front() != device) locals[position] = DenseArray(locals[position].shape());
         }
-        values = ShardedValues(tensor.shape, sharding, mesh, std::move(locals), tensor.dtype);
+        v = ShardedValues(buffer.shape, sharding, mesh, std::move(locals), buffer.dtype);
       }
-      table.insert_or_assign(tensor.name, Values{std::move(values), std::move(dense)});
+      values[b] = std::move(v);
+      reference[b] = std::move(whole);
     }
-    for (const auto& op : spec.program) {
-      if (const auto* mm = std::get_if<MatmulOp>(&op.detail)) {
-        const Values& lhs = table.at(mm->lhs);
-        const Values& rhs = table.at(mm->rhs);
-        std::optional<TensorSharding> required;
-        if (mm->out_sharding) required = mm->out_sharding->sharding();
-        if (plan)
-          for (const auto& [name, s] : plan->out_shardings)
-            if (name == op.name) required = s.sharding();
-        const MatmulPlan mp =
-            plan_matmul(mm->einsum, lhs.sharded.global_shape(), lhs.sharded.sharding(), rhs.sharded.global_shape(),
-                        rhs.sharded.sharding(), lhs.sharded.dtype(), mesh, required);
-        std::vector<PlannedCollective> on_lhs, on_rhs;
-        for (const auto& pc : mp.before)
-          (pc.operand == PlannedCollective::Operand::lhs ? on_lhs : on_rhs).push_back(pc);
-        const ShardedValues product = local_matmul(mm->einsum, apply_collectives(lhs.sharded, on_lhs),
-                                                   apply_collectives(rhs.sharded, on_rhs), mp.local_out);
-        table.insert_or_assign(
-            op.out, Values{apply_collectives(product, mp.after), dense_einsum(mm->einsum, lhs.dense, rhs.dense)});
-        results.push_back(op.out);
-      } else if (const auto* c = std::get_if<CollectiveOp>(&op.detail)) {
-        const Values& in = table.at(c->tensor);
-        const TensorSharding to = collective_target(*c, in.sharded.sharding(), c->tensor);
-        const auto list = plan_resharding(in.sharded.global_shape(), in.sharded.sharding(), to, in.sharded.dtype(),
-                                          mesh, PlannedCollective::Operand::out, "", nullptr);
-        table.insert_or_assign(op.out, Values{apply_collectives(in.sharded, list), in.dense});
-        results.push_back(op.out);
-      } else if (const auto* r = std::get_if<ReshardOp>(&op.detail)) {
-        const Values& in = table.at(r->tensor);
-        const auto list = plan_resharding(in.sharded.global_shape(), in.sharded.sharding(), r->to.sharding(),
-                                          in.sharded.dtype(), mesh, PlannedCollective::Operand::out, "", nullptr);
-        table.insert_or_assign(op.out, Values{apply_collectives(in.sharded, list), in.dense});
-        results.push_back(op.out);
-      } else if (const auto* e = std::get_if<ElementwiseOp>(&op.detail)) {
-        // Only the op's cost is modelled, not its function: the values pass through.
-        table.insert_or_assign(op.out, table.at(e->tensor));
-        results.push_back(op.out);
+    for (const PlannedOp& op : program.ops) {
+      const ScenarioOp& source = spec.program[static_cast<std::size_t>(op.index)];
+      for (const PlannedStep& step : op.steps) {
+        if (step.writes < 0) continue;  // loads and sends move no values
+        const auto at = [&](int b) -> const ShardedValues& { return *values[static_cast<std::size_t>(b)]; };
+        ShardedValues out = at(step.reads.front());
+        if (step.kind == StepKind::collective) {
+          if (step.value_moves.empty()) out = apply(out, step.collective);
+          for (const PlannedCollective& move : step.value_moves)
+            out = apply(out, move);
+        } else if (const auto* mm = std::get_if<MatmulOp>(&source.detail)) {
+          out = local_matmul(mm->einsum, at(step.reads[0]), at(step.reads[1]),
+                             program.buffers[static_cast<std::size_t>(step.writes)].sharding);
+        }
+        // Elementwise ops and local slices: only their cost is modelled, not their function; values pass through
+        // (re-laid out for a local slice).
+        else if (out.sharding() != program.buffers[static_cast<std::size_t>(step.writes)].sharding) {
+          out = distribute(assemble(out), program.buffers[static_cast<std::size_t>(step.writes)].sharding, mesh,
+                           out.dtype());
+        }
+        values[static_cast<std::size_t>(step.writes)] = std::move(out);
       }
+      if (op.output < 0) continue;
+      // The reference: the dense product of the operands' references, or the input's reference.
+      const auto in = [&](std::size_t i) -> const DenseArray& {
+        return reference[static_cast<std::size_t>(op.inputs[i])];
+      };
+      if (const auto* mm = std::get_if<MatmulOp>(&source.detail))
+        reference[static_cast<std::size_t>(op.output)] = dense_einsum(mm->einsum, in(0), in(1));
+      else
+        reference[static_cast<std::size_t>(op.output)] = in(0);
+      results.push_back(op.output);
     }
   } catch (const Error& e) {
     run.values_match = false;
@@ -136,13 +122,14 @@ void verify_plan_values(const ScenarioSpec& spec, const ScenarioPlan* plan, Plan
     return;
   }
   std::string skipped;
-  for (const auto& name : results) {
-    const Values& v = table.at(name);
-    if (!v.sharded.sharding().unreduced.empty()) {
+  for (const int b : results) {
+    const ShardedValues& v = *values[static_cast<std::size_t>(b)];
+    const std::string& name = program.buffers[static_cast<std::size_t>(b)].tensor;
+    if (!v.sharding().unreduced.empty()) {
       skipped += (skipped.empty() ? "" : ", ") + name;
       continue;
     }
-    const Comparison comparison = compare(assemble(v.sharded), v.dense);
+    const Comparison comparison = compare(assemble(v), reference[static_cast<std::size_t>(b)]);
     if (!comparison.equal) {
       run.values_match = false;
       run.values_note = name + ": " + comparison.first_mismatch;

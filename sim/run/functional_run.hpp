@@ -1,7 +1,9 @@
-// Functional mode for a scenario plan: inputs carry small exact integers, every op runs on real values the way
-// the plan lowers it (the same planned collectives), and each result is compared with a dense reference.
+// Functional mode for a planned program: inputs carry small exact integers, every step runs on real values as the
+// plan decided it (the same collectives, the same local products), and each result is compared with a dense
+// reference.
 #pragma once
 
+#include "sim/plan/planned_program.hpp"
 #include "sim/run/run_result.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
@@ -13,8 +15,8 @@ inline constexpr std::uint64_t kAutomaticVerifyElements = 1 << 16;
 // Whether every tensor of the scenario has at most `limit` elements.
 bool scenario_is_small(const ScenarioSpec& spec, std::uint64_t limit);
 
-// Runs the plan on values and sets plan.values_match and plan.values_note (which tensor, first mismatch).
+// Runs the program on values and sets run.values_match and run.values_note (which tensor, first mismatch).
 // A tensor that is still unreduced at the end of the program is not compared (the note says so).
-void verify_plan_values(const ScenarioSpec& spec, const ScenarioPlan* plan, PlanRun& run);
+void verify_plan_values(const ScenarioSpec& spec, const PlannedProgram& program, PlanRun& run);
 
 }  // namespace podsim

@@ -11,11 +11,35 @@
 #include <vector>
 
 #include "models/common/collective_kind.hpp"
+#include "models/hardware/ici.hpp"
 #include "models/topology/slice.hpp"
 #include "sim/engine/simulation_result.hpp"
 #include "sim/graph/event_graph.hpp"
+#include "sim/run/memory_timeline.hpp"
 
 namespace podsim {
+
+// A buffer alive on the peak chip at the peak moment.
+struct AliveBuffer {
+  std::string what;  // `W1 gathered over X,Y`, `h`
+  std::string op;    // the op that created it (empty: declared)
+  std::uint64_t bytes = 0;
+};
+
+// An op that waited under the HBM-limited schedule.
+struct OpWait {
+  std::string op;
+  std::string after;       // it started after this op ended
+  double excess_at_s = 0;  // where memory exceeded HBM without the wait
+  std::uint64_t excess_bytes = 0;
+};
+
+// Why an op's simulated time exceeds its closed form: other ops sharing its links while it ran.
+struct Contention {
+  std::vector<std::string> shared_with;    // ops whose transfers crossed the same links at overlapping times
+  std::string busiest_shared_link;         // the shared link carrying the most bytes of this op
+  std::uint64_t busiest_shared_bytes = 0;  // this op's bytes on it
+};
 
 // A collective an op runs (an explicit one, or one the matmul planner chose).
 struct CollectiveRun {
@@ -44,6 +68,9 @@ struct OpRun {
   std::vector<CollectiveRun> collectives;
   std::uint64_t bytes_sent = 0;  // over all chips, from the simulation
   int matmul_case = 0;           // 1..4 for matmuls
+  // Set when des_time_s exceeds book_time_s by more than 10%: who shared its links (empty shared_with: nobody,
+  // the excess comes from the schedule itself).
+  std::optional<Contention> contention;
 };
 
 struct TensorMemory {
@@ -65,13 +92,20 @@ struct LinkLoad {
 struct PlanRun {
   std::string name;  // "default" when the scenario has no plans
   std::string description;
-  std::vector<OpRun> ops;                   // in program order
-  double des_time_s = 0;                    // makespan of the plan's event graph
-  double book_time_s = 0;                   // sum of the ops' book times (no overlap assumed)
-  std::vector<std::string> critical_path;   // op names along the simulated critical path
-  std::vector<TensorMemory> memory;         // every tensor live on a chip
-  std::uint64_t memory_per_chip_bytes = 0;  // sum of memory[].bytes_per_device (peak: all tensors kept)
-  std::uint64_t hbm_bytes = 0;              // capacity per chip
+  std::vector<OpRun> ops;                        // in program order
+  double des_time_s = 0;                         // makespan of the plan's event graph
+  double book_time_s = 0;                        // sum of the ops' book times (no overlap assumed)
+  std::vector<std::string> critical_path;        // op names along the simulated critical path
+  std::string schedule;                          // the scheduling policy (program-order, dataflow, dataflow-hbm)
+  std::vector<OpWait> waits;                     // dataflow-hbm: the waits it added to fit HBM
+  int simulations = 0;                           // simulations run to schedule the plan
+  std::vector<TensorMemory> memory;              // every tensor version (declared and results)
+  std::uint64_t memory_per_chip_bytes = 0;       // peak over chips and simulated time
+  double peak_time_s = 0;                        // when the peak is first reached
+  std::int32_t peak_chip = 0;                    // on which chip
+  std::vector<AliveBuffer> alive_at_peak;        // what is alive then, largest first
+  std::uint64_t book_memory_per_chip_bytes = 0;  // peak of the closed form: ops one after another at book times
+  std::uint64_t hbm_bytes = 0;                   // capacity per chip
   bool fits_hbm = true;
   std::uint64_t vmem_working_set_bytes = 0;  // largest single op's operands + result per chip
   std::uint64_t vmem_bytes = 0;
@@ -85,6 +119,7 @@ struct PlanRun {
   // For traces: the event graph and its timings (task.op indexes ops).
   std::shared_ptr<const EventGraph> graph;
   std::shared_ptr<const SimulationResult> simulation;
+  std::shared_ptr<const MemoryTimeline> memory_timeline;  // per chip memory over simulated time
   // Functional mode: the plan computed the dense reference's values (nullopt when not run).
   std::optional<bool> values_match;
   std::string values_note;
@@ -108,8 +143,7 @@ struct ScenarioRun {
   std::vector<std::int64_t> slice_shape;
   std::vector<bool> wraparound;
   std::shared_ptr<const Slice> slice;
-  double link_bandwidth_Bps = 0;  // per direction
-  double hop_latency_s = 0;
+  IciModel ici;  // the scenario's ICI figures (link bandwidth per direction, hop latency)
   std::vector<PlanRun> plans;
   std::vector<CheckResult> checks;
   bool checks_passed() const {

@@ -5,11 +5,16 @@
 #include <limits>
 
 #include "models/common/error.hpp"
+#include "models/sharding/notation.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/symmetric_simulation.hpp"
+#include "sim/plan/book_evaluation.hpp"
+#include "sim/plan/program_planner.hpp"
 #include "sim/run/checks.hpp"
+#include "sim/run/contention.hpp"
 #include "sim/run/functional_run.hpp"
-#include "sim/run/plan_lowering.hpp"
+#include "sim/run/plan_schedule.hpp"
+#include "sim/run/scenario_platform.hpp"
 
 namespace podsim {
 namespace {
@@ -34,6 +39,75 @@ std::vector<std::string> critical_path(const EventGraph& graph, const Simulation
   }
   std::reverse(names.begin(), names.end());
   return names;
+}
+
+// The report's view of a planned op: its closed form and the collectives it runs.
+OpRun op_run(const PlannedOp& op) {
+  OpRun run;
+  run.name = op.name;
+  run.kind = std::string(op_kind_name(op.kind));
+  run.pointer = op.pointer;
+  run.op_id = op.index;
+  run.book_time_s = op.book_time_s;
+  run.compute_time_s = op.compute_time_s;
+  run.flops = op.flops;
+  run.bound = op.bound;
+  run.matmul_case = op.matmul_case;
+  for (const auto& step : op.steps) {
+    if (step.kind != StepKind::collective) continue;
+    CollectiveRun c;
+    c.kind = step.collective.kind;
+    c.tensor = step.tensor;
+    c.axes = step.axis_names;
+    c.array_bytes = step.collective.array_bytes;
+    c.group_size = static_cast<std::int64_t>(step.collective.group_size);
+    for (const Algorithm algorithm : step.algorithms)
+      c.algorithm += (c.algorithm.empty() ? "" : ",") + std::string(algorithm_name(algorithm));
+    c.book_time_s = step.book.time_s;
+    c.reason = step.collective.reason;
+    run.collectives.push_back(std::move(c));
+  }
+  return run;
+}
+
+PlanRun plan_run(const PlannedProgram& program) {
+  PlanRun plan;
+  plan.name = program.name;
+  plan.description = program.description;
+  for (const auto& op : program.ops)
+    plan.ops.push_back(op_run(op));
+  plan.book_time_s = program.book_time_s;
+  for (const int id : program.tensor_versions()) {
+    const PlannedBuffer& b = program.buffers[static_cast<std::size_t>(id)];
+    plan.memory.push_back({b.tensor, b.local_shape, b.bytes_per_chip, b.total_bytes,
+                           print_readable(b.sharding, b.tensor, b.labels),
+                           b.op < 0 ? "" : program.ops[static_cast<std::size_t>(b.op)].name});
+  }
+  const BookEvaluation book = evaluate_book(program);
+  plan.book_memory_per_chip_bytes = book.memory.peak_bytes;
+  plan.hbm_bytes = program.hbm_bytes;
+  plan.vmem_working_set_bytes = program.vmem_working_set_bytes;
+  plan.vmem_bytes = program.vmem_bytes;
+  plan.fits_vmem = plan.vmem_bytes == 0 || plan.vmem_working_set_bytes <= plan.vmem_bytes;
+  return plan;
+}
+
+void fill_memory(PlanRun& plan, const PlannedProgram& program, const ScheduledPlan& scheduled) {
+  const MemoryTimeline& memory = scheduled.memory;
+  plan.schedule = std::string(schedule_policy_name(scheduled.policy));
+  plan.memory_per_chip_bytes = memory.peak_bytes;
+  plan.peak_time_s = memory.peak_time_s;
+  plan.peak_chip = memory.peak_chip;
+  plan.fits_hbm = plan.hbm_bytes == 0 || memory.peak_bytes <= plan.hbm_bytes;
+  for (const int id : memory.alive_at_peak) {
+    const PlannedBuffer& b = program.buffers[static_cast<std::size_t>(id)];
+    plan.alive_at_peak.push_back(
+        {b.what, b.op < 0 ? "" : program.ops[static_cast<std::size_t>(b.op)].name, b.bytes_per_chip});
+  }
+  for (const ScheduleWait& wait : scheduled.waits)
+    plan.waits.push_back({program.ops[static_cast<std::size_t>(wait.op)].name,
+                          program.ops[static_cast<std::size_t>(wait.after)].name, wait.excess_at_s, wait.excess_bytes});
+  plan.simulations = scheduled.simulations;
 }
 
 void fill_des(PlanRun& plan, const EventGraph& graph, const SimulationResult& sim, const Slice& slice) {
@@ -83,8 +157,7 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   run.wraparound = spec.wraparound;
   const ScenarioPlatform platform = build_platform(spec);
   run.slice = platform.slice;
-  run.link_bandwidth_Bps = spec.hardware.spec.ici.bandwidth_Bps;
-  run.hop_latency_s = spec.hardware.spec.ici.hop_latency_s;
+  run.ici = spec.hardware.spec.ici;
 
   std::vector<const ScenarioPlan*> plans;
   if (spec.plans.empty()) {
@@ -102,33 +175,34 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     }
   }
 
-  std::vector<LoweredPlan> lowered;
+  // Every plan is planned (and so checked) before anything is simulated.
+  std::vector<PlannedProgram> programs;
   for (const auto* plan : plans)
-    lowered.push_back(lower_plan(spec, platform, plan));
-  std::vector<SimulationResult> results;
-  try {
-    if (options.symmetry) {
-      for (const auto& plan : lowered)
-        results.push_back(simulate_symmetric(platform.network, *plan.graph, *plan.symmetry));
-    } else {
-      std::vector<std::pair<const NetworkSpec*, const EventGraph*>> jobs;
-      for (const auto& plan : lowered)
-        jobs.emplace_back(&platform.network, plan.graph.get());
-      results = simulate_all(jobs, options.parallel);
-    }
-  } catch (const InputError&) {
-    throw;
-  } catch (const Error& e) {
-    throw InputError(spec.source_file, e.what());
-  }
+    programs.push_back(plan_program(spec, platform.topology(), plan));
+  const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
+    return options.symmetry ? simulate_symmetric(platform.network, *lowered.graph, *lowered.symmetry)
+                            : podsim::simulate(platform.network, *lowered.graph);
+  };
+  const SchedulePolicy policy = options.schedule.value_or(spec.options.schedule);
   const bool verify =
       options.verify_values || spec.options.verify_values || scenario_is_small(spec, kAutomaticVerifyElements);
-  for (std::size_t i = 0; i < lowered.size(); ++i) {
-    PlanRun plan = std::move(lowered[i].run);
-    fill_des(plan, *lowered[i].graph, results[i], *platform.slice);
-    if (verify) verify_plan_values(spec, plans[i], plan);
-    plan.graph = lowered[i].graph;
-    plan.simulation = std::make_shared<const SimulationResult>(std::move(results[i]));
+  for (const PlannedProgram& program : programs) {
+    ScheduledPlan scheduled;
+    try {
+      scheduled = schedule_plan(program, platform, policy, simulate);
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      throw InputError(spec.source_file, e.what());
+    }
+    PlanRun plan = plan_run(program);
+    fill_des(plan, *scheduled.lowered.graph, scheduled.simulation, *platform.slice);
+    fill_memory(plan, program, scheduled);
+    explain_contention(plan, *scheduled.lowered.graph, scheduled.simulation);
+    if (verify) verify_plan_values(spec, program, plan);
+    plan.graph = scheduled.lowered.graph;
+    plan.simulation = std::make_shared<const SimulationResult>(std::move(scheduled.simulation));
+    plan.memory_timeline = std::make_shared<const MemoryTimeline>(std::move(scheduled.memory));
     run.plans.push_back(std::move(plan));
   }
   run.checks = evaluate_checks(spec, run);

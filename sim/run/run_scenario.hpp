@@ -1,5 +1,6 @@
-// Runs a verified scenario: lowers every plan, simulates their event graphs (two children at a time), fills the
-// des figures beside the book ones, and evaluates the scenario's expectations.
+// Runs a verified scenario: plans every plan once (sim/plan), schedules and simulates it under the scheduling
+// policy, fills the des figures and the memory over time beside the closed-form ones, explains contention, runs
+// functional mode, and evaluates the scenario's expectations.
 #pragma once
 
 #include <optional>
@@ -11,9 +12,9 @@
 namespace podsim {
 
 struct RunOptions {
-  std::optional<std::string> plan;  // run only this plan
-  bool verify_values = false;       // functional mode for every plan (also on when the scenario asks)
-  int parallel = 2;                 // simulations at once (full simulations only)
+  std::optional<std::string> plan;         // run only this plan
+  bool verify_values = false;              // functional mode for every plan (also on when the scenario asks)
+  std::optional<SchedulePolicy> schedule;  // overrides the scenario's options.schedule
   // Take the engine's symmetry path where it proves exact (one representative group per phase; identical results);
   // false: simulate every chip.
   bool symmetry = true;

@@ -120,3 +120,27 @@ TEST(RunCli, BadFlagsAndFiles) {
 }
 
 }  // namespace
+
+TEST(RunCli, ScheduleFlagOverridesTheScenario) {
+  const std::string scenario = source("scenarios/examples/mlp-v5e-4x4.json");
+  const CliRun free = run_podsim("run " + scenario + " --plan fsdp --format json --schedule dataflow");
+  ASSERT_EQ(free.code, 0) << free.err;
+  const auto j = nlohmann::json::parse(free.out);
+  EXPECT_EQ(j["plans"][0]["schedule"], "dataflow");
+  EXPECT_EQ(j["plans"][0]["memory"]["fits_hbm"], false);
+  // The scenario pins fsdp: fits_hbm true under its default schedule, so under dataflow that check fails.
+  EXPECT_EQ(j["checks_passed"], false);
+  const CliRun limited = run_podsim("run " + scenario + " --plan fsdp --format json --schedule DATAFLOW_HBM");
+  ASSERT_EQ(limited.code, 0) << limited.err;
+  const auto k = nlohmann::json::parse(limited.out);
+  EXPECT_EQ(k["plans"][0]["schedule"], "dataflow-hbm");
+  EXPECT_EQ(k["plans"][0]["waits"][0]["op"], "down");
+  EXPECT_EQ(k["plans"][0]["waits"][0]["after"], "up");
+}
+
+TEST(RunCli, UnknownScheduleIsBadInputAtTheFlag) {
+  const CliRun run = run_podsim("run " + source("scenarios/examples/mlp-v5e-4x4.json") + " --schedule asap");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err,
+            "error: --schedule: unknown schedule, got: asap (expected one of program-order, dataflow, dataflow-hbm)\n");
+}

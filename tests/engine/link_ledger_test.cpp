@@ -22,7 +22,8 @@ TEST(LinkLedger, BusyTimeIsTheUnionOfBandwidthPhases) {
   const RouteTable routes = check_simulation_input(network, graph);
   SimulationResult result;
   result.tasks = {{0, 4}, {2, 6}, {8, 10}, {10, 13}, {0, 20}};
-  fill_ledger(network, graph, routes, result);
+  publish_routes(graph, routes, result);
+  fill_ledger(network, graph, result);
   EXPECT_DOUBLE_EQ(result.links[0].busy_s, 5 + 1 + 1);  // [1, 6] + [9, 10] + [12, 13]
   EXPECT_DOUBLE_EQ(result.links[1].busy_s, 1);
   EXPECT_EQ(result.links[0].bytes, 1000u);

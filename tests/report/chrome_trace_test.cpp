@@ -1,13 +1,17 @@
 // The Chrome trace of the hand-built scenario (sample_run.hpp): tracks named once each, events on the right chip and
-// link tracks at the hand-made times in microseconds, link phases after the route latency, and the event cap.
+// link tracks at the hand-made times in microseconds, link phases on the published routes after their latency, and
+// the event cap.
 #include "sim/report/chrome_trace.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -55,14 +59,22 @@ std::vector<json> complete_events(const json& trace, int pid, std::int64_t tid) 
   return out;
 }
 
-TraceOptions one_us_hops() {
-  TraceOptions options;
-  options.hop_latency_s = 1e-6;
-  return options;
+// sample_run() with the fsdp plan's published routes replaced: route r crosses routes[r].first with latency
+// routes[r].second; task_route as in SimulationResult.
+ScenarioRun with_routes(const std::vector<std::pair<std::vector<LinkId>, double>>& routes,
+                        std::vector<std::int32_t> task_route) {
+  ScenarioRun run = sample_run();
+  auto sim = std::make_shared<SimulationResult>(*run.plans[0].simulation);
+  sim->routes = RouteList();
+  for (const auto& [links, latency_s] : routes)
+    sim->routes.add(links, latency_s);
+  sim->task_route = std::move(task_route);
+  run.plans[0].simulation = sim;
+  return run;
 }
 
 TEST(ChromeTrace, OneMetadataEventPerTrack) {
-  const json trace = trace_of(sample_run(), one_us_hops());
+  const json trace = trace_of(sample_run(), {});
   const Tracks tracks = tracks_of(trace);
   EXPECT_EQ(tracks.processes.at(1), "plan fsdp");
   EXPECT_EQ(tracks.processes.at(2), "plan tp<x>");
@@ -89,7 +101,7 @@ TEST(ChromeTrace, OneMetadataEventPerTrack) {
 }
 
 TEST(ChromeTrace, ChipEventsInMicroseconds) {
-  const json trace = trace_of(sample_run(), one_us_hops());
+  const json trace = trace_of(sample_run(), {});
   const Tracks tracks = tracks_of(trace);
   const auto chip0 = complete_events(trace, 1, tracks.tid_of.at({1, "chip 0"}));
   ASSERT_EQ(chip0.size(), 2u);  // t0 [0, 2] then t2 [2, 5] fit one after the other
@@ -123,7 +135,7 @@ TEST(ChromeTrace, ChipEventsInMicroseconds) {
 }
 
 TEST(ChromeTrace, LinkEventsStartAfterTheRouteLatency) {
-  const json trace = trace_of(sample_run(), one_us_hops());
+  const json trace = trace_of(sample_run(), {});
   const Tracks tracks = tracks_of(trace);
   // t2 0 -> 1: one hop, [2 + 1, 5]; t3 0 -> 2: two hops, [2 + 2, 6] on both links.
   const auto x0 = complete_events(trace, 1, tracks.tid_of.at({1, "ici.x+.0"}));
@@ -146,9 +158,8 @@ TEST(ChromeTrace, LinkEventsStartAfterTheRouteLatency) {
 }
 
 TEST(ChromeTrace, LinkPhaseIsClampedToTheTransferEnd) {
-  TraceOptions options;
-  options.hop_latency_s = 10e-6;  // longer than every transfer: the phases shrink to [end, end]
-  const json trace = trace_of(sample_run(), options);
+  // 10 us per hop, longer than every transfer: the phases shrink to [end, end].
+  const json trace = trace_of(with_routes({{{0}, 10e-6}, {{0, 2}, 20e-6}}, {-1, -1, 0, 1, -1}), {});
   const Tracks tracks = tracks_of(trace);
   const auto x1 = complete_events(trace, 1, tracks.tid_of.at({1, "ici.x+.1"}));
   ASSERT_EQ(x1.size(), 1u);
@@ -156,10 +167,9 @@ TEST(ChromeTrace, LinkPhaseIsClampedToTheTransferEnd) {
   EXPECT_NEAR(x1[0].at("dur").get<double>(), 0.0, 1e-9);
 }
 
-TEST(ChromeTrace, RouteCallbackReplacesDimensionOrderRouting) {
-  TraceOptions options;
-  options.route = [](ChipId, ChipId) { return std::vector<LinkId>{1}; };  // always ici.x-.0, no latency
-  const json trace = trace_of(sample_run(), options);
+TEST(ChromeTrace, LinksAreTheRoutesTheSimulationPublished) {
+  // Both transfers published on ici.x-.0 with no latency (not the slice's dimension-order routes).
+  const json trace = trace_of(with_routes({{{1}, 0}}, {-1, -1, 0, 0, -1}), {});
   const Tracks tracks = tracks_of(trace);
   EXPECT_FALSE(tracks.tid_of.contains({1, "ici.x+.0"}));
   const auto events = complete_events(trace, 1, tracks.tid_of.at({1, "ici.x-.0"}));
@@ -170,7 +180,7 @@ TEST(ChromeTrace, RouteCallbackReplacesDimensionOrderRouting) {
 }
 
 TEST(ChromeTrace, CapKeepsTheEarliestEventsAndSaysSo) {
-  TraceOptions options = one_us_hops();
+  TraceOptions options;
   options.max_events = 4;  // fsdp's share is 4 / 2 = 2: the two computes starting at 0
   const json trace = trace_of(sample_run(), options);
   std::size_t complete = 0;

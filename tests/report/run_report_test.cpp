@@ -53,12 +53,29 @@ TEST(RunReportText, OpRowsShowDesBookRatioAndCollectives) {
   EXPECT_TRUE(has_line(text, R"(  critical path: h -> gather -> out)")) << text;
 }
 
+TEST(RunReportText, ScheduleWaitsAndContention) {
+  const std::string text = run_report_text(sample_run());
+  EXPECT_TRUE(
+      has_line(text, R"(  schedule: dataflow-hbm; out waits for gather to end \(else 1 GiB over HBM at 4 us\))"))
+      << text;
+  EXPECT_TRUE(has_line(text, R"(  schedule: dataflow)")) << text;
+  EXPECT_TRUE(has_line(text, R"(  gather \(des/book 2\.000\) shared links with h; busiest shared link ici\.x\+\.0 )"
+                             R"(\(2 MiB of gather\))"))
+      << text;
+}
+
 TEST(RunReportText, MemoryFitAndLinks) {
   const std::string text = run_report_text(sample_run());
-  EXPECT_TRUE(has_line(text, R"(    peak 12 GiB of 16 GiB HBM: fits)")) << text;
-  EXPECT_TRUE(has_line(text, R"(    peak 19\.25 GiB of 16 GiB HBM: DOES NOT FIT by 3\.25 GiB)")) << text;
+  EXPECT_TRUE(has_line(text, R"(    peak 12 GiB of 16 GiB HBM at 3 us on chip 2: fits)")) << text;
+  EXPECT_TRUE(has_line(text, R"(    peak 19\.25 GiB of 16 GiB HBM at 1 us on chip 0: DOES NOT FIT by 3\.25 GiB)"))
+      << text;
+  EXPECT_TRUE(has_line(text, R"(      alive then: W 8 GiB, x 4 GiB)")) << text;
+  EXPECT_TRUE(has_line(text, R"(      alive then: W 16 GiB, y partial sums \(final\) 3\.25 GiB)")) << text;
+  EXPECT_TRUE(has_line(text, R"(    closed form, ops one after another: peak 12 GiB)")) << text;
   EXPECT_TRUE(has_line(text, R"(    VMEM working set 64 MiB of 128 MiB: fits)")) << text;
-  EXPECT_TRUE(has_line(text, R"(    VMEM working set 256 MiB of 128 MiB: streamed in tiles \(exceeds VMEM by 128 MiB\))")) << text;
+  EXPECT_TRUE(
+      has_line(text, R"(    VMEM working set 256 MiB of 128 MiB: streamed in tiles \(exceeds VMEM by 128 MiB\))"))
+      << text;
   EXPECT_TRUE(has_line(text, R"(    W +W\[D_X, F\] +128x512 +8 GiB +32 GiB)")) << text;
   EXPECT_TRUE(
       has_line(text, R"(  busiest link: ici\.x\+\.0, 2 MiB, utilisation 40\.0% \(all links 3 MiB, 2 messages\))"))
@@ -137,6 +154,19 @@ TEST(RunReportJson, ScenarioPlansAndComparison) {
   EXPECT_EQ(gather.at("collectives").at(0).at("array_bytes"), 32 * kMiB);
   EXPECT_EQ(fsdp.at("ops").at(0).at("matmul_case"), 1);
   EXPECT_EQ(fsdp.at("memory").at("per_chip_bytes"), 12 * kGiB);
+  EXPECT_DOUBLE_EQ(fsdp.at("memory").at("peak_time_s").get<double>(), 3e-6);
+  EXPECT_EQ(fsdp.at("memory").at("peak_chip"), 2);
+  EXPECT_EQ(fsdp.at("memory").at("alive_at_peak").at(0).at("buffer"), "W");
+  EXPECT_TRUE(fsdp.at("memory").at("alive_at_peak").at(0).at("op").is_null());
+  EXPECT_EQ(fsdp.at("memory").at("alive_at_peak").at(1).at("bytes"), 4 * kGiB);
+  EXPECT_EQ(fsdp.at("memory").at("book_per_chip_bytes"), 12 * kGiB);
+  EXPECT_EQ(fsdp.at("schedule"), "dataflow-hbm");
+  EXPECT_EQ(fsdp.at("waits").at(0).at("op"), "out");
+  EXPECT_EQ(fsdp.at("waits").at(0).at("after"), "gather");
+  EXPECT_EQ(fsdp.at("waits").at(0).at("excess_bytes"), kGiB);
+  EXPECT_EQ(gather.at("contention").at("shared_with"), nlohmann::json::array({"h"}));
+  EXPECT_EQ(gather.at("contention").at("busiest_shared_link"), "ici.x+.0");
+  EXPECT_TRUE(fsdp.at("ops").at(0).at("contention").is_null());
   EXPECT_EQ(fsdp.at("memory").at("tensors").at(0).at("local_shape"), nlohmann::json::array({128, 512}));
   EXPECT_EQ(fsdp.at("links").at("busiest_link"), "ici.x+.0");
   // Links without bytes are not listed; most bytes first.

@@ -35,7 +35,7 @@ inline OpRun make_op(std::string name, std::string kind, std::int32_t op_id, dou
 //   t2 send 0 -> 1, 1 MiB, gather (1) [2, 5] us, step 0; route ici.x+.0
 //   t3 send 0 -> 2, 1 MiB, gather (1) [2, 6] us, step 1; route ici.x+.0, ici.x+.1 (tie at distance 2 goes +)
 //   t4 compute chip 2, op out (2)     [6, 7.5] us
-// With a hop latency of 1 us the bandwidth phases are t2 [3, 5] and t3 [4, 6] us.
+// The simulation publishes those routes with 1 us per hop: the bandwidth phases are t2 [3, 5] and t3 [4, 6] us.
 // Plan "tp<x>": one compute on chip 3 of op `out,"final"` (id 5), [1, 4] us.
 // kind, src, dst, bytes, flops, deps, op, step
 inline Task make_task(TaskKind kind, ChipId src, ChipId dst, std::uint64_t bytes, double flops,
@@ -79,6 +79,7 @@ inline ScenarioRun sample_run() {
   ag.algorithm = "ring_bidirectional";
   ag.book_time_s = 2e-6;
   gather.collectives = {ag};
+  gather.contention = Contention{{"h"}, "ici.x+.0", 2 * kMiB};
   OpRun out = make_op("out", "matmul", 2, 6e-6, 7.5e-6, 1.5e-6, "compute");
   out.flops = 1e9;
   out.matmul_case = 2;
@@ -88,6 +89,13 @@ inline ScenarioRun sample_run() {
   fsdp.critical_path = {"h", "gather", "out"};
   fsdp.memory = {{"W", {128, 512}, 8 * kGiB, 32 * kGiB, "W[D_X, F]"}, {"x", {64, 128}, 4 * kGiB, 16 * kGiB, "x[B, D]"}};
   fsdp.memory_per_chip_bytes = 12 * kGiB;
+  fsdp.peak_time_s = 3e-6;
+  fsdp.peak_chip = 2;
+  fsdp.alive_at_peak = {{"W", "", 8 * kGiB}, {"x", "", 4 * kGiB}};
+  fsdp.book_memory_per_chip_bytes = 12 * kGiB;
+  fsdp.schedule = "dataflow-hbm";
+  fsdp.waits = {{"out", "gather", 4e-6, kGiB}};
+  fsdp.simulations = 2;
   fsdp.hbm_bytes = 16 * kGiB;
   fsdp.fits_hbm = true;
   fsdp.vmem_working_set_bytes = 64 * kMiB;
@@ -110,6 +118,9 @@ inline ScenarioRun sample_run() {
   sim->makespan_s = 7.5e-6;
   sim->tasks = {{0, 2e-6}, {0, 2e-6}, {2e-6, 5e-6}, {2e-6, 6e-6}, {6e-6, 7.5e-6}};
   sim->messages = 2;
+  sim->routes.add(std::vector<LinkId>{0}, 1e-6);     // route 0: ici.x+.0
+  sim->routes.add(std::vector<LinkId>{0, 2}, 2e-6);  // route 1: ici.x+.0, ici.x+.1
+  sim->task_route = {-1, -1, 0, 1, -1};
   fsdp.graph = graph;
   fsdp.simulation = sim;
 
@@ -136,6 +147,11 @@ inline ScenarioRun sample_run() {
   tp.memory = {{"W", {512, 512}, 16 * kGiB, 64 * kGiB, "W[D, F_X]"},
                {"y", {1024}, 3 * kGiB + 256 * kMiB, 13 * kGiB, "y[B_X]"}};
   tp.memory_per_chip_bytes = 19 * kGiB + 256 * kMiB;  // 3.25 GiB over 16 GiB
+  tp.peak_time_s = 1e-6;
+  tp.alive_at_peak = {{"W", "", 16 * kGiB}, {"y partial sums", "final", 3 * kGiB + 256 * kMiB}};
+  tp.book_memory_per_chip_bytes = 19 * kGiB + 256 * kMiB;
+  tp.schedule = "dataflow";
+  tp.simulations = 1;
   tp.hbm_bytes = 16 * kGiB;
   tp.fits_hbm = false;
   tp.vmem_working_set_bytes = 256 * kMiB;

@@ -45,13 +45,29 @@ TEST(RunScenario, TwoRankMatmulMovesThirtyTwoBytes) {
 }
 
 TEST(RunScenario, MlpPlansDifferInMemoryAndTime) {
-  const ScenarioRun run = run_scenario(load_scenario(good("mlp_v5e_4x4.json")));
+  constexpr std::uint64_t MiB = 1 << 20;
+  const ScenarioSpec spec = load_scenario(good("mlp_v5e_4x4.json"));
+  const ScenarioRun run = run_scenario(spec);
   ASSERT_EQ(run.plans.size(), 3u);
   const PlanRun& dp = plan_named(run, "dp");
   const PlanRun& fsdp = plan_named(run, "fsdp");
-  // dp holds both 256 MiB weights on every chip; fsdp a sixteenth of each (plus the gathered copy while in use).
-  EXPECT_GT(dp.memory_per_chip_bytes, 2u * 268435456u);
-  EXPECT_LT(fsdp.memory_per_chip_bytes, dp.memory_per_chip_bytes);
+  // Per chip (bf16): x 2 MiB, W1 and W2 256 MiB each (dp) or 16 MiB each (fsdp), h 4 MiB, y 2 MiB.
+  // dp holds both weights, then h as up and gelu write it: 2 + 512 + 4 + 4.
+  EXPECT_EQ(dp.memory_per_chip_bytes, 522 * MiB);
+  EXPECT_EQ(dp.book_memory_per_chip_bytes, 522 * MiB);
+  // fsdp under dataflow (nothing near 16 GiB, so the HBM limit adds no wait): down's all-gather of W2 has no input
+  // to wait for and runs beside up's, so both gathered weights are alive during up: 2 + 32 + 256 + 256 + h 4.
+  EXPECT_EQ(fsdp.schedule, "dataflow-hbm");
+  EXPECT_TRUE(fsdp.waits.empty());
+  EXPECT_EQ(fsdp.memory_per_chip_bytes, 550 * MiB);
+  // One op after another, the largest moment is down: 2 + 32 + h 4 + W2 gathered 256 + y 2.
+  EXPECT_EQ(fsdp.book_memory_per_chip_bytes, 296 * MiB);
+  RunOptions in_order;
+  in_order.schedule = SchedulePolicy::program_order;
+  in_order.plan = "fsdp";
+  const ScenarioRun serial = run_scenario(spec, in_order);
+  EXPECT_EQ(serial.plans.front().memory_per_chip_bytes, 296 * MiB);
+  EXPECT_GE(serial.plans.front().des_time_s, fsdp.des_time_s);
   // dp moves no weights: its matmuls need no communication.
   EXPECT_EQ(dp.ops[1].collectives.size(), 0u);
   EXPECT_GT(fsdp.total_link_bytes, 0u);

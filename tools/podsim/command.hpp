@@ -1,6 +1,6 @@
 // The subcommands of the podsim program. Each file registers one subcommand on the CLI11 app and sets
 // the action main() runs after parsing; actions return the exit code (0 ok, 1 a check failed) and throw
-// podsim::Error for bad input (exit 2).
+// podsim::Error for bad input (exit 2); podsim::InternalError or any other exception exits 3.
 #pragma once
 
 #include <functional>

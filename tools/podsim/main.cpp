@@ -1,5 +1,6 @@
 // The podsim program: parses the command line, runs one subcommand, maps errors to exit codes
-// (0 ok, 1 a check failed, 2 bad input with `error: WHERE: WHAT` on stderr).
+// (0 ok, 1 a check failed, 2 bad input with `error: WHERE: WHAT` on stderr, 3 an internal error with
+// `internal error: WHAT` on stderr).
 #include <exception>
 #include <iostream>
 
@@ -27,8 +28,11 @@ int main(int argc, char** argv) {
   } catch (const podsim::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "error: internal: " << e.what() << "\n";
+  } catch (const std::exception& e) {  // podsim::InternalError (a crashed simulation child) or anything unexpected
+    std::cerr << "internal error: " << e.what() << "\n";
+    return 3;
+  } catch (...) {
+    std::cerr << "internal error: unknown exception\n";
     return 3;
   }
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "models/common/error.hpp"
+#include "models/plan/schedule_policy.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/run_report.hpp"
@@ -19,6 +20,7 @@ struct RunFlags {
   std::string format = "table";
   std::string trace;
   std::string report;
+  std::optional<std::string> schedule;
   bool verify_values = false;
 };
 
@@ -38,6 +40,9 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--format", flags->format, "table, json or csv")->capture_default_str();
   cmd->add_option("--trace", flags->trace, "Write a Chrome trace (open in Perfetto) of one scenario to this file");
   cmd->add_option("--report", flags->report, "Write a self-contained HTML report to this file");
+  cmd->add_option("--schedule", flags->schedule,
+                  "program-order, dataflow or dataflow-hbm (default: the scenario's options.schedule, else "
+                  "dataflow-hbm)");
   cmd->add_flag("--verify-values", flags->verify_values,
                 "Functional mode: carry real values and compare each plan's result with a dense reference");
   cmd->callback([&action, flags] {
@@ -49,6 +54,8 @@ void add_run_command(CLI::App& app, Action& action) {
       RunOptions options;
       options.plan = flags->plan;
       options.verify_values = flags->verify_values;
+      if (flags->schedule)
+        options.schedule = located("--schedule", [&] { return parse_schedule_policy(*flags->schedule); });
       std::vector<ScenarioRun> runs;
       for (const auto& file : flags->scenarios)
         runs.push_back(run_scenario(load_scenario(file), options));
@@ -63,9 +70,7 @@ void add_run_command(CLI::App& app, Action& action) {
       }
       if (!flags->trace.empty()) {
         std::ofstream out = open_output("--trace", flags->trace);
-        report::TraceOptions trace;
-        trace.hop_latency_s = runs.front().hop_latency_s;
-        report::write_chrome_trace(runs.front(), out, trace);
+        report::write_chrome_trace(runs.front(), out);
       }
       if (!flags->report.empty()) {
         std::ofstream out = open_output("--report", flags->report);

@@ -1,5 +1,5 @@
 // Shardings after explicit collectives.
-#include "sim/run/collective_target.hpp"
+#include "sim/plan/collective_target.hpp"
 
 #include <algorithm>
 

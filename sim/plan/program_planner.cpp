@@ -1,0 +1,423 @@
+// Scenario plan -> planned program, op by op: every decision once, with its closed form and its buffers.
+#include "sim/plan/program_planner.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "models/common/error.hpp"
+#include "models/cost/collective_cost.hpp"
+#include "models/cost/point_to_point.hpp"
+#include "models/hardware/roofline.hpp"
+#include "models/sharding/layout.hpp"
+#include "models/sharding/notation.hpp"
+#include "models/topology/routing.hpp"
+#include "sim/collectives/collective_builder.hpp"
+#include "sim/collectives/mesh_groups.hpp"
+#include "sim/plan/collective_target.hpp"
+
+namespace podsim {
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names)
+    text += (text.empty() ? "" : ",") + name;
+  return text;
+}
+
+// How a report names the buffer a collective leaves behind.
+std::string collective_result_text(CollectiveKind kind, const std::string& tensor,
+                                   const std::vector<std::string>& axes) {
+  const std::string over = " over " + joined(axes);
+  switch (kind) {
+    case CollectiveKind::all_gather:
+      return tensor + " gathered" + over;
+    case CollectiveKind::reduce_scatter:
+      return tensor + " reduce-scattered" + over;
+    case CollectiveKind::all_reduce:
+      return tensor + " all-reduced" + over;
+    case CollectiveKind::all_to_all:
+      return tensor + " all-to-all" + over;
+  }
+  return tensor;
+}
+
+class Planner {
+ public:
+  Planner(const ScenarioSpec& spec, const PlanTopology& topology, const ScenarioPlan* plan)
+      : spec_(spec), topology_(topology), plan_(plan) {}
+
+  PlannedProgram run() {
+    program_.name = plan_ ? plan_->name : "default";
+    program_.description = plan_ ? plan_->description : spec_.description;
+    const ChipModel& chip = spec_.hardware.spec.chip;
+    program_.hbm_bytes = chip.hbm_bytes;
+    program_.vmem_bytes = chip.vmem_bytes_per_core * static_cast<std::uint64_t>(std::max(chip.tensorcores, 1));
+    for (const auto& declared : spec_.tensors) {
+      TensorSharding sharding = declared.sharding.sharding();
+      std::vector<std::string> labels = declared.sharding.parsed.dim_labels;
+      if (plan_)
+        for (const auto& [name, s] : plan_->shardings)
+          if (name == declared.name) {
+            sharding = s.sharding();
+            if (!s.parsed.dim_labels.empty()) labels = s.parsed.dim_labels;
+          }
+      current_[declared.name] = add_buffer(PlannedBuffer::Role::declared, declared.name, declared.name, declared.shape,
+                                           declared.dtype, std::move(sharding), std::move(labels), -1);
+    }
+    for (std::size_t i = 0; i < spec_.program.size(); ++i) {
+      const ScenarioOp& op = spec_.program[i];
+      PlannedOp planned;
+      planned.index = static_cast<int>(i);
+      planned.name = op.name;
+      planned.kind = op.kind;
+      planned.pointer = op.pointer;
+      for (const auto& name : op.after)
+        planned.after.push_back(index_of_.at(name));
+      for (const auto& input : op.inputs)
+        planned.inputs.push_back(current_.at(input));
+      std::visit([&](const auto& detail) { plan(op, detail, planned); }, op.detail);
+      if (planned.output >= 0) current_[op.out] = planned.output;
+      double largest = 0;
+      for (const auto& step : planned.steps) {
+        planned.book_time_s += step.book.time_s;
+        if (planned.bound.empty() || step.book.time_s >= largest) {
+          largest = step.book.time_s;
+          planned.bound = step.bound;
+        }
+      }
+      program_.book_time_s += planned.book_time_s;
+      index_of_[op.name] = planned.index;
+      program_.ops.push_back(std::move(planned));
+    }
+    return std::move(program_);
+  }
+
+ private:
+  [[noreturn]] void fail(const ScenarioOp& op, const std::string& message) const {
+    throw InputError(spec_.source_file + ": " + op.pointer, (plan_ ? "plan " + plan_->name + ": " : "") + message);
+  }
+
+  const Mesh& mesh() const { return spec_.mesh.mesh; }
+  const IciModel& ici() const { return spec_.hardware.spec.ici; }
+
+  int add_buffer(PlannedBuffer::Role role, std::string tensor, std::string what, Shape shape, DType dtype,
+                 TensorSharding sharding, std::vector<std::string> labels, int op, int step = -1) {
+    PlannedBuffer buffer;
+    buffer.role = role;
+    buffer.tensor = std::move(tensor);
+    buffer.what = std::move(what);
+    const Layout layout = compute_layout(shape, dtype, sharding, mesh());
+    buffer.shape = std::move(shape);
+    buffer.dtype = dtype;
+    buffer.sharding = std::move(sharding);
+    buffer.labels = std::move(labels);
+    buffer.local_shape = layout.local_shape;
+    buffer.bytes_per_chip = layout.bytes_per_device;
+    buffer.total_bytes = layout.total_bytes;
+    buffer.op = op;
+    buffer.step = step;
+    program_.buffers.push_back(std::move(buffer));
+    return static_cast<int>(program_.buffers.size() - 1);
+  }
+
+  // Appends `step` to `op`, recording it as the last reader of what it reads and the creator of what it writes.
+  void push(PlannedOp& op, PlannedStep step) {
+    const int index = static_cast<int>(op.steps.size());
+    for (const int b : step.reads) {
+      PlannedBuffer& buffer = program_.buffers[static_cast<std::size_t>(b)];
+      if (buffer.role == PlannedBuffer::Role::declared) continue;  // the model's state: kept for the whole program
+      buffer.last_op = op.index;
+      buffer.last_step = index;
+    }
+    if (step.writes >= 0) program_.buffers[static_cast<std::size_t>(step.writes)].step = index;
+    op.steps.push_back(std::move(step));
+  }
+
+  const PlannedBuffer& buffer(int id) const { return program_.buffers[static_cast<std::size_t>(id)]; }
+
+  void require_links(const ScenarioOp& op) const {
+    if (!ici().present())
+      fail(op, "the hardware " + spec_.hardware.spec.name + " has no ICI links, so data cannot move between chips");
+  }
+
+  // One collective step: `pc` on the buffer `from`, creating the buffer `into`. `run_axes` are the mesh axes in the
+  // order the collective runs them (an explicit collective's listed order; else the planner's).
+  PlannedStep collective_step(const ScenarioOp& op, const PlannedCollective& pc, std::vector<std::string> run_axes,
+                              int from, int into) const {
+    for (const auto& axis : pc.axes)
+      if (axis.is_sub_axis()) fail(op, "collectives over sub-axes are not simulated, got: " + to_string(axis));
+    require_links(op);
+    PlannedStep step;
+    step.kind = StepKind::collective;
+    step.reads = {from};
+    step.writes = into;
+    step.collective = pc;
+    step.axis_names = std::move(run_axes);
+    step.tensor = buffer(from).tensor;
+    step.dtype = buffer(from).dtype;
+    step.request.op = pc.kind;
+    for (const auto& name : step.axis_names)
+      step.request.axes.push_back(axis_groups(topology_.mapping, topology_.slice, mesh(), name));
+    step.request.array_bytes = pc.array_bytes;
+    step.request.algorithm = spec_.options.algorithm;
+    step.request.multi_axis = spec_.options.multi_axis;
+    try {
+      verify_collective(step.request, static_cast<std::int32_t>(topology_.slice.num_chips()));
+    } catch (const Error& e) {
+      fail(op, e.what());
+    }
+    for (const auto& groups : step.request.axes)
+      step.algorithms.push_back(resolve_algorithm(step.request.algorithm, pc.kind, groups));
+    step.reduce_s_per_byte = spec_.hardware.spec.chip.reduction_s_per_byte(step.dtype);
+    step.book = book_collective_cost(pc.kind, collective_axes(topology_.slice, topology_.mapping, step.axis_names),
+                                     pc.array_bytes, ici().bandwidth_Bps, ici().hop_latency_s);
+    step.bound = bound_name(step.book.bound);
+    return step;
+  }
+
+  static std::vector<std::string> axis_names(const std::vector<AxisRef>& axes) {
+    std::vector<std::string> names;
+    for (const auto& axis : axes)
+      names.push_back(axis.name);
+    return names;
+  }
+
+  // Runs `list` on the buffer `from`, each collective creating a buffer; the last one creates `final`
+  // (or a temporary when `final` < 0). Returns the buffer the lane ends with.
+  int collectives(const ScenarioOp& op, PlannedOp& planned, const std::vector<PlannedCollective>& list, int from,
+                  int final) {
+    int current = from;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const PlannedCollective& pc = list[i];
+      const PlannedBuffer& in = buffer(current);
+      int into = final;
+      if (i + 1 < list.size() || final < 0) {
+        into = add_buffer(PlannedBuffer::Role::temporary, in.tensor,
+                          collective_result_text(pc.kind, in.tensor, axis_names(pc.axes)), in.shape, in.dtype, pc.after,
+                          in.labels, planned.index);
+      }
+      push(planned, collective_step(op, pc, axis_names(pc.axes), current, into));
+      current = into;
+    }
+    return current;
+  }
+
+  int result_buffer(const ScenarioOp& op, const PlannedOp& planned, TensorSharding sharding,
+                    std::vector<std::string> labels) {
+    return add_buffer(PlannedBuffer::Role::result, op.out, op.out, op.out_shape, op.out_dtype, std::move(sharding),
+                      std::move(labels), planned.index);
+  }
+
+  std::vector<std::string> input_labels(const ScenarioOp& op) const {
+    if (op.inputs.empty()) return {};
+    return buffer(current_.at(op.inputs.front())).labels;
+  }
+
+  void plan(const ScenarioOp& op, const MatmulOp& mm, PlannedOp& planned) {
+    const int lhs = current_.at(mm.lhs), rhs = current_.at(mm.rhs);
+    std::optional<TensorSharding> required;
+    if (mm.out_sharding) required = mm.out_sharding->sharding();
+    if (plan_)
+      for (const auto& [name, sharding] : plan_->out_shardings)
+        if (name == op.name) required = sharding.sharding();
+    MatmulPlan mp;
+    try {
+      mp = plan_matmul(mm.einsum, buffer(lhs).shape, buffer(lhs).sharding, buffer(rhs).shape, buffer(rhs).sharding,
+                       buffer(lhs).dtype, mesh(), required);
+    } catch (const Error& e) {
+      fail(op, e.what());
+    }
+    planned.matmul_case = mp.matmul_case;
+    std::vector<PlannedCollective> on_lhs, on_rhs;
+    for (const auto& pc : mp.before)
+      (pc.operand == PlannedCollective::Operand::lhs ? on_lhs : on_rhs).push_back(pc);
+    const int lhs_ready = collectives(op, planned, on_lhs, lhs, -1);
+    const int rhs_ready = collectives(op, planned, on_rhs, rhs, -1);
+
+    std::vector<std::string> out_labels;
+    for (const char label : mm.einsum.out)
+      out_labels.emplace_back(1, label);
+    const int product = mp.after.empty()
+                            ? result_buffer(op, planned, mp.out, out_labels)
+                            : add_buffer(PlannedBuffer::Role::temporary, op.out,
+                                         op.out + (mp.local_out.unreduced.empty() ? " local product" : " partial sums"),
+                                         op.out_shape, op.out_dtype, mp.local_out, out_labels, planned.index);
+    const ChipModel& chip = spec_.hardware.spec.chip;
+    MatmulRoofline roofline;
+    const DType in = buffer(lhs).dtype;
+    try {
+      roofline = matmul_roofline(chip, static_cast<std::int64_t>(std::max<std::uint64_t>(mp.m, 1)),
+                                 static_cast<std::int64_t>(std::max<std::uint64_t>(mp.k, 1)),
+                                 static_cast<std::int64_t>(std::max<std::uint64_t>(mp.n, 1)), in, op.out_dtype);
+    } catch (const Error& e) {
+      const bool no_peak = chip.peak_flops_by_dtype.count(in) == 0;
+      fail(op, std::string(e.what()) +
+                   (no_peak ? "; a scenario can add one under hardware overrides, chip.peak_flops" : ""));
+    }
+    PlannedStep compute;
+    compute.kind = StepKind::compute;
+    compute.reads = {lhs_ready, rhs_ready};
+    compute.writes = product;
+    compute.flops = mp.local_flops;
+    compute.book.time_s = roofline.time_s;
+    compute.bound = bound_name(roofline.bound);
+    planned.flops = mp.local_flops;
+    planned.compute_time_s = roofline.time_s;
+    push(planned, std::move(compute));
+    if (mp.after.empty()) {
+      planned.output = product;
+    } else {
+      planned.output = result_buffer(op, planned, mp.out, out_labels);
+      collectives(op, planned, mp.after, product, planned.output);
+    }
+    note_working_set(planned);
+  }
+
+  // The tensor a reshard leads to, through plan_resharding's collectives (local slices only: a step without
+  // communication or time that creates the result).
+  void reshard(const ScenarioOp& op, PlannedOp& planned, const TensorSharding& to) {
+    const int from = planned.inputs.front();
+    const std::vector<PlannedCollective> list = resharding(op, buffer(from), to);
+    planned.output = result_buffer(op, planned, to, buffer(from).labels);
+    if (list.empty()) {
+      PlannedStep local;
+      local.kind = StepKind::compute;
+      local.reads = {from};
+      local.writes = planned.output;
+      local.bound = "memory";
+      push(planned, std::move(local));
+      return;
+    }
+    collectives(op, planned, list, from, planned.output);
+  }
+
+  std::vector<PlannedCollective> resharding(const ScenarioOp& op, const PlannedBuffer& in,
+                                            const TensorSharding& to) const {
+    try {
+      return plan_resharding(in.shape, in.sharding, to, in.dtype, mesh(), PlannedCollective::Operand::out, "", nullptr);
+    } catch (const Error& e) {
+      fail(op, e.what());
+    }
+  }
+
+  // An explicit collective is one collective over all its axes in the listed order, as the book writes
+  // AllGather_XY: V is the array a device holds once gathered (all-gather, all-to-all: bytes per device x group) or
+  // reduces (the local array). On values it is plan_resharding's moves to the same target.
+  void plan(const ScenarioOp& op, const CollectiveOp& c, PlannedOp& planned) {
+    const int from = planned.inputs.front();
+    TensorSharding to;
+    try {
+      to = collective_target(c, buffer(from).sharding,
+                             print_readable(buffer(from).sharding, c.tensor, buffer(from).labels));
+    } catch (const Error& e) {
+      fail(op, e.what());
+    }
+    std::vector<PlannedCollective> moves = resharding(op, buffer(from), to);
+    PlannedCollective pc;
+    pc.kind = c.kind;
+    pc.operand = PlannedCollective::Operand::out;
+    for (const auto& name : c.axes) {
+      pc.axes.push_back(AxisRef{name, std::nullopt});
+      pc.group_size *= static_cast<std::uint64_t>(mesh().axis_size(name));
+    }
+    pc.before = buffer(from).sharding;
+    pc.after = to;
+    const bool gathers = c.kind == CollectiveKind::all_gather || c.kind == CollectiveKind::all_to_all;
+    pc.array_bytes = buffer(from).bytes_per_chip * (gathers ? pc.group_size : 1);
+    if (moves.size() == 1 && moves.front().kind == c.kind) {
+      pc.dim = moves.front().dim;
+      pc.to_dim = moves.front().to_dim;
+      pc.axes = moves.front().axes;
+      moves.clear();
+    }
+    planned.output = result_buffer(op, planned, to, buffer(from).labels);
+    PlannedStep step = collective_step(op, pc, c.axes, from, planned.output);
+    step.value_moves = std::move(moves);
+    push(planned, std::move(step));
+  }
+
+  void plan(const ScenarioOp& op, const ReshardOp& r, PlannedOp& planned) { reshard(op, planned, r.to.sharding()); }
+
+  void plan(const ScenarioOp&, const LoadOp&, PlannedOp& planned) {
+    const int tensor = planned.inputs.front();
+    PlannedStep load;
+    load.kind = StepKind::compute;
+    load.reads = {tensor};
+    load.book.time_s = hbm_load_time(static_cast<double>(buffer(tensor).bytes_per_chip), spec_.hardware.spec.chip);
+    load.bound = "memory";
+    planned.compute_time_s = load.book.time_s;
+    push(planned, std::move(load));
+    note_working_set(planned);
+  }
+
+  void plan(const ScenarioOp& op, const SendOp& send, PlannedOp& planned) {
+    require_links(op);
+    PlannedStep step;
+    step.kind = StepKind::transfer;
+    if (send.tensor) step.reads = {planned.inputs.front()};
+    step.bytes = send.bytes ? *send.bytes : buffer(planned.inputs.front()).bytes_per_chip;
+    step.from = static_cast<ChipId>(send.from);
+    step.to = static_cast<ChipId>(send.to);
+    const auto hops = hop_count(topology_.slice, step.from, step.to);
+    try {
+      step.book = book_point_to_point(step.bytes, static_cast<int>(hops), 1, ici().bandwidth_Bps, ici().hop_latency_s);
+    } catch (const Error& e) {
+      fail(op, e.what());
+    }
+    step.bound = bound_name(step.book.bound);
+    push(planned, std::move(step));
+  }
+
+  void plan(const ScenarioOp& op, const ElementwiseOp& e, PlannedOp& planned) {
+    const int from = planned.inputs.front();
+    const PlannedBuffer& in = buffer(from);
+    std::uint64_t elements = 1;
+    for (const auto dim : in.local_shape)
+      elements *= static_cast<std::uint64_t>(dim);
+    const ChipModel& chip = spec_.hardware.spec.chip;
+    const auto found = chip.peak_flops_by_dtype.find(in.dtype);
+    if (found == chip.peak_flops_by_dtype.end() || !(found->second > 0))
+      fail(op, "the chip has no peak FLOP/s for " + std::string(dtype_name(in.dtype)));
+    PlannedStep step;
+    step.kind = StepKind::compute;
+    step.reads = {from};
+    step.flops = e.flops_per_element * static_cast<double>(elements);
+    const double compute_s = step.flops / found->second;
+    const double memory_s = hbm_load_time(2.0 * static_cast<double>(in.bytes_per_chip), chip);  // read + write
+    step.book.time_s = std::max(compute_s, memory_s);
+    step.bound = compute_s >= memory_s ? "compute" : "memory";
+    planned.flops = step.flops;
+    planned.compute_time_s = step.book.time_s;
+    planned.output = result_buffer(op, planned, in.sharding, input_labels(op));
+    step.writes = planned.output;
+    push(planned, std::move(step));
+    note_working_set(planned);
+  }
+
+  // The VMEM working set of a compute op: what its compute step reads and writes, per chip.
+  void note_working_set(const PlannedOp& planned) {
+    for (const auto& step : planned.steps) {
+      if (step.kind != StepKind::compute) continue;
+      std::uint64_t bytes = step.writes >= 0 ? buffer(step.writes).bytes_per_chip : 0;
+      for (const int b : step.reads)
+        bytes += buffer(b).bytes_per_chip;
+      program_.vmem_working_set_bytes = std::max(program_.vmem_working_set_bytes, bytes);
+    }
+  }
+
+  const ScenarioSpec& spec_;
+  const PlanTopology& topology_;
+  const ScenarioPlan* plan_;
+  PlannedProgram program_;
+  std::map<std::string, int> current_;   // tensor name -> buffer of its current version
+  std::map<std::string, int> index_of_;  // op name -> index
+};
+
+}  // namespace
+
+PlannedProgram plan_program(const ScenarioSpec& spec, const PlanTopology& topology, const ScenarioPlan* plan) {
+  return Planner(spec, topology, plan).run();
+}
+
+}  // namespace podsim

@@ -1,0 +1,24 @@
+// Plans one plan of a verified scenario into a PlannedProgram: matmuls through the case analysis
+// (models/plan/matmul_plan.hpp), explicit collectives and reshards through plan_resharding, loads, sends and
+// elementwise ops; the closed form of every step, and the buffers every step reads, creates and frees.
+#pragma once
+
+#include "models/topology/mesh_mapping.hpp"
+#include "models/topology/slice.hpp"
+#include "sim/plan/planned_program.hpp"
+#include "sim/scenario/scenario_spec.hpp"
+
+namespace podsim {
+
+// The slice and the mesh on it: what planning needs of the platform.
+struct PlanTopology {
+  const Slice& slice;
+  const MeshMapping& mapping;
+};
+
+// Plans `plan` (nullptr: the scenario's own shardings, named "default"). Throws InputError located at the op,
+// plan or tensor whose rule fails (an axis that does not shard the tensor in this plan, a matmul the planner
+// rejects, a sub-axis collective, a chip without ICI asked to move data, ...).
+PlannedProgram plan_program(const ScenarioSpec& spec, const PlanTopology& topology, const ScenarioPlan* plan);
+
+}  // namespace podsim

@@ -1,0 +1,152 @@
+// Planned program -> event graph, step by step.
+#include "sim/run/program_lowering.hpp"
+
+#include "sim/collectives/collective_builder.hpp"
+
+namespace podsim {
+namespace {
+
+using ChipDeps = std::vector<std::vector<TaskId>>;  // per chip
+
+void join(ChipDeps& into, const ChipDeps& from) {
+  for (std::size_t chip = 0; chip < into.size(); ++chip)
+    into[chip].insert(into[chip].end(), from[chip].begin(), from[chip].end());
+}
+
+class Lowering {
+ public:
+  Lowering(const PlannedProgram& program, const ScenarioPlatform& platform, const OpOrder& order)
+      : program_(program),
+        platform_(platform),
+        order_(order),
+        chips_(static_cast<std::size_t>(platform.slice->num_chips())),
+        graph_(std::make_shared<EventGraph>()),
+        symmetry_(std::make_shared<GraphSymmetry>()),
+        ready_(program.buffers.size(), ChipDeps(chips_)),
+        op_end_(program.ops.size(), ChipDeps(chips_)),
+        chip_last_(chips_) {
+    graph_->num_chips = static_cast<std::int32_t>(chips_);
+  }
+
+  LoweredProgram run() {
+    LoweredProgram out;
+    for (const auto& op : program_.ops)
+      out.step_tasks.push_back(lower(op));
+    out.graph = graph_;
+    out.symmetry = symmetry_;
+    return out;
+  }
+
+ private:
+  // What every first step of `op` waits for besides its inputs: its `after` ops, the policy's waits, and under
+  // program order the op before it on each chip.
+  ChipDeps order_deps(const PlannedOp& op) const {
+    ChipDeps deps(chips_);
+    for (const int k : op.after)
+      join(deps, op_end_[static_cast<std::size_t>(k)]);
+    if (static_cast<std::size_t>(op.index) < order_.waits.size())
+      for (const int k : order_.waits[static_cast<std::size_t>(op.index)])
+        join(deps, op_end_[static_cast<std::size_t>(k)]);
+    if (order_.policy == SchedulePolicy::program_order) join(deps, chip_last_);
+    return deps;
+  }
+
+  std::vector<TaskRange> lower(const PlannedOp& op) {
+    const ChipDeps first = order_deps(op);
+    std::vector<TaskRange> ranges;
+    ChipDeps frontier(chips_);
+    for (const auto& step : op.steps) {
+      // A step waits for the steps that created what it reads; a step that reads nothing created inside this op
+      // is one of the op's first steps and also waits for `first`.
+      ChipDeps deps(chips_);
+      bool reads_inside = false;
+      for (const int b : step.reads) {
+        join(deps, ready_[static_cast<std::size_t>(b)]);
+        reads_inside |= program_.buffers[static_cast<std::size_t>(b)].op == op.index;
+      }
+      if (!reads_inside) join(deps, first);
+      const auto begin = static_cast<TaskId>(graph_->tasks.size());
+      switch (step.kind) {
+        case StepKind::collective:
+          collective(op, step, deps);
+          break;
+        case StepKind::compute:
+          compute(op, step, deps);
+          break;
+        case StepKind::transfer:
+          transfer(op, step, deps);
+          break;
+      }
+      ranges.push_back({begin, static_cast<TaskId>(graph_->tasks.size())});
+      if (step.writes >= 0) ready_[static_cast<std::size_t>(step.writes)] = deps;
+      frontier = std::move(deps);
+    }
+    // The op ends with its last step; ops without steps end where they start.
+    if (op.steps.empty()) frontier = first;
+    for (std::size_t chip = 0; chip < chips_; ++chip)
+      if (!frontier[chip].empty()) chip_last_[chip] = frontier[chip];
+    op_end_[static_cast<std::size_t>(op.index)] = std::move(frontier);
+    return ranges;
+  }
+
+  // The collective's tasks after `deps`; `deps` becomes its last tasks on each chip.
+  void collective(const PlannedOp& op, const PlannedStep& step, ChipDeps& deps) {
+    CollectiveRequest request = step.request;
+    request.reduce_flops_per_byte = step.reduce_s_per_byte * platform_.chip_flops;
+    request.op_id = op.index;
+    Frontier f(static_cast<std::int32_t>(chips_));
+    f.per_chip = std::move(deps);
+    append_collective(*graph_, f, request, symmetry_.get());
+    deps = std::move(f.per_chip);
+  }
+
+  // One compute task per chip lasting the step's book time.
+  void compute(const PlannedOp& op, const PlannedStep& step, ChipDeps& deps) {
+    PhaseGroups& phase = symmetry_->phases.emplace_back();  // one group per chip
+    phase.begin.push_back(static_cast<TaskId>(graph_->tasks.size()));
+    for (std::size_t chip = 0; chip < chips_; ++chip) {
+      phase.groups.push_back({static_cast<ChipId>(chip)});
+      phase.begin.push_back(static_cast<TaskId>(graph_->tasks.size() + 1));
+      Task task;
+      task.kind = TaskKind::compute;
+      task.src_chip = task.dst_chip = static_cast<ChipId>(chip);
+      task.flops = step.book.time_s * platform_.chip_flops;
+      task.deps = std::move(deps[chip]);
+      task.op = op.index;
+      deps[chip] = {graph_->add(std::move(task))};
+    }
+  }
+
+  void transfer(const PlannedOp& op, const PlannedStep& step, ChipDeps& deps) {
+    Task task;
+    task.kind = TaskKind::transfer;
+    task.src_chip = step.from;
+    task.dst_chip = step.to;
+    task.bytes = step.bytes;
+    task.deps = std::move(deps[static_cast<std::size_t>(step.from)]);
+    task.op = op.index;
+    const TaskId id = graph_->add(std::move(task));
+    symmetry_->phases.push_back({{{step.from, step.to}}, {id, id + 1}});
+    deps.assign(chips_, {});
+    deps[static_cast<std::size_t>(step.from)] = {id};
+    deps[static_cast<std::size_t>(step.to)] = {id};
+  }
+
+  const PlannedProgram& program_;
+  const ScenarioPlatform& platform_;
+  const OpOrder& order_;
+  std::size_t chips_;
+  std::shared_ptr<EventGraph> graph_;
+  std::shared_ptr<GraphSymmetry> symmetry_;
+  std::vector<ChipDeps> ready_;   // per buffer: the tasks that created it, per chip (empty: declared)
+  std::vector<ChipDeps> op_end_;  // per op: its last tasks, per chip
+  ChipDeps chip_last_;            // per chip: the last tasks of the latest op that ran on it
+};
+
+}  // namespace
+
+LoweredProgram lower_program(const PlannedProgram& program, const ScenarioPlatform& platform, const OpOrder& order) {
+  return Lowering(program, platform, order).run();
+}
+
+}  // namespace podsim

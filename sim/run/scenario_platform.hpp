@@ -1,0 +1,28 @@
+// The platform a scenario's plans run on: the slice, the mesh mapped onto it and the engine network built from
+// the hardware's ICI model (shared by all plans of a scenario).
+#pragma once
+
+#include <memory>
+
+#include "models/topology/mesh_mapping.hpp"
+#include "models/topology/slice.hpp"
+#include "sim/engine/network.hpp"
+#include "sim/plan/program_planner.hpp"
+#include "sim/scenario/scenario_spec.hpp"
+
+namespace podsim {
+
+struct ScenarioPlatform {
+  std::shared_ptr<const Slice> slice;
+  std::shared_ptr<const MeshMapping> mapping;
+  NetworkSpec network;
+  // The engine's host speed: compute tasks carry time x chip_flops, so any positive speed gives the same times.
+  double chip_flops = 1e15;
+
+  PlanTopology topology() const { return {*slice, *mapping}; }
+};
+
+// Builds the platform. Throws InputError located in the scenario file.
+ScenarioPlatform build_platform(const ScenarioSpec& spec);
+
+}  // namespace podsim

@@ -1,0 +1,94 @@
+// Exit codes of the podsim program (tools/podsim/main.cpp): a simulation child that dies is an internal error
+// (exit 3, `internal error: ...` on stderr), not bad input. No flag makes a child crash: the test kills the child
+// of a real simulation from outside, as the kernel's out-of-memory killer would.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/cli/cli_run.hpp"
+
+namespace {
+
+// The pid of a child process of `parent`, or -1 (scans /proc/PID/stat: the fourth field is the parent's pid).
+pid_t child_of(pid_t parent) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const std::size_t close = line.rfind(')');  // the command name may hold spaces and parentheses
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) return static_cast<pid_t>(std::stoi(name));
+  }
+  return -1;
+}
+
+TEST(MainCli, AKilledSimulationChildIsAnInternalErrorWithExitCodeThree) {
+  // A full simulation (concurrent axes share links, so no symmetry shortcut) that runs for about a second in its child.
+  const std::vector<std::string> args = {PODSIM_BINARY,  "collective", "--hardware",    "tpu-v5p",   "--slice",
+                                         "8x8x8",        "--op",       "all-reduce",    "--axes",    "X,Y,Z",
+                                         "--multi-axis", "concurrent", "--array-bytes", "1000000000"};
+  const auto err_path =
+      std::filesystem::temp_directory_path() / ("podsim_main_cli_" + std::to_string(getpid()) + ".err");
+  const pid_t podsim = fork();
+  ASSERT_GE(podsim, 0);
+  if (podsim == 0) {
+    std::FILE* err = std::freopen(err_path.c_str(), "w", stderr);
+    std::FILE* out = std::freopen("/dev/null", "w", stdout);
+    if (err == nullptr || out == nullptr) _exit(127);
+    std::vector<char*> argv;
+    for (const std::string& arg : args)
+      argv.push_back(const_cast<char*>(arg.c_str()));
+    argv.push_back(nullptr);
+    execv(PODSIM_BINARY, argv.data());
+    _exit(127);
+  }
+  // Kill the simulation child once it exists; podsim itself must survive and report it.
+  bool killed = false;
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (waitpid(podsim, &status, WNOHANG) == 0) {
+    if (!killed) {
+      const pid_t child = child_of(podsim);
+      if (child > 0) killed = kill(child, SIGKILL) == 0;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(podsim, SIGKILL);
+      waitpid(podsim, &status, 0);
+      FAIL() << "podsim did not end";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::ifstream err_file(err_path);
+  std::stringstream err;
+  err << err_file.rdbuf();
+  std::filesystem::remove(err_path);
+  ASSERT_TRUE(killed) << "the simulation ended before its child was found; stderr: " << err.str();
+  ASSERT_TRUE(WIFEXITED(status)) << "podsim itself died";
+  EXPECT_EQ(WEXITSTATUS(status), 3) << err.str();
+  EXPECT_EQ(err.str().rfind("internal error: simulation failed: child killed by signal 9 (Killed)", 0), 0u)
+      << err.str();
+}
+
+TEST(MainCli, BadInputStillExitsTwo) {
+  const podsim::test::CliRun run =
+      podsim::test::run_podsim("collective --slice 4 --op all-gather --axes X --array-bytes 4000 --hop-latency -1us");
+  EXPECT_EQ(run.code, 2) << run.err;
+  EXPECT_EQ(run.err.rfind("error: --hop-latency: ", 0), 0u) << run.err;
+}
+
+}  // namespace
