@@ -6,12 +6,15 @@
 #include <optional>
 #include <string>
 
+#include "models/common/field_error.hpp"
 #include "sim/run/run_result.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim {
 
 struct RunOptions {
+  enum class Field { plan };  // the options a RunError can be about
+
   std::optional<std::string> plan;         // run only this plan
   bool verify_values = false;              // functional mode for every plan (also on when the scenario asks)
   std::optional<SchedulePolicy> schedule;  // overrides the scenario's options.schedule
@@ -20,7 +23,10 @@ struct RunOptions {
   bool symmetry = true;
 };
 
-// Throws InputError for a plan the scenario does not have or a rule that fails while lowering.
+// An option the scenario cannot honour (a plan it does not have); front ends name the option in their terms.
+using RunError = FieldError<RunOptions::Field>;
+
+// Throws RunError for a plan the scenario does not have, InputError for a rule that fails while lowering.
 ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options = {});
 
 }  // namespace podsim

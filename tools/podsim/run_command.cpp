@@ -10,6 +10,7 @@
 #include "sim/run/run_scenario.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
+#include "tools/podsim/flags.hpp"
 
 namespace podsim::cli {
 namespace {
@@ -28,6 +29,14 @@ std::ofstream open_output(const std::string& flag, const std::string& path) {
   std::ofstream out(path);
   if (!out) throw InputError(flag, "cannot write the file, got: " + path);
   return out;
+}
+
+std::string flag_of(RunOptions::Field field) {
+  switch (field) {
+    case RunOptions::Field::plan:
+      return "--plan";
+  }
+  return "--plan";
 }
 
 }  // namespace
@@ -57,8 +66,13 @@ void add_run_command(CLI::App& app, Action& action) {
       if (flags->schedule)
         options.schedule = located("--schedule", [&] { return parse_schedule_policy(*flags->schedule); });
       std::vector<ScenarioRun> runs;
-      for (const auto& file : flags->scenarios)
-        runs.push_back(run_scenario(load_scenario(file), options));
+      for (const auto& file : flags->scenarios) {
+        try {
+          runs.push_back(run_scenario(load_scenario(file), options));
+        } catch (const RunError& error) {
+          throw at_flag(error, flag_of(error.field()));
+        }
+      }
       if (flags->format == "json") {
         const nlohmann::json json =
             runs.size() == 1 ? report::run_report_json(runs.front()) : report::run_report_json(runs);
