@@ -218,6 +218,22 @@ TEST(ScenarioVerify, PlanAndExpectRulesGiveTheLoadersMessages) {
   EXPECT_EQ(json_error(R"("expect": [{"metric": "time_s", "value": 1}])"), per_op);
 }
 
+// Rules a JSON file cannot break (its keys are unique, its op kind picks the detail) but code can.
+TEST(ScenarioVerify, RulesOnlyCodeCanBreak) {
+  EXPECT_EQ(code_error([](ScenarioSpec& s) { s.tensors.push_back(tensor("A", {8})); }),
+            "s.json: /tensors/A: tensor is declared twice, got: \"A\"");
+  EXPECT_EQ(code_error([](ScenarioSpec& s) { s.program.push_back(op(OpKind::all_gather, LoadOp{"A"})); }),
+            "s.json: /program/0: the op's detail is not that of its kind, got: \"all_gather\"");
+  EXPECT_EQ(code_error([](ScenarioSpec& s) { s.program.push_back(op(OpKind::load, LoadOp{"A"}, "A2")); }),
+            "s.json: /program/0/out: a load writes no tensor, got: \"A2\"");
+  // Without a source file, errors start at the pointer.
+  EXPECT_EQ(code_error([](ScenarioSpec& s) {
+              s.source_file.clear();
+              s.tensors[0].sharding.text = "A[I_Z, J]";
+            }),
+            "/tensors/A/sharding: unknown axis name: \"Z\"");
+}
+
 TEST(ScenarioVerify, VerifiedFillsTheDerivedFieldsAsTheLoaderDoes) {
   ScenarioSpec spec = base();
   spec.program.push_back(op(OpKind::matmul, matmul("A", "B", "IJ,JK->IK"), "C"));
