@@ -161,5 +161,19 @@ TEST(Slice, RejectsBadShapes) {
             "slice 4x4: coordinate 1 must be in [0, 4), got: 4");
 }
 
+TEST(SliceShapeIssue, TheLimitsInOrder) {
+  using Rule = SliceShapeIssue::Rule;
+  EXPECT_FALSE(slice_shape_issue({16, 16}).has_value());
+  EXPECT_FALSE(slice_shape_issue({64, 64, 16}).has_value());  // exactly kMaxSliceChips
+  EXPECT_EQ(slice_shape_issue({}).value().rule, Rule::rank);
+  EXPECT_EQ(slice_shape_issue({2, 2, 2, 2}).value().rule, Rule::rank);
+  const auto zero = slice_shape_issue({4, 0});
+  ASSERT_TRUE(zero.has_value());
+  EXPECT_EQ(zero->rule, Rule::dim_size);
+  EXPECT_EQ(zero->dim, 1u);
+  EXPECT_EQ(slice_shape_issue({64, 64, 32}).value().rule, Rule::chips);
+  EXPECT_EQ(slice_shape_issue({INT64_MAX, INT64_MAX}).value().rule, Rule::chips);  // no overflow
+}
+
 }  // namespace
 }  // namespace podsim

@@ -108,3 +108,20 @@ TEST(ResolveWraparound, Errors) {
 
 }  // namespace
 }  // namespace podsim
+
+namespace podsim {
+namespace {
+
+TEST(WrapChoice, WordsAnyCaseAndListsAsFlags) {
+  EXPECT_EQ(parse_wrap_choice("AUTO", {4, 4}).mode, WrapMode::automatic);
+  const WrapChoice listed = parse_wrap_choice("0,2", {4, 4, 4});
+  EXPECT_EQ(listed.mode, WrapMode::listed);
+  EXPECT_EQ(listed.dims, (std::vector<bool>{true, false, true}));
+  // A scenario's booleans: a flag on a dim of 2 is dropped (its wrap link would be the direct one).
+  EXPECT_EQ(resolve_wraparound(WrapChoice{WrapMode::listed, {true, true}}, {8, 2}, WrapRule::never, {}),
+            (std::vector<bool>{true, false}));
+  EXPECT_THROW(resolve_wraparound(WrapChoice{WrapMode::listed, {true}}, {8, 2}, WrapRule::never, {}), VerifyError);
+}
+
+}  // namespace
+}  // namespace podsim
