@@ -56,7 +56,7 @@ struct ScenarioMesh {
   Mesh mesh;
   // Per mesh axis, the slice dims it covers (traversal order). Empty: axis i covers dim i (derived).
   std::vector<std::vector<int>> axis_dims;
-  std::string text;  // the --mesh spec text when "mesh" is a string, else empty
+  std::string text;  // a mesh spec (`X=4,Y=4`, the grammar of mesh_spec.hpp) when "mesh" is a string, else empty
 };
 
 enum class OpKind { matmul, all_gather, reduce_scatter, all_reduce, all_to_all, reshard, load, send, elementwise };
