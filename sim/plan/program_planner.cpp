@@ -250,10 +250,10 @@ class Planner {
       roofline = matmul_roofline(chip, static_cast<std::int64_t>(std::max<std::uint64_t>(mp.m, 1)),
                                  static_cast<std::int64_t>(std::max<std::uint64_t>(mp.k, 1)),
                                  static_cast<std::int64_t>(std::max<std::uint64_t>(mp.n, 1)), in, op.out_dtype);
+    } catch (const MissingFigureError& e) {
+      fail(op, std::string(e.what()) + "; a scenario can add one under hardware overrides, " + e.figure());
     } catch (const Error& e) {
-      const bool no_peak = chip.peak_flops_by_dtype.count(in) == 0;
-      fail(op, std::string(e.what()) +
-                   (no_peak ? "; a scenario can add one under hardware overrides, chip.peak_flops" : ""));
+      fail(op, e.what());
     }
     PlannedStep compute;
     compute.kind = StepKind::compute;

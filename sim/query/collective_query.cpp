@@ -144,11 +144,10 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     request.array_bytes = answer.array_bytes;
     request.algorithm = query.algorithm;
     request.multi_axis = query.multi_axis;
-    // The reduction adds one element per element received, at the chip's peak for the dtype.
-    request.reduce_flops_per_byte = 8.0 / dtype_bits(query.dtype);
-    double chip_flops = 1e12;
-    const auto peak = hardware.chip.peak_flops_by_dtype.find(query.dtype);
-    if (peak != hardware.chip.peak_flops_by_dtype.end()) chip_flops = peak->second;
+    // The reduction adds one element per element received, at the chip's peak (ChipModel::reduction_s_per_byte, the
+    // figure `podsim run` uses too); compute tasks carry time x the engine's host speed, so any speed will do.
+    const double chip_flops = 1e15;
+    request.reduce_flops_per_byte = hardware.chip.reduction_s_per_byte(query.dtype) * chip_flops;
     const auto chips = static_cast<std::int32_t>(slice.num_chips());
     in_field(Field::algorithm, [&] {
       verify_collective(request, chips);

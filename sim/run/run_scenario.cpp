@@ -162,7 +162,7 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   std::vector<const ScenarioPlan*> plans;
   if (spec.plans.empty()) {
     if (options.plan && *options.plan != "default")
-      throw InputError("--plan", "the scenario has no plans, got: " + *options.plan);
+      throw RunError(RunOptions::Field::plan, "the scenario has no plans, got: " + *options.plan);
     plans.push_back(nullptr);
   } else {
     for (const auto& plan : spec.plans)
@@ -171,7 +171,7 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
       std::string names;
       for (const auto& plan : spec.plans)
         names += (names.empty() ? "" : ", ") + plan.name;
-      throw InputError("--plan", "unknown plan, got: " + *options.plan + " (plans: " + names + ")");
+      throw RunError(RunOptions::Field::plan, "unknown plan, got: " + *options.plan + " (plans: " + names + ")");
     }
   }
 

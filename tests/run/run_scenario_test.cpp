@@ -87,14 +87,15 @@ TEST(RunScenario, EveryPlanOfTheSmallMlpComputesTheDenseProduct) {
   EXPECT_TRUE(run.checks_passed());
 }
 
-TEST(RunScenario, UnknownPlanIsAnInputError) {
+TEST(RunScenario, UnknownPlanIsARunErrorAboutThePlanOption) {
   RunOptions options;
   options.plan = "zero";
   try {
     run_scenario(load_scenario(good("mlp_v5e_4x4.json")), options);
     FAIL();
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "--plan: unknown plan, got: zero (plans: dp, fsdp, megatron)");
+  } catch (const RunError& e) {
+    EXPECT_STREQ(e.what(), "unknown plan, got: zero (plans: dp, fsdp, megatron)");
+    EXPECT_EQ(e.field(), RunOptions::Field::plan);
   }
 }
 
