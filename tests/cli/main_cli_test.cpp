@@ -19,7 +19,8 @@
 
 namespace {
 
-// The pid of a child process of `parent`, or -1 (scans /proc/PID/stat: the fourth field is the parent's pid).
+// The pid of a running (not yet exited) child process of `parent`, or -1 (scans /proc/PID/stat: the third field is
+// the state, the fourth the parent's pid).
 pid_t child_of(pid_t parent) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
@@ -32,7 +33,7 @@ pid_t child_of(pid_t parent) {
     std::istringstream rest(line.substr(close + 1));
     char state = 0;
     pid_t ppid = 0;
-    if (rest >> state >> ppid && ppid == parent) return static_cast<pid_t>(std::stoi(name));
+    if (rest >> state >> ppid && ppid == parent && state != 'Z') return static_cast<pid_t>(std::stoi(name));
   }
   return -1;
 }
@@ -57,15 +58,14 @@ TEST(MainCli, AKilledSimulationChildIsAnInternalErrorWithExitCodeThree) {
     execv(PODSIM_BINARY, argv.data());
     _exit(127);
   }
-  // Kill the simulation child once it exists; podsim itself must survive and report it.
+  // Kill every simulation child podsim starts until podsim ends (a child that was exiting on its own when it was
+  // found leaves the next one to be killed); podsim itself must survive and report it.
   bool killed = false;
   int status = 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (waitpid(podsim, &status, WNOHANG) == 0) {
-    if (!killed) {
-      const pid_t child = child_of(podsim);
-      if (child > 0) killed = kill(child, SIGKILL) == 0;
-    }
+    const pid_t child = child_of(podsim);
+    if (child > 0 && kill(child, SIGKILL) == 0) killed = true;
     if (std::chrono::steady_clock::now() > deadline) {
       kill(podsim, SIGKILL);
       waitpid(podsim, &status, 0);
