@@ -157,8 +157,11 @@ std::string memory_over_time_svg(const PlanRun& plan) {
   const std::vector<MemoryPoint>& points = plan.memory_timeline->chips[chip].points;
   const double left = 90, top = 14, width = 640, height = 170;
   const double end_s = std::max(plan.des_time_s, points.empty() ? 0.0 : points.back().time_s);
-  const double max_bytes =
-      std::max(static_cast<double>(plan.memory_per_chip_bytes), static_cast<double>(plan.hbm_bytes));
+  // The scale shows HBM when it is within half again of the peak; far above, the line would flatten the curve, so
+  // the chart scales to the peak and says where HBM is.
+  const double peak = static_cast<double>(plan.memory_per_chip_bytes), hbm = static_cast<double>(plan.hbm_bytes);
+  const bool hbm_on_scale = hbm > 0 && hbm <= 1.5 * peak;
+  const double max_bytes = hbm_on_scale ? std::max(peak, hbm) : 1.1 * peak;
   const auto x = [&](double t) { return left + (end_s > 0 ? width * t / end_s : 0); };
   const auto y = [&](double bytes) { return top + height - (max_bytes > 0 ? height * bytes / max_bytes : 0); };
   std::string out = fmt::format(
@@ -180,7 +183,10 @@ std::string memory_over_time_svg(const PlanRun& plan) {
   }
   out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", path,
                      plan.fits_hbm ? "#4e79a7" : "#e15759");
-  if (plan.hbm_bytes > 0)
+  if (plan.hbm_bytes > 0 && !hbm_on_scale)
+    out += fmt::format("<text x=\"{}\" y=\"{}\">HBM {} (above the chart)</text>\n", left + width + 6, top + 4,
+                       esc(bytes_text(plan.hbm_bytes)));
+  if (hbm_on_scale)
     out += fmt::format(
         "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#222\" stroke-dasharray=\"4 3\"/>"
         "<text x=\"{3}\" y=\"{4:.1f}\">HBM {5}</text>\n",
