@@ -2,13 +2,14 @@
 // ids and names), and the slice's dimension-order routes.
 #pragma once
 
+#include "models/hardware/ici.hpp"
 #include "models/topology/slice.hpp"
 #include "sim/engine/network.hpp"
 
 namespace podsim {
 
-// Every link gets `bandwidth_Bps` (one direction) and `latency_s` (per hop). The NetworkSpec keeps a copy of
-// the slice for its route function.
-NetworkSpec slice_network(const Slice& slice, double bandwidth_Bps, double latency_s, double chip_flops);
+// Every link gets the ICI model's bandwidth_Bps (one direction) and hop_latency_s (per hop). The NetworkSpec keeps a
+// copy of the slice for its route function.
+NetworkSpec slice_network(const Slice& slice, const IciModel& ici, double chip_flops);
 
 }  // namespace podsim

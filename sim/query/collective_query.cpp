@@ -95,14 +95,15 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
   if (hardware.ici.links_per_chip == 0)
     throw CollectiveError(Field::hardware,
                           "the preset has no ICI links, so collectives cannot run on it, got: " + hardware.name);
-  answer.link_bandwidth_Bps = query.link_bandwidth_Bps.value_or(hardware.ici.bandwidth_Bps);
-  answer.hop_latency_s = query.hop_latency_s.value_or(hardware.ici.hop_latency_s);
-  if (!(answer.hop_latency_s >= 0))
+  answer.ici = hardware.ici;
+  answer.ici.bandwidth_Bps = query.link_bandwidth_Bps.value_or(hardware.ici.bandwidth_Bps);
+  answer.ici.hop_latency_s = query.hop_latency_s.value_or(hardware.ici.hop_latency_s);
+  if (!(answer.ici.hop_latency_s >= 0))
     throw CollectiveError(Field::hop_latency,
-                          "per-hop latency must be >= 0 s, got: " + exact_number(answer.hop_latency_s));
-  if (!(answer.link_bandwidth_Bps > 0))
+                          "per-hop latency must be >= 0 s, got: " + exact_number(answer.ici.hop_latency_s));
+  if (!(answer.ici.bandwidth_Bps > 0))
     throw CollectiveError(Field::link_bandwidth,
-                          "link bandwidth must be > 0 B/s, got: " + format_number(answer.link_bandwidth_Bps));
+                          "link bandwidth must be > 0 B/s, got: " + format_number(answer.ici.bandwidth_Bps));
 
   answer.slice.emplace(query_slice(query));
   const Slice& slice = *answer.slice;
@@ -134,7 +135,7 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
   if (query.model != EvalModel::des) {
     answer.book = in_field(Field::op, [&] {
       return book_collective_cost(answer.kind, collective_axes(slice, mapping, answer.axes), answer.array_bytes,
-                                  answer.link_bandwidth_Bps, answer.hop_latency_s);
+                                  answer.ici.bandwidth_Bps, answer.ici.hop_latency_s);
     });
   }
   if (query.model != EvalModel::book) {
@@ -157,8 +158,7 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     for (const auto& axis : request.axes)
       des.algorithms.emplace_back(algorithm_name(resolve_algorithm(query.algorithm, answer.kind, axis)));
     // One representative group per axis phase where the engine proves that exact (docs/performance.md).
-    SimulatedCollective run = simulate_collective(
-        slice_network(slice, answer.link_bandwidth_Bps, answer.hop_latency_s, chip_flops), chips, request);
+    SimulatedCollective run = simulate_collective(slice_network(slice, answer.ici, chip_flops), chips, request);
     des.result = std::move(run.result);
     des.symmetric = run.symmetric;
     des.time_s = des.result.makespan_s;

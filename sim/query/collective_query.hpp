@@ -78,8 +78,7 @@ struct CollectiveAnswer {
   std::int64_t group_size = 1;
   std::uint64_t shard_bytes = 0;  // array_bytes / group_size (ceil)
   std::uint64_t array_bytes = 0;  // the book's V
-  double link_bandwidth_Bps = 0;
-  double hop_latency_s = 0;
+  IciModel ici;                   // the preset's, with the query's bandwidth and latency overrides
   std::optional<CostBreakdown> book;
   std::optional<DesAnswer> des;
 };

@@ -26,8 +26,8 @@ nlohmann::json collective_answer_json(const CollectiveAnswer& answer) {
                         {"group_size", answer.group_size},
                         {"shard_bytes", answer.shard_bytes},
                         {"array_bytes", answer.array_bytes},
-                        {"link_bandwidth_Bps", answer.link_bandwidth_Bps},
-                        {"hop_latency_s", answer.hop_latency_s}};
+                        {"link_bandwidth_Bps", answer.ici.bandwidth_Bps},
+                        {"hop_latency_s", answer.ici.hop_latency_s}};
   if (answer.book) {
     out["book"] = {{"time_s", answer.book->time_s},       {"bandwidth_s", answer.book->bandwidth_s},
                    {"latency_s", answer.book->latency_s}, {"bound", bound_name(answer.book->bound)},
@@ -59,8 +59,8 @@ std::string collective_answer_text(const CollectiveAnswer& answer) {
   text += fmt::format("  array V:        {} B ({}), shard {} B ({})\n", answer.array_bytes,
                       format_bytes(static_cast<double>(answer.array_bytes)), answer.shard_bytes,
                       format_bytes(static_cast<double>(answer.shard_bytes)));
-  text += fmt::format("  links:          {} per direction, {} per hop\n", format_bandwidth(answer.link_bandwidth_Bps),
-                      format_seconds(answer.hop_latency_s));
+  text += fmt::format("  links:          {} per direction, {} per hop\n", format_bandwidth(answer.ici.bandwidth_Bps),
+                      format_seconds(answer.ici.hop_latency_s));
   if (answer.book)
     text += fmt::format("  book:           {}  (bandwidth {}, latency {}, {}-bound; {})\n",
                         format_seconds(answer.book->time_s), format_seconds(answer.book->bandwidth_s),

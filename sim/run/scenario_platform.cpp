@@ -16,7 +16,7 @@ ScenarioPlatform build_platform(const ScenarioSpec& spec) {
   }
   const IciModel& ici = spec.hardware.spec.ici;
   if (ici.present()) {
-    platform.network = slice_network(*platform.slice, ici.bandwidth_Bps, ici.hop_latency_s, platform.chip_flops);
+    platform.network = slice_network(*platform.slice, ici, platform.chip_flops);
   } else {
     // No ICI figures (a GPU preset): chips without links; a program that moves data is rejected when planned.
     platform.network.num_chips = static_cast<std::int32_t>(platform.slice->num_chips());

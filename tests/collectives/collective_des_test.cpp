@@ -37,7 +37,7 @@ SimRun simulate_on(Slice slice, CollectiveKind op, const std::vector<std::string
   request.algorithm = algorithm;
   request.multi_axis = multi;
   EventGraph graph = build_collective(static_cast<std::int32_t>(slice.num_chips()), request);
-  SimulationResult result = simulate(slice_network(slice, kW, kAlpha, 1e12), graph);
+  SimulationResult result = simulate(slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12), graph);
   return {std::move(slice), std::move(graph), std::move(result)};
 }
 
@@ -180,7 +180,7 @@ TEST(CollectiveDes, TwoCollectivesSharingLinksSplitThemFairly) {
     Frontier start(4);  // both start at time 0
     append_collective(graph, start, request);
   }
-  const SimulationResult result = simulate(slice_network(slice, kW, kAlpha, 1e12), graph);
+  const SimulationResult result = simulate(slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12), graph);
   expect_time(result.makespan_s, 3 * (kAlpha + 2.0 * shard / kW), "shared ring");
   EXPECT_EQ(result.links[static_cast<std::size_t>(slice.link_id(0, 0, Direction::plus))].bytes, 6u * shard);
 }

@@ -55,7 +55,7 @@ struct Pair {
 };
 
 Pair both(const Slice& slice, const std::vector<CollectiveRequest>& requests) {
-  const NetworkSpec network = slice_network(slice, kW, kAlpha, 1e12);
+  const NetworkSpec network = slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
   const auto chips = static_cast<std::int32_t>(slice.num_chips());
   return {simulate_collectives(network, chips, requests, SymmetryUse::automatic),
           simulate_collectives(network, chips, requests, SymmetryUse::never)};

@@ -82,7 +82,7 @@ TEST(SimulationResult, FullSimulationPublishesDorRoutesOnATorus) {
   graph.add(transfer(6, 9, 1 << 19, {}));
   graph.add(transfer(2, 2, 1 << 20));
   graph.add(transfer(0, 5, 1 << 18, {0}));
-  const SimulationResult result = simulate(slice_network(slice, kW, kAlpha, 1e12), graph);
+  const SimulationResult result = simulate(slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12), graph);
   EXPECT_EQ(expect_dor_routes(slice, graph, result, "4x4 torus"), 5u);
   EXPECT_EQ(result.routes.size(), distinct_pairs(graph));
   EXPECT_EQ(result.task_route[6], result.task_route[0]);  // one route per pair, shared by its transfers
@@ -103,7 +103,7 @@ TEST(SimulationResult, FullSimulationPublishesDorRoutesOnAMesh) {
   graph.add(transfer(1, 9, 1 << 19));
   graph.add(transfer(11, 3, 1 << 18, {first}));
   graph.add(compute(11, 1e9, {first}));
-  const SimulationResult result = simulate(slice_network(slice, kW, kAlpha, 1e12), graph);
+  const SimulationResult result = simulate(slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12), graph);
   EXPECT_EQ(expect_dor_routes(slice, graph, result, "3x4 mesh"), 5u);
   EXPECT_EQ(result.routes.size(), distinct_pairs(graph));
   EXPECT_EQ(result.route_of(first).size(), 5u);  // 2 hops on x, 3 on y
@@ -116,8 +116,8 @@ TEST(SimulationResult, SimulateAllPublishesEachRunsRoutes) {
   graph.num_chips = 16;
   graph.add(transfer(0, 15, 1 << 20));
   graph.add(transfer(3, 12, 1 << 20));
-  const NetworkSpec on_torus = slice_network(torus, kW, kAlpha, 1e12);
-  const NetworkSpec on_mesh = slice_network(mesh, kW, kAlpha, 1e12);
+  const NetworkSpec on_torus = slice_network(torus, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
+  const NetworkSpec on_mesh = slice_network(mesh, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
   const std::vector<SimulationResult> results = simulate_all({{&on_torus, &graph}, {&on_mesh, &graph}});
   ASSERT_EQ(results.size(), 2u);
   expect_dor_routes(torus, graph, results[0], "torus");
@@ -150,7 +150,7 @@ TEST(SimulationResult, SymmetricSimulationPublishesEveryGroupsOwnRoutes) {
       {Slice({4, 3}, {false, false}), CollectiveKind::all_gather, {"Y"}, "4x3 mesh all-gather over Y"},
   };
   for (const auto& c : cases) {
-    const NetworkSpec network = slice_network(c.slice, kW, kAlpha, 1e12);
+    const NetworkSpec network = slice_network(c.slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
     const auto chips = static_cast<std::int32_t>(c.slice.num_chips());
     const SimulatedCollective run = simulate_collective(network, chips, request_on(c.slice, c.op, c.axes, 3 << 20));
     EXPECT_TRUE(run.symmetric) << c.what;

@@ -53,7 +53,7 @@ void run_collective(benchmark::State& state, CollectiveKind op) {
   const double rss_start = status_bytes("VmRSS");
   const Slice slice({state.range(0), state.range(1), state.range(2)}, {true, true, true});
   const auto num_chips = static_cast<std::int32_t>(slice.num_chips());
-  const NetworkSpec network = slice_network(slice, kW, kAlpha, 1e12);
+  const NetworkSpec network = slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
   const CollectiveRequest request = torus_request(slice, op);
   const bool fast = state.range(3) != 0;
   double wall_s = 0, makespan_s = 0, child_growth = 0;
