@@ -28,8 +28,20 @@ std::vector<StepTimes> simulated_step_times(const PlannedProgram& program, const
         }
       }
     }
+  // Over all chips, per step: where a chip takes no part in an op at all (a send between two other chips), the op
+  // runs there as it does on the chips that take part, so what it reads stays alive until it has ended.
+  StepTimes global = empty;
+  for (const auto& chip : times)
+    for (std::size_t op = 0; op < chip.size(); ++op)
+      for (std::size_t step = 0; step < chip[op].size(); ++step) {
+        global[op][step].first = std::min(global[op][step].first, chip[op][step].first);
+        global[op][step].second = std::max(global[op][step].second, chip[op][step].second);
+      }
   for (auto& chip : times)
-    for (auto& op : chip) {
+    for (std::size_t o = 0; o < chip.size(); ++o) {
+      auto& op = chip[o];
+      const bool takes_part = std::any_of(op.begin(), op.end(), [](const auto& t) { return t.first != inf; });
+      if (!takes_part) op = global[o];
       double previous_end = inf;
       for (std::size_t step = 0; step < op.size(); ++step) {
         if (op[step].first != inf) {

@@ -21,8 +21,9 @@ struct MemoryTimeline {
 };
 
 // [chip][op][step]: when each step starts and ends on each chip (over the tasks the chip sends, receives or
-// computes). A step without tasks on a chip takes no time there, at the end of the step before it (or at the start
-// of the op's first step with tasks there; 0 when the op has none).
+// computes). On a chip that takes no part in an op (a send between two others) its steps take their times over all
+// chips. A step without tasks on a chip that takes part takes no time there, at the end of the step before it (or
+// at the start of the op's first step with tasks there); an op without tasks anywhere is at 0.
 std::vector<StepTimes> simulated_step_times(const PlannedProgram& program, const LoweredProgram& lowered,
                                             const SimulationResult& simulation);
 
