@@ -102,7 +102,7 @@ class Planner {
   const IciModel& ici() const { return spec_.hardware.spec.ici; }
 
   int add_buffer(PlannedBuffer::Role role, std::string tensor, std::string what, Shape shape, DType dtype,
-                 TensorSharding sharding, std::vector<std::string> labels, int op, int step = -1) {
+                 TensorSharding sharding, std::vector<std::string> labels, int op) {
     PlannedBuffer buffer;
     buffer.role = role;
     buffer.tensor = std::move(tensor);
@@ -115,8 +115,7 @@ class Planner {
     buffer.local_shape = layout.local_shape;
     buffer.bytes_per_chip = layout.bytes_per_device;
     buffer.total_bytes = layout.total_bytes;
-    buffer.op = op;
-    buffer.step = step;
+    buffer.op = op;  // its step is set when the step that creates it is pushed
     program_.buffers.push_back(std::move(buffer));
     return static_cast<int>(program_.buffers.size() - 1);
   }
