@@ -33,27 +33,6 @@ json optional_name(const ScenarioRun& run, std::optional<std::size_t> index) {
 
 // --- text -----------------------------------------------------------------------------------------------------
 
-// `text` broken at spaces into lines of at most `width` columns, later lines indented by `indent` spaces.
-std::string wrapped(const std::string& text, std::size_t width, std::size_t indent) {
-  std::string out, line;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(start, end - start);
-    const std::size_t limit = out.empty() ? width : width - indent;
-    if (!line.empty() && line.size() + 1 + word.size() > limit) {
-      out += (out.empty() ? "" : std::string(indent, ' ')) + line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-    start = end + 1;
-  }
-  if (!line.empty()) out += (out.empty() ? "" : std::string(indent, ' ')) + line + "\n";
-  return out;
-}
-
-// `text` wrapped within 118 columns, its first line indented by `indent` spaces and the others by `indent + hang`.
 std::string indented(std::size_t indent, const std::string& text, std::size_t hang = 2) {
   const std::string wrapped_text = wrapped(text, 118 - indent, hang);
   std::string out;

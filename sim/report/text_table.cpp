@@ -48,4 +48,25 @@ std::size_t display_width(std::string_view text) {
       std::count_if(text.begin(), text.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
 }
 
+std::string wrapped(const std::string& text, std::size_t width, std::size_t indent) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    const std::size_t limit = out.empty() ? width : width - indent;
+    if (!line.empty() && line.size() + 1 + word.size() > limit) {
+      out += (out.empty() ? "" : std::string(indent, ' ')) + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += (out.empty() ? "" : std::string(indent, ' ')) + line + "\n";
+  return out;
+}
+
+// `text` wrapped within 118 columns, its first line indented by `indent` spaces and the others by `indent + hang`.
+
 }  // namespace podsim::report

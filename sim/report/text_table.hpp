@@ -33,4 +33,8 @@ class TextTable {
 // Number of UTF-8 code points in `text` (what a terminal shows as its width for the text podsim prints).
 std::size_t display_width(std::string_view text);
 
+// `text` broken at spaces into lines of at most `width` columns, later lines indented by `indent` spaces; each line
+// ends in a newline.
+std::string wrapped(const std::string& text, std::size_t width, std::size_t indent);
+
 }  // namespace podsim::report

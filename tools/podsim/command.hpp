@@ -26,4 +26,7 @@ void add_check_command(CLI::App& app, Action& action);
 // `podsim hardware`: presets and their figures (tools/podsim/hardware_command.cpp).
 void add_hardware_command(CLI::App& app, Action& action);
 
+// `podsim model describe`: a transformer's figures (tools/podsim/model_command.cpp).
+void add_model_command(CLI::App& app, Action& action);
+
 }  // namespace podsim::cli

@@ -1,0 +1,95 @@
+// `podsim model describe` end to end: the JSON contract of issue 9 with the presets' published counts, a Hugging
+// Face config.json, and located errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_run.hpp"
+
+namespace {
+
+using podsim::test::CliRun;
+using podsim::test::run_podsim;
+
+TEST(ModelCli, JsonContractForLlama3_70b) {
+  const CliRun run = run_podsim(
+      "model describe --preset llama3-70b --batch-tokens 4194304 --seq-len 4096 --checkpoints-per-layer 2 "
+      "--json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j.at("schema"), "podsim/1");
+  EXPECT_EQ(j.at("model").at("layers"), 80);
+  EXPECT_EQ(j.at("model").at("kv_heads"), 8);
+  // Hugging Face's exact count; by kind, worked in tests/model/transformer_test.cpp.
+  EXPECT_EQ(j.at("params").at("total"), 70553706496u);
+  EXPECT_EQ(j.at("params").at("published"), 70553706496u);
+  EXPECT_EQ(j.at("params").at("attention"), 12079595520u);
+  EXPECT_EQ(j.at("params").at("mlp"), 56371445760u);
+  EXPECT_EQ(j.at("params").at("embedding"), 2101346304u);
+  EXPECT_DOUBLE_EQ(j.at("flops_per_token").at("train").get<double>(), 6.0 * 70553706496.0);
+  EXPECT_DOUBLE_EQ(j.at("flops_per_token").at("train_with_attention").get<double>(),
+                   6.0 * 70553706496.0 + 12.0 * 80 * 4096 * 64 * 128);
+  EXPECT_DOUBLE_EQ(j.at("flops_per_token").at("forward").get<double>(), 2.0 * 70553706496.0);
+  EXPECT_EQ(j.at("kv_cache_bytes_per_token"), 327680u);
+  const auto& state = j.at("training_state_bytes");
+  EXPECT_EQ(state.at("params"), 2u * 70553706496u);
+  EXPECT_EQ(state.at("grads"), 2u * 70553706496u);
+  EXPECT_EQ(state.at("optimizer"), 8u * 70553706496u);
+  EXPECT_EQ(state.at("activations"), 10u * (std::uint64_t{1} << 40));
+  EXPECT_EQ(state.at("total"), 12u * 70553706496u + 10u * (std::uint64_t{1} << 40));
+}
+
+TEST(ModelCli, EveryPresetMatchesTheCountItsSourcePublishes) {
+  // llama2-13b's published count holds 2,560 more: a rotary buffer per layer, not a weight (the preset says so).
+  for (const char* preset : {"llama3-8b", "llama3-70b", "llama3.1-405b", "mixtral-8x7b"}) {
+    const CliRun run = run_podsim(std::string("model describe --json --preset ") + preset);
+    ASSERT_EQ(run.code, 0) << preset << ": " << run.err;
+    const auto j = nlohmann::json::parse(run.out);
+    EXPECT_EQ(j.at("params").at("total"), j.at("params").at("published")) << preset;
+  }
+  const auto gpt3 = nlohmann::json::parse(run_podsim("model describe --json --preset gpt3-175b").out);
+  EXPECT_TRUE(gpt3.at("params").at("published").is_null());
+  EXPECT_EQ(gpt3.at("params").at("total"), 174566105088u);
+}
+
+TEST(ModelCli, HuggingFaceConfig) {
+  const auto path = std::filesystem::temp_directory_path() / ("podsim_model_" + std::to_string(getpid()) + ".json");
+  std::ofstream(path) << R"({"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "hidden_size": 4096,
+    "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "vocab_size": 32000, "num_local_experts": 8, "num_experts_per_tok": 2, "rope_theta": 1e6,
+    "tie_word_embeddings": false})";
+  const CliRun run = run_podsim("model describe --json --kv-dtype int8 --config " + path.string());
+  std::filesystem::remove(path);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j.at("model").at("head_dim"), 128);  // hidden_size / heads
+  EXPECT_EQ(j.at("params").at("total"), 46702792704u);
+  EXPECT_EQ(j.at("params").at("active"), 12879925248u);
+  EXPECT_EQ(j.at("kv_cache_bytes_per_token"), 2u * 32u * 8u * 128u);  // int8: one byte a value
+}
+
+TEST(ModelCli, BadInputIsLocated) {
+  CliRun run = run_podsim("model describe --preset llama3-7b");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(
+      run.err.rfind("error: --preset: unknown model preset, got: \"llama3-7b\" (did you mean \"llama3-70b\"?)", 0), 0u)
+      << run.err;
+  run = run_podsim("model describe");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: --preset: give one of --preset NAME or --config FILE, got: neither\n");
+  run = run_podsim("model describe --preset llama3-8b --checkpoints-per-layer 0");
+  EXPECT_EQ(run.err, "error: --checkpoints-per-layer: must be in [1, 1024], got: 0\n");
+  run = run_podsim("model describe --preset llama3-8b --remat full");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err.rfind("error: --remat: ", 0), 0u) << run.err;
+  run = run_podsim("model describe --preset llama3-8b --kv-dtype bf15");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err.rfind("error: --kv-dtype: ", 0), 0u) << run.err;
+  run = run_podsim("model describe --preset llama3-8b --seq-len 0");
+  EXPECT_EQ(run.err, "error: --seq-len: must be in [1, 2^31], got: 0\n");
+}
+
+}  // namespace
