@@ -2,6 +2,7 @@
 // error located by file and JSON pointer). build: figures -> HardwareSpec. Overrides are verified on their
 // own (so their errors point into the overrides) and merged before the preset is verified.
 #include "sim/scenario/hardware_json.hpp"
+#include "sim/scenario/scenario_verify_detail.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -67,12 +68,7 @@ const char* unit_of(Kind kind) {
   return "";
 }
 
-std::string escape_key(const std::string& key) {
-  std::string out;
-  for (char c : key)
-    out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-  return out;
-}
+using scenario_detail::escape_key;
 
 // Collects the location prefix: "FILE: /pointer" (or "WHERE/pointer" when WHERE already holds a pointer).
 struct Locator {
@@ -383,6 +379,10 @@ std::string default_config_dir() {
 }
 
 std::vector<std::string> list_hardware_presets(const std::string& config_dir) {
+  return list_json_stems(config_dir);
+}
+
+std::vector<std::string> list_json_stems(const std::string& config_dir) {
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(config_dir, ec))

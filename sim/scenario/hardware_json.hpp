@@ -35,6 +35,10 @@ std::string default_config_dir();
 // Preset names (file stems of *.json in `config_dir`), sorted.
 std::vector<std::string> list_hardware_presets(const std::string& config_dir = default_config_dir());
 
+// The stems of the *.json files directly in `dir`, sorted (none when it cannot be read): the preset names of a
+// preset folder.
+std::vector<std::string> list_json_stems(const std::string& dir);
+
 // Loads a preset by name ("tpu-v5e", looked up in `config_dir`) or by path (anything with a '/' or ending in
 // ".json"). `overrides`, when given, is an object of the preset's shape merged over it; its errors are
 // located at `overrides_where` (e.g. "scenarios/a.json: /hardware/overrides"). Throws PresetNotFoundError, or

@@ -8,6 +8,7 @@
 
 #include "models/common/nearest_name.hpp"
 #include "sim/scenario/hardware_json.hpp"
+#include "sim/scenario/scenario_verify_detail.hpp"
 
 namespace podsim {
 namespace {
@@ -18,12 +19,7 @@ const std::vector<std::string> kDimsKeys = {"layers",           "d_model", "d_ff
                                             "head_dim",         "vocab",   "mlp",  "tied_embeddings", "experts",
                                             "experts_per_token"};
 
-std::string escape_key(const std::string& key) {
-  std::string out;
-  for (char c : key)
-    out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-  return out;
-}
+using scenario_detail::escape_key;
 
 std::string shown(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -83,12 +79,7 @@ std::string default_model_dir() {
 }
 
 std::vector<std::string> list_model_presets(const std::string& model_dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(model_dir, ec))
-    if (entry.is_regular_file() && entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
+  return list_json_stems(model_dir);
 }
 
 TransformerDims model_dims_from_json(const json& section, const std::string& where) {
