@@ -2,7 +2,6 @@
 // error located by file and JSON pointer). build: figures -> HardwareSpec. Overrides are verified on their
 // own (so their errors point into the overrides) and merged before the preset is verified.
 #include "sim/scenario/hardware_json.hpp"
-#include "sim/scenario/scenario_verify_detail.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +16,7 @@
 #include "models/common/error.hpp"
 #include "models/common/units.hpp"
 #include "models/topology/wraparound.hpp"
+#include "sim/scenario/scenario_verify_detail.hpp"
 
 namespace podsim {
 namespace {
