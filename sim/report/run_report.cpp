@@ -97,6 +97,9 @@ std::string schedule_text(const PlanRun& plan) {
   for (const OpWait& wait : plan.waits)
     out += fmt::format("; {} waits for {} to end (else {} over HBM at {})", wait.op, wait.after,
                        bytes_text(wait.excess_bytes), format_seconds(wait.excess_at_s));
+  if (plan.schedule_exhausted)
+    out += fmt::format("; stopped after {} simulations (the limit of waits is 2 x ops + 8), still over HBM",
+                       plan.simulations);
   return indented(2, out);
 }
 
@@ -307,6 +310,7 @@ json plan_json(const PlanRun& plan) {
               {"schedule", plan.schedule},
               {"waits", waits},
               {"simulations", plan.simulations},
+              {"schedule_exhausted", plan.schedule_exhausted},
               {"ops", ops},
               {"memory", memory_json(plan)},
               {"links", links_json(plan)}};

@@ -95,13 +95,19 @@ ScheduledPlan schedule_plan(const PlannedProgram& program, const ScenarioPlatfor
   if (policy != SchedulePolicy::dataflow_hbm || program.hbm_bytes == 0) return run;
   std::vector<ScheduleWait> waits;
   int simulations = 1;
-  // Each wait moves one op after one more op before it: at most ops^2 / 2 waits; bounded far below that in practice.
-  const std::size_t limit_waits = program.ops.size() * program.ops.size() / 2 + 1;
-  while (waits.size() < limit_waits) {
+  bool exhausted = false;
+  // Each wait moves one op after one more op before it, so the search ends, but after up to ops^2 / 2 waits; each
+  // costs a simulation, so it stops at max_schedule_waits(ops) and says so.
+  const std::size_t limit_waits = max_schedule_waits(program.ops.size());
+  while (true) {
     const auto excess = first_excess(run.memory, program.hbm_bytes);
     if (!excess) break;
     const auto wait = next_wait(program, run.memory.step_times[excess->first], excess->second, program.hbm_bytes);
     if (!wait) break;
+    if (waits.size() == limit_waits) {
+      exhausted = true;
+      break;
+    }
     order.waits[static_cast<std::size_t>(wait->op)].push_back(wait->after);
     waits.push_back(*wait);
     ScheduledPlan next = simulate_once(program, platform, order, simulate);
@@ -109,6 +115,7 @@ ScheduledPlan schedule_plan(const PlannedProgram& program, const ScenarioPlatfor
     run = std::move(next);
   }
   run.policy = policy;
+  run.exhausted = exhausted;
   run.waits = std::move(waits);
   run.simulations = simulations;
   return run;

@@ -31,8 +31,14 @@ struct ScheduledPlan {
   SimulationResult simulation;
   MemoryTimeline memory;
   std::vector<ScheduleWait> waits;
-  int simulations = 0;  // how many times the plan was simulated
+  int simulations = 0;     // how many times the plan was simulated
+  bool exhausted = false;  // dataflow-hbm stopped at max_schedule_waits with memory still over HBM
 };
+
+// The most waits dataflow-hbm adds to a program of `ops` ops before it stops: 2 x ops + 8.
+constexpr std::size_t max_schedule_waits(std::size_t ops) {
+  return 2 * ops + 8;
+}
 
 using SimulateProgram = std::function<SimulationResult(const LoweredProgram&)>;
 

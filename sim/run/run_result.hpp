@@ -99,6 +99,7 @@ struct PlanRun {
   std::string schedule;                          // the scheduling policy (program-order, dataflow, dataflow-hbm)
   std::vector<OpWait> waits;                     // dataflow-hbm: the waits it added to fit HBM
   int simulations = 0;                           // simulations run to schedule the plan
+  bool schedule_exhausted = false;               // dataflow-hbm reached its limit of waits, still over HBM
   std::vector<TensorMemory> memory;              // every tensor version (declared and results)
   std::uint64_t memory_per_chip_bytes = 0;       // peak over chips and simulated time
   double peak_time_s = 0;                        // when the peak is first reached

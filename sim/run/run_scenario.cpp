@@ -108,6 +108,7 @@ void fill_memory(PlanRun& plan, const PlannedProgram& program, const ScheduledPl
     plan.waits.push_back({program.ops[static_cast<std::size_t>(wait.op)].name,
                           program.ops[static_cast<std::size_t>(wait.after)].name, wait.excess_at_s, wait.excess_bytes});
   plan.simulations = scheduled.simulations;
+  plan.schedule_exhausted = scheduled.exhausted;
 }
 
 void fill_des(PlanRun& plan, const EventGraph& graph, const SimulationResult& sim, const Slice& slice) {
