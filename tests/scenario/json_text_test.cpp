@@ -1,0 +1,64 @@
+// The input limits of JSON texts (check_json_text) and the cut of echoed values (cut_shown), on hand-built texts:
+// every limit's exact message, and the texts the scan must not mistake for nesting or numbers.
+#include "sim/scenario/json_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "models/common/error.hpp"
+
+namespace podsim {
+namespace {
+
+std::string check_error(const std::string& text) {
+  try {
+    check_json_text(text, "f.json");
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.stage(), InputError::Stage::parse);
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(JsonText, NestingUpToTheLimitPasses) {
+  EXPECT_EQ(check_error(std::string(64, '[') + std::string(64, ']')), "(no error)");
+}
+
+TEST(JsonText, NestingBeyondTheLimitIsLocatedAtTheOpeningBracket) {
+  EXPECT_EQ(check_error(std::string(200000, '[')), "f.json: line 1, column 65: nesting deeper than 64 levels");
+  const std::string objects = "{\n \"a\": " + std::string(63, '[') + "{}";
+  EXPECT_EQ(check_error(objects), "f.json: line 2, column 70: nesting deeper than 64 levels");
+}
+
+TEST(JsonText, BracketsAndDigitsInStringsAreNotCounted) {
+  EXPECT_EQ(check_error("{\"a\": \"" + std::string(100, '[') + "\\\"[1e400\"}"), "(no error)");
+}
+
+TEST(JsonText, NumberOutOfRangeIsLocated) {
+  EXPECT_EQ(check_error("{\"a\": [1,\n -1e400]}"), "f.json: line 2, column 2: number out of range, got: -1e400");
+  EXPECT_EQ(check_error("[1" + std::string(400, '0') + "]"),
+            "f.json: line 1, column 2: number out of range, got: 1" + std::string(79, '0') + "...");
+  EXPECT_EQ(check_error("[1e-400, 1.5e308, -0, 123456789012345678901234567890]"), "(no error)");
+}
+
+TEST(JsonText, InputLargerThanTheLimit) {
+  EXPECT_EQ(check_error(std::string(kJsonMaxBytes, ' ')), "(no error)");
+  EXPECT_EQ(check_error(std::string(kJsonMaxBytes + 1, ' ')), "f.json: input larger than 64 MiB, got: 67108865 bytes");
+}
+
+TEST(JsonText, ShownCutsLongValuesAndKeepsShortOnes) {
+  EXPECT_EQ(shown(nlohmann::json::parse(R"({"a": [1, "x"]})")), R"({"a":[1,"x"]})");
+  EXPECT_EQ(shown(nlohmann::json(std::string(100, 'a'))), "\"" + std::string(79, 'a') + "...");
+  EXPECT_EQ(cut_shown(std::string(80, 'b')), std::string(80, 'b'));
+}
+
+TEST(JsonText, CutNeverSplitsAUtf8Sequence) {
+  std::string text = std::string(79, 'a') + "\xC3\xA9" + "tail";  // é spans bytes 80 and 81
+  EXPECT_EQ(cut_shown(text), std::string(79, 'a') + "...");
+}
+
+}  // namespace
+}  // namespace podsim
