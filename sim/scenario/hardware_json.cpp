@@ -7,8 +7,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -398,13 +396,11 @@ bool is_preset_path(const std::string& name_or_path) {
 }
 
 json parse_hardware_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw PresetNotFoundError(path, "cannot open file", false);
-  std::stringstream text;
-  text << in.rdbuf();
-  check_json_text(text.str(), path);
+  const auto text = read_json_file(path);
+  if (!text) throw PresetNotFoundError(path, "cannot open file", false);
+  check_json_text(*text, path);
   try {
-    return json::parse(text.str());
+    return json::parse(*text);
   } catch (const json::parse_error& e) {
     throw InputError(path, "invalid JSON: " + json_exception_message(e.what()));
   }

@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "models/common/error.hpp"
 
@@ -13,6 +17,12 @@ namespace {
 
 bool is_number_char(char c) {
   return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+void check_size(std::uintmax_t bytes, const std::string& where) {
+  if (bytes > kJsonMaxBytes)
+    throw InputError(where, "input larger than 64 MiB, got: " + std::to_string(bytes) + " bytes",
+                     InputError::Stage::parse);
 }
 
 [[noreturn]] void fail_at(std::string_view text, std::size_t offset, const std::string& where,
@@ -31,9 +41,7 @@ std::string text_position(std::string_view text, std::size_t offset) {
 }
 
 void check_json_text(std::string_view text, const std::string& where) {
-  if (text.size() > kJsonMaxBytes)
-    throw InputError(where, "input larger than 64 MiB, got: " + std::to_string(text.size()) + " bytes",
-                     InputError::Stage::parse);
+  check_size(text.size(), where);
   int depth = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -55,6 +63,19 @@ void check_json_text(std::string_view text, const std::string& where) {
       i = end - 1;
     }
   }
+}
+
+std::optional<std::string> read_json_file(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_regular_file(path, error)) {
+    const auto bytes = std::filesystem::file_size(path, error);
+    if (!error) check_size(bytes, path);
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::string cut_shown(std::string text) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,10 @@ inline constexpr std::size_t kShownMaxChars = 80;                    // a value 
 // `input larger than 64 MiB, got: N bytes`, `line L, column C: nesting deeper than 64 levels`,
 // `line L, column C: number out of range, got: 1e400`.
 void check_json_text(std::string_view text, const std::string& where);
+
+// The whole text of the file at `path`, or nullopt when it cannot be opened. A regular file larger than
+// kJsonMaxBytes is refused before it is read, with check_json_text's message.
+std::optional<std::string> read_json_file(const std::string& path);
 
 // `line L, column C` of the byte at `offset` (0-based) of `text`, both 1-based.
 std::string text_position(std::string_view text, std::size_t offset);

@@ -6,10 +6,8 @@
 #include "sim/scenario/scenario_json.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "models/topology/mesh_mapping.hpp"
 #include "sim/scenario/hardware_json.hpp"
@@ -277,11 +275,9 @@ ScenarioSpec load_scenario_text(const std::string& text, const std::string& wher
 
 ScenarioSpec load_scenario(const std::string& path) {
   if (std::filesystem::is_directory(path)) throw InputError(path, "is a folder, not a scenario file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return load_scenario_text(text.str(), path);
+  const auto text = read_json_file(path);
+  if (!text) throw InputError(path, "cannot open file");
+  return load_scenario_text(*text, path);
 }
 
 }  // namespace podsim

@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +52,22 @@ TEST(JsonText, NumberOutOfRangeIsLocated) {
 TEST(JsonText, InputLargerThanTheLimit) {
   EXPECT_EQ(check_error(std::string(kJsonMaxBytes, ' ')), "(no error)");
   EXPECT_EQ(check_error(std::string(kJsonMaxBytes + 1, ' ')), "f.json: input larger than 64 MiB, got: 67108865 bytes");
+}
+
+TEST(JsonText, AFileLargerThanTheLimitIsRefusedBeforeItIsRead) {
+  const auto path = std::filesystem::temp_directory_path() / ("podsim_big_" + std::to_string(getpid()) + ".json");
+  std::ofstream(path) << "{}";
+  ASSERT_EQ(read_json_file(path.string()), std::optional<std::string>("{}"));
+  std::filesystem::resize_file(path, kJsonMaxBytes + 1);  // sparse: nothing is written
+  std::string error = "(no error)";
+  try {
+    read_json_file(path.string());
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  std::filesystem::remove(path);
+  EXPECT_EQ(error, path.string() + ": input larger than 64 MiB, got: 67108865 bytes");
+  EXPECT_EQ(read_json_file(path.string()), std::nullopt);  // gone: cannot be opened
 }
 
 TEST(JsonText, ShownCutsLongValuesAndKeepsShortOnes) {
