@@ -78,13 +78,4 @@ std::optional<std::string> read_json_file(const std::string& path) {
   return text.str();
 }
 
-std::string cut_shown(std::string text) {
-  if (text.size() <= kShownMaxChars) return text;
-  std::size_t end = kShownMaxChars;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
-    --end;
-  text.resize(end);
-  return text + "...";
-}
-
 }  // namespace podsim

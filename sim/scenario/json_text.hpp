@@ -8,12 +8,13 @@
 #include <string>
 #include <string_view>
 
+#include "models/common/shown_text.hpp"
+
 namespace podsim {
 
 // The limits of docs/reliability.md ("Input limits").
 inline constexpr std::size_t kJsonMaxBytes = std::size_t{64} << 20;  // 64 MiB
 inline constexpr int kJsonMaxDepth = 64;                             // nested arrays and objects
-inline constexpr std::size_t kShownMaxChars = 80;                    // a value echoed after "got: "
 
 // Checks `text` against the limits without recursion; throws InputError (stage parse) located at `where`:
 // `input larger than 64 MiB, got: N bytes`, `line L, column C: nesting deeper than 64 levels`,
@@ -26,9 +27,6 @@ std::optional<std::string> read_json_file(const std::string& path);
 
 // `line L, column C` of the byte at `offset` (0-based) of `text`, both 1-based.
 std::string text_position(std::string_view text, std::size_t offset);
-
-// `text` cut to kShownMaxChars characters (never inside a UTF-8 sequence) followed by "..." when longer.
-std::string cut_shown(std::string text);
 
 // A JSON value as compact text for "got: VALUE" (strings quoted, invalid UTF-8 replaced), cut by cut_shown.
 template <typename BasicJson>

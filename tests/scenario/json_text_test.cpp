@@ -1,5 +1,5 @@
-// The input limits of JSON texts (check_json_text) and the cut of echoed values (cut_shown), on hand-built texts:
-// every limit's exact message, and the texts the scan must not mistake for nesting or numbers.
+// The input limits of JSON texts (check_json_text, read_json_file) and JSON values echoed by shown(), on hand-built
+// texts: every limit's exact message, and the texts the scan must not mistake for nesting or numbers.
 #include "sim/scenario/json_text.hpp"
 
 #include <gtest/gtest.h>
@@ -73,12 +73,6 @@ TEST(JsonText, AFileLargerThanTheLimitIsRefusedBeforeItIsRead) {
 TEST(JsonText, ShownCutsLongValuesAndKeepsShortOnes) {
   EXPECT_EQ(shown(nlohmann::json::parse(R"({"a": [1, "x"]})")), R"({"a":[1,"x"]})");
   EXPECT_EQ(shown(nlohmann::json(std::string(100, 'a'))), "\"" + std::string(79, 'a') + "...");
-  EXPECT_EQ(cut_shown(std::string(80, 'b')), std::string(80, 'b'));
-}
-
-TEST(JsonText, CutNeverSplitsAUtf8Sequence) {
-  std::string text = std::string(79, 'a') + "\xC3\xA9" + "tail";  // é spans bytes 80 and 81
-  EXPECT_EQ(cut_shown(text), std::string(79, 'a') + "...");
 }
 
 }  // namespace
