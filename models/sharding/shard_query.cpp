@@ -10,7 +10,10 @@ namespace podsim {
 ShardAnswer answer_shard_request(const ShardRequest& request) {
   using Field = ShardRequest::Field;
   ShardAnswer answer;
-  if (request.meshes.empty()) throw ShardError(Field::meshes, "at least one mesh is required, got: none");
+  const auto no_mesh = [] {
+    return ShardError(Field::meshes, "at least one mesh is required unless the sharding inlines one, got: none");
+  };
+  if (request.meshes.empty() && !request.tensor) throw no_mesh();
   for (const auto& named : request.meshes)
     in_field(Field::meshes, [&] {
       answer.meshes.add(named.name, named.mesh);
@@ -21,10 +24,12 @@ ShardAnswer answer_shard_request(const ShardRequest& request) {
   const ShardRequest::Tensor& tensor = *request.tensor;
   answer.shape = tensor.shape;
   answer.dtype = tensor.dtype;
-  const std::string& default_mesh = answer.meshes.meshes().front().name;
+  // Book and PartitionSpec texts bind to the first mesh; a Shardy text may inline its own (`mesh<[...]>`).
+  const std::string default_mesh = answer.meshes.empty() ? "mesh" : answer.meshes.meshes().front().name;
   answer.parsed =
       in_field(Field::sharding, [&] { return parse_sharding(tensor.sharding, default_mesh, answer.shape.size()); });
   const TensorSharding& sharding = answer.parsed->sharding;
+  if (answer.meshes.empty() && !sharding.inline_mesh) throw no_mesh();
   in_field(Field::sharding, [&] {
     verify_sharding(sharding, answer.meshes, answer.shape.size());
     return 0;

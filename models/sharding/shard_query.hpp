@@ -28,7 +28,7 @@ struct ShardRequest {
     std::string sharding;  // any notation; book and PartitionSpec texts bind to the first mesh
   };
 
-  std::vector<NamedMesh> meshes;  // at least one
+  std::vector<NamedMesh> meshes;  // at least one, unless the tensor's sharding inlines its mesh
   std::optional<Tensor> tensor;   // without it the meshes are verified and described
   bool devices = false;           // compute the device -> shard index map
 };
@@ -52,7 +52,8 @@ struct ShardAnswer {
   std::vector<DeviceShard> devices;  // with ShardRequest::devices, ordered by device id
 };
 
-// Verifies and measures. Throws ShardError in the field at fault (`meshes`: none, or two of one name;
+// Verifies and measures. Throws ShardError in the field at fault (`meshes`: none (and no inline mesh), or two
+// of one name;
 // `sharding`: parse (with the column) or verify, carrying the rule's message).
 ShardAnswer answer_shard_request(const ShardRequest& request);
 

@@ -11,6 +11,7 @@
 #include "models/sharding/layout.hpp"
 #include "models/sharding/notation.hpp"
 #include "models/sharding/sharding_verify.hpp"
+#include "models/sharding/shardy_print.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "sim/collectives/collective_builder.hpp"
 #include "sim/collectives/collective_simulation.hpp"
@@ -45,6 +46,10 @@ std::uint64_t array_bytes_of_tensor(const CollectiveQuery::Tensor& tensor, DType
     verify_sharding(sharding, meshes, tensor.shape.size());
     return 0;
   });
+  // The collective runs on `mesh`: a sharding may inline it, but not another one.
+  if (sharding.inline_mesh && !(*sharding.inline_mesh == mesh))
+    throw CollectiveError(Field::sharding, "an inline mesh must be the collective's mesh " + print_shardy_mesh(mesh) +
+                                               ", got: " + print_shardy_mesh(*sharding.inline_mesh));
   const Mesh* bound = resolve_mesh(sharding, meshes);
   const Layout layout =
       in_field(Field::sharding, [&] { return compute_layout(tensor.shape, dtype, sharding, *bound); });

@@ -87,8 +87,9 @@ std::string shard_answer_text(const ShardAnswer& answer) {
   if (!answer.parsed) return text;
   const Layout& layout = answer.layout;
   const auto& printed = answer.printed;
-  text +=
-      fmt::format("tensor: {}{} on mesh @{}\n", dtype_name(answer.dtype), dims_text(answer.shape), answer.mesh_name);
+  const auto& inline_mesh = answer.parsed->sharding.inline_mesh;
+  text += fmt::format("tensor: {}{} on {}\n", dtype_name(answer.dtype), dims_text(answer.shape),
+                      inline_mesh ? "inline mesh " + print_shardy_mesh(*inline_mesh) : "mesh @" + answer.mesh_name);
   text += fmt::format("  shardy:            {}\n", printed.shardy);
   text += fmt::format("  book:              {}\n", printed.book ? *printed.book : "(" + printed.book_error + ")");
   text += fmt::format("  partition spec:    {}\n", printed.pspec ? *printed.pspec : "(" + printed.pspec_error + ")");

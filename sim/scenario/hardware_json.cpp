@@ -7,8 +7,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +14,7 @@
 #include "models/common/error.hpp"
 #include "models/common/units.hpp"
 #include "models/topology/wraparound.hpp"
+#include "sim/scenario/json_text.hpp"
 #include "sim/scenario/scenario_verify_detail.hpp"
 
 namespace podsim {
@@ -91,7 +90,7 @@ std::string join_names(const std::vector<std::string>& names) {
 }
 
 void require_object(const Locator& loc, const json& j, const std::string& pointer) {
-  if (!j.is_object()) loc.fail(pointer, "must be an object, got: " + j.dump());
+  if (!j.is_object()) loc.fail(pointer, "must be an object, got: " + shown(j));
 }
 
 void require_known_keys(const Locator& loc, const json& j, const std::string& pointer,
@@ -103,7 +102,7 @@ void require_known_keys(const Locator& loc, const json& j, const std::string& po
 }
 
 std::string require_string(const Locator& loc, const json& j, const std::string& pointer, bool non_empty) {
-  if (!j.is_string()) loc.fail(pointer, "must be a string, got: " + j.dump());
+  if (!j.is_string()) loc.fail(pointer, "must be a string, got: " + shown(j));
   const auto text = j.get<std::string>();
   if (non_empty && text.empty()) loc.fail(pointer, "must not be empty, got: \"\"");
   return text;
@@ -121,7 +120,7 @@ double figure_value(const Locator& loc, const json& j, const std::string& pointe
         case Kind::count: {
           char* end = nullptr;
           value = std::strtod(text.c_str(), &end);
-          if (text.empty() || *end != '\0') loc.fail(pointer, "must be a whole number, got: " + j.dump());
+          if (text.empty() || *end != '\0') loc.fail(pointer, "must be a whole number, got: " + shown(j));
           break;
         }
         case Kind::bytes:
@@ -144,18 +143,18 @@ double figure_value(const Locator& loc, const json& j, const std::string& pointe
       loc.fail(pointer, e.what());
     }
   } else {
-    loc.fail(pointer, std::string("must be a number or a string with a unit, got: ") + j.dump());
+    loc.fail(pointer, std::string("must be a number or a string with a unit, got: ") + shown(j));
   }
   if (kind == Kind::duration) {
-    if (value < 0) loc.fail(pointer, "must not be negative, got: " + j.dump());
+    if (value < 0) loc.fail(pointer, "must not be negative, got: " + shown(j));
   } else if (!(value > 0)) {
-    loc.fail(pointer, "must be positive, got: " + j.dump());
+    loc.fail(pointer, "must be positive, got: " + shown(j));
   }
   if ((kind == Kind::count || kind == Kind::bytes) && value != std::floor(value))
-    loc.fail(pointer, "must be a whole number, got: " + j.dump());
-  if (kind == Kind::count && value > 1e9) loc.fail(pointer, "must be at most 1e9, got: " + j.dump());
+    loc.fail(pointer, "must be a whole number, got: " + shown(j));
+  if (kind == Kind::count && value > 1e9) loc.fail(pointer, "must be at most 1e9, got: " + shown(j));
   if (kind == Kind::bytes && value >= 18446744073709551616.0)
-    loc.fail(pointer, "does not fit in 64 bits, got: " + j.dump());
+    loc.fail(pointer, "does not fit in 64 bits, got: " + shown(j));
   return value;
 }
 
@@ -169,7 +168,7 @@ Figure verify_figure(const Locator& loc, const json& j, const std::string& point
     figure.source = "override";
     return figure;
   }
-  if (!j.is_object()) loc.fail(pointer, "must be a figure object {\"value\", \"source\", ...}, got: " + j.dump());
+  if (!j.is_object()) loc.fail(pointer, "must be a figure object {\"value\", \"source\", ...}, got: " + shown(j));
   require_known_keys(loc, j, pointer, {"value", "source", "note", "alternatives"});
   if (!j.contains("value")) loc.fail(pointer, "missing key \"value\"");
   figure.value = figure_value(loc, j.at("value"), pointer + "/value", kind);
@@ -183,7 +182,7 @@ Figure verify_figure(const Locator& loc, const json& j, const std::string& point
   if (j.contains("alternatives")) {
     const auto& alts = j.at("alternatives");
     const std::string alts_pointer = pointer + "/alternatives";
-    if (!alts.is_array()) loc.fail(alts_pointer, "must be an array, got: " + alts.dump());
+    if (!alts.is_array()) loc.fail(alts_pointer, "must be an array, got: " + shown(alts));
     for (std::size_t i = 0; i < alts.size(); ++i) {
       const std::string p = alts_pointer + "/" + std::to_string(i);
       const auto& alt = alts[i];
@@ -260,12 +259,12 @@ void verify_slice(const Locator& loc, const json& j, bool partial, HardwarePrese
   if (j.contains("pod_shape")) {
     const auto& shape = j.at("pod_shape");
     if (!shape.is_array() || shape.empty() || shape.size() > 3)
-      loc.fail("/slice/pod_shape", "must be an array of 1 to 3 chip counts, got: " + shape.dump());
+      loc.fail("/slice/pod_shape", "must be an array of 1 to 3 chip counts, got: " + shown(shape));
     preset.spec.pod_shape.clear();
     for (std::size_t i = 0; i < shape.size(); ++i) {
       const auto& d = shape[i];
       if (!d.is_number_integer() || d.get<std::int64_t>() <= 0)
-        loc.fail("/slice/pod_shape/" + std::to_string(i), "must be a positive integer, got: " + d.dump());
+        loc.fail("/slice/pod_shape/" + std::to_string(i), "must be a positive integer, got: " + shown(d));
       preset.spec.pod_shape.push_back(d.get<std::int64_t>());
     }
   } else if (!partial) {
@@ -397,12 +396,11 @@ bool is_preset_path(const std::string& name_or_path) {
 }
 
 json parse_hardware_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw PresetNotFoundError(path, "cannot open file", false);
-  std::stringstream text;
-  text << in.rdbuf();
+  const auto text = read_json_file(path);
+  if (!text) throw PresetNotFoundError(path, "cannot open file", false);
+  check_json_text(*text, path);
   try {
-    return json::parse(text.str());
+    return json::parse(*text);
   } catch (const json::parse_error& e) {
     throw InputError(path, "invalid JSON: " + json_exception_message(e.what()));
   }
@@ -496,6 +494,7 @@ HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const 
 
 HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const std::string& overrides_text,
                                          const std::string& overrides_where) {
+  check_json_text(overrides_text, overrides_where);
   json overrides;
   try {
     overrides = json::parse(overrides_text);

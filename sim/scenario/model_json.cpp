@@ -8,6 +8,7 @@
 
 #include "models/common/nearest_name.hpp"
 #include "sim/scenario/hardware_json.hpp"
+#include "sim/scenario/json_text.hpp"
 #include "sim/scenario/scenario_verify_detail.hpp"
 
 namespace podsim {
@@ -20,10 +21,6 @@ const std::vector<std::string> kDimsKeys = {"layers",           "d_model", "d_ff
                                             "experts_per_token"};
 
 using scenario_detail::escape_key;
-
-std::string shown(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 std::int64_t count_at(const json& value, const std::string& where) {
   if (!value.is_number_integer() && !value.is_number_unsigned())

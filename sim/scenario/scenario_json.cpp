@@ -6,13 +6,12 @@
 #include "sim/scenario/scenario_json.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "models/topology/mesh_mapping.hpp"
 #include "sim/scenario/hardware_json.hpp"
+#include "sim/scenario/json_text.hpp"
 #include "sim/scenario/scenario_json_detail.hpp"
 #include "sim/scenario/scenario_verify.hpp"
 
@@ -72,6 +71,7 @@ class DuplicateKeyFinder {
 };
 
 Json parse_text(const std::string& text, const Ctx& ctx) {
+  check_json_text(text, ctx.file);
   DuplicateKeyFinder finder;
   Json doc;
   try {
@@ -80,16 +80,10 @@ Json parse_text(const std::string& text, const Ctx& ctx) {
     });
   } catch (const Json::parse_error& e) {
     // e.byte is the 1-based offset of the character that failed; turn it into line and column.
-    const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    std::size_t line = 1, line_start = 0;
-    for (std::size_t i = 0; i < end; ++i)
-      if (text[i] == '\n') ++line, line_start = i + 1;
     std::string detail = json_exception_message(e.what());
     if (detail.rfind("parse error at line", 0) == 0)
       if (const auto p = detail.find(": "); p != std::string::npos) detail = detail.substr(p + 2);
-    throw InputError(ctx.file,
-                     "line " + std::to_string(line) + ", column " + std::to_string(end - line_start + 1) +
-                         ": invalid JSON: " + detail,
+    throw InputError(ctx.file, text_position(text, e.byte == 0 ? 0 : e.byte - 1) + ": invalid JSON: " + detail,
                      InputError::Stage::parse);
   }
   if (finder.duplicate()) {
@@ -115,7 +109,7 @@ HardwarePreset read_hardware(const Ctx& ctx, const Json& j) {
       require_object(ctx, *overrides, "/hardware/overrides");
     }
   } else {
-    ctx.fail("/hardware", "must be a preset name or an object {\"preset\", \"overrides\"}, got: " + show(j));
+    ctx.fail("/hardware", "must be a preset name or an object {\"preset\", \"overrides\"}, got: " + shown(j));
   }
   // A preset path is relative to the scenario's folder.
   if (is_preset_path(preset) && std::filesystem::path(preset).is_relative()) {
@@ -152,7 +146,7 @@ void read_slice(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
       choice.dims.push_back(get_bool(ctx, w[i], child(p, i)));
     spec.wrap = std::move(choice);
   } else {
-    ctx.fail(p, "must be " + kWrapModeNames.choices("\"") + " or an array of booleans, got: " + show(w));
+    ctx.fail(p, "must be " + kWrapModeNames.choices("\"") + " or an array of booleans, got: " + shown(w));
   }
 }
 
@@ -163,12 +157,12 @@ void read_mesh(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
     mesh.text = get_string(ctx, j, "/mesh");
     return;
   }
-  if (!j.is_object()) ctx.fail("/mesh", "must be a mesh spec string or an object {\"axes\", ...}, got: " + show(j));
+  if (!j.is_object()) ctx.fail("/mesh", "must be a mesh spec string or an object {\"axes\", ...}, got: " + shown(j));
   require_known_keys(ctx, j, "/mesh", {"name", "axes", "device_ids"});
   require_key(ctx, j, "/mesh", "axes");
   if (j.contains("name")) mesh.name = get_string(ctx, j.at("name"), "/mesh/name");
   const Json& axes_j = j.at("axes");
-  if (!axes_j.is_array() || axes_j.empty()) ctx.fail("/mesh/axes", "must be a non-empty array, got: " + show(axes_j));
+  if (!axes_j.is_array() || axes_j.empty()) ctx.fail("/mesh/axes", "must be a non-empty array, got: " + shown(axes_j));
   std::vector<MeshAxis> axes;
   std::vector<std::optional<std::vector<int>>> dims;
   for (std::size_t i = 0; i < axes_j.size(); ++i) {
@@ -281,11 +275,9 @@ ScenarioSpec load_scenario_text(const std::string& text, const std::string& wher
 
 ScenarioSpec load_scenario(const std::string& path) {
   if (std::filesystem::is_directory(path)) throw InputError(path, "is a folder, not a scenario file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return load_scenario_text(text.str(), path);
+  const auto text = read_json_file(path);
+  if (!text) throw InputError(path, "cannot open file");
+  return load_scenario_text(*text, path);
 }
 
 }  // namespace podsim

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/common/enum_names.hpp"
+#include "sim/scenario/json_text.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 #include "sim/scenario/scenario_verify_detail.hpp"
 
@@ -21,8 +22,8 @@ using Json = nlohmann::ordered_json;
 // Where errors go: `FILE: /pointer: message`.
 using Ctx = Where;
 
-// The value as JSON text (strings quoted), for "got: VALUE".
-std::string show(const Json& j);
+// A JSON value for "got: VALUE", cut to a readable length (json_text.hpp); next to the verifier's shown().
+using podsim::shown;
 
 void require_object(const Ctx& ctx, const Json& j, const std::string& pointer);
 void require_array(const Ctx& ctx, const Json& j, const std::string& pointer);
@@ -42,7 +43,7 @@ template <typename Enum, std::size_t N>
 Enum get_enum(const Ctx& ctx, const Json& j, const std::string& pointer, const EnumNames<Enum, N>& names) {
   const auto value = names.find(get_string(ctx, j, pointer));
   if (!value)
-    ctx.fail(pointer, "unknown " + std::string(names.what()) + ", got: " + show(j) + " (expected one of " +
+    ctx.fail(pointer, "unknown " + std::string(names.what()) + ", got: " + shown(j) + " (expected one of " +
                           names.choices("\"") + ")");
   return *value;
 }

@@ -40,7 +40,7 @@ Expectation::Value read_value(const Ctx& ctx, const Json& v, const std::string& 
   const MetricInfo* info = find_metric(metric);
   ctx.fail(p, "metric " + quote(metric) + " takes " +
                   (info ? std::string(metric_value_text(info->value)) : "a number, true or false, or an array") +
-                  ", got: " + show(v));
+                  ", got: " + shown(v));
 }
 
 Expectation read_one_expect(const Ctx& ctx, const Json& j, const std::string& p) {

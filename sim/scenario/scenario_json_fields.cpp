@@ -6,16 +6,12 @@
 
 namespace podsim::scenario_detail {
 
-std::string show(const Json& j) {
-  return j.dump();
-}
-
 void require_object(const Ctx& ctx, const Json& j, const std::string& pointer) {
-  if (!j.is_object()) ctx.fail(pointer, "must be an object, got: " + show(j));
+  if (!j.is_object()) ctx.fail(pointer, "must be an object, got: " + shown(j));
 }
 
 void require_array(const Ctx& ctx, const Json& j, const std::string& pointer) {
-  if (!j.is_array()) ctx.fail(pointer, "must be an array, got: " + show(j));
+  if (!j.is_array()) ctx.fail(pointer, "must be an array, got: " + shown(j));
 }
 
 void require_known_keys(const Ctx& ctx, const Json& j, const std::string& pointer,
@@ -34,7 +30,7 @@ void require_key(const Ctx& ctx, const Json& j, const std::string& pointer, cons
 }
 
 std::string get_string(const Ctx& ctx, const Json& j, const std::string& pointer, bool non_empty) {
-  if (!j.is_string()) ctx.fail(pointer, "must be a string, got: " + show(j));
+  if (!j.is_string()) ctx.fail(pointer, "must be a string, got: " + shown(j));
   auto text = j.get<std::string>();
   if (non_empty && text.empty()) ctx.fail(pointer, "must not be empty, got: \"\"");
   return text;
@@ -47,27 +43,27 @@ std::int64_t get_int(const Ctx& ctx, const Json& j, const std::string& pointer, 
     const double v = j.get<double>();
     whole = std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e18;
   }
-  if (!whole) ctx.fail(pointer, "must be an integer, got: " + show(j));
+  if (!whole) ctx.fail(pointer, "must be an integer, got: " + shown(j));
   if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-    ctx.fail(pointer, "must be at most " + std::to_string(max) + ", got: " + show(j));
+    ctx.fail(pointer, "must be at most " + std::to_string(max) + ", got: " + shown(j));
   const std::int64_t v = j.is_number_float() ? static_cast<std::int64_t>(j.get<double>()) : j.get<std::int64_t>();
-  if (v < min) ctx.fail(pointer, "must be at least " + std::to_string(min) + ", got: " + show(j));
-  if (v > max) ctx.fail(pointer, "must be at most " + std::to_string(max) + ", got: " + show(j));
+  if (v < min) ctx.fail(pointer, "must be at least " + std::to_string(min) + ", got: " + shown(j));
+  if (v > max) ctx.fail(pointer, "must be at most " + std::to_string(max) + ", got: " + shown(j));
   return v;
 }
 
 double get_number(const Ctx& ctx, const Json& j, const std::string& pointer) {
-  if (!j.is_number()) ctx.fail(pointer, "must be a number, got: " + show(j));
+  if (!j.is_number()) ctx.fail(pointer, "must be a number, got: " + shown(j));
   return j.get<double>();
 }
 
 bool get_bool(const Ctx& ctx, const Json& j, const std::string& pointer) {
-  if (!j.is_boolean()) ctx.fail(pointer, "must be true or false, got: " + show(j));
+  if (!j.is_boolean()) ctx.fail(pointer, "must be true or false, got: " + shown(j));
   return j.get<bool>();
 }
 
 std::vector<std::string> get_string_array(const Ctx& ctx, const Json& j, const std::string& pointer) {
-  if (!j.is_array()) ctx.fail(pointer, "must be an array of strings, got: " + show(j));
+  if (!j.is_array()) ctx.fail(pointer, "must be an array of strings, got: " + shown(j));
   std::vector<std::string> out;
   for (std::size_t i = 0; i < j.size(); ++i)
     out.push_back(get_string(ctx, j[i], child(pointer, i)));

@@ -65,9 +65,9 @@ std::vector<std::string> required_of(OpKind kind) {
 // The byte count of a send: a number, or a string with a unit (`1MiB`).
 std::uint64_t read_bytes(const Ctx& ctx, const Json& b, const std::string& p) {
   if (b.is_number()) return static_cast<std::uint64_t>(get_int(ctx, b, p, 1));
-  if (!b.is_string()) ctx.fail(p, "must be a byte count (a number or a string with a unit), got: " + show(b));
+  if (!b.is_string()) ctx.fail(p, "must be a byte count (a number or a string with a unit), got: " + shown(b));
   const std::uint64_t bytes = located(ctx.at(p), [&] { return parse_bytes(b.get<std::string>()); });
-  if (bytes == 0) ctx.fail(p, "must be at least 1, got: " + show(b));  // the text as written, unit and all
+  if (bytes == 0) ctx.fail(p, "must be at least 1, got: " + shown(b));  // the text as written, unit and all
   return bytes;
 }
 

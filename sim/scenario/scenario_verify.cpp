@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 
+#include "models/common/shown_text.hpp"
 #include "models/common/units.hpp"
 #include "models/sharding/mesh_spec.hpp"
 #include "models/sharding/sharding_verify.hpp"
@@ -66,7 +67,7 @@ std::string quote(std::string_view text) {
         }
     }
   }
-  return out + "\"";
+  return cut_shown(out + "\"");
 }
 
 std::string shown(double value) {
@@ -77,14 +78,14 @@ std::string shown(const std::vector<std::int64_t>& values) {
   std::string out;
   for (const auto v : values)
     out += (out.empty() ? "[" : ",") + std::to_string(v);
-  return out.empty() ? "[]" : out + "]";
+  return cut_shown(out.empty() ? "[]" : out + "]");
 }
 
 std::string shown(const std::vector<bool>& values) {
   std::string out;
   for (const bool v : values)
     out += (out.empty() ? "[" : ",") + std::string(v ? "true" : "false");
-  return out.empty() ? "[]" : out + "]";
+  return cut_shown(out.empty() ? "[]" : out + "]");
 }
 
 std::string quote_list(const std::vector<std::string>& names) {
@@ -156,8 +157,8 @@ void verify_sharding_text(const State& state, ScenarioSharding& sharding, const 
     where.fail(pointer, e);
   }
   if (sharding.parsed.sharding.inline_mesh && !(*sharding.parsed.sharding.inline_mesh == state.spec.mesh.mesh))
-    where.fail(pointer,
-               "an inline mesh must be the scenario's mesh @" + state.spec.mesh.name + ", got: " + sharding.text);
+    where.fail(pointer, "an inline mesh must be the scenario's mesh @" + state.spec.mesh.name +
+                            ", got: " + cut_shown(sharding.text));
 }
 
 namespace {

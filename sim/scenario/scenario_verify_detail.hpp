@@ -22,7 +22,7 @@ std::string child(const std::string& pointer, const std::string& key);
 std::string child(const std::string& pointer, std::size_t index);
 
 // Values after "got: ", as the scenario format writes them: a quoted string (JSON escapes), a number in its
-// shortest exact form, an array `[64,64,32]` / `[true,false]`.
+// shortest exact form, an array `[64,64,32]` / `[true,false]`; each cut by cut_shown (shown_text.hpp).
 std::string quote(std::string_view text);
 std::string shown(double value);
 std::string shown(const std::vector<std::int64_t>& values);

@@ -80,6 +80,9 @@ TEST(HardwareCli, OverrideIsAppliedAndChecked) {
   const CliRun bad = run_podsim("hardware tpu-v5e --override '{\"ici\": {\"bandwidth_Bps\": -1}}'");
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.err, "error: --override: /ici/bandwidth_Bps: must be positive, got: -1\n");
+  const CliRun deep = run_podsim("hardware tpu-v5e --override '" + std::string(1000, '[') + "'");
+  EXPECT_EQ(deep.code, 2);
+  EXPECT_EQ(deep.err, "error: --override: line 1, column 65: nesting deeper than 64 levels\n");
 }
 
 }  // namespace

@@ -92,4 +92,18 @@ TEST(ModelCli, BadInputIsLocated) {
   EXPECT_EQ(run.err, "error: --seq-len: must be in [1, 2^31], got: 0\n");
 }
 
+// A Hugging Face config goes through the input limits of docs/reliability.md like every JSON text.
+TEST(ModelCli, HostileConfigIsBadInput) {
+  const auto path = std::filesystem::temp_directory_path() / ("podsim_model_" + std::to_string(getpid()) + ".json");
+  std::ofstream(path) << std::string(200000, '[');
+  CliRun run = run_podsim("model describe --config " + path.string());
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: " + path.string() + ": line 1, column 65: nesting deeper than 64 levels\n");
+  std::ofstream(path) << R"({"hidden_size": 1e400})";
+  run = run_podsim("model describe --config " + path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: " + path.string() + ": line 1, column 17: number out of range, got: 1e400\n");
+}
+
 }  // namespace

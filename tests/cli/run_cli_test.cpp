@@ -119,6 +119,21 @@ TEST(RunCli, BadFlagsAndFiles) {
   EXPECT_NE(run.err.find("/nonexistent/scenario.json"), std::string::npos) << run.err;
 }
 
+TEST(RunCli, HostileJsonIsBadInputNotACrash) {
+  const auto deep = temp_file("deep.json");
+  std::ofstream(deep) << std::string(200000, '[');
+  for (const std::string command : {"run ", "check "}) {
+    const CliRun run = run_podsim(command + deep.string());
+    EXPECT_EQ(run.code, 2);
+    EXPECT_EQ(run.err, "error: " + deep.string() + ": line 1, column 65: nesting deeper than 64 levels\n");
+  }
+  std::ofstream(deep) << "{\"name\": 1e400}";
+  const CliRun huge = run_podsim("check " + deep.string());
+  EXPECT_EQ(huge.code, 2);
+  EXPECT_EQ(huge.err, "error: " + deep.string() + ": line 1, column 10: number out of range, got: 1e400\n");
+  std::filesystem::remove(deep);
+}
+
 }  // namespace
 
 TEST(RunCli, ScheduleFlagOverridesTheScenario) {

@@ -58,6 +58,32 @@ TEST(ShardCli, DeviceMapHonoursDeviceIds) {
   EXPECT_EQ(j["shard_index_by_device"].size(), 6u);
 }
 
+TEST(ShardCli, InlineMeshNeedsNoMeshFlag) {
+  CliRun run = run_podsim(R"(shard --sharding '<mesh<["a"=2, "b"=2]>, [{"a"}, {"b"}]>' --shape 4x4)");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("tensor: f32[4, 4] on inline mesh <[\"a\"=2, \"b\"=2]>\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("shardy:            <mesh<[\"a\"=2, \"b\"=2]>, [{\"a\"}, {\"b\"}]>\n"), std::string::npos);
+  EXPECT_NE(run.out.find("local shape:       [2, 2]\n"), std::string::npos) << run.out;
+  // device_ids=[1, 0]: device 1 holds shard 0.
+  run = run_podsim(R"(shard --sharding '<mesh<["a"=2], device_ids=[1, 0]>, [{"a"}]>' --shape 4 --devices --json)");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(json_of(run)["mesh"], "inline");
+  EXPECT_EQ(json_of(run)["shard_index_by_device"]["1"], nlohmann::json({0}));
+  EXPECT_EQ(json_of(run)["shard_index_by_device"]["0"], nlohmann::json({1}));
+  // The maximal mesh: one device, id 3, holding the whole tensor.
+  run = run_podsim(R"(shard --sharding '<mesh<[], device_ids=[3]>, []>' --shape 4x4 --devices --json)");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(json_of(run)["local_shape"], nlohmann::json({4, 4}));
+  EXPECT_EQ(json_of(run)["shard_index_by_device"].size(), 1u);
+  EXPECT_EQ(json_of(run)["shard_index_by_device"]["3"], nlohmann::json::array());  // one index per sharded dim: none
+  run = run_podsim(R"(shard --sharding '<mesh<["a"=2, "b"=2]>, [{}, {"c"}]>' --shape 4x4)");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: --sharding: unknown axis name: \"c\"\n");
+  run = run_podsim("shard --sharding 'A[I_X, J]' --shape 4x4");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: --mesh: at least one mesh is required unless the sharding inlines one, got: none\n");
+}
+
 TEST(ShardCli, MeshOnlyIsDescribed) {
   const CliRun run = run_podsim("shard --mesh X=4,Y=2");
   ASSERT_EQ(run.code, 0) << run.err;

@@ -75,6 +75,23 @@ TEST(CollectiveQuery, ErrorsNameTheField) {
   EXPECT_EQ(field_of(query), Field::sharding);
 }
 
+// A sharding may inline the collective's mesh (the slice's, X=8 by Y=4 here), but not another mesh.
+TEST(CollectiveQuery, AnInlineMeshMustBeTheCollectivesMesh) {
+  CollectiveQuery query = all_gather_y();
+  query.size = CollectiveQuery::Tensor{{2048, 8192}, "A[E_Y, F]"};
+  const double named = answer_collective(query).book->time_s;
+  query.size = CollectiveQuery::Tensor{{2048, 8192}, R"(<mesh<["X"=8, "Y"=4]>, [{"Y"}, {}]>)"};
+  EXPECT_DOUBLE_EQ(answer_collective(query).book->time_s, named);
+  query.size = CollectiveQuery::Tensor{{2048, 8192}, R"(<mesh<["X"=4, "Y"=8]>, [{"Y"}, {}]>)"};
+  try {
+    answer_collective(query);
+    FAIL() << "expected CollectiveError";
+  } catch (const CollectiveError& e) {
+    EXPECT_EQ(e.field(), CollectiveQuery::Field::sharding);
+    EXPECT_EQ(e.message(), R"(an inline mesh must be the collective's mesh <["X"=8, "Y"=4]>, got: <["X"=4, "Y"=8]>)");
+  }
+}
+
 TEST(CollectiveQuery, MessagesSayWhatIsWrongWithoutAFlag) {
   CollectiveQuery query = all_gather_y();
   query.hardware.ici.links_per_chip = 0;

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #pragma GCC diagnostic push
@@ -166,6 +170,25 @@ TEST(HardwareJson, SyntaxErrorNamesFileLineAndColumn) {
   const std::string path = kData + "/bad_syntax.json";
   const std::string error = load_error(path);
   EXPECT_EQ(error.rfind(path + ": invalid JSON: parse error at line 3, column 12: syntax error", 0), 0u) << error;
+}
+
+TEST(HardwareJson, InputLimitsAreCheckedBeforeParsing) {
+  const std::string path = std::filesystem::temp_directory_path() / ("podsim_hw_" + std::to_string(getpid()) + ".json");
+  std::ofstream(path) << std::string(200000, '[');
+  EXPECT_EQ(load_error(path), path + ": line 1, column 65: nesting deeper than 64 levels");
+  std::ofstream(path) << "{\"name\": \"x\",\n \"chip\": 1e400}";
+  EXPECT_EQ(load_error(path), path + ": line 2, column 10: number out of range, got: 1e400");
+  std::filesystem::remove(path);
+}
+
+TEST(HardwareOverrides, TextOverridesAreCheckedBeforeParsing) {
+  std::string error = "(no error)";
+  try {
+    load_hardware_preset_full("tpu-v5e", std::string(1000, '['), "--override");
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error, "--override: line 1, column 65: nesting deeper than 64 levels");
 }
 
 TEST(HardwareJson, MissingFile) {

@@ -293,6 +293,21 @@ TEST(ScenarioDocs, TheSchemaIsDraft202012AndAcceptsTheGoodScenarios) {
   EXPECT_EQ(rc, 0);
 }
 
+// ---- input limits (docs/reliability.md); the 400 kB file is written here rather than kept in bad/ ----
+
+TEST(ScenarioLimits, DeepNestingIsALocatedErrorNotACrash) {
+  const fs::path path = fs::temp_directory_path() / ("podsim_deep_" + std::to_string(getpid()) + ".json");
+  std::ofstream(path) << "{\"name\": " << std::string(200000, '[') << std::string(200000, ']') << "}";
+  std::string got = "(no error)";
+  try {
+    load_scenario(path.string());
+  } catch (const InputError& e) {
+    got = e.what();
+  }
+  fs::remove(path);
+  EXPECT_EQ(got, path.string() + ": line 1, column 73: nesting deeper than 64 levels");
+}
+
 // ---- bad cases: one folder per rule ----
 
 std::vector<std::string> bad_cases() {

@@ -51,5 +51,22 @@ TEST(ShardQuery, ErrorsNameTheField) {
   EXPECT_THROW(answer_shard_request(ShardRequest{}), ShardError);  // no mesh
 }
 
+TEST(ShardQuery, AnInlineMeshNeedsNoOtherMesh) {
+  ShardRequest request;
+  request.tensor = ShardRequest::Tensor{{4, 4}, DType::f32, R"(<mesh<["a"=2, "b"=2]>, [{"a"}, {"b"}]>)"};
+  const ShardAnswer answer = answer_shard_request(request);
+  EXPECT_EQ(answer.mesh_name, "inline");
+  EXPECT_EQ(answer.layout.local_shape, (Shape{2, 2}));
+  EXPECT_EQ(answer.layout.bytes_per_device, 2u * 2 * 4);
+  request.tensor->sharding = "A[I_a, J_b]";  // names no mesh, and none is given
+  try {
+    answer_shard_request(request);
+    FAIL() << "expected ShardError";
+  } catch (const ShardError& e) {
+    EXPECT_EQ(e.field(), ShardRequest::Field::meshes);
+    EXPECT_EQ(e.message(), "at least one mesh is required unless the sharding inlines one, got: none");
+  }
+}
+
 }  // namespace
 }  // namespace podsim

@@ -127,6 +127,15 @@ TEST(VerifySharding, InlineMeshIsVerifiedFirst) {
   expect_error(kAb, R"(<mesh<["q"=2, "q"=2]>, [{"q"}]>)", 1, "duplicate axis name: \"q\"");
 }
 
+// The inline mesh is the sharding's own: its axes, not the table's, are the ones it may name (SHARDY.md §4).
+TEST(VerifySharding, InlineMeshBindsItsOwnAxes) {
+  expect_error(kAb, R"(<mesh<["a"=2, "b"=2]>, [{}, {"c"}]>)", 2, "unknown axis name: \"c\"");
+  expect_valid(kAb, R"(<mesh<["a"=2, "b"=2]>, [{"a"}, {"b"}]>)", 2);
+  expect_valid(kAb, R"(<mesh<["a"=2], device_ids=[1, 0]>, [{"a"}]>)", 1);
+  expect_valid(kAb, R"(<mesh<[], device_ids=[3]>, []>)", 2);  // maximal: the rank is not checked (§12.9)
+  expect_error(kAb, R"(<mesh<["q"=2]>, [{"a"}]>)", 1, "unknown axis name: \"a\"");
+}
+
 TEST(VerifySharding, MaximalMeshNeedsRankZeroAndNoNamedAxes) {
   const std::string message =
       "a maximal sharding can only have a sharding with rank 0 and no replicated or unreduced axes.";

@@ -85,6 +85,23 @@ TEST(ShardyPrint, CanonicalTextRoundTrips) {
     EXPECT_EQ(print_shardy_mesh(parse_shardy_mesh(text)), text);
 }
 
+// Shardy's own parse-print cases of inlined meshes (issue 16): an inline mesh with axes, with device_ids, and the
+// maximal mesh, each printed back as written.
+TEST(ShardyPrint, InlineMeshesRoundTrip) {
+  const char* shardings[] = {
+      R"(<mesh<["a"=2, "b"=2]>, [{}, {"c"}]>)",
+      R"(<mesh<["a"=2], device_ids=[1, 0]>, [{"a"}]>)",
+      R"(<mesh<[], device_ids=[3]>, []>)",
+      R"(<mesh<["a"=2, "b"=2]>, [{"a"}, {"b"}]>)",
+  };
+  for (const char* text : shardings)
+    EXPECT_EQ(print_shardy_sharding(parse_shardy_sharding(text)), text);
+  const TensorSharding s = parse_shardy_sharding(R"(<mesh<["a"=2], device_ids=[1, 0]>, [{"a"}]>)");
+  EXPECT_TRUE(s.mesh_name.empty());
+  EXPECT_EQ(*s.inline_mesh, make_mesh({{"a", 2}}, {1, 0}));
+  EXPECT_TRUE(parse_shardy_sharding(R"(<mesh<[], device_ids=[3]>, []>)").inline_mesh->is_maximal());
+}
+
 TEST(ShardyPrint, NonCanonicalTextPrintsCanonically) {
   EXPECT_EQ(print_shardy_sharding(parse_shardy_sharding(R"(#sdy.sharding< @m,[{"a" : (2)2,?}p2,{ }]>)")),
             R"(<@m, [{"a":(2)2, ?}p2, {}]>)");

@@ -62,8 +62,8 @@ void add_shard_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("shard", "Verify a sharding and show its layout: local shape, bytes per device");
   auto flags = std::make_shared<ShardFlags>();
   cmd->add_option("--mesh", flags->meshes,
-                  "Mesh: X=8,Y=2 (named \"mesh\") or NAME=<[\"x\"=2, \"y\"=4], device_ids=[...]>; repeatable")
-      ->required();
+                  "Mesh: X=8,Y=2 (named \"mesh\") or NAME=<[\"x\"=2, \"y\"=4], device_ids=[...]>; repeatable; "
+                  "not needed when --sharding inlines its mesh (<mesh<[\"x\"=2]>, [{\"x\"}]>)");
   cmd->add_option("--shape", flags->shape, "Tensor shape, e.g. 1024x4096, or scalar");
   cmd->add_option("--dtype", flags->dtype, "Element type: f32 bf16 f16 int8 int4 fp8_e4m3 fp8_e5m2")
       ->capture_default_str();

@@ -1,0 +1,37 @@
+// Guards every JSON text podsim reads (scenario files, hardware and model presets, `podsim hardware --override`)
+// before nlohmann parses it recursively: a size limit, a nesting limit and numbers out of range, each a located
+// InputError instead of a crash or an internal error. Also the one way a JSON value is echoed in a message.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "models/common/shown_text.hpp"
+
+namespace podsim {
+
+// The limits of docs/reliability.md ("Input limits").
+inline constexpr std::size_t kJsonMaxBytes = std::size_t{64} << 20;  // 64 MiB
+inline constexpr int kJsonMaxDepth = 64;                             // nested arrays and objects
+
+// Checks `text` against the limits without recursion; throws InputError (stage parse) located at `where`:
+// `input larger than 64 MiB, got: N bytes`, `line L, column C: nesting deeper than 64 levels`,
+// `line L, column C: number out of range, got: 1e400`.
+void check_json_text(std::string_view text, const std::string& where);
+
+// The whole text of the file at `path`, or nullopt when it cannot be opened. A regular file larger than
+// kJsonMaxBytes is refused before it is read, with check_json_text's message.
+std::optional<std::string> read_json_file(const std::string& path);
+
+// `line L, column C` of the byte at `offset` (0-based) of `text`, both 1-based.
+std::string text_position(std::string_view text, std::size_t offset);
+
+// A JSON value as compact text for "got: VALUE" (strings quoted, invalid UTF-8 replaced), cut by cut_shown.
+template <typename BasicJson>
+std::string shown(const BasicJson& value) {
+  return cut_shown(value.dump(-1, ' ', false, BasicJson::error_handler_t::replace));
+}
+
+}  // namespace podsim
