@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev      # scenario and report JSON
   libcli11-dev libfmt-dev # command line and formatting
   libgtest-dev libbenchmark-dev
+  python3 python3-jsonschema  # the tests validate docs/*.schema.json and the HTML report; in CI (CI set) they must
 )
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

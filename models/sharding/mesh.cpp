@@ -7,11 +7,34 @@
 
 namespace podsim {
 
-std::int64_t Mesh::total_size() const {
+namespace {
+
+// Product of the sizes of axes[first, end), or nullopt when it does not fit in int64 (never computed in overflow:
+// a mesh text may name 4294967296 x 4294967296 devices before verify_mesh refuses it).
+std::optional<std::int64_t> checked_product(const std::vector<MeshAxis>& axes, std::size_t first) {
   std::int64_t product = 1;
-  for (const auto& axis : axes)
-    product *= axis.size;
+  for (std::size_t i = first; i < axes.size(); ++i)
+    if (__builtin_mul_overflow(product, axes[i].size, &product)) return std::nullopt;
   return product;
+}
+
+std::string overflow_message(const std::vector<MeshAxis>& axes) {
+  std::string sizes;
+  for (const auto& axis : axes)
+    sizes += (sizes.empty() ? "" : "x") + std::to_string(axis.size);
+  return "total product of axis sizes overflows 64 bits, got: " + sizes;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> Mesh::checked_total_size() const {
+  return checked_product(axes, 0);
+}
+
+std::int64_t Mesh::total_size() const {
+  const auto product = checked_total_size();
+  if (!product) throw VerifyError(overflow_message(axes));
+  return *product;
 }
 
 std::int64_t Mesh::num_devices() const {
@@ -34,10 +57,9 @@ std::int64_t Mesh::axis_size(std::string_view name) const {
 std::int64_t Mesh::axis_stride(std::string_view name) const {
   const auto index = axis_index(name);
   if (!index) throw VerifyError("unknown axis name: \"" + std::string(name) + "\"");
-  std::int64_t stride = 1;
-  for (std::size_t i = *index + 1; i < axes.size(); ++i)
-    stride *= axes[i].size;
-  return stride;
+  const auto stride = checked_product(axes, *index + 1);
+  if (!stride) throw VerifyError(overflow_message(axes));
+  return *stride;
 }
 
 std::int64_t Mesh::device_at(std::int64_t position) const {
@@ -58,7 +80,7 @@ std::optional<std::int64_t> Mesh::position_of(std::int64_t device) const {
 Mesh make_mesh(std::vector<MeshAxis> axes, std::vector<std::int64_t> device_ids) {
   Mesh mesh{std::move(axes), std::move(device_ids)};
   if (!mesh.axes.empty() && !mesh.device_ids.empty() &&
-      static_cast<std::int64_t>(mesh.device_ids.size()) == mesh.total_size()) {
+      static_cast<std::int64_t>(mesh.device_ids.size()) == mesh.checked_total_size()) {
     std::vector<std::int64_t> iota(mesh.device_ids.size());
     std::iota(iota.begin(), iota.end(), 0);
     if (mesh.device_ids == iota) mesh.device_ids.clear();

@@ -28,8 +28,10 @@ struct Mesh {
   bool is_empty() const { return axes.empty() && device_ids.empty(); }
   // `<[], device_ids=[d]>`: no axes and exactly one device id.
   bool is_maximal() const { return axes.empty() && device_ids.size() == 1; }
-  // Product of the axis sizes (1 for a mesh without axes).
+  // Product of the axis sizes (1 for a mesh without axes); throws VerifyError when it overflows 64 bits.
   std::int64_t total_size() const;
+  // Product of the axis sizes, or nullopt when it overflows 64 bits.
+  std::optional<std::int64_t> checked_total_size() const;
   // Devices the mesh spans: the product of the axis sizes, 1 for a maximal mesh, 0 for an empty one.
   std::int64_t num_devices() const;
   // Position of the axis called `name`, or nullopt.

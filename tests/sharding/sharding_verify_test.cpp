@@ -89,6 +89,24 @@ TEST(VerifyMesh, ProductMustMatchDeviceCount) {
                     "18446744073709551616 != 1");
 }
 
+TEST(VerifyMesh, ProductOverflowIsCheckedNotWrapped) {
+  // 2^32 x 2^32 does not fit in int64: the product is never computed in overflow (UBSan runs this test).
+  const Mesh huge = parse_shardy_mesh(R"(<["a"=4294967296, "b"=4294967296]>)");
+  EXPECT_EQ(huge.checked_total_size(), std::nullopt);
+  try {
+    (void)huge.total_size();
+    ADD_FAILURE() << "total_size() of a 2^64-device mesh returned";
+  } catch (const VerifyError& error) {
+    EXPECT_EQ(std::string(error.what()), "total product of axis sizes overflows 64 bits, got: 4294967296x4294967296");
+  }
+  EXPECT_EQ(huge.axis_stride("a"), std::int64_t{4294967296});
+  EXPECT_EQ(huge.axis_stride("b"), 1);
+  const Mesh wider = parse_shardy_mesh(R"(<["z"=2, "a"=4294967296, "b"=4294967296]>)");
+  EXPECT_THROW((void)wider.axis_stride("z"), VerifyError);  // 2^64 after "z"
+  EXPECT_EQ(parse_shardy_mesh(R"(<["a"=4294967296, "b"=2147483647]>)").checked_total_size(),
+            std::int64_t{4294967296} * 2147483647);
+}
+
 TEST(VerifyMesh, SortedDeviceIdsMustBeIota) {
   expect_mesh_error(R"(<["a"=2], device_ids=[1, 1]>)", "sorted device ids must be iota(product(axes)), got: 1, 1");
   expect_mesh_error(R"(<["a"=2], device_ids=[2, 1]>)", "sorted device ids must be iota(product(axes)), got: 1, 2");
