@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev      # scenario and report JSON
   libcli11-dev libfmt-dev # command line and formatting
   libgtest-dev libbenchmark-dev
+  clang libclang-rt-14-dev # the fuzz build (scripts/fuzz.sh): clang, libFuzzer and the sanitizer runtimes
 )
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
