@@ -34,7 +34,7 @@ mkdir -p "$build/corpus/$target" "$build/artifacts/$target"
 log="$build/fuzz_$target.log"
 # Hangs count as findings after 10 s; ASan's leak check is off (a parser's leak is not worth a CI failure).
 status=0
-ASAN_OPTIONS=detect_leaks=0 "$build/fuzz_$target" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
+ASAN_OPTIONS=detect_leaks=0 "$build/tools/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
   -artifact_prefix="$build/artifacts/$target/" "$@" "$build/corpus/$target" "tools/fuzz/corpus/$target" \
   >"$log" 2>&1 || status=$?
 
