@@ -24,6 +24,9 @@ PODSIM_FUZZ_ENTRY {
   }
   fuzz::require(again.name == parsed.name, "mesh name changed", text, printed);
   fuzz::require(again.mesh == parsed.mesh, "mesh changed", text, printed);
-  (void)parsed.mesh.num_devices();
+  try {
+    (void)parsed.mesh.num_devices();  // a verified mesh may still count more devices than 64 bits hold
+  } catch (const Error&) {
+  }
   return 0;
 }
