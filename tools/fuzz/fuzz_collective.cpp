@@ -25,7 +25,8 @@ namespace {
 const std::map<std::string, HardwareSpec>& presets() {
   static const std::map<std::string, HardwareSpec> loaded = [] {
     std::map<std::string, HardwareSpec> specs;
-    for (const auto& name : list_hardware_presets()) specs.emplace(name, load_hardware_preset(name));
+    for (const auto& name : list_hardware_presets())
+      specs.emplace(name, load_hardware_preset(name));
     return specs;
   }();
   return loaded;

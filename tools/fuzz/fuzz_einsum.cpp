@@ -21,8 +21,9 @@ PODSIM_FUZZ_ENTRY {
   } catch (const Error&) {
     fuzz::require(false, "printed einsum does not parse", text, printed);
   }
-  fuzz::require(again.lhs == parsed.lhs && again.rhs == parsed.rhs && again.out == parsed.out, "einsum changed",
-                text, printed);
-  for (const char label : parsed.labels()) (void)parsed.role(label);
+  fuzz::require(again.lhs == parsed.lhs && again.rhs == parsed.rhs && again.out == parsed.out, "einsum changed", text,
+                printed);
+  for (const char label : parsed.labels())
+    (void)parsed.role(label);
   return 0;
 }
