@@ -39,11 +39,12 @@ ASAN_OPTIONS=detect_leaks=0 "$build/tools/fuzz/fuzz_$target" -max_total_time="$s
   >"$log" 2>&1 || status=$?
 
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
 last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
 edges=$(sed -n 's/.*Loaded 1 modules *(\([0-9]*\) inline 8-bit counters).*/\1/p' "$log" | head -1)
 cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
 ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
-echo "fuzz_$target: ${runs:-?} executions in ${seconds} s, coverage ${cov:-?} of ${edges:-?} edges (${ft:-?} features)"
+echo "fuzz_$target: ${runs:-?} executions in ${took:-$seconds} s, coverage ${cov:-?} of ${edges:-?} edges (${ft:-?} features)"
 if [ $status -ne 0 ]; then
   echo "fuzz_$target: FAILED (exit $status); the report, from $log:" >&2
   grep -E -A40 '^==[0-9]+==ERROR|round trip failed|deadly signal|runtime error|uncaught exception|terminate called' \
