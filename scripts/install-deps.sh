@@ -8,7 +8,8 @@ packages=(
   nlohmann-json3-dev      # scenario and report JSON
   libcli11-dev libfmt-dev # command line and formatting
   libgtest-dev libbenchmark-dev
-  python3 python3-jsonschema  # the tests validate docs/*.schema.json and the HTML report; in CI (CI set) they must
+  python3 python3-jsonschema  # the tests validate docs/*.schema.json (in CI a missing tool fails them)
+  clang libclang-rt-14-dev # the fuzz build (scripts/fuzz.sh): clang, libFuzzer and the sanitizer runtimes
 )
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

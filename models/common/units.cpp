@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <utility>
@@ -134,8 +135,9 @@ std::string four_digits(double value) {
   return buffer;
 }
 
+// strtod, not stod: stod throws std::out_of_range for a subnormal such as 4.174e-312 (found by tools/fuzz).
 double round4(double value) {
-  return std::stod(four_digits(value));
+  return std::strtod(four_digits(value).c_str(), nullptr);
 }
 
 // Picks the largest unit not above |value| (the first unit if none is), so the number reads 1..999.9.

@@ -181,7 +181,8 @@ class Planner {
       const Axes& w = wide->axes(label);
       if (n.size() != p) continue;
       const Axes extra(w.begin() + static_cast<std::ptrdiff_t>(p), w.end());
-      if (!std::all_of(extra.begin(), extra.end(), [&](const AxisRef& a) { return narrow->is_free(a, mesh_); }))
+      if (!std::all_of(extra.begin(), extra.end(),
+                       [&, side = narrow](const AxisRef& a) { return side->is_free(a, mesh_); }))
         continue;
       for (const auto& a : extra) {
         auto& r = narrow->s.replicated;

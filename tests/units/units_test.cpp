@@ -116,6 +116,13 @@ TEST(Format, HumanUnits) {
   EXPECT_EQ(format_number(2550), "2550");
 }
 
+// A subnormal value formats instead of throwing std::out_of_range (fuzz_units, input "417444417191032e-327").
+TEST(Format, SubnormalValues) {
+  EXPECT_EQ(format_bandwidth(4.174e-312), "4.174e-312 B/s");
+  EXPECT_EQ(format_seconds(4.174e-312), "4.174e-300 ps");
+  EXPECT_DOUBLE_EQ(parse_bandwidth(format_bandwidth(parse_bandwidth("417444417191032e-327"))), 4.174e-313);
+}
+
 TEST(Format, ParsesBack) {
   EXPECT_DOUBLE_EQ(parse_bandwidth(format_bandwidth(4.5e10)), 4.5e10);
   EXPECT_DOUBLE_EQ(parse_duration(format_seconds(5.6e-4)), 5.6e-4);
