@@ -18,6 +18,8 @@
 #include "models/common/enum_names.hpp"
 #include "models/common/eval_model.hpp"
 #include "models/common/shape.hpp"
+#include "models/model/parallelism.hpp"
+#include "models/model/workload.hpp"
 #include "models/plan/einsum.hpp"
 #include "models/plan/schedule_policy.hpp"
 #include "models/sharding/mesh.hpp"
@@ -26,6 +28,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/scenario/expect_metrics.hpp"
 #include "sim/scenario/hardware_preset.hpp"
+#include "sim/scenario/model_preset.hpp"
 
 namespace podsim {
 
@@ -141,7 +144,21 @@ struct ScenarioPlan {
   std::string description;
   std::vector<std::pair<std::string, ScenarioSharding>> shardings;      // input tensor name -> sharding
   std::vector<std::pair<std::string, ScenarioSharding>> out_shardings;  // matmul op name -> out sharding
-  std::string pointer;                                                  // derived: "/plans/<index>"
+  // A model-level scenario's plan: the mesh axes of each parallelism kind (docs/parallelism.md). The tensors'
+  // shardings follow from it; `shardings` and `out_shardings` are then empty.
+  std::optional<Parallelism> parallelism;
+  std::string pointer;  // derived: "/plans/<index>"
+};
+
+// A model-level scenario's search space (docs/capacity.md): the candidates `podsim plan` enumerates. A list left
+// empty means the scenario's own value (its slice, hardware, the workload's microbatches and remat).
+struct SearchSpec {
+  std::vector<Shape> slices;               // slice shapes to try, each with one mesh axis per dim
+  std::vector<ParallelKind> kinds;         // the kinds assigned to mesh axes, every assignment tried
+  std::vector<HardwarePreset> hardware;    // presets to try
+  std::vector<std::int64_t> microbatches;  // microbatch counts to try (train)
+  std::vector<Remat> remat;                // remat policies to try (train)
+  std::string pointer;                     // derived: "/search"
 };
 
 struct ScenarioOptions {
@@ -184,6 +201,12 @@ struct ScenarioSpec {
   std::vector<ScenarioTensor> tensors;
   std::vector<ScenarioOp> program;
   std::vector<ScenarioPlan> plans;
+  // Capacity planning (docs/capacity.md): a model and its workload stand instead of `tensors` and `program`; the
+  // plans are parallelism assignments, or the search section's candidates.
+  std::optional<ModelPreset> model;
+  std::optional<Workload> workload;
+  std::optional<SearchSpec> search;
+  std::optional<double> price_per_chip_hour;  // USD per chip-hour, for the cost per million tokens
   ScenarioOptions options;
   std::vector<Expectation> expect;
 

@@ -1,0 +1,53 @@
+// What a capacity-planning scenario asks of a model (docs/capacity.md): a training step (tokens per step, sequence
+// length, microbatches, dtypes, Adam, rematerialisation) or a serving step (prefill or decode of a batch at a
+// context length, weight and KV-cache dtypes). Plain values; the scenario loader reads them from `workload`.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "models/common/dtype.hpp"
+#include "models/common/enum_names.hpp"
+#include "models/model/transformer.hpp"
+
+namespace podsim {
+
+enum class WorkloadMode { train, prefill, decode };
+
+inline constexpr EnumNames<WorkloadMode, 3> kWorkloadModeNames{"workload mode",
+                                                               {{
+                                                                   {"train", WorkloadMode::train},
+                                                                   {"prefill", WorkloadMode::prefill},
+                                                                   {"decode", WorkloadMode::decode},
+                                                               }}};
+
+enum class Optimizer { adam };
+
+inline constexpr EnumNames<Optimizer, 1> kOptimizerNames{"optimizer", {{{"adam", Optimizer::adam}}}};
+
+struct Workload {
+  WorkloadMode mode = WorkloadMode::train;
+
+  // mode train: one optimizer step over batch_tokens tokens (batch x seq_len), in `microbatches` passes of
+  // forward and backward (gradient accumulation) before one optimizer update.
+  std::uint64_t batch_tokens = 0;
+  std::int64_t seq_len = 4096;
+  std::int64_t microbatches = 1;
+  Remat remat;                      // checkpoints_per_layer 0: no rematerialisation
+  DType param_dtype = DType::bf16;  // parameters and gradients
+  DType activation_dtype = DType::bf16;
+  Optimizer optimizer = Optimizer::adam;
+  bool master_weights = false;  // Adam keeps an fp32 copy of the parameters
+
+  // mode prefill / decode: `batch` sequences; prefill processes `context` tokens of each, decode one new token
+  // of each while reading a KV cache of `context` tokens.
+  std::int64_t batch = 1;
+  std::int64_t context = 0;
+  DType weight_dtype = DType::bf16;
+  DType kv_dtype = DType::bf16;
+
+  // Tokens one step processes: batch_tokens (train), batch x context (prefill), batch (decode).
+  std::uint64_t tokens_per_step() const;
+};
+
+}  // namespace podsim

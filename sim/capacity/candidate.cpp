@@ -1,0 +1,12 @@
+#include "sim/capacity/candidate.hpp"
+
+namespace podsim {
+
+std::int64_t Candidate::chips() const {
+  std::int64_t product = 1;
+  for (const auto dim : slice)
+    product *= dim;
+  return product;
+}
+
+}  // namespace podsim

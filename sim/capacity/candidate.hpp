@@ -1,0 +1,76 @@
+// One candidate of a capacity-planning study (docs/capacity.md) and what podsim finds of it: the hardware, slice,
+// mesh and parallelism assignment tried, and its step time by the closed form and by the simulation, its memory
+// per chip by kind against HBM, what bounds it, and why it was rejected when it was.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/common/shape.hpp"
+#include "models/model/parallelism.hpp"
+#include "models/model/transformer.hpp"
+#include "sim/scenario/hardware_preset.hpp"
+#include "sim/scenario/scenario_spec.hpp"
+
+namespace podsim {
+
+struct Candidate {
+  HardwarePreset hardware;
+  Shape slice;
+  std::vector<bool> wraparound;  // per slice dim, resolved
+  ScenarioMesh mesh;             // the logical mesh on the slice (one axis per slice dim unless written)
+  Parallelism parallelism;
+  std::int64_t microbatches = 1;
+  Remat remat;
+  std::string plan;  // the scenario plan it comes from ("" for a searched candidate)
+
+  std::int64_t chips() const;  // product of the slice dims
+};
+
+// Bytes per chip by what they hold.
+struct MemoryByKind {
+  std::uint64_t params = 0;
+  std::uint64_t grads = 0;
+  std::uint64_t optimizer = 0;
+  std::uint64_t activations = 0;  // saved for the backward pass (train), by remat policy and microbatches in flight
+  std::uint64_t kv_cache = 0;     // serving
+  std::uint64_t temporaries = 0;  // gathered weights, partial sums, collective buffers at their peak
+  std::uint64_t total() const { return params + grads + optimizer + activations + kv_cache + temporaries; }
+};
+
+// A step's closed-form time by what each part is bound by (sums over the step's ops, no overlap).
+struct StepBreakdown {
+  double compute_s = 0;  // compute steps bound by the MXU
+  double hbm_s = 0;      // compute steps bound by HBM bandwidth (weight and KV-cache reads in decode)
+  double ici_s = 0;      // collectives and transfers over ICI
+  double dcn_s = 0;      // across slices (0 until multi-slice)
+  double total() const { return compute_s + hbm_s + ici_s + dcn_s; }
+};
+
+struct CandidateResult {
+  Candidate candidate;
+  std::optional<std::string> rejected;  // why it cannot run (a dim that does not divide, HBM overflow by N bytes)
+
+  MemoryByKind memory;  // per chip
+  std::uint64_t memory_per_chip_bytes = 0;
+  std::uint64_t hbm_bytes = 0;  // capacity per chip
+  bool fits_hbm = false;
+
+  double book_step_s = 0;
+  std::optional<double> des_step_s;  // set once simulated
+  StepBreakdown breakdown;           // closed form
+  std::string bound;                 // "compute", "ici", "hbm" or "dcn": the largest part of the breakdown
+
+  double model_flops_per_step = 0;  // useful FLOPs of the whole step (6 N tokens plus attention in training)
+  double mfu = 0;                   // of the des step time when simulated, else of the book's
+  double tokens_per_s_per_chip = 0;
+  double token_latency_s = 0;                     // decode: one step; prefill: the step
+  std::optional<double> cost_per_million_tokens;  // USD, with price_per_chip_hour
+
+  // The step time used for ranking and the derived figures: des when simulated, else book.
+  double step_s() const { return des_step_s.value_or(book_step_s); }
+};
+
+}  // namespace podsim

@@ -1,0 +1,37 @@
+// Evaluating one capacity-planning candidate (docs/capacity.md): the model's step expands into a planned program on
+// the candidate's slice and mesh, with shardings derived from its parallelism, and is timed by the closed form
+// (fast, for screening) or by the simulation (SimGrid, in a child process).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/capacity/candidate.hpp"
+#include "sim/scenario/model_preset.hpp"
+#include "sim/scenario/scenario_spec.hpp"
+
+namespace podsim {
+
+// What every candidate of one study shares.
+struct CapacityProblem {
+  ModelPreset model;
+  Workload workload;
+  ScenarioOptions options;
+  std::optional<double> price_per_chip_hour;
+  std::string source_file;  // for messages
+};
+
+// The scenario's model, workload, options and price. Throws VerifyError when the scenario has no model.
+CapacityProblem capacity_problem(const ScenarioSpec& spec);
+
+// The closed form. A candidate that cannot be planned (a dim that does not divide the axes assigned to it, a
+// sharding rule broken) comes back with `rejected` set, never as an exception; one that does not fit HBM comes
+// back with fits_hbm false and `rejected` saying by how many bytes.
+CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Candidate& candidate);
+
+// Simulates the candidate's step on SimGrid in a child process and sets des_step_s (and the figures derived from
+// the step time). The result must come from evaluate_candidate_book and not be rejected. Throws Error when the
+// simulation fails.
+void simulate_candidate(const CapacityProblem& problem, CandidateResult& result);
+
+}  // namespace podsim
