@@ -65,7 +65,12 @@ void verify_mesh(const Mesh& mesh) {
     for (std::size_t j = 0; j < i; ++j)
       if (mesh.axes[j].name == mesh.axes[i].name)
         throw VerifyError("duplicate axis name: " + quote_string(mesh.axes[i].name));
-  if (mesh.device_ids.empty()) return;
+  if (mesh.device_ids.empty()) {
+    // podsim's rule beyond Shardy's: the devices of a mesh are counted in 64 bits (`X=9999100,YX=2999999999999`
+    // is refused here rather than when something first counts them).
+    (void)mesh.total_size();
+    return;
+  }
 
   std::optional<std::int64_t> product;
   const std::string product_str = product_text(mesh, product);

@@ -107,6 +107,16 @@ TEST(VerifyMesh, ProductOverflowIsCheckedNotWrapped) {
             std::int64_t{4294967296} * 2147483647);
 }
 
+TEST(VerifyMesh, DeviceCountMustFitIn64Bits) {
+  // 9999100 x 2999999999999 = 29997299999990000900, above 2^63 - 1 = 9223372036854775807 (found by fuzz_mesh_spec).
+  expect_mesh_error(R"(<["X"=9999100, "YX"=2999999999999]>)",
+                    "total product of axis sizes overflows 64 bits, got: 9999100x2999999999999");
+  expect_mesh_error(R"(<["a"=4294967296, "b"=4294967296]>)",
+                    "total product of axis sizes overflows 64 bits, got: 4294967296x4294967296");
+  // 2^32 x (2^31 - 1) = 9223372032559808512 fits: verified.
+  EXPECT_NO_THROW(verify_mesh(parse_shardy_mesh(R"(<["a"=4294967296, "b"=2147483647]>)")));
+}
+
 TEST(VerifyMesh, SortedDeviceIdsMustBeIota) {
   expect_mesh_error(R"(<["a"=2], device_ids=[1, 1]>)", "sorted device ids must be iota(product(axes)), got: 1, 1");
   expect_mesh_error(R"(<["a"=2], device_ids=[2, 1]>)", "sorted device ids must be iota(product(axes)), got: 1, 2");
