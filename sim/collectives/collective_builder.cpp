@@ -6,6 +6,7 @@
 
 #include "models/common/error.hpp"
 #include "models/common/integer.hpp"
+#include "models/common/units.hpp"
 #include "sim/collectives/phase.hpp"
 
 namespace podsim {
@@ -140,6 +141,27 @@ Algorithm resolve_algorithm(Algorithm requested, CollectiveKind op, const AxisGr
   return axis.wraparound ? Algorithm::bidirectional_split : Algorithm::line;
 }
 
+std::uint64_t estimate_transfers(const CollectiveRequest& request) {
+  const bool direct = request.op == CollectiveKind::all_to_all;
+  const std::uint64_t directions = direct || request.algorithm == Algorithm::unidirectional ? 1 : 2;
+  const std::uint64_t passes = request.op == CollectiveKind::all_reduce ? 2 : 1;
+  const std::uint64_t parts = request.multi_axis == MultiAxis::concurrent ? request.axes.size() : 1;
+  std::uint64_t sends = 0;
+  for (const auto& axis : request.axes)
+    for (const auto& group : axis.groups) {
+      const auto n = static_cast<std::uint64_t>(group.size());
+      sends += n * (n > 0 ? n - 1 : 0);
+    }
+  return sends * directions * passes * parts;
+}
+
+std::string transfers_over_limit(std::uint64_t transfers) {
+  constexpr double kBytesPerTransfer = 172;
+  return "about " + std::to_string(transfers) + " transfers (about " +
+         format_bytes(static_cast<double>(transfers) * kBytesPerTransfer) + " of event graph), above the limit of " +
+         std::to_string(kMaxTransfers);
+}
+
 void verify_collective(const CollectiveRequest& request, std::int32_t num_chips) {
   if (request.axes.empty()) throw VerifyError("a collective needs at least one axis, got: none");
   if (request.array_bytes > kMaxArrayBytes)
@@ -170,6 +192,9 @@ void verify_collective(const CollectiveRequest& request, std::int32_t num_chips)
       }
     }
   }
+  if (const auto transfers = estimate_transfers(request); transfers > kMaxTransfers)
+    throw VerifyError("the collective would build " + transfers_over_limit(transfers) +
+                      " (docs/reliability.md): use fewer chips per axis, or the book model");
 }
 
 namespace {

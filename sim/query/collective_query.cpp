@@ -155,6 +155,9 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     const double chip_flops = 1e15;
     request.reduce_flops_per_byte = hardware.chip.reduction_s_per_byte(query.dtype) * chip_flops;
     const auto chips = static_cast<std::int32_t>(slice.num_chips());
+    if (const auto transfers = estimate_transfers(request); transfers > kMaxTransfers)
+      throw CollectiveError(Field::slice, "the simulation would build " + transfers_over_limit(transfers) +
+                                              " (docs/reliability.md): use fewer chips per axis, or the book model");
     in_field(Field::algorithm, [&] {
       verify_collective(request, chips);
       return 0;

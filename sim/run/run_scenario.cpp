@@ -14,6 +14,7 @@
 #include "sim/run/contention.hpp"
 #include "sim/run/functional_run.hpp"
 #include "sim/run/plan_schedule.hpp"
+#include "sim/run/run_limits.hpp"
 #include "sim/run/scenario_platform.hpp"
 
 namespace podsim {
@@ -187,6 +188,13 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   const SchedulePolicy policy = options.schedule.value_or(spec.options.schedule);
   const bool verify =
       options.verify_values || spec.options.verify_values || scenario_is_small(spec, kAutomaticVerifyElements);
+  for (const PlannedProgram& program : programs) {
+    try {
+      check_run_size(program, spec.mesh.mesh, verify);
+    } catch (const Error& e) {
+      throw InputError(spec.source_file, e.what());
+    }
+  }
   for (const PlannedProgram& program : programs) {
     ScheduledPlan scheduled;
     try {

@@ -137,6 +137,15 @@ TEST(CollectiveCli, LimitsAreInputErrors) {
   run = run_podsim("collective --slice 8 --op all-gather --axes X --array-bytes 1000");
   EXPECT_EQ(run.code, 2);
   EXPECT_NE(run.err.find("choose --wrap none, all or dims"), std::string::npos) << run.err;
+  // A direct all-to-all over 65536 chips: 65536 x 65535 transfers, refused before anything is built; the book
+  // model alone still answers.
+  run = run_podsim("collective --slice 65536 --wrap none --op all-to-all --axes X --array-bytes 1GiB");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err,
+            "error: --slice: the simulation would build about 4294901760 transfers (about 688 GiB of event graph), "
+            "above the limit of 50000000 (docs/reliability.md): use fewer chips per axis, or the book model\n");
+  run = run_podsim("collective --slice 65536 --wrap none --op all-to-all --axes X --array-bytes 1GiB --model book");
+  EXPECT_EQ(run.code, 0) << run.err;
 }
 
 }  // namespace

@@ -200,5 +200,64 @@ TEST(CollectiveBuilder, RejectsBadRequests) {
   EXPECT_EQ(parse_collective_kind("reduce_scatter"), CollectiveKind::reduce_scatter);
 }
 
+std::uint64_t transfers_built(const EventGraph& graph) {
+  return static_cast<std::uint64_t>(std::count_if(graph.tasks.begin(), graph.tasks.end(),
+                                                  [](const Task& t) { return t.kind == TaskKind::transfer; }));
+}
+
+TEST(CollectiveBuilder, TransferEstimateByHand) {
+  // One ring of 8: 8 x 7 = 56 sends a pass; both directions double it, all-reduce's two passes double it again.
+  EXPECT_EQ(
+      estimate_transfers(request(CollectiveKind::all_gather, {ring_of(8, true)}, 1024, Algorithm::unidirectional)),
+      56u);
+  EXPECT_EQ(estimate_transfers(request(CollectiveKind::all_gather, {ring_of(8, true)}, 1024, Algorithm::automatic)),
+            112u);
+  EXPECT_EQ(estimate_transfers(request(CollectiveKind::all_reduce, {ring_of(8, true)}, 1024, Algorithm::automatic)),
+            224u);
+  EXPECT_EQ(estimate_transfers(request(CollectiveKind::all_to_all, {ring_of(8, true)}, 1024, Algorithm::direct)), 56u);
+  // 8 chips as a 4 x 2 mesh: axis A has 2 groups of 4 (2 x 4 x 3 = 24), axis B 4 groups of 2 (4 x 2 x 1 = 8);
+  // both ways: 64; concurrent, each of the 2 parts visits both axes: 128.
+  const AxisGroups a{{{0, 1, 2, 3}, {4, 5, 6, 7}}, true};
+  const AxisGroups b{{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, false};
+  auto two_axes = request(CollectiveKind::all_gather, {a, b}, 1024, Algorithm::automatic);
+  EXPECT_EQ(estimate_transfers(two_axes), 64u);
+  two_axes.multi_axis = MultiAxis::concurrent;
+  EXPECT_EQ(estimate_transfers(two_axes), 128u);
+}
+
+TEST(CollectiveBuilder, TransferEstimateBoundsTheBuiltGraphWithinTwice) {
+  const AxisGroups a{{{0, 1, 2, 3}, {4, 5, 6, 7}}, true};
+  const AxisGroups b{{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, false};
+  for (const auto op : {CollectiveKind::all_gather, CollectiveKind::reduce_scatter, CollectiveKind::all_reduce,
+                        CollectiveKind::all_to_all})
+    for (const auto multi : {MultiAxis::sequential, MultiAxis::concurrent})
+      for (const auto& axes : std::vector<std::vector<AxisGroups>>{{ring_of(8, true)}, {ring_of(8, false)}, {a, b}}) {
+        auto r = request(op, axes, 1 << 20, Algorithm::automatic);
+        r.multi_axis = multi;
+        const auto built = transfers_built(build_collective(8, r));
+        const auto estimate = estimate_transfers(r);
+        EXPECT_LE(built, estimate) << collective_kind_name(op);
+        EXPECT_GE(2 * built, estimate) << collective_kind_name(op);
+      }
+}
+
+TEST(CollectiveBuilder, RefusesACollectiveBeyondTheTransferLimit) {
+  // A direct all-to-all over one axis of 65536 chips: 65536 x 65535 = 4294901760 transfers, about
+  // 4294901760 x 172 B = 688 GiB of event graph.
+  std::vector<ChipId> chips(65536);
+  for (std::size_t i = 0; i < chips.size(); ++i)
+    chips[i] = static_cast<ChipId>(i);
+  const auto r = request(CollectiveKind::all_to_all, {AxisGroups{{chips}, false}}, 1 << 20, Algorithm::direct);
+  try {
+    verify_collective(r, 65536);
+    FAIL();
+  } catch (const VerifyError& e) {
+    EXPECT_STREQ(
+        e.what(),
+        "the collective would build about 4294901760 transfers (about 688 GiB of event graph), above the limit "
+        "of 50000000 (docs/reliability.md): use fewer chips per axis, or the book model");
+  }
+}
+
 }  // namespace
 }  // namespace podsim
