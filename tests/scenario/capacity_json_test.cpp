@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "models/common/error.hpp"
@@ -132,6 +134,26 @@ TEST(ModelScenarioGood, TrainingDefaults) {
   const auto none = load_scenario_text(
       tiny(R"({"mode": "train", "batch_tokens": 1024, "seq_len": 128, "remat": "none"})", "[]"), "d.json");
   EXPECT_EQ(none.workload->remat.checkpoints_per_layer, 0);
+}
+
+TEST(ModelScenarioDocs, TheExampleOfTheFormatPageLoads) {
+  std::ifstream in(kData.parent_path().parent_path() / "docs/scenario-format.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const auto section = doc.find("## Model-level scenarios");
+  ASSERT_NE(section, std::string::npos);
+  const auto begin = doc.find("```json\n", section);
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = doc.find("```", begin + 8);
+  const auto spec = load_scenario_text(doc.substr(begin + 8, end - begin - 8), "docs/scenario-format.md");
+  EXPECT_EQ(spec.model->name, "llama3-70b");
+  EXPECT_EQ(spec.workload->remat.checkpoints_per_layer, 2);
+  EXPECT_EQ(spec.search->slices.size(), 2u);
+  EXPECT_EQ(spec.plans[0].parallelism->to_string(), "fsdp=X,Y tensor=Z");
+  const auto checks = evaluate_model_checks(spec);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_TRUE(checks[0].passed);
 }
 
 // ---- rules on specs built in code: the verifier holds them, not the JSON reader ----
