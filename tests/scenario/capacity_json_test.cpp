@@ -12,6 +12,7 @@
 #include "sim/run/checks.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "sim/scenario/scenario_verify.hpp"
+#include "tests/cli/cli_run.hpp"
 
 namespace podsim {
 namespace {
@@ -264,6 +265,32 @@ TEST(ModelMetrics, ServingUsesTheContextAndTheKvDtype) {
   EXPECT_TRUE(checks[0].passed);
   EXPECT_TRUE(checks[1].passed);
   EXPECT_FALSE(checks[2].passed);  // one parameter off, outside the default tolerance
+}
+
+// ---- podsim check and podsim run on model-level scenarios ----
+
+TEST(ModelScenarioCli, CheckEvaluatesTheModelMetricsAndExitsOneOnAMiss) {
+  const fs::path path = fs::temp_directory_path() / ("podsim_model_check_" + std::to_string(getpid()) + ".json");
+  // params_total is 251200 (worked above); 251201 misses.
+  std::ofstream(path) << tiny(R"({"mode": "train", "batch_tokens": 1024, "seq_len": 128})",
+                              R"([{"metric": "params_total", "value": 251200},
+                                  {"metric": "params_total", "value": 251201}])");
+  const auto run = test::run_podsim("check " + path.string());
+  fs::remove(path);
+  EXPECT_EQ(run.code, 1) << run.err;
+  EXPECT_NE(run.out.find("PASS  " + path.string() + ": params_total (book) = 251200"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("FAIL  " + path.string() + ": params_total (book) = 251200, expected 251201"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("1 passed, 1 failed"), std::string::npos) << run.out;
+}
+
+TEST(ModelScenarioCli, RunRefusesAModelLevelScenarioAndPointsToPlan) {
+  const std::string file = (kData / "good/model_dims_decode_plans.json").string();
+  const auto run = test::run_podsim("run " + file);
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: " + file + ": /model: a model-level scenario is planned, not run: use `podsim plan " +
+                         file + "` (its candidates, ranked and simulated)\n");
 }
 
 }  // namespace
