@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "models/common/error.hpp"
 #include "models/topology/mesh_mapping.hpp"
@@ -86,7 +87,7 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     const ModelProgram model = expand_model(dims, problem.workload, candidate, problem.options);
     const Slice slice(model.spec.slice_shape, model.spec.wraparound);
     const MeshMapping mapping(model.spec.mesh.mesh, slice, model.spec.mesh.axis_dims);
-    const PlannedProgram program = plan_program(model.spec, PlanTopology{slice, mapping}, nullptr);
+    PlannedProgram program = plan_program(model.spec, PlanTopology{slice, mapping, true}, nullptr);
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
       const auto repeat = static_cast<double>(model.repeats[i]);
       for (const auto& step : program.ops[i].steps) {
@@ -101,7 +102,7 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     }
     r.book_step_s = r.breakdown.total();
     r.bound = largest(r.breakdown);
-    r.memory = step_memory(dims, w, candidate, model, program);
+    r.memory = step_memory(dims, w, candidate, model, std::move(program));
   } catch (const Error& e) {
     r.rejected = e.what();
     return r;
