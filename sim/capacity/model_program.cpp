@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "models/common/error.hpp"
 #include "models/model/parallel_fit.hpp"
 #include "models/sharding/mesh_spec.hpp"
 #include "models/topology/mesh_mapping.hpp"
@@ -52,6 +53,9 @@ class Builder {
     }
     const Parallelism& p = candidate.parallelism;
     verify_parallel_fit(dims, workload, p, mesh_);
+    if (dims.experts > 1)
+      throw VerifyError("a mixture of experts (experts " + std::to_string(dims.experts) +
+                        ") is not expanded yet (issue 9)");
     tokens_ = batch_axes(p);
     data_ = p.of(ParallelKind::data);
     fsdp_ = p.of(ParallelKind::fsdp);
