@@ -154,6 +154,27 @@ TEST(CandidateEvaluation, DecodeStepIsAtLeastTheHbmLowerBound) {
   EXPECT_EQ(r.memory.kv_cache, 327680ull * 32 * 2048 / 4);
 }
 
+TEST(CandidateEvaluation, MixtureOfExpertsComputesTheActiveExpertsOnly) {
+  // small_moe(): D 1024, F 2048 (gated), 4 experts, 2 per token, L 2, N = K = 8, H 128, V 32768; 2^20 tokens at T 2048,
+  // no remat, on a v5p 4x4x4 with expert X, data Y, fsdp Z. Compute-bound matmul FLOPs per token: 6 x (attention
+  // 2 x 4,194,304 + the 2 active experts' MLPs 2 x 2 x 3 x 1024 x 2048 = 25,165,824 + the unembedding 33,554,432)
+  // = 402,653,184; attention products 12 x 2048 x 1024 x 2 = 50,331,648. The router's [B, D] x [D, 4] products are
+  // HBM-bound (the MXU pads 4 columns to 128), timed under hbm.
+  const CandidateResult r = evaluate_candidate_book(problem(small_moe(), training(1 << 20, 2048)),
+                                                    candidate("tpu-v5p", {4, 4, 4}, {K::expert, K::data, K::fsdp}));
+  ASSERT_FALSE(r.rejected) << *r.rejected;
+  const double flops = (402653184.0 + 50331648.0) * 1048576.0;
+  EXPECT_NEAR(r.breakdown.compute_s, flops / (64 * 4.59e14), 1e-9 * r.breakdown.compute_s);
+  // Parameters per chip: attention 4,194,304 per layer over fsdp Z (4); the router 1024 x 4 over Z; the experts
+  // 3 x 4 x 1024 x 2048 over expert X and fsdp Z (16); embeddings 2 x 32768 x 1024 over Z; norms 5 x 1024 over Z:
+  // 2 x (1,048,576 + 1,024 + 1,572,864) + 2 x 8,388,608 + 1,280 = 22,023,424 parameters, 2 bytes each.
+  EXPECT_EQ(r.memory.params, 44046848u);
+  // Model FLOPs count the active parameters only: 6 x (125,842,432 total - 2 layers x 2 skipped experts x 3 x 1024
+  // x 2048) + attention.
+  const double active = 125842432.0 - 2 * 2 * 3 * 1024 * 2048;
+  EXPECT_NEAR(r.model_flops_per_step, (6 * active + 50331648.0) * 1048576.0, 1.0);
+}
+
 TEST(CandidateEvaluation, CostPerMillionTokens) {
   CapacityProblem p = problem(small_model(), training(1 << 20, 2048));
   p.price_per_chip_hour = 4.2;
@@ -161,6 +182,40 @@ TEST(CandidateEvaluation, CostPerMillionTokens) {
   ASSERT_TRUE(r.cost_per_million_tokens);
   // price x chips x step / 3600 per step, over 2^20 tokens, per million.
   EXPECT_NEAR(*r.cost_per_million_tokens, 4.2 * 64 * r.book_step_s / 3600 / 1048576 * 1e6, 1e-12);
+}
+
+}  // namespace
+}  // namespace podsim
+
+namespace podsim {
+namespace {
+
+// Every assignment of the kinds to X, Y, Z (the search tries them all) either plans or is rejected by a rule of
+// docs/parallelism.md or by HBM: never by the verifier or the planner (an error located at /tensors or /program
+// would be a bug of the expansion).
+TEST(CandidateEvaluation, EveryAssignmentPlansOrIsRejectedByARule) {
+  const std::vector<K> kinds = {K::data, K::fsdp, K::tensor, K::sequence, K::expert};
+  for (const auto& dims : {small_model(), small_moe()}) {
+    for (const auto& mode : {WorkloadMode::train, WorkloadMode::prefill, WorkloadMode::decode}) {
+      Workload w = training(1 << 18, 2048);
+      w.mode = mode;
+      w.batch = 64;
+      w.context = 1024;
+      for (const K a : kinds)
+        for (const K b : kinds)
+          for (const K c : kinds) {
+            const Candidate cand = candidate("tpu-v5p", {4, 4, 4}, {a, b, c}, 1);
+            const CandidateResult r = evaluate_candidate_book(problem(dims, w), cand);
+            const std::string what = cand.parallelism.to_string() + " " + std::string(kWorkloadModeNames.name(mode));
+            if (r.rejected) {
+              EXPECT_EQ(r.rejected->find("/tensors"), std::string::npos) << what << ": " << *r.rejected;
+              EXPECT_EQ(r.rejected->find("/program"), std::string::npos) << what << ": " << *r.rejected;
+            } else {
+              EXPECT_GT(r.book_step_s, 0) << what;
+            }
+          }
+    }
+  }
 }
 
 }  // namespace
