@@ -154,6 +154,31 @@ TEST(CandidateEvaluation, DecodeStepIsAtLeastTheHbmLowerBound) {
   EXPECT_EQ(r.memory.kv_cache, 327680ull * 32 * 2048 / 4);
 }
 
+TEST(CandidateEvaluation, PrefillIsComputeBoundAndWritesTheKvCache) {
+  // LLaMA 3 8B prefilling 8 sequences of 4096 tokens on a v5e 4x4 (1.97e14 FLOP/s per chip), data X, tensor Y.
+  // Layer matmul parameters: Wq 4096 x 4096 = 16,777,216, Wkv 4096 x 2048 = 8,388,608, Wo 16,777,216, gate, up and
+  // down 3 x 4096 x 14336 = 176,160,768: 218,103,808 per layer, 6,979,321,856 for 32. Per token: 2 x that plus the
+  // attention products 4 T N H L = 4 x 4096 x 4096 x 32 = 2,147,483,648. All compute-bound
+  // at 8192 tokens per chip; the logits of the last positions (2 per chip) are HBM-bound.
+  Workload w;
+  w.mode = WorkloadMode::prefill;
+  w.batch = 8;
+  w.context = 4096;
+  const CandidateResult r =
+      evaluate_candidate_book(problem(llama3_8b(), w), candidate("tpu-v5e", {4, 4}, {K::data, K::tensor}));
+  ASSERT_FALSE(r.rejected) << *r.rejected;
+  const double per_token = 2.0 * 6979321856.0 + 2147483648.0;
+  EXPECT_NEAR(r.breakdown.compute_s, per_token * 32768 / (16 * 1.97e14), 1e-9 * r.breakdown.compute_s);
+  EXPECT_EQ(r.bound, "compute");
+  // The cache written: 2 x 32 x 8 x 128 x 2 = 131,072 bytes per token x 32,768 tokens, over data X (the batch)
+  // and tensor Y (the 8 KV heads): 268,435,456 bytes per chip.
+  EXPECT_EQ(r.memory.kv_cache, 268435456u);
+  EXPECT_EQ(r.memory.grads, 0u);
+  EXPECT_EQ(r.memory.optimizer, 0u);
+  EXPECT_EQ(r.memory.activations, 0u);
+  EXPECT_DOUBLE_EQ(r.token_latency_s, r.book_step_s);
+}
+
 TEST(CandidateEvaluation, MixtureOfExpertsComputesTheActiveExpertsOnly) {
   // small_moe(): D 1024, F 2048 (gated), 4 experts, 2 per token, L 2, N = K = 8, H 128, V 32768; 2^20 tokens at T 2048,
   // no remat, on a v5p 4x4x4 with expert X, data Y, fsdp Z. Compute-bound matmul FLOPs per token: 6 x (attention
