@@ -4,16 +4,10 @@
 #include <algorithm>
 
 #include "models/common/error.hpp"
+#include "models/common/join.hpp"
 
 namespace podsim {
 namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names)
-    text += (text.empty() ? "" : ",") + name;
-  return text;
-}
 
 std::int64_t product(const std::vector<std::string>& axes, const Mesh& mesh) {
   std::int64_t size = 1;
@@ -28,7 +22,7 @@ void require_multiple(const std::string& what, std::int64_t value, const std::st
   const std::int64_t size = product(axes, mesh);
   if (size > 1 && value % size != 0)
     throw VerifyError(what + " (" + std::to_string(value) + ") must be a multiple of the " + who + " axes " +
-                      joined(axes) + " (" + std::to_string(size) + ")");
+                      join(axes, ",") + " (" + std::to_string(size) + ")");
 }
 
 void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
@@ -65,7 +59,7 @@ void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, 
   const auto& sequence = parallelism.of(ParallelKind::sequence);
   const auto& expert = parallelism.of(ParallelKind::expert);
   if (!expert.empty() && dims.experts <= 1)
-    throw VerifyError("expert axes " + joined(expert) +
+    throw VerifyError("expert axes " + join(expert, ",") +
                       " need a mixture-of-experts model (experts > 1), got: experts " + std::to_string(dims.experts));
   require_multiple("experts", dims.experts, "expert", expert, mesh);
   require_multiple("heads", dims.heads, "tensor", tensor, mesh);
@@ -103,7 +97,7 @@ void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, 
     }
     case WorkloadMode::decode:
       if (!sequence.empty())
-        throw VerifyError("sequence axes " + joined(sequence) +
+        throw VerifyError("sequence axes " + join(sequence, ",") +
                           ": decode processes one token per sequence; assign the axes to another kind");
       require_multiple("batch", workload.batch, "data, fsdp and expert", tokens_axes, mesh);
       break;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "models/common/error.hpp"
+#include "models/common/join.hpp"
 #include "models/cost/collective_cost.hpp"
 #include "models/cost/point_to_point.hpp"
 #include "models/hardware/roofline.hpp"
@@ -18,17 +19,10 @@
 namespace podsim {
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names)
-    text += (text.empty() ? "" : ",") + name;
-  return text;
-}
-
 // How a report names the buffer a collective leaves behind.
 std::string collective_result_text(CollectiveKind kind, const std::string& tensor,
                                    const std::vector<std::string>& axes) {
-  const std::string over = " over " + joined(axes);
+  const std::string over = " over " + join(axes, ",");
   switch (kind) {
     case CollectiveKind::all_gather:
       return tensor + " gathered" + over;

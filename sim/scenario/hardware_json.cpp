@@ -12,6 +12,7 @@
 
 #include "models/common/dtype.hpp"
 #include "models/common/error.hpp"
+#include "models/common/join.hpp"
 #include "models/common/units.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/scenario/json_text.hpp"
@@ -82,13 +83,6 @@ struct Locator {
   }
 };
 
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names)
-    out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 void require_object(const Locator& loc, const json& j, const std::string& pointer) {
   if (!j.is_object()) loc.fail(pointer, "must be an object, got: " + shown(j));
 }
@@ -98,7 +92,7 @@ void require_known_keys(const Locator& loc, const json& j, const std::string& po
   for (const auto& [key, value] : j.items())
     if (std::find(known.begin(), known.end(), key) == known.end())
       loc.fail(pointer + "/" + escape_key(key),
-               "unknown key, got: \"" + key + "\" (expected one of " + join_names(known) + ")");
+               "unknown key, got: \"" + key + "\" (expected one of " + join(known, ", ") + ")");
 }
 
 std::string require_string(const Locator& loc, const json& j, const std::string& pointer, bool non_empty) {
@@ -473,7 +467,7 @@ HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const 
     const auto known = list_hardware_presets(config_dir);
     if (std::find(known.begin(), known.end(), name_or_path) == known.end())
       throw PresetNotFoundError("hardware",
-                                "unknown preset \"" + name_or_path + "\" (known: " + join_names(known) + ")", true);
+                                "unknown preset \"" + name_or_path + "\" (known: " + join(known, ", ") + ")", true);
     path = (std::filesystem::path(config_dir) / (name_or_path + ".json")).string();
   }
   json doc = parse_hardware_file(path);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/common/join.hpp"
 #include "models/common/nearest_name.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/json_text.hpp"
@@ -105,9 +106,7 @@ ModelPreset load_model_preset(const std::string& name_or_path, const std::string
   if (!is_preset_path(name_or_path)) {
     const auto known = list_model_presets(model_dir);
     if (std::find(known.begin(), known.end(), name_or_path) == known.end()) {
-      std::string names;
-      for (const auto& name : known)
-        names += (names.empty() ? "" : ", ") + name;
+      const std::string names = join(known, ", ");
       throw PresetNotFoundError("model",
                                 "unknown model preset, got: \"" + name_or_path + "\"" +
                                     did_you_mean(name_or_path, known) + " (presets: " + names + ")",

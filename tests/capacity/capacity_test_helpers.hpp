@@ -7,32 +7,12 @@
 #include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
 #include "sim/scenario/hardware_json.hpp"
+#include "tests/support/model_dims.hpp"
 
 namespace podsim::capacity_test {
 
-inline TransformerDims llama3_70b() {
-  TransformerDims d;
-  d.layers = 80;
-  d.d_model = 8192;
-  d.d_ff = 28672;
-  d.heads = 64;
-  d.kv_heads = 8;
-  d.head_dim = 128;
-  d.vocab = 128256;
-  return d;
-}
-
-inline TransformerDims llama3_8b() {
-  TransformerDims d;
-  d.layers = 32;
-  d.d_model = 4096;
-  d.d_ff = 14336;
-  d.heads = 32;
-  d.kv_heads = 8;
-  d.head_dim = 128;
-  d.vocab = 128256;
-  return d;
-}
+using test::llama3_70b;
+using test::llama3_8b;
 
 // A small dense model whose every dim divides the small slices of the tests.
 inline TransformerDims small_model() {

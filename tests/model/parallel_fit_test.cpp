@@ -3,21 +3,12 @@
 
 #include "models/common/error.hpp"
 #include "models/model/parallel_fit.hpp"
+#include "tests/support/model_dims.hpp"
 
 namespace podsim {
 namespace {
 
-TransformerDims llama3_70b() {
-  TransformerDims d;
-  d.layers = 80;
-  d.d_model = 8192;
-  d.d_ff = 28672;
-  d.heads = 64;
-  d.kv_heads = 8;
-  d.head_dim = 128;
-  d.vocab = 128256;
-  return d;
-}
+using test::llama3_70b;
 
 Mesh mesh_4x4x8() {
   return make_mesh({{"X", 4}, {"Y", 4}, {"Z", 8}});

@@ -4,35 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "models/model/transformer.hpp"
+#include "tests/support/model_dims.hpp"
 
 namespace podsim {
 namespace {
 
-TransformerDims llama3_70b() {
-  TransformerDims d;
-  d.layers = 80;
-  d.d_model = 8192;
-  d.d_ff = 28672;
-  d.heads = 64;
-  d.kv_heads = 8;
-  d.head_dim = 128;
-  d.vocab = 128256;
-  return d;
-}
-
-TransformerDims mixtral_8x7b() {
-  TransformerDims d;
-  d.layers = 32;
-  d.d_model = 4096;
-  d.d_ff = 14336;
-  d.heads = 32;
-  d.kv_heads = 8;
-  d.head_dim = 128;
-  d.vocab = 32000;
-  d.experts = 8;
-  d.experts_per_token = 2;
-  return d;
-}
+using test::llama3_70b;
+using test::mixtral_8x7b;
 
 TEST(Transformer, Llama3_70bParametersByKind) {
   const ParamCounts p = count_params(llama3_70b());

@@ -10,6 +10,7 @@
 #include "sim/capacity/model_program.hpp"
 #include "sim/plan/program_planner.hpp"
 #include "sim/scenario/scenario_verify.hpp"
+#include "tests/support/model_dims.hpp"
 
 namespace {
 
@@ -43,14 +44,7 @@ HardwarePreset v5p() {
 CapacityProblem llama3_70b_training() {
   CapacityProblem p;
   p.model.name = "llama3-70b";
-  TransformerDims& d = p.model.dims;
-  d.layers = 80;
-  d.d_model = 8192;
-  d.d_ff = 28672;
-  d.heads = 64;
-  d.kv_heads = 8;
-  d.head_dim = 128;
-  d.vocab = 128256;
+  p.model.dims = test::llama3_70b();
   p.workload.mode = WorkloadMode::train;
   p.workload.batch_tokens = 4194304;
   p.workload.seq_len = 4096;

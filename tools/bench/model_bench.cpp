@@ -3,18 +3,12 @@
 #include <benchmark/benchmark.h>
 
 #include "models/model/transformer.hpp"
+#include "tests/support/model_dims.hpp"
 
 namespace {
 
 void BM_DescribeLlama3_70b(benchmark::State& state) {
-  podsim::TransformerDims d;
-  d.layers = 80;
-  d.d_model = 8192;
-  d.d_ff = 28672;
-  d.heads = 64;
-  d.kv_heads = 8;
-  d.head_dim = 128;
-  d.vocab = 128256;
+  const podsim::TransformerDims d = podsim::test::llama3_70b();
   podsim::TrainingSetup setup;
   setup.batch_tokens = 4194304;
   setup.remat.checkpoints_per_layer = 2;
