@@ -162,6 +162,17 @@ class Builder {
     op(out, OpKind::matmul, std::move(m), out, repeat);
   }
 
+  // A weight's gradient under gradient accumulation: each microbatch's matmul leaves partial sums over the token
+  // axes, reduce-scattered onto the fsdp shard and summed over the expert and sequence axes at once (`repeat` times);
+  // the data axes stay unreduced while the microbatches accumulate, and are all-reduced once per step
+  // (`per_step` times: once per layer).
+  void weight_gradient(const std::string& out, const std::string& lhs, const std::string& rhs,
+                       const std::string& einsum, const std::vector<Axes>& out_dims, std::int64_t repeat,
+                       std::int64_t per_step) {
+    matmul(out, lhs, rhs, einsum, out_dims, repeat, data_);
+    if (!data_.empty()) collective(out + "_sum", OpKind::all_reduce, out, data_, out, per_step);
+  }
+
   void elementwise(const std::string& name, const std::string& in, const std::string& out, double flops,
                    std::int64_t repeat, std::vector<std::string> after = {}) {
     op(name, OpKind::elementwise, ElementwiseOp{in, flops}, out, repeat, std::move(after));
@@ -313,17 +324,17 @@ class Builder {
       moe_backward(tokens);
     } else {
       tensor("dy", {tokens, dims_.d_model}, w_.activation_dtype, act);
-      matmul("dWd", "g", "dy", "BF,BD->FD", {tensor_, fsdp_}, r);
+      weight_gradient("dWd", "g", "dy", "BF,BD->FD", {tensor_, fsdp_}, r, repeats_.layer_update);
       matmul("dg", "dy", "Wd", "BD,FD->BF", {tokens_, tensor_}, r);
       elementwise("act_bwd", "dg", "dh", kBackwardFlops, r);
-      if (gated) matmul("dWg", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r);
-      matmul("dWu", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r);
+      if (gated) weight_gradient("dWg", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r, repeats_.layer_update);
+      weight_gradient("dWu", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r, repeats_.layer_update);
       // dhn = dh_g Wg^T + dh_u Wu^T: the gate's product stays partial sums, the up product's all-reduce adds both.
       if (gated) matmul("dhn_g", "dh", "Wg", "BF,DF->BD", act, r, tensor_);
       matmul("dhn", "dh", "Wu", "BF,DF->BD", act, r);
     }
     elementwise("norm2_bwd", "dhn", "do", kBackwardFlops, r);
-    matmul("dWo", "a", "do", "BN,BD->ND", {tensor_, fsdp_}, r);
+    weight_gradient("dWo", "a", "do", "BN,BD->ND", {tensor_, fsdp_}, r, repeats_.layer_update);
     matmul("da", "do", "Wo", "BD,ND->BN", {tokens_, tensor_}, r);
     elementwise("attention_bwd", "da", "dq", 8.0 * static_cast<double>(w_.seq_len), r);
     if (seq_.empty()) {
@@ -335,8 +346,8 @@ class Builder {
              {concat(data_, fsdp_), kv_tensor_}, seq_);
       collective("dkv", OpKind::reduce_scatter, "dkv_partial", seq_, "dkv", r, 0, {"attention_bwd"});
     }
-    matmul("dWq", "xn", "dq", "BD,BN->DN", {fsdp_, tensor_}, r);
-    matmul("dWkv", "xn", "dkv", "BD,BK->DK", {fsdp_, kv_tensor_}, r);
+    weight_gradient("dWq", "xn", "dq", "BD,BN->DN", {fsdp_, tensor_}, r, repeats_.layer_update);
+    weight_gradient("dWkv", "xn", "dkv", "BD,BK->DK", {fsdp_, kv_tensor_}, r, repeats_.layer_update);
     matmul("dxn_kv", "dkv", "Wkv", "BK,DK->BD", act, r, kv_tensor_);
     matmul("dxn", "dq", "Wq", "BN,DN->BD", act, r);
     elementwise("norm1_bwd", "dxn", "dx", kBackwardFlops, r);
@@ -374,12 +385,13 @@ class Builder {
     matmul("logits", "hf", table, einsum, {token_axes, tensor_}, repeat);
     if (!backward) return;
     elementwise("loss", "logits", "dlogits", kLossFlops, repeat);
-    matmul("dWun", "hf", "dlogits", dw_einsum, table_dims, repeat);
+    weight_gradient("dWun", "hf", "dlogits", dw_einsum, table_dims, repeat, 1);
     matmul("dhf", "dlogits", table, grad_einsum, {token_axes, {}}, repeat);
   }
 
   // The embedding's gradient: rows scattered into a [V, D] table of partial sums over the token axes, reduce-
-  // scattered onto the fsdp shard and all-reduced over the data, expert and sequence axes.
+  // scattered onto the fsdp shard and all-reduced over the expert and sequence axes each microbatch, and over the
+  // data axes once per step (gradient accumulation, as weight_gradient).
   void embedding_backward(std::int64_t repeat) {
     tensor("demb_partial", {dims_.vocab, dims_.d_model}, w_.param_dtype, {tensor_, {}}, tokens_);
     std::string current = "demb_partial";
@@ -387,8 +399,12 @@ class Builder {
       collective("demb_scatter", OpKind::reduce_scatter, current, fsdp_, "demb", repeat, 1);
       current = "demb";
     }
-    const Axes rest = concat(concat(data_, expert_), seq_);
-    if (!rest.empty()) collective("demb_sum", OpKind::all_reduce, current, rest, "demb", repeat);
+    const Axes rest = concat(expert_, seq_);
+    if (!rest.empty()) {
+      collective("demb_sum", OpKind::all_reduce, current, rest, "demb", repeat);
+      current = "demb";
+    }
+    if (!data_.empty()) collective("demb_data_sum", OpKind::all_reduce, current, data_, "demb", 1);
   }
 
   void optimizer() {

@@ -155,12 +155,13 @@ TEST(ModelProgram, FsdpGathersWeightsAndReduceScattersTheirGradients) {
   // ... and again for the backward's dx = dq Wq^T.
   ASSERT_EQ(collectives(op(p, "dxn"), CollectiveKind::all_gather).size(), 1u);
   // dWq = xn^T dq: partial sums over the token axes X, Y; reduce-scattered over Y onto the fsdp shard (V = the
-  // local [1024, 256] partial sums, 524,288 bytes), then all-reduced over the data axis X (V = 131,072 bytes).
+  // local [1024, 256] partial sums, 524,288 bytes), then all-reduced over the data axis X (V = 131,072 bytes) by
+  // the accumulated gradient's own op.
   const auto scatters = collectives(op(p, "dWq"), CollectiveKind::reduce_scatter);
   ASSERT_EQ(scatters.size(), 1u);
   EXPECT_EQ(scatters[0]->axis_names, std::vector<std::string>{"Y"});
   EXPECT_EQ(scatters[0]->collective.array_bytes, 524288u);
-  const auto reduces = collectives(op(p, "dWq"), CollectiveKind::all_reduce);
+  const auto reduces = collectives(op(p, "dWq_sum"), CollectiveKind::all_reduce);
   ASSERT_EQ(reduces.size(), 1u);
   EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"X"});
   EXPECT_EQ(reduces[0]->collective.array_bytes, 131072u);
@@ -219,10 +220,49 @@ TEST(ModelProgram, MixtureOfExpertsDispatchesOverTheExpertAxes) {
   const auto reduces = collectives(op(p, "dWeu"), CollectiveKind::all_reduce);
   ASSERT_EQ(reduces.size(), 1u);
   EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"Y"});
-  // A dense weight's gradient is all-reduced over the data and expert axes.
+  // A dense weight's gradient is all-reduced over the expert axis X with each microbatch, and over the data axis Y
+  // once per step (gradient accumulation).
   const auto dense = collectives(op(p, "dWq"), CollectiveKind::all_reduce);
   ASSERT_EQ(dense.size(), 1u);
-  EXPECT_EQ(dense[0]->axis_names, (std::vector<std::string>{"X", "Y"}));
+  EXPECT_EQ(dense[0]->axis_names, (std::vector<std::string>{"X"}));
+  const auto accumulated = collectives(op(p, "dWq_sum"), CollectiveKind::all_reduce);
+  ASSERT_EQ(accumulated.size(), 1u);
+  EXPECT_EQ(accumulated[0]->axis_names, (std::vector<std::string>{"Y"}));
+}
+
+TEST(ModelProgram, GradientAccumulationAllReducesOverTheDataAxesOncePerStep) {
+  // small_model() on a v5p 4x4x4 with data X, fsdp Y, tensor Z, in 4 microbatches: each weight gradient's matmul
+  // runs 4 layers x 4 microbatches = 16 times and reduce-scatters over fsdp Y each time, but its all-reduce over
+  // the data axis X runs once per layer per step: 4 times.
+  const Planned p = plan(small_training(4));
+  for (const char* name : {"dWq", "dWkv", "dWo", "dWg", "dWu", "dWd"}) {
+    const std::string sum = std::string(name) + "_sum";
+    EXPECT_EQ(repeat(p.model, name), 16) << name;
+    EXPECT_EQ(repeat(p.model, sum), 4) << name;
+    EXPECT_TRUE(collectives(op(p, name), CollectiveKind::all_reduce).empty()) << name;
+    EXPECT_EQ(collectives(op(p, name), CollectiveKind::reduce_scatter).size(), 1u) << name;
+    const auto reduces = collectives(op(p, sum), CollectiveKind::all_reduce);
+    ASSERT_EQ(reduces.size(), 1u) << name;
+    EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"X"}) << name;
+  }
+  // Wq is [1024, 8 x 128] with D over fsdp Y and the heads over tensor Z: a 256 x 256 bf16 shard per chip, the
+  // all-reduce's V = 131,072 bytes.
+  EXPECT_EQ(collectives(op(p, "dWq_sum"), CollectiveKind::all_reduce)[0]->collective.array_bytes, 131072u);
+  // The unembedding's and the embedding's gradients: once per step too.
+  EXPECT_EQ(repeat(p.model, "dWun"), 4);
+  EXPECT_EQ(repeat(p.model, "dWun_sum"), 1);
+  EXPECT_EQ(repeat(p.model, "demb_data_sum"), 1);
+  // So the data all-reduces of a step cost the same whatever the microbatches.
+  auto data_sums = [](const Planned& planned) {
+    double total = 0;
+    for (std::size_t i = 0; i < planned.program.ops.size(); ++i) {
+      const std::string& name = planned.program.ops[i].name;
+      if (name.size() > 4 && (name.ends_with("_sum") || name == "demb_data_sum"))
+        total += planned.program.ops[i].book_time_s * static_cast<double>(planned.model.repeats[i]);
+    }
+    return total;
+  };
+  EXPECT_NEAR(data_sums(p), data_sums(plan(small_training(1))), 1e-12);
 }
 
 TEST(ModelProgram, AWrittenMeshWithAnAxisOverTwoSliceDims) {
