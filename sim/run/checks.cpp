@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/common/error.hpp"
+#include "models/model/transformer.hpp"
 
 namespace podsim {
 namespace {
@@ -67,6 +68,8 @@ Value measure(const ScenarioRun& run, const PlanRun& plan, const Expectation& e)
       return static_cast<double>(tensor_of(run, plan, e).total_bytes);
     case Metric::local_shape:
       return tensor_of(run, plan, e).local_shape;
+    default:
+      break;  // model metrics: evaluate_model_checks
   }
   throw InputError(run.file + ": " + e.pointer, "unknown metric, got: " + e.metric);
 }
@@ -77,33 +80,100 @@ std::string describe(const Expectation& e) {
   if (e.scope == ExpectScope::tensor) text += "tensor " + e.tensor + " ";
   text += e.metric;
   const MetricInfo* info = find_metric(e.metric);
-  if (info != nullptr && info->per_model) text += " (" + std::string(eval_model_name(e.model)) + ")";
+  if (info != nullptr && (info->per_model || info->scope == ExpectScope::model))
+    text += " (" + std::string(eval_model_name(e.model)) + ")";
   return text;
 }
 
+// The check of `e` against the figure `measured`, within e's tolerance.
+CheckResult compare(const Expectation& e, const Value& measured) {
+  CheckResult check;
+  check.description = describe(e);
+  check.pointer = e.pointer;
+  check.source = e.source;
+  check.target = e.value;
+  check.value = measured;
+  const double tolerance = e.tolerance_or_default();
+  if (std::holds_alternative<double>(e.value)) (e.relative ? check.rel_tol : check.abs_tol) = tolerance;
+  if (const auto* target = std::get_if<double>(&e.value)) {
+    const double got = std::get<double>(check.value);
+    const double allowed = e.relative ? tolerance * std::fabs(*target) : tolerance;
+    check.passed = std::isfinite(got) && std::fabs(got - *target) <= allowed;
+  } else {
+    check.passed = check.value == check.target;
+  }
+  return check;
+}
+
+// A model metric by the closed forms of models/model/transformer.hpp, at the workload's figures: the sequence
+// length (the context when serving), the KV dtype (bf16 in training), and the training state of the tokens in
+// flight at once (batch_tokens / microbatches) under the workload's remat.
+double model_figure(const ScenarioSpec& spec, const Expectation& e) {
+  const TransformerDims& dims = spec.model->dims;
+  const Workload& w = *spec.workload;
+  const bool train = w.mode == WorkloadMode::train;
+  const ParamCounts params = count_params(dims);
+  const FlopsPerToken flops = flops_per_token(dims, train ? w.seq_len : w.context);
+  TrainingSetup setup;
+  setup.batch_tokens = train ? w.batch_tokens / static_cast<std::uint64_t>(w.microbatches) : 0;
+  setup.param_dtype = w.param_dtype;
+  setup.activation_dtype = w.activation_dtype;
+  setup.master_weights = w.master_weights;
+  setup.remat = w.remat;
+  const TrainingState state = training_state_bytes(dims, setup);
+  const auto as_double = [](std::uint64_t value) { return static_cast<double>(value); };
+  switch (find_metric(e.metric)->metric) {
+    case Metric::params_total:
+      return as_double(params.total);
+    case Metric::params_attention:
+      return as_double(params.attention);
+    case Metric::params_mlp:
+      return as_double(params.mlp);
+    case Metric::params_embedding:
+      return as_double(params.embedding);
+    case Metric::flops_per_token_forward:
+      return flops.forward;
+    case Metric::flops_per_token_train:
+      return flops.train;
+    case Metric::flops_per_token_train_with_attention:
+      return flops.train_with_attention;
+    case Metric::kv_cache_bytes_per_token:
+      return as_double(kv_cache_bytes_per_token(dims, train ? DType::bf16 : w.kv_dtype));
+    case Metric::training_state_bytes_params:
+      return as_double(state.params);
+    case Metric::training_state_bytes_grads:
+      return as_double(state.grads);
+    case Metric::training_state_bytes_optimizer:
+      return as_double(state.optimizer);
+    case Metric::training_state_bytes_activations:
+      return as_double(state.activations);
+    case Metric::training_state_bytes_total:
+      return as_double(state.total);
+    default:
+      break;
+  }
+  throw InputError(spec.source_file + ": " + e.pointer, "not a model metric, got: " + e.metric);
+}
+
 }  // namespace
+
+std::vector<CheckResult> evaluate_model_checks(const ScenarioSpec& spec) {
+  if (!spec.model || !spec.workload) throw VerifyError("the scenario has no model and workload");
+  std::vector<CheckResult> checks;
+  for (const auto& e : spec.expect) {
+    const MetricInfo* info = find_metric(e.metric);
+    if (info == nullptr || info->scope != ExpectScope::model) continue;
+    checks.push_back(compare(e, model_figure(spec, e)));
+  }
+  return checks;
+}
 
 std::vector<CheckResult> evaluate_checks(const ScenarioSpec& spec, const ScenarioRun& run) {
   std::vector<CheckResult> checks;
   for (const auto& e : spec.expect) {
     const PlanRun* plan = plan_of(run, e);
     if (!plan) continue;  // its plan was not run
-    CheckResult check;
-    check.description = describe(e);
-    check.pointer = e.pointer;
-    check.source = e.source;
-    check.target = e.value;
-    check.value = measure(run, *plan, e);
-    const double tolerance = e.tolerance_or_default();
-    if (std::holds_alternative<double>(e.value)) (e.relative ? check.rel_tol : check.abs_tol) = tolerance;
-    if (const auto* target = std::get_if<double>(&e.value)) {
-      const double got = std::get<double>(check.value);
-      const double allowed = e.relative ? tolerance * std::fabs(*target) : tolerance;
-      check.passed = std::isfinite(got) && std::fabs(got - *target) <= allowed;
-    } else {
-      check.passed = check.value == check.target;
-    }
-    checks.push_back(std::move(check));
+    checks.push_back(compare(e, measure(run, *plan, e)));
   }
   // Functional mode: a plan whose values differ from the dense reference fails, whatever else was expected.
   for (const auto& plan : run.plans) {

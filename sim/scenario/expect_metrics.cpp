@@ -15,6 +15,19 @@ const MetricInfo& metric_info(Metric metric) {
   return kMetrics.front();
 }
 
+bool is_training_metric(Metric metric) {
+  switch (metric) {
+    case Metric::training_state_bytes_params:
+    case Metric::training_state_bytes_grads:
+    case Metric::training_state_bytes_optimizer:
+    case Metric::training_state_bytes_activations:
+    case Metric::training_state_bytes_total:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string metric_names(std::string_view quote) {
   std::string text;
   for (const auto& info : kMetrics)
@@ -42,6 +55,8 @@ std::string_view scope_text(ExpectScope scope) {
       return "an op";
     case ExpectScope::tensor:
       return "a tensor";
+    case ExpectScope::model:
+      return "the model";
   }
   return "a plan";
 }

@@ -9,8 +9,9 @@
 
 namespace podsim {
 
-// What a metric is a figure of: a whole plan, one op, or one tensor.
-enum class ExpectScope { plan, op, tensor };
+// What a metric is a figure of: a whole plan, one op, one tensor, or the model and workload of a model-level
+// scenario (docs/models.md's closed forms; these have only a book value).
+enum class ExpectScope { plan, op, tensor, model };
 
 enum class Metric {
   total_time_s,
@@ -26,6 +27,19 @@ enum class Metric {
   bytes_per_device,
   total_bytes,
   local_shape,
+  params_total,
+  params_attention,
+  params_mlp,
+  params_embedding,
+  flops_per_token_forward,
+  flops_per_token_train,
+  flops_per_token_train_with_attention,
+  kv_cache_bytes_per_token,
+  training_state_bytes_params,
+  training_state_bytes_grads,
+  training_state_bytes_optimizer,
+  training_state_bytes_activations,
+  training_state_bytes_total,
 };
 
 // The kind of a metric's value.
@@ -40,7 +54,7 @@ struct MetricInfo {
   bool des_only;   // link and message counts exist only in the simulation
 };
 
-inline constexpr std::array<MetricInfo, 13> kMetrics = {{
+inline constexpr std::array<MetricInfo, 26> kMetrics = {{
     {"total_time_s", Metric::total_time_s, ExpectScope::plan, MetricValue::number, true, false},
     {"peak_memory_per_chip_bytes", Metric::peak_memory_per_chip_bytes, ExpectScope::plan, MetricValue::number, false,
      false},
@@ -55,7 +69,30 @@ inline constexpr std::array<MetricInfo, 13> kMetrics = {{
     {"bytes_per_device", Metric::bytes_per_device, ExpectScope::tensor, MetricValue::number, false, false},
     {"total_bytes", Metric::total_bytes, ExpectScope::tensor, MetricValue::number, false, false},
     {"local_shape", Metric::local_shape, ExpectScope::tensor, MetricValue::shape, false, false},
+    {"params_total", Metric::params_total, ExpectScope::model, MetricValue::number, false, false},
+    {"params_attention", Metric::params_attention, ExpectScope::model, MetricValue::number, false, false},
+    {"params_mlp", Metric::params_mlp, ExpectScope::model, MetricValue::number, false, false},
+    {"params_embedding", Metric::params_embedding, ExpectScope::model, MetricValue::number, false, false},
+    {"flops_per_token_forward", Metric::flops_per_token_forward, ExpectScope::model, MetricValue::number, false, false},
+    {"flops_per_token_train", Metric::flops_per_token_train, ExpectScope::model, MetricValue::number, false, false},
+    {"flops_per_token_train_with_attention", Metric::flops_per_token_train_with_attention, ExpectScope::model,
+     MetricValue::number, false, false},
+    {"kv_cache_bytes_per_token", Metric::kv_cache_bytes_per_token, ExpectScope::model, MetricValue::number, false,
+     false},
+    {"training_state_bytes_params", Metric::training_state_bytes_params, ExpectScope::model, MetricValue::number, false,
+     false},
+    {"training_state_bytes_grads", Metric::training_state_bytes_grads, ExpectScope::model, MetricValue::number, false,
+     false},
+    {"training_state_bytes_optimizer", Metric::training_state_bytes_optimizer, ExpectScope::model, MetricValue::number,
+     false, false},
+    {"training_state_bytes_activations", Metric::training_state_bytes_activations, ExpectScope::model,
+     MetricValue::number, false, false},
+    {"training_state_bytes_total", Metric::training_state_bytes_total, ExpectScope::model, MetricValue::number, false,
+     false},
 }};
+
+// Whether a model metric is a figure of a training step (the training state), which a serving workload lacks.
+bool is_training_metric(Metric metric);
 
 // The metric named exactly `name`, or nullptr.
 const MetricInfo* find_metric(std::string_view name);
@@ -65,7 +102,7 @@ const MetricInfo& metric_info(Metric metric);
 std::string metric_names(std::string_view quote = "\"");
 // What a value of this kind is, for errors: "a number", "true or false", "an array of integers".
 std::string_view metric_value_text(MetricValue value);
-// "a plan", "an op", "a tensor".
+// "a plan", "an op", "a tensor", "the model".
 std::string_view scope_text(ExpectScope scope);
 
 }  // namespace podsim

@@ -79,6 +79,10 @@ std::vector<std::string> list_model_presets(const std::string& model_dir) {
   return list_json_stems(model_dir);
 }
 
+const std::vector<std::string>& model_dims_keys() {
+  return kDimsKeys;
+}
+
 TransformerDims model_dims_from_json(const json& section, const std::string& where) {
   require_object(section, where);
   TransformerDims dims;

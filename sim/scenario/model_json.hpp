@@ -33,4 +33,7 @@ ModelPreset load_hf_config(const std::string& path);
 // valid key.
 TransformerDims model_dims_from_json(const nlohmann::json& section, const std::string& where);
 
+// The dims keys model_dims_from_json reads, in the order docs/models.md lists them.
+const std::vector<std::string>& model_dims_keys();
+
 }  // namespace podsim

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "models/topology/mesh_mapping.hpp"
 #include "sim/scenario/hardware_json.hpp"
@@ -17,6 +18,30 @@
 
 namespace podsim {
 namespace scenario_detail {
+namespace {
+
+// A preset by name or path (relative to the scenario's folder), with optional overrides, named at `pointer`.
+HardwarePreset read_hardware_preset_with(const Ctx& ctx, std::string preset, const std::string& pointer,
+                                         const nlohmann::json* overrides) {
+  if (is_preset_path(preset) && std::filesystem::path(preset).is_relative()) {
+    const auto folder = std::filesystem::path(ctx.file).parent_path();
+    if (!folder.empty()) preset = (folder / preset).string();
+  }
+  try {
+    if (overrides == nullptr) return load_hardware_preset_full(preset);
+    return load_hardware_preset_full(preset, overrides, ctx.at("/hardware/overrides"));
+  } catch (const PresetNotFoundError& e) {
+    if (e.is_name()) ctx.fail(pointer, e.message());
+    ctx.fail(pointer, "cannot open the preset file, got: " + quote(preset));
+  }
+}
+
+}  // namespace
+
+HardwarePreset read_hardware_preset(const Ctx& ctx, std::string preset, const std::string& pointer) {
+  return read_hardware_preset_with(ctx, std::move(preset), pointer, nullptr);
+}
+
 namespace {
 
 // Records the first duplicate key (nlohmann keeps the last silently) with its JSON pointer.
@@ -94,36 +119,17 @@ Json parse_text(const std::string& text, const Ctx& ctx) {
 }
 
 HardwarePreset read_hardware(const Ctx& ctx, const Json& j) {
-  std::string preset;
-  std::string preset_pointer = "/hardware";
-  const Json* overrides = nullptr;
-  if (j.is_string()) {
-    preset = get_string(ctx, j, "/hardware");
-  } else if (j.is_object()) {
-    require_known_keys(ctx, j, "/hardware", {"preset", "overrides"});
-    require_key(ctx, j, "/hardware", "preset");
-    preset_pointer = "/hardware/preset";
-    preset = get_string(ctx, j.at("preset"), preset_pointer);
-    if (j.contains("overrides")) {
-      overrides = &j.at("overrides");
-      require_object(ctx, *overrides, "/hardware/overrides");
-    }
-  } else {
+  if (j.is_string()) return read_hardware_preset(ctx, get_string(ctx, j, "/hardware"), "/hardware");
+  if (!j.is_object())
     ctx.fail("/hardware", "must be a preset name or an object {\"preset\", \"overrides\"}, got: " + shown(j));
-  }
-  // A preset path is relative to the scenario's folder.
-  if (is_preset_path(preset) && std::filesystem::path(preset).is_relative()) {
-    const auto folder = std::filesystem::path(ctx.file).parent_path();
-    if (!folder.empty()) preset = (folder / preset).string();
-  }
-  try {
-    if (overrides == nullptr) return load_hardware_preset_full(preset);
-    const nlohmann::json plain = nlohmann::json::parse(overrides->dump());
-    return load_hardware_preset_full(preset, &plain, ctx.at("/hardware/overrides"));
-  } catch (const PresetNotFoundError& e) {
-    if (e.is_name()) ctx.fail(preset_pointer, e.message());
-    ctx.fail(preset_pointer, "cannot open the preset file, got: " + quote(preset));
-  }
+  require_known_keys(ctx, j, "/hardware", {"preset", "overrides"});
+  require_key(ctx, j, "/hardware", "preset");
+  const std::string preset = get_string(ctx, j.at("preset"), "/hardware/preset");
+  if (!j.contains("overrides")) return read_hardware_preset(ctx, preset, "/hardware/preset");
+  const Json& overrides = j.at("overrides");
+  require_object(ctx, overrides, "/hardware/overrides");
+  const nlohmann::json plain = nlohmann::json::parse(overrides.dump());
+  return read_hardware_preset_with(ctx, preset, "/hardware/preset", &plain);
 }
 
 // The slice's shape and its wraparound choice: a word, or one boolean per dim.
@@ -243,19 +249,36 @@ ScenarioSpec load_document(const Json& doc, const std::string& where) {
   spec.source_file = where;
   require_object(ctx, doc, "");
   require_known_keys(ctx, doc, "",
-                     {"name", "description", "hardware", "slice", "mesh", "dtype", "tensors", "program", "plans",
-                      "options", "expect"});
-  for (const char* key : {"name", "hardware", "slice"})
-    require_key(ctx, doc, "", key);
+                     {"name", "description", "hardware", "slice", "mesh", "dtype", "model", "workload", "search",
+                      "price_per_chip_hour", "tensors", "program", "plans", "options", "expect"});
+  require_key(ctx, doc, "", "name");
+  require_key(ctx, doc, "", "hardware");
+  // A model-level scenario may name its slices in its search section instead.
+  const bool searched_slices = doc.contains("model") && doc.contains("search") && doc.at("search").is_object() &&
+                               doc.at("search").contains("slices");
+  if (!doc.contains("slice") && !searched_slices)
+    ctx.fail("", doc.contains("model") ? "missing key \"slice\" (a model-level scenario needs \"slice\" or "
+                                         "\"search\": {\"slices\": [...]})"
+                                       : "missing key \"slice\"");
   spec.name = get_string(ctx, doc.at("name"), "/name");
   if (doc.contains("description")) spec.description = get_string(ctx, doc.at("description"), "/description", false);
   spec.hardware = read_hardware(ctx, doc.at("hardware"));
-  read_slice(ctx, doc.at("slice"), spec);
+  if (doc.contains("slice")) read_slice(ctx, doc.at("slice"), spec);
   if (doc.contains("mesh")) read_mesh(ctx, doc.at("mesh"), spec);
   if (doc.contains("dtype")) {
     const auto text = get_string(ctx, doc.at("dtype"), "/dtype");
     spec.dtype = located(ctx.at("/dtype"), [&] { return parse_dtype(text); });
   }
+  if (doc.contains("model")) {
+    // A model stands instead of tensors and a program, even empty ones.
+    for (const char* key : {"tensors", "program"})
+      if (doc.contains(key)) ctx.fail(std::string("/") + key, model_or_program_message(key));
+    read_model(ctx, doc.at("model"), spec);
+  }
+  if (doc.contains("workload")) read_workload(ctx, doc.at("workload"), spec);
+  if (doc.contains("search")) read_search(ctx, doc.at("search"), spec);
+  if (doc.contains("price_per_chip_hour"))
+    spec.price_per_chip_hour = get_number(ctx, doc.at("price_per_chip_hour"), "/price_per_chip_hour");
   if (doc.contains("tensors")) read_tensors(ctx, doc.at("tensors"), spec);
   if (doc.contains("program")) read_program(ctx, doc.at("program"), spec);
   if (doc.contains("plans")) read_plans(ctx, doc.at("plans"), spec);

@@ -50,6 +50,19 @@ Enum get_enum(const Ctx& ctx, const Json& j, const std::string& pointer, const E
 bool get_bool(const Ctx& ctx, const Json& j, const std::string& pointer);
 // An array of strings (each non-empty).
 std::vector<std::string> get_string_array(const Ctx& ctx, const Json& j, const std::string& pointer);
+// Every key of `j` is in `known`; else `unknown key, got: "k" (did you mean "x"?)` at the key, or with
+// `(expected one of ...)` when no known key is near.
+void require_known_keys_near(const Ctx& ctx, const Json& j, const std::string& pointer,
+                             const std::vector<std::string>& known);
+
+// A hardware preset by name, or a preset file by path (relative to the scenario's folder), named at `pointer`.
+HardwarePreset read_hardware_preset(const Ctx& ctx, std::string preset, const std::string& pointer);
+
+// Capacity planning (capacity_json.cpp): the model, its workload, the search section and a plan's parallelism.
+void read_model(const Ctx& ctx, const Json& model, ScenarioSpec& spec);
+void read_workload(const Ctx& ctx, const Json& workload, ScenarioSpec& spec);
+void read_search(const Ctx& ctx, const Json& search, ScenarioSpec& spec);
+Parallelism read_parallelism(const Ctx& ctx, const Json& j, const std::string& pointer);
 
 // The sections after the tensors, read into `spec` (each in its own source file).
 void read_program(const Ctx& ctx, const Json& program, ScenarioSpec& spec);

@@ -1,6 +1,6 @@
-// Scenario loader, the end of the file: plans (input shardings and matmul out_shardings they replace) and
-// expectations (metric, references, model, value and tolerance) read into the spec. The verifier
-// (scenario_verify_expect.cpp) checks the rules between them.
+// Scenario loader, the end of the file: plans (input shardings and matmul out_shardings they replace, or a
+// parallelism assignment) and expectations (metric, references, model, value and tolerance) read into the spec. The
+// verifier (scenario_verify_expect.cpp) checks the rules between them.
 #include "sim/scenario/scenario_json_detail.hpp"
 
 namespace podsim::scenario_detail {
@@ -8,7 +8,7 @@ namespace {
 
 ScenarioPlan read_plan(const Ctx& ctx, const Json& j, const std::string& p) {
   require_object(ctx, j, p);
-  require_known_keys(ctx, j, p, {"name", "description", "shardings", "ops"});
+  require_known_keys(ctx, j, p, {"name", "description", "shardings", "ops", "parallelism"});
   require_key(ctx, j, p, "name");
   ScenarioPlan plan;
   plan.name = get_string(ctx, j.at("name"), p + "/name");
@@ -23,6 +23,7 @@ ScenarioPlan read_plan(const Ctx& ctx, const Json& j, const std::string& p) {
   };
   read_shardings("shardings", plan.shardings);
   read_shardings("ops", plan.out_shardings);
+  if (j.contains("parallelism")) plan.parallelism = read_parallelism(ctx, j.at("parallelism"), p + "/parallelism");
   return plan;
 }
 
@@ -53,6 +54,9 @@ Expectation read_one_expect(const Ctx& ctx, const Json& j, const std::string& p)
   if (j.contains("plan")) e.plan = get_string(ctx, j.at("plan"), p + "/plan");
   if (j.contains("op")) e.op = get_string(ctx, j.at("op"), p + "/op");
   if (j.contains("tensor")) e.tensor = get_string(ctx, j.at("tensor"), p + "/tensor");
+  // A model metric has only the closed form's value: its model defaults to book.
+  const MetricInfo* info = find_metric(e.metric);
+  if (info != nullptr && info->scope == ExpectScope::model) e.model = EvalModel::book;
   if (j.contains("model")) e.model = get_enum(ctx, j.at("model"), p + "/model", kEvalModelNames);
   e.value = read_value(ctx, j.at("value"), p + "/value", e.metric);
   const bool rel = j.contains("rel_tol"), abs = j.contains("abs_tol");

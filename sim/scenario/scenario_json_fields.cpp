@@ -1,7 +1,9 @@
 // Typed field readers of the scenario loader. Each reader fails with the JSON rule and the value at the field's
 // pointer.
+#include <algorithm>
 #include <cmath>
 
+#include "models/common/nearest_name.hpp"
 #include "sim/scenario/scenario_json_detail.hpp"
 
 namespace podsim::scenario_detail {
@@ -22,6 +24,16 @@ void require_known_keys(const Ctx& ctx, const Json& j, const std::string& pointe
       found = found || k == key;
     if (!found)
       ctx.fail(child(pointer, key), "unknown key, got: \"" + key + "\" (expected one of " + quote_list(known) + ")");
+  }
+}
+
+void require_known_keys_near(const Ctx& ctx, const Json& j, const std::string& pointer,
+                             const std::vector<std::string>& known) {
+  for (const auto& [key, value] : j.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string hint = did_you_mean(key, known);
+    ctx.fail(child(pointer, key), "unknown key, got: " + quote(key) +
+                                      (hint.empty() ? " (expected one of " + quote_list(known) + ")" : hint));
   }
 }
 

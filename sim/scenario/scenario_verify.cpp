@@ -1,6 +1,6 @@
 // The scenario verifier, first half: the shared helpers, then the sections before the program (name, slice,
-// mesh, tensors) and the entry points. The program, plans and expectations follow in scenario_verify_ops.cpp and
-// scenario_verify_expect.cpp.
+// mesh, tensors) and the entry points. The model-level sections, the program, plans and expectations follow in
+// scenario_verify_capacity.cpp, scenario_verify_ops.cpp and scenario_verify_expect.cpp.
 #include "sim/scenario/scenario_verify.hpp"
 
 #include <cstdio>
@@ -281,8 +281,13 @@ void verify_tensors(State& state) {
 void verify_in_place(ScenarioSpec& spec) {
   State state{Where{spec.source_file}, spec, {}, {}};
   if (spec.name.empty()) state.where.fail("/name", "must not be empty, got: \"\"");
-  verify_slice(state);
-  verify_mesh_section(state);
+  if (!slices_in_search_only(spec)) {
+    verify_slice(state);
+    verify_mesh_section(state);
+  } else if (!spec.mesh.text.empty() || !spec.mesh.mesh.is_empty()) {
+    state.where.fail("/mesh", "a mesh lies on the scenario's \"slice\", got: no slice (the slices are searched)");
+  }
+  verify_capacity(state);
   verify_tensors(state);
   verify_program(state);
   verify_plans(state);

@@ -68,6 +68,17 @@ struct State {
 void verify_sharding_text(const State& state, ScenarioSharding& sharding, const std::string& pointer,
                           const std::string& tensor, std::size_t rank, const std::string& other_name = "");
 
+// Capacity planning (scenario_verify_capacity.cpp). `a scenario has either a model or a program ...` for `key`
+// ("tensors" or "program") written beside a model.
+std::string model_or_program_message(const std::string& key);
+// A model-level scenario without a slice of its own: its search section lists the slices (no slice, no mesh).
+bool slices_in_search_only(const ScenarioSpec& spec);
+// The model, its workload, the search section and the price, after the mesh.
+void verify_capacity(State& state);
+// A plan's parallelism assignment (plan.parallelism set) against the scenario's mesh, errors located at
+// `/plans/i/parallelism/<kind>/<j>`.
+void verify_plan_parallelism(const State& state, const ScenarioPlan& plan, const std::string& pointer);
+
 // The sections after the tensors, in the format's order (each in its own source file).
 void verify_program(State& state);
 void verify_plans(State& state);

@@ -1,6 +1,6 @@
-// The scenario verifier, the end of the spec: plans (input shardings and matmul out_shardings they replace) and
-// expectations (a known metric at the right scope, references that exist, a value of the metric's kind and a
-// tolerance).
+// The scenario verifier, the end of the spec: plans (input shardings and matmul out_shardings they replace, or a
+// parallelism assignment) and expectations (a known metric at the right scope, references that exist, a value of
+// the metric's kind and a tolerance; model metrics only in model-level scenarios).
 #include <cmath>
 
 #include "sim/scenario/scenario_verify_detail.hpp"
@@ -19,6 +19,17 @@ void verify_plan(State& state, std::size_t index) {
     if (state.spec.plans[k].name == plan.name)
       where.fail(p + "/name",
                  "plan name is already used by " + state.spec.plans[k].pointer + ", got: " + quote(plan.name));
+  if (plan.parallelism) {
+    if (!state.spec.model)
+      where.fail(p + "/parallelism", "a parallelism plan needs a model (\"model\"); a program's plans give shardings");
+    if (!plan.shardings.empty() || !plan.out_shardings.empty())
+      where.fail(p, "a plan is a parallelism assignment or shardings, not both, got: both");
+    if (slices_in_search_only(state.spec))
+      where.fail(p + "/parallelism", "a plan assigns the mesh axes of the scenario's \"slice\", got: no slice");
+    verify_plan_parallelism(state, plan, p + "/parallelism");
+  } else if (state.spec.model) {
+    where.fail(p, "missing key \"parallelism\" (a model-level scenario's plans are parallelism assignments)");
+  }
   for (auto& [name, sharding] : plan.shardings) {
     const std::string tp = child(p + "/shardings", name);
     const auto it = state.tensors.find(name);
@@ -64,6 +75,40 @@ void verify_value(const State& state, const std::string& p, const MetricInfo& me
                       "), got: " + shown_value(e.value));
 }
 
+// `plan` is given exactly when the scenario has plans, and names one.
+void verify_plan_reference(const State& state, const std::string& p, const Expectation& e) {
+  const Where& where = state.where;
+  std::vector<std::string> plans;
+  for (const auto& plan : state.spec.plans)
+    plans.push_back(plan.name);
+  if (!e.plan.empty()) {
+    if (plans.empty()) where.fail(p + "/plan", "the scenario has no plans, got: " + quote(e.plan));
+    if (state.spec.find_plan(e.plan) == nullptr)
+      where.fail(p + "/plan", "unknown plan, got: " + quote(e.plan) + " (plans: " + quote_list(plans) + ")");
+  } else if (!plans.empty()) {
+    where.fail(p, "missing key \"plan\" (the scenario has plans: " + quote_list(plans) + ")");
+  }
+}
+
+// A model metric: a model-level scenario's closed-form figure, of no plan, by the book; the training state only
+// for a training workload.
+void verify_model_metric(const State& state, const std::string& p, const MetricInfo& metric, const Expectation& e) {
+  const Where& where = state.where;
+  const ScenarioSpec& spec = state.spec;
+  if (!spec.model)
+    where.fail(p + "/metric", "metric " + quote(e.metric) +
+                                  " is a figure of a model-level scenario (a \"model\" section), got: no model");
+  if (!e.plan.empty())
+    where.fail(p + "/plan", "does not apply to metric " + quote(e.metric) + " (a figure of the model, the same in " +
+                                "every plan), got: " + quote(e.plan));
+  if (e.model != EvalModel::book)
+    where.fail(p + "/model", "metric " + quote(e.metric) +
+                                 " has only a book value (the closed forms of docs/models.md), got: \"des\"");
+  if (is_training_metric(metric.metric) && spec.workload && spec.workload->mode != WorkloadMode::train)
+    where.fail(p + "/metric", "metric " + quote(e.metric) + " is a figure of training workloads, got: mode " +
+                                  quote(kWorkloadModeNames.name(spec.workload->mode)));
+}
+
 void verify_one_expect(State& state, std::size_t index) {
   const Where& where = state.where;
   const ScenarioSpec& spec = state.spec;
@@ -76,16 +121,15 @@ void verify_one_expect(State& state, std::size_t index) {
                "unknown metric, got: " + quote(e.metric) + " (expected one of " + metric_names("\"") + ")");
   e.scope = metric->scope;
 
-  std::vector<std::string> plans;
-  for (const auto& plan : spec.plans)
-    plans.push_back(plan.name);
-  if (!e.plan.empty()) {
-    if (plans.empty()) where.fail(p + "/plan", "the scenario has no plans, got: " + quote(e.plan));
-    if (spec.find_plan(e.plan) == nullptr)
-      where.fail(p + "/plan", "unknown plan, got: " + quote(e.plan) + " (plans: " + quote_list(plans) + ")");
-  } else if (!plans.empty()) {
-    where.fail(p, "missing key \"plan\" (the scenario has plans: " + quote_list(plans) + ")");
-  }
+  if (metric->scope == ExpectScope::model)
+    verify_model_metric(state, p, *metric, e);
+  else if (spec.model)
+    where.fail(p + "/metric",
+               "a model-level scenario's expectations are model metrics for now (podsim plan reports its "
+               "candidates), got: " +
+                   quote(e.metric));
+  else
+    verify_plan_reference(state, p, e);
 
   // An op metric names its op, a tensor metric its tensor, and no metric names what it is not a figure of.
   const auto refers = [&](const std::string& key, const std::string& value, ExpectScope scope) {

@@ -68,7 +68,11 @@ void add_run_command(CLI::App& app, Action& action) {
       std::vector<ScenarioRun> runs;
       for (const auto& file : flags->scenarios) {
         try {
-          runs.push_back(run_scenario(load_scenario(file), options));
+          const ScenarioSpec spec = load_scenario(file);
+          if (spec.model)
+            throw InputError(file + ": /model", "a model-level scenario is planned, not run: use `podsim plan " + file +
+                                                    "` (its candidates, ranked and simulated)");
+          runs.push_back(run_scenario(spec, options));
         } catch (const RunError& error) {
           throw at_flag(error, flag_of(error.field()));
         }

@@ -1,0 +1,219 @@
+// Scenario loader, capacity planning (docs/scenario-format.md, "Model-level scenarios"): the model (a preset, a
+// Hugging Face config.json or dims keys), its workload (a training or a serving step), the search section and a
+// plan's parallelism assignment, read into the spec. The rules between the values are the verifier's
+// (scenario_verify_capacity.cpp), so a spec written in code is held to them too.
+#include <algorithm>
+#include <filesystem>
+
+#include "sim/scenario/hardware_json.hpp"
+#include "sim/scenario/model_json.hpp"
+#include "sim/scenario/scenario_json_detail.hpp"
+
+namespace podsim::scenario_detail {
+namespace {
+
+const std::vector<std::string> kTrainKeys = {"batch_tokens",          "seq_len",        "microbatches",
+                                             "checkpoints_per_layer", "remat",          "param_dtype",
+                                             "activation_dtype",      "master_weights", "optimizer"};
+const std::vector<std::string> kServeKeys = {"batch", "context", "weight_dtype", "kv_dtype"};
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// A path written in the scenario, relative to the scenario's folder.
+std::string beside_scenario(const Ctx& ctx, const std::string& path) {
+  const auto folder = std::filesystem::path(ctx.file).parent_path();
+  if (folder.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (folder / path).string();
+}
+
+DType read_dtype(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  const auto text = get_string(ctx, j, pointer);
+  return located(ctx.at(pointer), [&] { return parse_dtype(text); });
+}
+
+// A non-empty array (an empty list in the search section would search nothing).
+void require_list(const Ctx& ctx, const Json& j, const std::string& pointer, const std::string& what) {
+  require_array(ctx, j, pointer);
+  if (j.empty()) ctx.fail(pointer, "must list at least one " + what + ", got: []");
+}
+
+// "none" or {"checkpoints_per_layer": K}.
+Remat read_remat_choice(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  if (j.is_string()) {
+    const auto text = get_string(ctx, j, pointer);
+    if (text != "none")
+      ctx.fail(pointer,
+               "unknown remat policy, got: " + quote(text) + " (expected \"none\" or {\"checkpoints_per_layer\": K})");
+    return Remat{};
+  }
+  if (!j.is_object()) ctx.fail(pointer, "must be \"none\" or {\"checkpoints_per_layer\": K}, got: " + shown(j));
+  require_known_keys_near(ctx, j, pointer, {"checkpoints_per_layer"});
+  require_key(ctx, j, pointer, "checkpoints_per_layer");
+  return Remat{get_int(ctx, j.at("checkpoints_per_layer"), pointer + "/checkpoints_per_layer", 1)};
+}
+
+void read_train_key(const Ctx& ctx, const std::string& key, const Json& value, const std::string& p,
+                    Workload& workload) {
+  if (key == "batch_tokens") workload.batch_tokens = static_cast<std::uint64_t>(get_int(ctx, value, p, 1));
+  if (key == "seq_len") workload.seq_len = get_int(ctx, value, p);
+  if (key == "microbatches") workload.microbatches = get_int(ctx, value, p);
+  if (key == "checkpoints_per_layer") workload.remat.checkpoints_per_layer = get_int(ctx, value, p, 1);
+  if (key == "remat") {
+    const auto text = get_string(ctx, value, p);
+    if (text != "none")
+      ctx.fail(p, "unknown remat policy, got: " + quote(text) +
+                      " (expected \"none\"; keep K checkpoints per layer with \"checkpoints_per_layer\": K)");
+  }
+  if (key == "param_dtype") workload.param_dtype = read_dtype(ctx, value, p);
+  if (key == "activation_dtype") workload.activation_dtype = read_dtype(ctx, value, p);
+  if (key == "master_weights") workload.master_weights = get_bool(ctx, value, p);
+  if (key == "optimizer") workload.optimizer = get_enum(ctx, value, p, kOptimizerNames);
+}
+
+void read_serve_key(const Ctx& ctx, const std::string& key, const Json& value, const std::string& p,
+                    Workload& workload) {
+  if (key == "batch") workload.batch = get_int(ctx, value, p);
+  if (key == "context") workload.context = get_int(ctx, value, p);
+  if (key == "weight_dtype") workload.weight_dtype = read_dtype(ctx, value, p);
+  if (key == "kv_dtype") workload.kv_dtype = read_dtype(ctx, value, p);
+}
+
+}  // namespace
+
+void read_model(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
+  const std::string p = "/model";
+  require_object(ctx, j, p);
+  std::vector<std::string> known = {"preset", "config"};
+  const auto& dims_keys = model_dims_keys();
+  known.insert(known.end(), dims_keys.begin(), dims_keys.end());
+  require_known_keys_near(ctx, j, p, known);
+  // Exactly one form: {"preset"}, {"config"}, or the dims keys.
+  for (const char* form : {"preset", "config"}) {
+    if (!j.contains(form)) continue;
+    for (const auto& [key, value] : j.items())
+      if (key != form)
+        ctx.fail(child(p, key), "a model is a \"preset\", a \"config\" or dims keys, one of the three, got: " +
+                                    quote(form) + " and " + quote(key));
+  }
+  if (j.contains("preset")) {
+    std::string preset = get_string(ctx, j.at("preset"), p + "/preset");
+    if (is_preset_path(preset)) preset = beside_scenario(ctx, preset);
+    try {
+      spec.model = load_model_preset(preset);
+    } catch (const PresetNotFoundError& e) {
+      if (e.is_name()) ctx.fail(p + "/preset", e.message());
+      ctx.fail(p + "/preset", "cannot open the preset file, got: " + quote(preset));
+    }
+    return;
+  }
+  if (j.contains("config")) {
+    const std::string path = beside_scenario(ctx, get_string(ctx, j.at("config"), p + "/config"));
+    try {
+      spec.model = load_hf_config(path);
+    } catch (const PresetNotFoundError&) {
+      ctx.fail(p + "/config", "cannot open the config file, got: " + quote(path));
+    }
+    return;
+  }
+  ModelPreset model;
+  model.name = spec.name;
+  model.description = "dims of the scenario";
+  model.origin = ctx.file;
+  model.dims = model_dims_from_json(nlohmann::json::parse(j.dump()), ctx.at(p));
+  spec.model = std::move(model);
+}
+
+void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
+  const std::string p = "/workload";
+  require_object(ctx, j, p);
+  require_key(ctx, j, p, "mode");
+  Workload workload;
+  workload.mode = get_enum(ctx, j.at("mode"), p + "/mode", kWorkloadModeNames);
+  const bool train = workload.mode == WorkloadMode::train;
+  std::vector<std::string> own = {"mode"};
+  own.insert(own.end(), (train ? kTrainKeys : kServeKeys).begin(), (train ? kTrainKeys : kServeKeys).end());
+  const std::string mode = quote(kWorkloadModeNames.name(workload.mode));
+  const auto& other = train ? kServeKeys : kTrainKeys;
+  for (const auto& [key, value] : j.items())
+    if (contains(other, key))
+      ctx.fail(child(p, key), std::string(train ? "a serving key (modes \"decode\", \"prefill\")" : "a training key") +
+                                  " does not apply to mode " + mode + ", got: " + quote(key) + " (mode " + mode +
+                                  " takes " + quote_list(own) + ")");
+  require_known_keys_near(ctx, j, p, own);
+  for (const auto& [key, value] : j.items()) {
+    if (train)
+      read_train_key(ctx, key, value, child(p, key), workload);
+    else
+      read_serve_key(ctx, key, value, child(p, key), workload);
+  }
+  if (train) {
+    require_key(ctx, j, p, "batch_tokens");
+    require_key(ctx, j, p, "seq_len");
+    if (j.contains("checkpoints_per_layer") && j.contains("remat"))
+      ctx.fail(p, "give one of \"checkpoints_per_layer\" and \"remat\", got: both");
+  } else {
+    require_key(ctx, j, p, "batch");
+    require_key(ctx, j, p, "context");
+  }
+  spec.workload = workload;
+}
+
+void read_search(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
+  const std::string p = "/search";
+  require_object(ctx, j, p);
+  require_known_keys_near(ctx, j, p, {"slices", "parallelism", "hardware", "microbatches", "remat"});
+  require_key(ctx, j, p, "parallelism");
+  SearchSpec search;
+  if (j.contains("slices")) {
+    const std::string sp = p + "/slices";
+    require_list(ctx, j.at("slices"), sp, "slice shape");
+    for (std::size_t i = 0; i < j.at("slices").size(); ++i) {
+      const Json& shape = j.at("slices")[i];
+      require_array(ctx, shape, child(sp, i));
+      Shape dims;
+      for (std::size_t d = 0; d < shape.size(); ++d)
+        dims.push_back(get_int(ctx, shape[d], child(child(sp, i), d)));
+      search.slices.push_back(std::move(dims));
+    }
+  }
+  const Json& kinds = j.at("parallelism");
+  require_array(ctx, kinds, p + "/parallelism");
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    search.kinds.push_back(get_enum(ctx, kinds[i], child(p + "/parallelism", i), kParallelKindNames));
+  if (j.contains("hardware")) {
+    const std::string hp = p + "/hardware";
+    require_list(ctx, j.at("hardware"), hp, "hardware preset");
+    for (std::size_t i = 0; i < j.at("hardware").size(); ++i)
+      search.hardware.push_back(
+          read_hardware_preset(ctx, get_string(ctx, j.at("hardware")[i], child(hp, i)), child(hp, i)));
+  }
+  if (j.contains("microbatches")) {
+    const std::string mp = p + "/microbatches";
+    require_list(ctx, j.at("microbatches"), mp, "microbatch count");
+    for (std::size_t i = 0; i < j.at("microbatches").size(); ++i)
+      search.microbatches.push_back(get_int(ctx, j.at("microbatches")[i], child(mp, i)));
+  }
+  if (j.contains("remat")) {
+    const std::string rp = p + "/remat";
+    require_list(ctx, j.at("remat"), rp, "remat policy");
+    for (std::size_t i = 0; i < j.at("remat").size(); ++i)
+      search.remat.push_back(read_remat_choice(ctx, j.at("remat")[i], child(rp, i)));
+  }
+  spec.search = std::move(search);
+}
+
+Parallelism read_parallelism(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  require_object(ctx, j, pointer);
+  std::vector<std::string> kinds;
+  for (std::size_t k = 0; k < kParallelKinds; ++k)
+    kinds.emplace_back(kParallelKindNames.name(static_cast<ParallelKind>(k)));
+  require_known_keys_near(ctx, j, pointer, kinds);
+  Parallelism parallelism;
+  for (std::size_t k = 0; k < kParallelKinds; ++k)
+    if (j.contains(kinds[k])) parallelism.axes[k] = get_string_array(ctx, j.at(kinds[k]), child(pointer, kinds[k]));
+  return parallelism;
+}
+
+}  // namespace podsim::scenario_detail

@@ -1,0 +1,178 @@
+// The scenario verifier, capacity planning (docs/scenario-format.md, "Model-level scenarios"): a model stands
+// instead of tensors and a program and needs a workload; the workload's counts and how they divide; the search
+// section (not empty, no kind twice, slices within the limits); the price; a plan's parallelism against the mesh.
+#include <cmath>
+
+#include "models/topology/slice.hpp"
+#include "sim/scenario/scenario_verify_detail.hpp"
+
+namespace podsim::scenario_detail {
+namespace {
+
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 31;     // sequence length, batch, context
+constexpr std::uint64_t kMaxTokens = std::uint64_t{1} << 40;  // tokens of one step (as podsim model describe)
+constexpr std::int64_t kMaxCheckpointsPerLayer = 1024;        // as podsim model describe
+
+std::string kind_name(ParallelKind kind) {
+  return std::string(kParallelKindNames.name(kind));
+}
+
+std::string mode_name(WorkloadMode mode) {
+  return quote(kWorkloadModeNames.name(mode));
+}
+
+void require_at_most(const Where& where, const std::string& pointer, std::int64_t value, std::int64_t max,
+                     const std::string& max_text) {
+  if (value > max) where.fail(pointer, "must be at most " + max_text + ", got: " + std::to_string(value));
+}
+
+// K checkpoints per layer, 0 for none.
+void verify_remat(const Where& where, const std::string& pointer, const Remat& remat) {
+  where.require_at_least(pointer, remat.checkpoints_per_layer, 0);
+  require_at_most(where, pointer, remat.checkpoints_per_layer, kMaxCheckpointsPerLayer, "1024");
+}
+
+// A microbatch count against the batch: it divides batch_tokens, and each microbatch holds whole sequences.
+void verify_microbatches(const Where& where, const std::string& pointer, const Workload& w, std::int64_t count) {
+  where.require_at_least(pointer, count, 1);
+  const auto m = static_cast<std::uint64_t>(count);
+  if (w.batch_tokens % m != 0)
+    where.fail(pointer,
+               "must divide batch_tokens (" + std::to_string(w.batch_tokens) + "), got: " + std::to_string(count));
+  const std::uint64_t per_microbatch = w.batch_tokens / m;
+  if (per_microbatch % static_cast<std::uint64_t>(w.seq_len) != 0)
+    where.fail(pointer, "each microbatch holds whole sequences: batch_tokens / microbatches (" +
+                            std::to_string(per_microbatch) + ") must be a multiple of seq_len (" +
+                            std::to_string(w.seq_len) + "), got: " + std::to_string(count));
+}
+
+void verify_training(const Where& where, const Workload& w) {
+  const std::string p = "/workload";
+  if (w.batch_tokens < 1) where.fail(p + "/batch_tokens", "must be at least 1, got: 0");
+  if (w.batch_tokens > kMaxTokens)
+    where.fail(p + "/batch_tokens", "must be at most 2^40 tokens, got: " + std::to_string(w.batch_tokens));
+  where.require_at_least(p + "/seq_len", w.seq_len, 1);
+  require_at_most(where, p + "/seq_len", w.seq_len, kMaxCount, "2^31");
+  if (w.batch_tokens % static_cast<std::uint64_t>(w.seq_len) != 0)
+    where.fail(p + "/seq_len", "must divide batch_tokens (" + std::to_string(w.batch_tokens) +
+                                   "): a batch holds whole sequences, got: " + std::to_string(w.seq_len));
+  verify_microbatches(where, p + "/microbatches", w, w.microbatches);
+  verify_remat(where, p + "/checkpoints_per_layer", w.remat);
+}
+
+void verify_serving(const Where& where, const Workload& w) {
+  const std::string p = "/workload";
+  where.require_at_least(p + "/batch", w.batch, 1);
+  require_at_most(where, p + "/batch", w.batch, kMaxCount, "2^31");
+  where.require_at_least(p + "/context", w.context, 1);
+  require_at_most(where, p + "/context", w.context, kMaxCount, "2^31");
+  if (w.tokens_per_step() > kMaxTokens && w.mode == WorkloadMode::prefill)
+    where.fail(p + "/context", "batch x context must be at most 2^40 tokens, got: " + std::to_string(w.batch) + " x " +
+                                   std::to_string(w.context));
+}
+
+void verify_search(const State& state, const SearchSpec& search) {
+  const Where& where = state.where;
+  const Workload& w = *state.spec.workload;
+  const std::string p = "/search";
+  if (search.kinds.empty())
+    where.fail(p + "/parallelism", "an empty search: list at least one parallelism kind, got: []");
+  for (std::size_t i = 0; i < search.kinds.size(); ++i) {
+    const std::string kp = child(p + "/parallelism", i);
+    for (std::size_t k = 0; k < i; ++k)
+      if (search.kinds[k] == search.kinds[i])
+        where.fail(kp, "parallelism kind listed twice, got: " + quote(kind_name(search.kinds[i])));
+    if (search.kinds[i] == ParallelKind::pipeline)
+      where.fail(kp,
+                 "pipeline stages are not simulated yet (they come with the issue on overlap and pipelines); "
+                 "search the other kinds, got: \"pipeline\"");
+  }
+  for (std::size_t i = 0; i < search.slices.size(); ++i) {
+    const std::string sp = child(p + "/slices", i);
+    const Shape& dims = search.slices[i];
+    if (const auto issue = slice_shape_issue(dims)) {
+      switch (issue->rule) {
+        case SliceShapeIssue::Rule::rank:
+          where.fail(sp, "must be an array of 1 to 3 chip counts, got: " + shown(dims));
+        case SliceShapeIssue::Rule::dim_size:
+          where.require_at_least(child(sp, issue->dim), dims[issue->dim], 1);
+          break;
+        case SliceShapeIssue::Rule::chips:
+          where.fail(sp, "a slice has at most " + std::to_string(kMaxSliceChips) + " chips, got: " + shown(dims));
+      }
+    }
+  }
+  const bool train = w.mode == WorkloadMode::train;
+  if (!train && !search.microbatches.empty())
+    where.fail(p + "/microbatches", "applies to training workloads, got: mode " + mode_name(w.mode));
+  if (!train && !search.remat.empty())
+    where.fail(p + "/remat", "applies to training workloads, got: mode " + mode_name(w.mode));
+  for (std::size_t i = 0; i < search.microbatches.size(); ++i)
+    verify_microbatches(where, child(p + "/microbatches", i), w, search.microbatches[i]);
+  for (std::size_t i = 0; i < search.remat.size(); ++i)
+    verify_remat(where, child(p + "/remat", i) + "/checkpoints_per_layer", search.remat[i]);
+}
+
+}  // namespace
+
+std::string model_or_program_message(const std::string& key) {
+  return "a scenario has either a model or a program (tensors and ops), not both, got: " + quote(key) +
+         " beside \"model\"";
+}
+
+bool slices_in_search_only(const ScenarioSpec& spec) {
+  return spec.model && spec.slice_shape.empty() && spec.search && !spec.search->slices.empty();
+}
+
+void verify_capacity(State& state) {
+  const Where& where = state.where;
+  const ScenarioSpec& spec = state.spec;
+  if (!spec.model) {
+    const auto needs_model = [&](const std::string& pointer) {
+      where.fail(pointer, "applies to model-level scenarios (a \"model\" section), got: no model");
+    };
+    if (spec.workload) needs_model("/workload");
+    if (spec.search) needs_model("/search");
+    if (spec.price_per_chip_hour) needs_model("/price_per_chip_hour");
+    return;
+  }
+  try {
+    verify_dims(spec.model->dims);
+  } catch (const DimsError& e) {
+    where.fail("/model/" + std::string(dims_field_name(e.field())), e.message());
+  }
+  if (!spec.tensors.empty()) where.fail("/tensors", model_or_program_message("tensors"));
+  if (!spec.program.empty()) where.fail("/program", model_or_program_message("program"));
+  if (!spec.workload) where.fail("", "missing key \"workload\" (a model-level scenario needs one)");
+  if (spec.workload->mode == WorkloadMode::train)
+    verify_training(where, *spec.workload);
+  else
+    verify_serving(where, *spec.workload);
+  if (spec.search) verify_search(state, *spec.search);
+  if (spec.price_per_chip_hour) {
+    const double price = *spec.price_per_chip_hour;
+    if (!(price > 0) || !std::isfinite(price))
+      where.fail("/price_per_chip_hour", "must be a finite number > 0, got: " + shown(price));
+  }
+}
+
+void verify_plan_parallelism(const State& state, const ScenarioPlan& plan, const std::string& pointer) {
+  const Where& where = state.where;
+  // verify_parallelism on ever longer prefixes of the assignment, in its own order (kinds, then axes): the first
+  // prefix it refuses ends at the axis the error is about.
+  Parallelism prefix;
+  for (std::size_t k = 0; k < kParallelKinds; ++k) {
+    const auto kind = static_cast<ParallelKind>(k);
+    const auto& axes = plan.parallelism->of(kind);
+    for (std::size_t j = 0; j < axes.size(); ++j) {
+      prefix.of(kind).push_back(axes[j]);
+      try {
+        verify_parallelism(prefix, state.spec.mesh.mesh);
+      } catch (const Error& e) {
+        where.fail(child(child(pointer, kind_name(kind)), j), e);
+      }
+    }
+  }
+}
+
+}  // namespace podsim::scenario_detail
