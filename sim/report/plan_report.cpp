@@ -55,27 +55,14 @@ bool varies(const PlanSearchResult& search, Key key) {
   return false;
 }
 
-// The candidate fields that differ within the search, each shown as a column only then.
-struct Variation {
-  bool plan = false, hardware = false, microbatches = false, remat = false;
-  std::size_t count() const { return std::size_t{plan} + hardware + microbatches + remat; }
-};
-
-Variation variation(const PlanSearchResult& search) {
-  return {varies(search, [](const Candidate& c) { return c.plan; }),
-          varies(search, [](const Candidate& c) { return c.hardware.name; }),
-          varies(search, [](const Candidate& c) { return std::to_string(c.microbatches); }),
-          varies(search, [](const Candidate& c) { return remat_text(c.remat); })};
-}
-
-void add_variable_headers(std::vector<std::string>& headers, const Variation& shown) {
+void add_variable_headers(std::vector<std::string>& headers, const VaryingFields& shown) {
   if (shown.plan) headers.push_back("plan");
   if (shown.hardware) headers.push_back("hardware");
   if (shown.microbatches) headers.push_back("microbatches");
   if (shown.remat) headers.push_back("remat");
 }
 
-void add_variable_cells(std::vector<std::string>& row, const Candidate& c, const Variation& shown) {
+void add_variable_cells(std::vector<std::string>& row, const Candidate& c, const VaryingFields& shown) {
   if (shown.plan) row.push_back(c.plan);
   if (shown.hardware) row.push_back(c.hardware.name);
   if (shown.microbatches) row.push_back(std::to_string(c.microbatches));
@@ -123,6 +110,23 @@ std::vector<const MemoryColumn*> memory_columns(const PlanSearchResult& search) 
 
 }  // namespace
 
+VaryingFields varying_fields(const PlanSearchResult& search) {
+  return {varies(search, [](const Candidate& c) { return c.plan; }),
+          varies(search, [](const Candidate& c) { return c.hardware.name; }),
+          varies(search, [](const Candidate& c) { return std::to_string(c.microbatches); }),
+          varies(search, [](const Candidate& c) { return remat_text(c.remat); })};
+}
+
+std::string candidate_label(const Candidate& c, const VaryingFields& varying) {
+  std::string out;
+  if (varying.plan) out += c.plan + ": ";
+  if (varying.hardware) out += c.hardware.name + " ";
+  out += slice_text(c) + " " + c.parallelism.to_string();
+  if (varying.microbatches) out += fmt::format(", {} microbatches", c.microbatches);
+  if (varying.remat) out += ", remat " + remat_text(c.remat);
+  return out;
+}
+
 std::string mesh_text(const Candidate& candidate) {
   std::string out;
   for (const MeshAxis& axis : candidate.mesh.mesh.axes)
@@ -147,7 +151,7 @@ PlanTable ranked_table(const PlanReport& report) {
   const PlanSearchResult& search = report.search;
   const bool decode = mode_of(spec) == WorkloadMode::decode;
   const bool priced = spec.price_per_chip_hour.has_value();
-  const Variation shown = variation(search);
+  const VaryingFields shown = varying_fields(search);
   const auto memory = memory_columns(search);
 
   PlanTable table;
@@ -197,7 +201,7 @@ PlanTable ranked_table(const PlanReport& report) {
 }
 
 PlanTable rejected_table(const PlanReport& report) {
-  const Variation shown = variation(report.search);
+  const VaryingFields shown = varying_fields(report.search);
   PlanTable table;
   table.headers = {"slice (chips)", "mesh", "parallelism"};
   add_variable_headers(table.headers, shown);

@@ -24,6 +24,17 @@ struct PlanReport {
   const PlanSearchResult& search;
 };
 
+// The candidate fields that differ within a search: the reports show them (as columns, in labels) only then.
+struct VaryingFields {
+  bool plan = false, hardware = false, microbatches = false, remat = false;
+  std::size_t count() const { return std::size_t{plan} + hardware + microbatches + remat; }
+};
+VaryingFields varying_fields(const PlanSearchResult& search);
+
+// `tpu-v5e 16x16 data=X fsdp=Y, 2 microbatches, remat 1/layer`: the slice and parallelism, with the plan,
+// hardware, microbatches and remat when they vary.
+std::string candidate_label(const Candidate& candidate, const VaryingFields& varying);
+
 // `X=4,Y=4,Z=4`: the candidate's mesh axes and sizes.
 std::string mesh_text(const Candidate& candidate);
 // `4x4x4`.

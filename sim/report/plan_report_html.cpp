@@ -22,7 +22,8 @@ const char* const kStyle = R"(
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1400px; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #444; padding-bottom: .2em; margin-top: 1.6em; }
 table { border-collapse: collapse; margin: .6em 0; font-size: .88em; }
-th, td { border: 1px solid #ccc; padding: .2em .5em; text-align: left; vertical-align: top; }
+th, td { border: 1px solid #ccc; padding: .2em .5em; text-align: left; vertical-align: top; white-space: nowrap; }
+div.wide { overflow-x: auto; }
 th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.best { background: #e8f5e9; } .muted { color: #666; }
 svg { display: block; margin: .6em 0; font-size: 12px; } svg text { fill: #222; }
@@ -32,26 +33,24 @@ std::string esc(std::string_view text) {
   return html_escape(text);
 }
 
-std::string candidate_label(const Candidate& c) {
-  std::string out = slice_text(c) + " " + c.parallelism.to_string();
-  if (!c.plan.empty()) out = c.plan + ": " + out;
-  return out;
-}
-
 // A linear or logarithmic map from [lo, hi] onto [0, length] pixels. Logarithmic when the values span more than
-// 30 times, so a fast candidate and a slow one both stay readable.
+// 30 times, so a fast candidate and a slow one both stay readable; its ticks are the powers of `base` (10 for
+// seconds, 4 for bytes: 1 GiB, 4 GiB, 16 GiB).
 struct Scale {
   double lo = 0, hi = 1;
   bool log = false;
+  double base = 10;
   double length = 1;
 
-  static Scale of(double min_value, double max_value, double length) {
+  static Scale of(double min_value, double max_value, double length, double base) {
     Scale s;
     s.length = length;
+    s.base = base;
     if (min_value > 0 && max_value / min_value > 30) {
+      const auto power = [base](double v, auto round) { return std::pow(base, round(std::log(v) / std::log(base))); };
       s.log = true;
-      s.lo = std::pow(10, std::floor(std::log10(min_value)));
-      s.hi = std::pow(10, std::ceil(std::log10(max_value)));
+      s.lo = power(min_value, [](double e) { return std::floor(e + 1e-9); });
+      s.hi = power(max_value, [](double e) { return std::ceil(e - 1e-9); });
     } else {
       s.lo = 0;
       s.hi = max_value > 0 ? max_value * 1.08 : 1;
@@ -66,7 +65,7 @@ struct Scale {
   std::vector<double> ticks() const {
     std::vector<double> out;
     if (log) {
-      for (double v = lo; v <= hi * 1.0001; v *= 10)
+      for (double v = lo; v <= hi * 1.0001; v *= base)
         out.push_back(v);
     } else {
       for (int i = 0; i <= 5; ++i)
@@ -81,8 +80,13 @@ struct Point {
   std::optional<std::size_t> rank;
 };
 
-// Step time (des when simulated, else book) against memory per chip, one mark per evaluated candidate.
-std::string scatter_svg(const PlanSearchResult& search) {
+// The colours of the slices (with their hardware when it varies) in the scatter chart; red is kept for nothing else.
+constexpr const char* kPalette[] = {"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2",
+                                    "#9c755f", "#edc948", "#ff9da7", "#bab0ac"};
+
+// Step time (des when simulated, else book) against memory per chip, one mark per evaluated candidate: a dot when
+// it fits HBM, a cross when not, coloured by slice.
+std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& varying) {
   std::vector<Point> points;
   for (std::size_t i = 0; i < search.ranked.size(); ++i)
     points.push_back({&search.ranked[i], i + 1});
@@ -109,22 +113,25 @@ std::string scatter_svg(const PlanSearchResult& search) {
     min_mem = std::min(min_mem, static_cast<double>(bytes));
     max_mem = std::max(max_mem, static_cast<double>(bytes));
   }
+  std::vector<std::string> groups;  // slice (and hardware) per colour, in order of first appearance
+  const auto group_of = [&](const Candidate& c) {
+    const std::string key =
+        (varying.hardware ? c.hardware.name + " " : "") + slice_text(c) + " (" + std::to_string(c.chips()) + " chips)";
+    const auto at = std::find(groups.begin(), groups.end(), key);
+    if (at != groups.end()) return static_cast<std::size_t>(at - groups.begin());
+    groups.push_back(key);
+    return groups.size() - 1;
+  };
+  const auto colour = [](std::size_t group) { return kPalette[group % std::size(kPalette)]; };
   const double left = 90, top = 30, width = 760, height = 420;
-  const Scale x = Scale::of(min_mem, max_mem, width);
-  const Scale y = Scale::of(min_s, max_s, height);
+  const Scale x = Scale::of(min_mem, max_mem, width, 4);
+  const Scale y = Scale::of(min_s, max_s, height, 10);
   const auto px = [&](double bytes) { return left + x.at(bytes); };
   const auto py = [&](double seconds) { return top + height - y.at(seconds); };
   std::string out = fmt::format(
       "<svg class=\"scatter\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"step time against memory per "
       "chip, one mark per candidate\">\n",
-      left + width + 220, top + height + 50);
-  // Legend.
-  out += fmt::format(
-      "<circle cx=\"{0}\" cy=\"12\" r=\"5\" fill=\"#4e79a7\"/><text x=\"{1}\" y=\"16\">fits HBM</text>"
-      "<path d=\"M{2},7 l10,10 m0,-10 l-10,10\" stroke=\"#e15759\" stroke-width=\"2\"/><text x=\"{3}\" y=\"16\">does "
-      "not fit</text><line x1=\"{4}\" y1=\"12\" x2=\"{5}\" y2=\"12\" stroke=\"#222\" stroke-dasharray=\"4 3\" "
-      "stroke-width=\"2\"/><text x=\"{6}\" y=\"16\">HBM capacity per chip</text>\n",
-      left + 5, left + 14, left + 90, left + 104, left + 200, left + 222, left + 228);
+      left + width + 260, top + height + 50);
   // Axes and ticks.
   out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>", left, top, top + height);
   out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>\n", left, top + height,
@@ -157,28 +164,47 @@ std::string scatter_svg(const PlanSearchResult& search) {
     const CandidateResult& r = *it->result;
     const double cx = px(static_cast<double>(r.memory_per_chip_bytes)), cy = py(r.step_s());
     const std::string title =
-        esc((it->rank ? fmt::format("#{} ", *it->rank) : std::string("rejected: ")) + candidate_label(r.candidate) +
-            ": " + format_seconds(r.step_s()) + ", " + bytes_text(r.memory_per_chip_bytes) + " per chip" +
-            (r.rejected ? " (" + *r.rejected + ")" : ""));
+        esc((it->rank ? fmt::format("#{} ", *it->rank) : std::string("rejected: ")) +
+            candidate_label(r.candidate, varying) + ": " + format_seconds(r.step_s()) + ", " +
+            bytes_text(r.memory_per_chip_bytes) + " per chip" + (r.rejected ? " (" + *r.rejected + ")" : ""));
+    const char* fill = colour(group_of(r.candidate));
     if (it->rank)
       out += fmt::format(
-          "<circle class=\"fit\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\" fill-opacity=\"0.8\"><title>{}"
+          "<circle class=\"fit\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\" fill-opacity=\"0.85\"><title>{}"
           "</title></circle>",
-          cx, cy, *it->rank == 1 ? "#17692e" : "#4e79a7", title);
+          cx, cy, fill, title);
     else
       out += fmt::format(
-          "<path class=\"nofit\" d=\"M{:.1f},{:.1f} l10,10 m0,-10 l-10,10\" stroke=\"#e15759\" "
-          "stroke-width=\"2\"><title>{}</title></path>",
-          cx - 5, cy - 5, title);
+          "<path class=\"nofit\" d=\"M{:.1f},{:.1f} l8,8 m0,-8 l-8,8\" stroke=\"{}\" stroke-width=\"2\"><title>{}"
+          "</title></path>",
+          cx - 4, cy - 4, fill, title);
+    if (it->rank && *it->rank == 1)
+      out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"9\" fill=\"none\" stroke=\"#222\"/>", cx, cy);
     if (it->rank && *it->rank <= kRanksLabelled)
       out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">#{}</text>", cx + 7, cy - 5, *it->rank);
     out += "\n";
+  }
+  // Legend, right of the plot: the marks, the HBM line, then one colour per slice.
+  const double lx = left + width + 24;
+  out += fmt::format(
+      "<circle cx=\"{0}\" cy=\"{1}\" r=\"5\" fill=\"#888\"/><text x=\"{2}\" y=\"{3}\">fits HBM (ranked)</text>"
+      "<circle cx=\"{0}\" cy=\"{4}\" r=\"9\" fill=\"none\" stroke=\"#222\"/><text x=\"{2}\" y=\"{5}\">rank 1</text>"
+      "<path d=\"M{6},{7} l8,8 m0,-8 l-8,8\" stroke=\"#888\" stroke-width=\"2\"/><text x=\"{2}\" y=\"{8}\">does "
+      "not fit (rejected)</text><line x1=\"{9}\" y1=\"{10}\" x2=\"{11}\" y2=\"{10}\" stroke=\"#222\" "
+      "stroke-dasharray=\"4 3\" stroke-width=\"2\"/><text x=\"{2}\" y=\"{12}\">HBM capacity per chip</text>\n",
+      lx + 5, top + 6, lx + 18, top + 10, top + 28, top + 32, lx + 1, top + 46, top + 54, lx - 4, top + 72, lx + 14,
+      top + 76);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double gy = top + 100 + 20 * static_cast<double>(g);
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n", lx,
+        gy - 9, colour(g), lx + 18, gy, esc(groups[g]));
   }
   return out + "</svg>\n";
 }
 
 // The closed form's step time of the top candidates, stacked by what bounds each part, with the des step marked.
-std::string breakdown_svg(const PlanSearchResult& search) {
+std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& varying) {
   const std::size_t shown = std::min(kBreakdownShown, search.ranked.size());
   if (shown == 0) return "";
   const double label_w = 300, bar_w = 600, bar_h = 18, gap = 8, top = 28;
@@ -214,7 +240,7 @@ std::string breakdown_svg(const PlanSearchResult& search) {
   for (std::size_t i = 0; i < shown; ++i) {
     const CandidateResult& r = search.ranked[i];
     out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", y + bar_h - 4,
-                       esc(fmt::format("#{} {}", i + 1, candidate_label(r.candidate))));
+                       esc(fmt::format("#{} {}", i + 1, candidate_label(r.candidate, varying))));
     double x = label_w;
     for (const Part& part : parts) {
       const double seconds = r.breakdown.*part.field;
@@ -259,27 +285,28 @@ std::string table_html(const PlanTable& table, bool mark_first) {
 
 void write_plan_html(const PlanReport& report, std::ostream& out) {
   const PlanSearchResult& search = report.search;
+  const VaryingFields varying = varying_fields(search);
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>podsim plan: "
       << esc(report.spec.name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
       << "<h1>podsim plan</h1>\n<p>" << esc(plan_title(report.spec)) << "</p>\n<p class=\"muted\">"
       << esc(search_summary(search)) << ". Each candidate is screened by the closed form (book); the best are "
       << "simulated hop by hop (des).</p>\n";
-  out << "<h2>Step time against memory per chip</h2>\n" << scatter_svg(search);
+  out << "<h2>Step time against memory per chip</h2>\n" << scatter_svg(search, varying);
   if (!search.ranked.empty())
     out << "<h2>Step time by part, top " << std::min(kBreakdownShown, search.ranked.size()) << " (closed form)</h2>\n"
-        << breakdown_svg(search);
+        << breakdown_svg(search, varying);
   out << "<h2>Ranked candidates</h2>\n";
   const PlanTable ranked = ranked_table(report);
   if (ranked.rows.empty())
     out << "<p>No candidate fits.</p>\n";
   else
-    out << table_html(ranked, true);
+    out << "<div class=\"wide\">" << table_html(ranked, true) << "</div>\n";
   for (const auto& note : ranked.notes)
     out << "<p>" << esc(note) << "</p>\n";
   const PlanTable rejected = rejected_table(report);
   if (!rejected.rows.empty()) {
     out << "<h2>Rejected (" << rejected.rows.size() << ")</h2>\n";
-    out << table_html(rejected, false);
+    out << "<div class=\"wide\">" << table_html(rejected, false) << "</div>\n";
   }
   out << "</body>\n</html>\n";
 }

@@ -17,7 +17,7 @@ namespace {
 
 struct PlanFlags {
   std::string scenario;
-  std::size_t top = 10;
+  std::int64_t top = 10;
   std::string model = "both";
   bool json = false;
   bool csv = false;
@@ -27,6 +27,7 @@ struct PlanFlags {
 int plan(const PlanFlags& flags) {
   if (flags.model != "book" && flags.model != "des" && flags.model != "both")
     throw InputError("--model", "model must be book, des or both, got: " + flags.model);
+  if (flags.top < 0) throw InputError("--top", "must be at least 0, got: " + std::to_string(flags.top));
   if (flags.json && flags.csv) throw InputError("--csv", "give --json or --csv, not both");
   std::ofstream html;
   if (!flags.report.empty()) {
@@ -35,7 +36,7 @@ int plan(const PlanFlags& flags) {
   }
   const ScenarioSpec spec = load_scenario(flags.scenario);
   PlanSearchOptions options;
-  options.top_k = flags.top;
+  options.top_k = static_cast<std::size_t>(flags.top);
   options.simulate = flags.model != "book";
   PlanSearchResult result = search_plans(spec, options);
   if (flags.model == "des")  // only what the simulation timed (and the simulations that failed)
