@@ -7,8 +7,8 @@
 
 namespace podsim {
 
-// One CheckResult per expectation whose plan was run, in order, then one per plan run in functional mode (its values
-// equal the dense reference).
+// One CheckResult per expectation whose plan was run (and per model metric, of no plan), in order, then one per plan
+// run in functional mode (its values equal the dense reference).
 std::vector<CheckResult> evaluate_checks(const ScenarioSpec& spec, const ScenarioRun& run);
 
 // One CheckResult per model metric of a model-level scenario's `expect` list (params_total, ..., the training

@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "models/common/nearest_name.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/json_text.hpp"
@@ -31,7 +32,7 @@ HardwarePreset read_hardware_preset_with(const Ctx& ctx, std::string preset, con
     if (overrides == nullptr) return load_hardware_preset_full(preset);
     return load_hardware_preset_full(preset, overrides, ctx.at("/hardware/overrides"));
   } catch (const PresetNotFoundError& e) {
-    if (e.is_name()) ctx.fail(pointer, e.message());
+    if (e.is_name()) ctx.fail(pointer, e.message() + did_you_mean(preset, list_hardware_presets()));
     ctx.fail(pointer, "cannot open the preset file, got: " + quote(preset));
   }
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/topology/slice.hpp"
+#include "models/topology/wraparound.hpp"
 #include "sim/scenario/scenario_verify_detail.hpp"
 
 namespace podsim::scenario_detail {
@@ -87,6 +88,12 @@ void verify_search(const State& state, const SearchSpec& search) {
                  "pipeline stages are not simulated yet (they come with the issue on overlap and pipelines); "
                  "search the other kinds, got: \"pipeline\"");
   }
+  // Each searched slice within the limits, its wraparound resolvable on every hardware searched: the preset's rule,
+  // or the scenario's "none" or "all" (a per-dim list belongs to the scenario's own slice).
+  const WrapChoice wrap =
+      state.spec.wrap && state.spec.wrap->mode != WrapMode::listed ? *state.spec.wrap : WrapChoice{};
+  const std::vector<HardwarePreset> own_hardware = {state.spec.hardware};
+  const auto& hardware = search.hardware.empty() ? own_hardware : search.hardware;
   for (std::size_t i = 0; i < search.slices.size(); ++i) {
     const std::string sp = child(p + "/slices", i);
     const Shape& dims = search.slices[i];
@@ -99,6 +106,13 @@ void verify_search(const State& state, const SearchSpec& search) {
           break;
         case SliceShapeIssue::Rule::chips:
           where.fail(sp, "a slice has at most " + std::to_string(kMaxSliceChips) + " chips, got: " + shown(dims));
+      }
+    }
+    for (const auto& preset : hardware) {
+      try {
+        resolve_wraparound(wrap, dims, preset.spec.wrap_rule, preset.spec.pod_shape);
+      } catch (const Error& e) {
+        where.fail(sp, std::string(e.what()) + " (hardware " + preset.spec.name + ")");
       }
     }
   }

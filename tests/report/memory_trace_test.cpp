@@ -25,7 +25,7 @@ TEST(MemoryTrace, ReportedPeakIsTheMaximumOfTheTraceCounters) {
   ASSERT_GE(files.size(), 10u);
   for (const auto& file : files) {
     const ScenarioSpec spec = load_scenario(file);
-    if (spec.model) continue;  // model-level: `podsim plan`'s, not `podsim run`'s
+    if (spec.model) continue;  // a model-level scenario is planned (podsim plan), not run
     const ScenarioRun run = run_scenario(spec);
     std::stringstream out;
     report::write_chrome_trace(run, out);

@@ -27,7 +27,7 @@ TEST(RunSymmetry, SameResultsAsTheFullSimulationOnEveryScenario) {
   ASSERT_GE(files.size(), 10u);
   for (const auto& file : files) {
     const ScenarioSpec spec = load_scenario(file);
-    if (spec.model) continue;  // model-level: `podsim plan`'s, not `podsim run`'s
+    if (spec.model) continue;  // a model-level scenario is planned (podsim plan), not run
     RunOptions full_options;
     full_options.symmetry = false;
     const ScenarioRun fast = run_scenario(spec);
