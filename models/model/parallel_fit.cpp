@@ -39,6 +39,7 @@ std::vector<std::string> batch_axes(const Parallelism& parallelism) {
   std::vector<std::string> axes;
   append(axes, parallelism.of(ParallelKind::data));
   append(axes, parallelism.of(ParallelKind::fsdp));
+  append(axes, parallelism.of(ParallelKind::expert));
   append(axes, parallelism.of(ParallelKind::sequence));
   return axes;
 }
@@ -64,9 +65,7 @@ void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, 
   if (!expert.empty() && dims.experts <= 1)
     throw VerifyError("expert axes " + joined(expert) +
                       " need a mixture-of-experts model (experts > 1), got: experts " + std::to_string(dims.experts));
-  if (!expert.empty())
-    throw VerifyError("expert parallelism is not expanded yet (issue 9); assign " + joined(expert) +
-                      " to another kind");
+  require_multiple("experts", dims.experts, "expert", expert, mesh);
   require_multiple("heads", dims.heads, "tensor", tensor, mesh);
   require_multiple("d_ff", dims.d_ff, "tensor", tensor, mesh);
   require_multiple("d_model", dims.d_model, "fsdp", fsdp, mesh);
@@ -78,14 +77,15 @@ void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, 
                           ") must be a multiple of microbatches (" + std::to_string(workload.microbatches) + ")");
       const auto per_microbatch =
           static_cast<std::int64_t>(workload.batch_tokens / static_cast<std::uint64_t>(workload.microbatches));
-      require_multiple("tokens per microbatch", per_microbatch, "data, fsdp and sequence", tokens_axes, mesh);
+      require_multiple("tokens per microbatch", per_microbatch, "data, fsdp, expert and sequence", tokens_axes, mesh);
       require_multiple("seq_len", workload.seq_len, "sequence", sequence, mesh);
       break;
     }
     case WorkloadMode::prefill: {
       std::vector<std::string> sequences = parallelism.of(ParallelKind::data);
       append(sequences, fsdp);
-      require_multiple("batch", workload.batch, "data and fsdp", sequences, mesh);
+      append(sequences, expert);
+      require_multiple("batch", workload.batch, "data, fsdp and expert", sequences, mesh);
       require_multiple("context", workload.context, "sequence", sequence, mesh);
       break;
     }
@@ -93,7 +93,7 @@ void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, 
       if (!sequence.empty())
         throw VerifyError("sequence axes " + joined(sequence) +
                           ": decode processes one token per sequence; assign the axes to another kind");
-      require_multiple("batch", workload.batch, "data and fsdp", tokens_axes, mesh);
+      require_multiple("batch", workload.batch, "data, fsdp and expert", tokens_axes, mesh);
       break;
   }
 }

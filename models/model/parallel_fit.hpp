@@ -14,8 +14,8 @@
 
 namespace podsim {
 
-// The mesh axes that shard the tokens of activations: data, then fsdp, then sequence (major to minor; sequence
-// last so that gathering it gives whole sequences back). Empty for none.
+// The mesh axes that shard the tokens of activations: data, then fsdp, then expert, then sequence (major to minor;
+// sequence last so that gathering it gives whole sequences back). Empty for none.
 std::vector<std::string> batch_axes(const Parallelism& parallelism);
 
 // The longest prefix of the tensor axes whose size product divides kv_heads: the axes that shard the key and value

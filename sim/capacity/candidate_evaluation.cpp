@@ -2,16 +2,21 @@
 // many times a step runs them, memory per chip by kind, and the figures derived from the step time.
 #include "sim/capacity/candidate_evaluation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <utility>
 
 #include "models/common/error.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
 #include "sim/capacity/model_program.hpp"
 #include "sim/capacity/step_memory.hpp"
+#include "sim/engine/symmetric_simulation.hpp"
 #include "sim/plan/program_planner.hpp"
-#include "sim/run/run_scenario.hpp"
+#include "sim/run/plan_schedule.hpp"
+#include "sim/run/scenario_platform.hpp"
 
 namespace podsim {
 namespace {
@@ -86,7 +91,7 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     const ModelProgram model = expand_model(dims, problem.workload, candidate, problem.options);
     const Slice slice(model.spec.slice_shape, model.spec.wraparound);
     const MeshMapping mapping(model.spec.mesh.mesh, slice, model.spec.mesh.axis_dims);
-    const PlannedProgram program = plan_program(model.spec, PlanTopology{slice, mapping}, nullptr);
+    PlannedProgram program = plan_program(model.spec, PlanTopology{slice, mapping, true}, nullptr);
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
       const auto repeat = static_cast<double>(model.repeats[i]);
       for (const auto& step : program.ops[i].steps) {
@@ -101,7 +106,7 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     }
     r.book_step_s = r.breakdown.total();
     r.bound = largest(r.breakdown);
-    r.memory = step_memory(dims, w, candidate, model, program);
+    r.memory = step_memory(dims, w, candidate, model, std::move(program));
   } catch (const Error& e) {
     r.rejected = e.what();
     return r;
@@ -119,13 +124,26 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
 void simulate_candidate(const CapacityProblem& problem, CandidateResult& result) {
   if (result.rejected) throw VerifyError("a rejected candidate is not simulated: " + *result.rejected);
   const ModelProgram model = expand_model(problem.model.dims, problem.workload, result.candidate, problem.options);
-  RunOptions options;
-  options.schedule = SchedulePolicy::program_order;
-  const ScenarioRun run = run_scenario(model.spec, options);
-  const PlanRun& plan = run.plans.front();
+  // The path `podsim run` takes (plan, lower, simulate in a child process through the symmetry path), without the
+  // analyses a report needs (contention, link ledger, values), under program order: each op's simulated span, from
+  // its first task's start to its last task's end, counts its repeats times, as its book time does.
+  const ScenarioPlatform platform = build_platform(model.spec);
+  const PlannedProgram program = plan_program(model.spec, platform.topology(), nullptr);
+  const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
+    return simulate_symmetric(platform.network, *lowered.graph, *lowered.symmetry);
+  };
+  const ScheduledPlan scheduled = schedule_plan(program, platform, SchedulePolicy::program_order, simulate);
+  const EventGraph& graph = *scheduled.lowered.graph;
+  std::vector<double> start(program.ops.size(), std::numeric_limits<double>::infinity());
+  std::vector<double> end(program.ops.size(), 0.0);
+  for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
+    const auto op = static_cast<std::size_t>(graph.tasks[t].op);
+    start[op] = std::min(start[op], scheduled.simulation.tasks[t].start_s);
+    end[op] = std::max(end[op], scheduled.simulation.tasks[t].end_s);
+  }
   double step = 0;
-  for (std::size_t i = 0; i < plan.ops.size(); ++i)
-    step += plan.ops[i].des_time_s * static_cast<double>(model.repeats[i]);
+  for (std::size_t i = 0; i < program.ops.size(); ++i)
+    if (end[i] > start[i]) step += (end[i] - start[i]) * static_cast<double>(model.repeats[i]);
   result.des_step_s = step;
   derive(problem, result);
 }

@@ -2,8 +2,10 @@
 // of a step in the order they run (docs/parallelism.md states every convention used here).
 #include "sim/capacity/model_program.hpp"
 
+#include <algorithm>
 #include <utility>
 
+#include "models/common/error.hpp"
 #include "models/model/parallel_fit.hpp"
 #include "models/sharding/mesh_spec.hpp"
 #include "models/topology/mesh_mapping.hpp"
@@ -57,6 +59,11 @@ class Builder {
     fsdp_ = p.of(ParallelKind::fsdp);
     seq_ = p.of(ParallelKind::sequence);
     tensor_ = p.of(ParallelKind::tensor);
+    expert_ = p.of(ParallelKind::expert);
+    // Dispatched tokens: the capacity slots of every expert over the token axes, expert axes minor (the all-to-all
+    // moves them onto the experts dim).
+    dispatch_ = concat(concat(concat(data_, fsdp_), seq_), expert_);
+    slot_axes_ = concat(concat(data_, fsdp_), seq_);
     kv_tensor_ = kv_tensor_axes(p, mesh_, dims.kv_heads);
     repeats_ = step_repeats(dims, workload);
   }
@@ -85,9 +92,13 @@ class Builder {
     }
     text += "]";
     if (!unreduced.empty()) {
+      // Shardy lists unreduced axes in mesh order.
+      Axes ordered = unreduced;
+      std::sort(ordered.begin(), ordered.end(),
+                [&](const std::string& a, const std::string& b) { return mesh_.axis_index(a) < mesh_.axis_index(b); });
       text += ", unreduced={";
-      for (std::size_t i = 0; i < unreduced.size(); ++i)
-        text += (i > 0 ? ", \"" : "\"") + unreduced[i] + "\"";
+      for (std::size_t i = 0; i < ordered.size(); ++i)
+        text += (i > 0 ? ", \"" : "\"") + ordered[i] + "\"";
       text += "}";
     }
     return text + ">";
@@ -158,11 +169,14 @@ class Builder {
   }
 
   void collective(const std::string& name, OpKind kind, const std::string& in, const Axes& axes, const std::string& out,
-                  std::int64_t repeat, int dim = -1, std::vector<std::string> after = {}) {
+                  std::int64_t repeat, int dim = -1, std::vector<std::string> after = {}, int from_dim = -1,
+                  int to_dim = -1) {
     CollectiveOp c;
     c.tensor = in;
     c.axes = axes;
     c.dim = dim;
+    c.from_dim = from_dim;
+    c.to_dim = to_dim;
     op(name, kind, std::move(c), out, repeat, std::move(after));
   }
 
@@ -172,9 +186,86 @@ class Builder {
     weight("Wq", {D, dims_.heads * dims_.head_dim}, {fsdp_, tensor_}, L);
     weight("Wkv", {D, 2 * dims_.kv_heads * dims_.head_dim}, {fsdp_, kv_tensor_}, L);
     weight("Wo", {dims_.heads * dims_.head_dim, D}, {tensor_, fsdp_}, L);
+    if (moe()) {
+      const std::int64_t E = dims_.experts, F = dims_.d_ff;
+      weight("Wr", {D, E}, {fsdp_, {}}, L);
+      if (dims_.mlp == MlpKind::gated) weight("Weg", {E, D, F}, {expert_, fsdp_, tensor_}, L);
+      weight("Weu", {E, D, F}, {expert_, fsdp_, tensor_}, L);
+      weight("Wed", {E, F, D}, {expert_, tensor_, fsdp_}, L);
+      return;
+    }
     if (dims_.mlp == MlpKind::gated) weight("Wg", {D, dims_.d_ff}, {fsdp_, tensor_}, L);
     weight("Wu", {D, dims_.d_ff}, {fsdp_, tensor_}, L);
     weight("Wd", {dims_.d_ff, D}, {tensor_, fsdp_}, L);
+  }
+
+  bool moe() const { return dims_.experts > 1; }
+
+  // Capacity slots per expert for `tokens` tokens: tokens x experts_per_token / experts (capacity factor 1).
+  std::int64_t capacity(std::int64_t tokens) const {
+    return (tokens * dims_.experts_per_token + dims_.experts - 1) / dims_.experts;
+  }
+
+  // A mixture of experts' MLP forward: the router, each token's rows dispatched to its experts' capacity slots (an
+  // all-to-all over the expert axes), the experts' MLPs as batched matmuls over the experts dim, and the results
+  // combined back (the reverse all-to-all, then the weighted sum).
+  void moe_forward(std::int64_t tokens) {
+    const std::int64_t r = repeats_.layer_forward, E = dims_.experts, C = capacity(tokens), D = dims_.d_model;
+    const bool gated = dims_.mlp == MlpKind::gated;
+    matmul("router", "hn", "Wr", "BD,DE->BE", {tokens_, {}}, r);
+    tensor("xe_rows", {E, C, D}, w_.activation_dtype, {{}, dispatch_, {}});
+    elementwise("route", "xe_rows", "xe_send", 0, r, {"router"});
+    std::string xe = "xe_send";
+    if (!expert_.empty()) {
+      collective("dispatch", OpKind::all_to_all, xe, expert_, "xe", r, -1, {}, 1, 0);
+      xe = "xe";
+    }
+    const std::vector<Axes> hidden = {expert_, slot_axes_, tensor_};
+    if (gated) matmul("hg", xe, "Weg", "ECD,EDF->ECF", hidden, r);
+    matmul("hu", xe, "Weu", "ECD,EDF->ECF", hidden, r);
+    elementwise("act", gated ? "hg" : "hu", "g", kActivationFlops, r,
+                gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{});
+    matmul("ye", "g", "Wed", "ECF,EFD->ECD", {expert_, slot_axes_, {}}, r);
+    std::string ye = "ye";
+    if (!expert_.empty()) {
+      collective("combine_a2a", OpKind::all_to_all, ye, expert_, "ye_back", r, -1, {}, 0, 1);
+      ye = "ye_back";
+    }
+    elementwise("combine", ye, "y", 2, r);
+  }
+
+  // Its backward: the combine's gradient dispatched like the tokens, two matmuls per expert matmul, the inputs'
+  // gradients sent back and summed per token.
+  void moe_backward(std::int64_t tokens) {
+    const std::int64_t r = repeats_.layer_backward, E = dims_.experts, C = capacity(tokens), D = dims_.d_model;
+    const bool gated = dims_.mlp == MlpKind::gated;
+    const std::string xe = expert_.empty() ? "xe_send" : "xe";
+    tensor("dye_rows", {E, C, D}, w_.activation_dtype, {{}, dispatch_, {}});
+    elementwise("combine_bwd", "dye_rows", "dye_send", 2, r);
+    std::string dye = "dye_send";
+    if (!expert_.empty()) {
+      collective("combine_a2a_bwd", OpKind::all_to_all, dye, expert_, "dye", r, -1, {}, 1, 0);
+      dye = "dye";
+    }
+    const std::vector<Axes> hidden = {expert_, slot_axes_, tensor_};
+    matmul("dWed", "g", dye, "ECF,ECD->EFD", {expert_, tensor_, fsdp_}, r);
+    matmul("dg", dye, "Wed", "ECD,EFD->ECF", hidden, r);
+    elementwise("act_bwd", "dg", "dh", kBackwardFlops, r);
+    if (gated) matmul("dWeg", xe, "dh", "ECD,ECF->EDF", {expert_, fsdp_, tensor_}, r);
+    matmul("dWeu", xe, "dh", "ECD,ECF->EDF", {expert_, fsdp_, tensor_}, r);
+    if (gated) matmul("dxe_g", "dh", "Weg", "ECF,EDF->ECD", {expert_, slot_axes_, {}}, r, tensor_);
+    matmul("dxe", "dh", "Weu", "ECF,EDF->ECD", {expert_, slot_axes_, {}}, r);
+    std::string dxe = "dxe";
+    if (!expert_.empty()) {
+      collective("dispatch_bwd", OpKind::all_to_all, dxe, expert_, "dxe_back", r, -1, {}, 0, 1);
+      dxe = "dxe_back";
+    }
+    // The router's gradient (its logits' gradient from the combine weights), and each token's k rows summed.
+    tensor("drouter", {tokens, E}, w_.activation_dtype, {tokens_, {}});
+    matmul("dWr", "hn", "drouter", "BD,BE->DE", {fsdp_, {}}, r);
+    tensor("dhn_rows", {tokens, D}, w_.activation_dtype, {tokens_, {}});
+    elementwise("unroute", "dhn_rows", "dhn", static_cast<double>(dims_.experts_per_token), r,
+                {dxe == "dxe" ? "dxe" : "dispatch_bwd"});
   }
 
   // One layer's forward over `tokens` tokens attending to `context` positions; `kv_cache`: decode reads the cache.
@@ -194,7 +285,7 @@ class Builder {
     if (kv_cache) {
       const std::int64_t batch = w_.batch;
       tensor("kv_cache", {batch, context, 2 * dims_.kv_heads * dims_.head_dim}, w_.kv_dtype,
-             {concat(data_, fsdp_), {}, kv_tensor_});
+             {concat(concat(data_, fsdp_), expert_), {}, kv_tensor_});
       state_.push_back({"kv_cache", ModelStateTensor::Kind::kv_cache, dims_.layers});
       op("kv_read", OpKind::load, LoadOp{"kv_cache"}, "", r);
       after.push_back("kv_read");
@@ -203,6 +294,10 @@ class Builder {
     elementwise("attention", "q", "a", 4.0 * static_cast<double>(context), r, after);
     matmul("o", "a", "Wo", "BN,ND->BD", act, r);
     elementwise("norm2", "o", "hn", kNormFlops + 1, r);
+    if (moe()) {
+      moe_forward(tokens);
+      return;
+    }
     if (dims_.mlp == MlpKind::gated) matmul("hg", "hn", "Wg", "BD,DF->BF", {tokens_, tensor_}, r);
     matmul("hu", "hn", "Wu", "BD,DF->BF", {tokens_, tensor_}, r);
     elementwise("act", dims_.mlp == MlpKind::gated ? "hg" : "hu", "g", kActivationFlops, r,
@@ -215,15 +310,19 @@ class Builder {
     const std::int64_t r = repeats_.layer_backward;
     const std::vector<Axes> act = {tokens_, {}};
     const bool gated = dims_.mlp == MlpKind::gated;
-    tensor("dy", {tokens, dims_.d_model}, w_.activation_dtype, act);
-    matmul("dWd", "g", "dy", "BF,BD->FD", {tensor_, fsdp_}, r);
-    matmul("dg", "dy", "Wd", "BD,FD->BF", {tokens_, tensor_}, r);
-    elementwise("act_bwd", "dg", "dh", kBackwardFlops, r);
-    if (gated) matmul("dWg", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r);
-    matmul("dWu", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r);
-    // dhn = dh_g Wg^T + dh_u Wu^T: the gate's product stays partial sums, the up product's all-reduce adds both.
-    if (gated) matmul("dhn_g", "dh", "Wg", "BF,DF->BD", act, r, tensor_);
-    matmul("dhn", "dh", "Wu", "BF,DF->BD", act, r);
+    if (moe()) {
+      moe_backward(tokens);
+    } else {
+      tensor("dy", {tokens, dims_.d_model}, w_.activation_dtype, act);
+      matmul("dWd", "g", "dy", "BF,BD->FD", {tensor_, fsdp_}, r);
+      matmul("dg", "dy", "Wd", "BD,FD->BF", {tokens_, tensor_}, r);
+      elementwise("act_bwd", "dg", "dh", kBackwardFlops, r);
+      if (gated) matmul("dWg", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r);
+      matmul("dWu", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r);
+      // dhn = dh_g Wg^T + dh_u Wu^T: the gate's product stays partial sums, the up product's all-reduce adds both.
+      if (gated) matmul("dhn_g", "dh", "Wg", "BF,DF->BD", act, r, tensor_);
+      matmul("dhn", "dh", "Wu", "BF,DF->BD", act, r);
+    }
     elementwise("norm2_bwd", "dhn", "do", kBackwardFlops, r);
     matmul("dWo", "a", "do", "BN,BD->ND", {tensor_, fsdp_}, r);
     matmul("da", "do", "Wo", "BD,ND->BN", {tokens_, tensor_}, r);
@@ -281,7 +380,7 @@ class Builder {
   }
 
   // The embedding's gradient: rows scattered into a [V, D] table of partial sums over the token axes, reduce-
-  // scattered onto the fsdp shard and all-reduced over the data and sequence axes.
+  // scattered onto the fsdp shard and all-reduced over the data, expert and sequence axes.
   void embedding_backward(std::int64_t repeat) {
     tensor("demb_partial", {dims_.vocab, dims_.d_model}, w_.param_dtype, {tensor_, {}}, tokens_);
     std::string current = "demb_partial";
@@ -289,7 +388,7 @@ class Builder {
       collective("demb_scatter", OpKind::reduce_scatter, current, fsdp_, "demb", repeat, 1);
       current = "demb";
     }
-    const Axes rest = concat(data_, seq_);
+    const Axes rest = concat(concat(data_, expert_), seq_);
     if (!rest.empty()) collective("demb_sum", OpKind::all_reduce, current, rest, "demb", repeat);
   }
 
@@ -316,7 +415,7 @@ class Builder {
     embedding(tokens, tokens_, 1);
     layer_forward(tokens, w_.context, decode);
     // Logits of the last position of each sequence only.
-    unembedding(w_.batch, concat(data_, fsdp_), 1, false);
+    unembedding(w_.batch, concat(concat(data_, fsdp_), expert_), 1, false);
   }
 
   const TransformerDims& dims_;
@@ -325,7 +424,7 @@ class Builder {
   ScenarioSpec spec_;
   std::string mesh_name_;
   Mesh mesh_;
-  Axes tokens_, data_, fsdp_, seq_, tensor_, kv_tensor_;
+  Axes tokens_, data_, fsdp_, seq_, tensor_, kv_tensor_, expert_, dispatch_, slot_axes_;
   StepRepeats repeats_;
   std::vector<std::int64_t> op_repeats_;
   std::vector<ModelStateTensor> state_;

@@ -1,6 +1,8 @@
 // Memory per chip by kind of a model's step.
 #include "sim/capacity/step_memory.hpp"
 
+#include <utility>
+
 #include "models/model/parallel_fit.hpp"
 #include "sim/plan/book_evaluation.hpp"
 
@@ -24,18 +26,17 @@ std::uint64_t product(const std::vector<std::string>& axes, const Mesh& mesh) {
 
 }  // namespace
 
-std::uint64_t temporaries_peak(const PlannedProgram& program) {
-  PlannedProgram transient = program;
-  for (auto& buffer : transient.buffers) {
+std::uint64_t temporaries_peak(PlannedProgram program) {
+  for (auto& buffer : program.buffers) {
     const bool state = buffer.role == PlannedBuffer::Role::declared;
     const bool kept = buffer.role == PlannedBuffer::Role::result && buffer.last_op < 0;
     if (state || kept) buffer.bytes_per_chip = 0;
   }
-  return memory_profile(transient, program_order_book_times(transient)).peak_bytes;
+  return memory_profile(program, program_order_book_times(program)).peak_bytes;
 }
 
 MemoryByKind step_memory(const TransformerDims& dims, const Workload& workload, const Candidate& candidate,
-                         const ModelProgram& model, const PlannedProgram& program) {
+                         const ModelProgram& model, PlannedProgram program) {
   MemoryByKind memory;
   const Mesh& mesh = model.spec.mesh.mesh;
   const Parallelism& p = candidate.parallelism;
@@ -69,7 +70,7 @@ MemoryByKind step_memory(const TransformerDims& dims, const Workload& workload, 
     const std::uint64_t shards = product(batch_axes(p), mesh) * product(kv_tensor_axes(p, mesh, dims.kv_heads), mesh);
     memory.kv_cache = ceil_div(kv_cache_bytes_per_token(dims, workload.kv_dtype) * workload.tokens_per_step(), shards);
   }
-  memory.temporaries = temporaries_peak(program);
+  memory.temporaries = temporaries_peak(std::move(program));
   return memory;
 }
 

@@ -11,13 +11,14 @@
 
 namespace podsim {
 
-// `program` is `model`'s planned program; `workload` the effective one (the candidate's microbatches and remat).
+// `program` is `model`'s planned program (taken by value: the temporaries are measured on it with the model state
+// left out); `workload` the effective one (the candidate's microbatches and remat).
 MemoryByKind step_memory(const TransformerDims& dims, const Workload& workload, const Candidate& candidate,
-                         const ModelProgram& model, const PlannedProgram& program);
+                         const ModelProgram& model, PlannedProgram program);
 
 // Peak bytes per chip of the buffers the layer program creates (gathered weights, partial sums, intermediates),
 // under the closed form's program-order timeline: declared tensors (the model state, counted by kind) and results
 // nothing reads (weight gradients, counted as grads) are left out.
-std::uint64_t temporaries_peak(const PlannedProgram& program);
+std::uint64_t temporaries_peak(PlannedProgram program);
 
 }  // namespace podsim

@@ -154,6 +154,52 @@ TEST(CandidateEvaluation, DecodeStepIsAtLeastTheHbmLowerBound) {
   EXPECT_EQ(r.memory.kv_cache, 327680ull * 32 * 2048 / 4);
 }
 
+TEST(CandidateEvaluation, PrefillIsComputeBoundAndWritesTheKvCache) {
+  // LLaMA 3 8B prefilling 8 sequences of 4096 tokens on a v5e 4x4 (1.97e14 FLOP/s per chip), data X, tensor Y.
+  // Layer matmul parameters: Wq 4096 x 4096 = 16,777,216, Wkv 4096 x 2048 = 8,388,608, Wo 16,777,216, gate, up and
+  // down 3 x 4096 x 14336 = 176,160,768: 218,103,808 per layer, 6,979,321,856 for 32. Per token: 2 x that plus the
+  // attention products 4 T N H L = 4 x 4096 x 4096 x 32 = 2,147,483,648. All compute-bound
+  // at 8192 tokens per chip; the logits of the last positions (2 per chip) are HBM-bound.
+  Workload w;
+  w.mode = WorkloadMode::prefill;
+  w.batch = 8;
+  w.context = 4096;
+  const CandidateResult r =
+      evaluate_candidate_book(problem(llama3_8b(), w), candidate("tpu-v5e", {4, 4}, {K::data, K::tensor}));
+  ASSERT_FALSE(r.rejected) << *r.rejected;
+  const double per_token = 2.0 * 6979321856.0 + 2147483648.0;
+  EXPECT_NEAR(r.breakdown.compute_s, per_token * 32768 / (16 * 1.97e14), 1e-9 * r.breakdown.compute_s);
+  EXPECT_EQ(r.bound, "compute");
+  // The cache written: 2 x 32 x 8 x 128 x 2 = 131,072 bytes per token x 32,768 tokens, over data X (the batch)
+  // and tensor Y (the 8 KV heads): 268,435,456 bytes per chip.
+  EXPECT_EQ(r.memory.kv_cache, 268435456u);
+  EXPECT_EQ(r.memory.grads, 0u);
+  EXPECT_EQ(r.memory.optimizer, 0u);
+  EXPECT_EQ(r.memory.activations, 0u);
+  EXPECT_DOUBLE_EQ(r.token_latency_s, r.book_step_s);
+}
+
+TEST(CandidateEvaluation, MixtureOfExpertsComputesTheActiveExpertsOnly) {
+  // small_moe(): D 1024, F 2048 (gated), 4 experts, 2 per token, L 2, N = K = 8, H 128, V 32768; 2^20 tokens at T 2048,
+  // no remat, on a v5p 4x4x4 with expert X, data Y, fsdp Z. Compute-bound matmul FLOPs per token: 6 x (attention
+  // 2 x 4,194,304 + the 2 active experts' MLPs 2 x 2 x 3 x 1024 x 2048 = 25,165,824 + the unembedding 33,554,432)
+  // = 402,653,184; attention products 12 x 2048 x 1024 x 2 = 50,331,648. The router's [B, D] x [D, 4] products are
+  // HBM-bound (the MXU pads 4 columns to 128), timed under hbm.
+  const CandidateResult r = evaluate_candidate_book(problem(small_moe(), training(1 << 20, 2048)),
+                                                    candidate("tpu-v5p", {4, 4, 4}, {K::expert, K::data, K::fsdp}));
+  ASSERT_FALSE(r.rejected) << *r.rejected;
+  const double flops = (402653184.0 + 50331648.0) * 1048576.0;
+  EXPECT_NEAR(r.breakdown.compute_s, flops / (64 * 4.59e14), 1e-9 * r.breakdown.compute_s);
+  // Parameters per chip: attention 4,194,304 per layer over fsdp Z (4); the router 1024 x 4 over Z; the experts
+  // 3 x 4 x 1024 x 2048 over expert X and fsdp Z (16); embeddings 2 x 32768 x 1024 over Z; norms 5 x 1024 over Z:
+  // 2 x (1,048,576 + 1,024 + 1,572,864) + 2 x 8,388,608 + 1,280 = 22,023,424 parameters, 2 bytes each.
+  EXPECT_EQ(r.memory.params, 44046848u);
+  // Model FLOPs count the active parameters only: 6 x (125,842,432 total - 2 layers x 2 skipped experts x 3 x 1024
+  // x 2048) + attention.
+  const double active = 125842432.0 - 2 * 2 * 3 * 1024 * 2048;
+  EXPECT_NEAR(r.model_flops_per_step, (6 * active + 50331648.0) * 1048576.0, 1.0);
+}
+
 TEST(CandidateEvaluation, CostPerMillionTokens) {
   CapacityProblem p = problem(small_model(), training(1 << 20, 2048));
   p.price_per_chip_hour = 4.2;
@@ -161,6 +207,65 @@ TEST(CandidateEvaluation, CostPerMillionTokens) {
   ASSERT_TRUE(r.cost_per_million_tokens);
   // price x chips x step / 3600 per step, over 2^20 tokens, per million.
   EXPECT_NEAR(*r.cost_per_million_tokens, 4.2 * 64 * r.book_step_s / 3600 / 1048576 * 1e6, 1e-12);
+}
+
+}  // namespace
+}  // namespace podsim
+
+namespace podsim {
+namespace {
+
+// Every assignment of the kinds to X, Y, Z (the search tries them all) either plans or is rejected by a rule of
+// docs/parallelism.md or by HBM: never by the verifier or the planner (an error located at /tensors or /program
+// would be a bug of the expansion).
+TEST(CandidateEvaluation, EveryAssignmentPlansOrIsRejectedByARule) {
+  const std::vector<K> kinds = {K::data, K::fsdp, K::tensor, K::sequence, K::expert};
+  for (const auto& dims : {small_model(), small_moe()}) {
+    for (const auto& mode : {WorkloadMode::train, WorkloadMode::prefill, WorkloadMode::decode}) {
+      Workload w = training(1 << 18, 2048);
+      w.mode = mode;
+      w.batch = 64;
+      w.context = 1024;
+      for (const K a : kinds)
+        for (const K b : kinds)
+          for (const K c : kinds) {
+            const Candidate cand = candidate("tpu-v5p", {4, 4, 4}, {a, b, c}, 1);
+            const CandidateResult r = evaluate_candidate_book(problem(dims, w), cand);
+            const std::string what = cand.parallelism.to_string() + " " + std::string(kWorkloadModeNames.name(mode));
+            if (r.rejected) {
+              EXPECT_EQ(r.rejected->find("/tensors"), std::string::npos) << what << ": " << *r.rejected;
+              EXPECT_EQ(r.rejected->find("/program"), std::string::npos) << what << ": " << *r.rejected;
+            } else {
+              EXPECT_GT(r.book_step_s, 0) << what;
+            }
+          }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace podsim
+
+namespace podsim {
+namespace {
+
+TEST(CapacityProblem, TakesTheScenariosModelWorkloadOptionsAndPrice) {
+  ScenarioSpec spec;
+  spec.source_file = "plan.json";
+  EXPECT_THROW(capacity_problem(spec), VerifyError);
+  ModelPreset model;
+  model.name = "small";
+  model.dims = capacity_test::small_model();
+  spec.model = model;
+  spec.workload = capacity_test::training(4096, 1024);
+  spec.price_per_chip_hour = 2.5;
+  spec.options.schedule = SchedulePolicy::dataflow;
+  const CapacityProblem p = capacity_problem(spec);
+  EXPECT_EQ(p.model.name, "small");
+  EXPECT_EQ(p.workload.batch_tokens, 4096u);
+  EXPECT_EQ(p.price_per_chip_hour, 2.5);
+  EXPECT_EQ(p.options.schedule, SchedulePolicy::dataflow);
+  EXPECT_EQ(p.source_file, "plan.json");
 }
 
 }  // namespace

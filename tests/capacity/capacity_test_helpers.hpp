@@ -47,6 +47,16 @@ inline TransformerDims small_model() {
   return d;
 }
 
+// A small mixture of experts: 4 experts of F 2048, 2 per token, 2 layers.
+inline TransformerDims small_moe() {
+  TransformerDims d = small_model();
+  d.layers = 2;
+  d.d_ff = 2048;
+  d.experts = 4;
+  d.experts_per_token = 2;
+  return d;
+}
+
 inline Workload training(std::uint64_t batch_tokens, std::int64_t seq_len) {
   Workload w;
   w.mode = WorkloadMode::train;

@@ -77,7 +77,7 @@ TEST(ParallelFit, TokensPerMicrobatchMustDivideByTheBatchAxes) {
   // 4096 tokens in 4 microbatches: 1024 per microbatch, on 4 x 4 x 8 = 128 chips: 8 each. 96 tokens do not.
   EXPECT_EQ(message(llama3_70b(), train(4096, 4), assign({{K::data, "X"}, {K::fsdp, "Y"}, {K::sequence, "Z"}})), "");
   EXPECT_EQ(message(llama3_70b(), train(96), assign({{K::data, "X"}, {K::fsdp, "Y"}, {K::sequence, "Z"}})),
-            "tokens per microbatch (96) must be a multiple of the data, fsdp and sequence axes X,Y,Z (128)");
+            "tokens per microbatch (96) must be a multiple of the data, fsdp, expert and sequence axes X,Y,Z (128)");
   EXPECT_EQ(message(llama3_70b(), train(4096, 3), assign({{K::data, "X"}})),
             "batch_tokens (4096) must be a multiple of microbatches (3)");
 }
@@ -95,7 +95,7 @@ TEST(ParallelFit, ServingRules) {
   decode.batch = 12;
   decode.context = 4096;
   EXPECT_EQ(message(llama3_70b(), decode, assign({{K::data, "Z"}})),
-            "batch (12) must be a multiple of the data and fsdp axes Z (8)");
+            "batch (12) must be a multiple of the data, fsdp and expert axes Z (8)");
   EXPECT_EQ(message(llama3_70b(), decode, assign({{K::sequence, "Z"}})),
             "sequence axes Z: decode processes one token per sequence; assign the axes to another kind");
   Workload prefill = decode;
@@ -109,6 +109,18 @@ TEST(ParallelFit, ServingRules) {
 TEST(ParallelFit, ExpertAxesNeedAMixtureOfExperts) {
   EXPECT_EQ(message(llama3_70b(), train(4194304), assign({{K::expert, "X"}})),
             "expert axes X need a mixture-of-experts model (experts > 1), got: experts 1");
+}
+
+TEST(ParallelFit, ExpertsMustDivideByTheExpertAxes) {
+  TransformerDims moe = llama3_70b();
+  moe.experts = 8;
+  moe.experts_per_token = 2;
+  EXPECT_EQ(message(moe, train(4194304), assign({{K::expert, "Z"}, {K::data, "X"}})), "");
+  EXPECT_EQ(message(moe, train(4194304), assign({{K::expert, "X"}, {K::expert, "Z"}})),
+            "experts (8) must be a multiple of the expert axes X,Z (32)");
+  // Expert axes shard the tokens too, between fsdp and sequence.
+  EXPECT_EQ(batch_axes(assign({{K::sequence, "X"}, {K::expert, "Y"}, {K::data, "Z"}})),
+            (std::vector<std::string>{"Z", "Y", "X"}));
 }
 
 TEST(ParallelFit, TheAssignmentRulesComeFirst) {
