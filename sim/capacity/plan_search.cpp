@@ -29,11 +29,14 @@ std::string shape_string(const Shape& shape) {
   return text;
 }
 
-// The slice's wraparound on `hardware` under the scenario's wraparound choice: the same resolution (and the same
-// Slice limits) the scenario verifier applies to the scenario's own slice. Throws Error.
-std::vector<bool> slice_wraparound(const ScenarioSpec& spec, const HardwarePreset& hardware, const Shape& shape) {
-  const std::vector<bool> wrap =
-      resolve_wraparound(spec.wrap.value_or(WrapChoice{}), shape, hardware.spec.wrap_rule, hardware.spec.pod_shape);
+// The slice's wraparound on `hardware`: the same resolution (and the same Slice limits) the scenario verifier applies.
+// The scenario's own slice takes its wraparound choice as written; a searched slice takes the preset's rule or the
+// scenario's "none" or "all" (a per-dim list belongs to the scenario's own slice). Throws Error.
+std::vector<bool> slice_wraparound(const ScenarioSpec& spec, const HardwarePreset& hardware, const Shape& shape,
+                                   bool own_slice) {
+  WrapChoice choice = spec.wrap.value_or(WrapChoice{});
+  if (!own_slice && choice.mode == WrapMode::listed) choice = WrapChoice{};
+  const std::vector<bool> wrap = resolve_wraparound(choice, shape, hardware.spec.wrap_rule, hardware.spec.pod_shape);
   return Slice(shape, wrap).wraparound();
 }
 
@@ -84,7 +87,7 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
       base.hardware = preset;
       base.slice = shape;
       try {
-        base.wraparound = slice_wraparound(spec, preset, shape);
+        base.wraparound = slice_wraparound(spec, preset, shape, own_slice);
       } catch (const std::exception& e) {
         CandidateResult rejected;
         rejected.candidate = base;

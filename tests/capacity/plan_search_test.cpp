@@ -112,10 +112,13 @@ TEST(PlanSearch, MicrobatchesAndRematMultiply) {
 TEST(PlanSearch, SlicesAndPresetsMultiplyAndAnUnformableSliceIsRejected) {
   ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
   SearchSpec search = kinds({data, tensor});
-  search.slices = {{16, 8}, {2, 2, 2}};
+  search.slices = {{16, 8}};
   search.hardware = {load_hardware_preset_full("tpu-v5e"), load_hardware_preset_full("tpu-v5p")};
   spec.search = search;
-  const Enumeration e = enumerate_search(verified(spec));
+  // The verifier refuses a searched slice a searched preset cannot form; a spec changed after it gets a rejection.
+  spec = verified(spec);
+  spec.search->slices.push_back({2, 2, 2});
+  const Enumeration e = enumerate_search(spec);
   // v5e 16x8: 4, v5e 2x2x2: cannot be formed (a v5e pod is 16x16), v5p 16x8: 4, v5p 2x2x2: 2^3 = 8.
   ASSERT_EQ(e.candidates.size(), 16u);
   ASSERT_EQ(e.unformable.size(), 1u);
@@ -133,7 +136,21 @@ TEST(PlanSearch, SlicesAndPresetsMultiplyAndAnUnformableSliceIsRejected) {
   EXPECT_EQ(e.candidates[4].wraparound, (std::vector<bool>{true, true}));
   EXPECT_EQ(e.candidates[8].slice, (Shape{2, 2, 2}));
   EXPECT_EQ(e.candidates[8].wraparound, (std::vector<bool>{false, false, false}));  // size 2 never wraps
-  EXPECT_EQ(enumerate_candidates(verified(spec)).size(), 16u);
+  EXPECT_EQ(enumerate_candidates(spec).size(), 16u);
+}
+
+// A per-dim wraparound list belongs to the scenario's own slice; searched slices take the preset's rule.
+TEST(PlanSearch, AListedWraparoundAppliesToTheScenariosOwnSliceOnly) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {16, 4});
+  spec.wrap = WrapChoice{WrapMode::listed, {false, true}};
+  spec.search = kinds({data});
+  const auto own = enumerate_candidates(verified(spec));
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].wraparound, (std::vector<bool>{false, true}));  // as written
+  spec.search->slices = {{16, 4}};
+  const auto searched = enumerate_candidates(verified(spec));
+  ASSERT_EQ(searched.size(), 1u);
+  EXPECT_EQ(searched[0].wraparound, (std::vector<bool>{true, false}));  // v5e: the axis of 16 wraps
 }
 
 TEST(PlanSearch, WithoutSearchThePlansWithAParallelismAreTheCandidates) {
