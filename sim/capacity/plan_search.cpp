@@ -138,6 +138,46 @@ Enumeration enumerate_plans(const ScenarioSpec& spec) {
   return out;
 }
 
+// Whether the mesh is the slice's default: axis i covers dim i alone, with its size.
+bool default_layout(const Candidate& c) {
+  const auto& axes = c.mesh.mesh.axes;
+  if (axes.size() != c.slice.size() || c.wraparound.size() != c.slice.size()) return false;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i].size != c.slice[i]) return false;
+    if (!c.mesh.axis_dims.empty() && c.mesh.axis_dims[i] != std::vector<int>{static_cast<int>(i)}) return false;
+  }
+  return true;
+}
+
+// Whether `b` is `a` with mesh axes of equal size and wraparound swapped (fsdp=X tensor=Y and fsdp=Y tensor=X on a
+// 16x16 slice): a permutation of such dims maps the slice onto itself, link for link (ICI links are alike in every
+// dim), and the one program onto the other, so both have the same times and memory.
+bool mirror_images(const Candidate& a, const Candidate& b) {
+  if (a.hardware.name != b.hardware.name || a.slice != b.slice || a.wraparound != b.wraparound ||
+      a.microbatches != b.microbatches || a.remat.checkpoints_per_layer != b.remat.checkpoints_per_layer ||
+      !a.plan.empty() || !b.plan.empty() || !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
+    return false;
+  const auto& axes = a.mesh.mesh.axes;
+  std::vector<std::size_t> perm(axes.size());
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    perm[i] = i;
+  do {
+    bool symmetric = true;
+    for (std::size_t i = 0; i < perm.size() && symmetric; ++i)
+      symmetric = a.slice[i] == a.slice[perm[i]] && a.wraparound[i] == a.wraparound[perm[i]];
+    if (!symmetric) continue;
+    Parallelism renamed = b.parallelism;
+    for (auto& kind_axes : renamed.axes)
+      for (auto& name : kind_axes) {
+        const auto index = a.mesh.mesh.axis_index(name);
+        if (!index) return false;
+        name = axes[perm[*index]].name;
+      }
+    if (renamed.axes == a.parallelism.axes) return true;
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  return false;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point began) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
 }
@@ -199,6 +239,16 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
   const auto simulate_began = std::chrono::steady_clock::now();
   const std::size_t simulated = options.simulate ? std::min(options.top_k, fitting.size()) : 0;
   for (std::size_t i = 0; i < simulated; ++i) {
+    const auto twin =
+        std::find_if(fitting.begin(), fitting.begin() + static_cast<std::ptrdiff_t>(i),
+                     [&](const CandidateResult& r) { return mirror_images(r.candidate, fitting[i].candidate); });
+    if (twin != fitting.begin() + static_cast<std::ptrdiff_t>(i)) {
+      Candidate candidate = std::move(fitting[i].candidate);
+      fitting[i] = *twin;  // the same program up to a symmetry of the slice: the same figures
+      fitting[i].candidate = std::move(candidate);
+      continue;
+    }
+    ++result.simulations;
     try {
       simulate_candidate(problem, fitting[i]);
     } catch (const std::exception& e) {

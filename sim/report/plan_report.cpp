@@ -222,13 +222,17 @@ PlanTable rejected_table(const PlanReport& report) {
 }
 
 std::string search_summary(const PlanSearchResult& search) {
-  const auto simulated = std::count_if(search.ranked.begin(), search.ranked.end(),
-                                       [](const CandidateResult& r) { return r.des_step_s.has_value(); });
+  const auto simulated = static_cast<std::size_t>(std::count_if(
+      search.ranked.begin(), search.ranked.end(), [](const CandidateResult& r) { return r.des_step_s.has_value(); }));
+  const std::string runs = search.simulations < simulated
+                               ? fmt::format(" ({} simulation{}: mirror images, axes of equal size swapped, share one)",
+                                             search.simulations, search.simulations == 1 ? "" : "s")
+                               : "";
   return fmt::format(
-      "screened {} candidates by the closed form in {} ({} candidates/s); simulated {} in {}", search.screened,
+      "screened {} candidates by the closed form in {} ({} candidates/s); simulated {}{} in {}", search.screened,
       format_seconds(search.screen_seconds),
       search.screen_seconds > 0 ? rate(static_cast<double>(search.screened) / search.screen_seconds) : std::string("-"),
-      simulated, format_seconds(search.simulate_seconds));
+      simulated, runs, format_seconds(search.simulate_seconds));
 }
 
 std::string plan_title(const ScenarioSpec& spec) {
@@ -346,6 +350,7 @@ json plan_json(const PlanReport& report) {
            {{"screened", search.screened},
             {"ranked", search.ranked.size()},
             {"rejected", search.rejected.size()},
+            {"simulations", search.simulations},
             {"screen_seconds", search.screen_seconds},
             {"simulate_seconds", search.simulate_seconds}}}};
 }

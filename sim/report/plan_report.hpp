@@ -60,7 +60,8 @@ struct PlanTable {
 PlanTable ranked_table(const PlanReport& report);
 // The rejected candidates: slice, mesh, parallelism (and the varying fields), memory per chip, reason.
 PlanTable rejected_table(const PlanReport& report);
-// `screened N candidates by the closed form in T (R candidates/s); simulated K in T`.
+// `screened N candidates by the closed form in T (R candidates/s); simulated K in T`, with the number of simulations
+// run when mirror images shared them.
 std::string search_summary(const PlanSearchResult& search);
 // The scenario, its model and workload in one line.
 std::string plan_title(const ScenarioSpec& spec);

@@ -216,6 +216,46 @@ TEST(PlanSearch, ScreensRanksByBookSimulatesTheTopAndListsTheRejected) {
   EXPECT_GT(result.simulate_seconds, 0.0);
 }
 
+// On the 4x4 slice X and Y are alike (size 4, no wraparound on v5e), so data=X tensor=Y and data=Y tensor=X are
+// mirror images: three candidates get a des time from two simulations, the mirrors the same one.
+TEST(PlanSearch, MirrorImagesShareOneSimulation) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
+  spec.search = kinds({data, tensor});
+  PlanSearchOptions options;
+  options.top_k = 3;
+  const PlanSearchResult result = search_plans(verified(spec), options);
+  ASSERT_EQ(result.ranked.size(), 3u);
+  EXPECT_EQ(result.simulations, 2u);
+  const CandidateResult* mirrors[2] = {nullptr, nullptr};
+  for (const auto& r : result.ranked) {
+    ASSERT_TRUE(r.des_step_s.has_value()) << r.candidate.parallelism.to_string();
+    if (r.candidate.parallelism.to_string() == "data=X tensor=Y") mirrors[0] = &r;
+    if (r.candidate.parallelism.to_string() == "data=Y tensor=X") mirrors[1] = &r;
+  }
+  ASSERT_TRUE(mirrors[0] && mirrors[1]);
+  EXPECT_EQ(*mirrors[0]->des_step_s, *mirrors[1]->des_step_s);
+  // The premise, checked by simulating both: the same step time and memory.
+  const CapacityProblem problem = capacity_problem(verified(spec));
+  CandidateResult first = evaluate_candidate_book(problem, mirrors[0]->candidate);
+  CandidateResult second = evaluate_candidate_book(problem, mirrors[1]->candidate);
+  simulate_candidate(problem, first);
+  simulate_candidate(problem, second);
+  EXPECT_NEAR(*first.des_step_s, *second.des_step_s, 1e-9 * *first.des_step_s);
+  EXPECT_NEAR(first.book_step_s, second.book_step_s, 1e-9 * first.book_step_s);
+  EXPECT_EQ(first.memory_per_chip_bytes, second.memory_per_chip_bytes);
+  EXPECT_NEAR(*first.des_step_s, *mirrors[0]->des_step_s, 1e-9 * *first.des_step_s);
+
+  // On a 4x2 slice the axes differ in size: no mirrors, one simulation each.
+  ScenarioSpec uneven = model_spec("tpu-v5e", {4, 2});
+  uneven.search = kinds({data, fsdp});
+  const PlanSearchResult separate = search_plans(verified(uneven), options);
+  std::size_t simulated = 0;
+  for (const auto& r : separate.ranked)
+    simulated += r.des_step_s.has_value() ? 1 : 0;
+  EXPECT_EQ(separate.simulations, simulated);
+  EXPECT_EQ(simulated, 3u);
+}
+
 TEST(PlanSearch, BookOnlySimulatesNothing) {
   ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
   spec.search = kinds({data, tensor});

@@ -96,6 +96,7 @@ PlanSearchResult sample_search() {
   search.screened = 4;
   search.screen_seconds = 0.002;
   search.simulate_seconds = 1.5;
+  search.simulations = 1;
   return search;
 }
 
@@ -244,6 +245,17 @@ TEST(PlanReport, TextListsRankedThenRejectedWithReasons) {
   EXPECT_NE(text.find("screened 4 candidates by the closed form in 2 ms (2000 candidates/s); simulated 1 in 1.5 s"),
             std::string::npos)
       << text;
+}
+
+TEST(PlanReport, FooterSaysWhenMirrorImagesSharedASimulation) {
+  PlanSearchResult search = sample_search();
+  search.ranked[1].des_step_s = 2.5;  // #2 took #1's figures
+  search.simulations = 1;
+  EXPECT_EQ(search_summary(search),
+            "screened 4 candidates by the closed form in 2 ms (2000 candidates/s); simulated 2 (1 simulation: mirror "
+            "images, axes of equal size swapped, share one) in 1.5 s");
+  const ScenarioSpec spec = spec_for(WorkloadMode::train, std::nullopt);
+  EXPECT_EQ(plan_json({spec, search}).at("search").at("simulations"), 1);
 }
 
 TEST(PlanReport, DecodeShowsTokenLatencyAndThroughput) {
