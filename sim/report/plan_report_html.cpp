@@ -41,6 +41,7 @@ struct Scale {
   bool log = false;
   double base = 10;
   double length = 1;
+  double step = 0.2;  // linear: the tick step
 
   static Scale of(double min_value, double max_value, double length, double base) {
     Scale s;
@@ -52,8 +53,16 @@ struct Scale {
       s.lo = power(min_value, [](double e) { return std::floor(e + 1e-9); });
       s.hi = power(max_value, [](double e) { return std::ceil(e - 1e-9); });
     } else {
+      // Linear: about five ticks at a round step, 1, 2 or 5 times a power of ten (seconds) or a power of two (bytes).
+      const double raw = (max_value > 0 ? max_value : 1) / 5;
+      if (base == 10) {
+        const double magnitude = std::pow(10, std::floor(std::log10(raw)));
+        s.step = magnitude * (raw <= magnitude ? 1 : raw <= 2 * magnitude ? 2 : raw <= 5 * magnitude ? 5 : 10);
+      } else {
+        s.step = std::pow(2, std::ceil(std::log2(raw)));
+      }
       s.lo = 0;
-      s.hi = max_value > 0 ? max_value * 1.08 : 1;
+      s.hi = s.step * std::ceil((max_value > 0 ? max_value : 1) / s.step * 1.0001);
     }
     return s;
   }
@@ -68,8 +77,8 @@ struct Scale {
       for (double v = lo; v <= hi * 1.0001; v *= base)
         out.push_back(v);
     } else {
-      for (int i = 0; i <= 5; ++i)
-        out.push_back(hi * i / 5);
+      for (double v = 0; v <= hi * 1.0001; v += step)
+        out.push_back(v);
     }
     return out;
   }
@@ -159,6 +168,7 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
         "stroke-dasharray=\"4 3\" stroke-width=\"2\"/><text x=\"{3:.1f}\" y=\"{4}\">HBM {5} ({6})</text>\n",
         cx, top, top + height, cx + 4, top + 12, esc(bytes_text(bytes)), esc(names));
   }
+  std::map<std::pair<long, long>, std::string> labels;  // pixel -> the ranks drawn there
   // Marks, rejected first so the ranked ones stay on top.
   for (auto it = points.rbegin(); it != points.rend(); ++it) {
     const CandidateResult& r = *it->result;
@@ -180,10 +190,14 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
           cx - 4, cy - 4, fill, title);
     if (it->rank && *it->rank == 1)
       out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"9\" fill=\"none\" stroke=\"#222\"/>", cx, cy);
-    if (it->rank && *it->rank <= kRanksLabelled)
-      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">#{}</text>", cx + 7, cy - 5, *it->rank);
+    if (it->rank && *it->rank <= kRanksLabelled) {
+      std::string& label = labels[{std::lround(cx), std::lround(cy)}];
+      label = fmt::format("#{}", *it->rank) + (label.empty() ? "" : " " + label);
+    }
     out += "\n";
   }
+  for (const auto& [at, label] : labels)  // mirror images share a point: one label lists their ranks
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", at.first + 7, at.second - 5, label);
   // Legend, right of the plot: the marks, the HBM line, then one colour per slice.
   const double lx = left + width + 24;
   out += fmt::format(
