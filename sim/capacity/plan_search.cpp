@@ -237,17 +237,21 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
                    [](const CandidateResult& a, const CandidateResult& b) { return a.book_step_s < b.book_step_s; });
 
   const auto simulate_began = std::chrono::steady_clock::now();
-  const std::size_t simulated = options.simulate ? std::min(options.top_k, fitting.size()) : 0;
-  for (std::size_t i = 0; i < simulated; ++i) {
-    const auto twin =
-        std::find_if(fitting.begin(), fitting.begin() + static_cast<std::ptrdiff_t>(i),
-                     [&](const CandidateResult& r) { return mirror_images(r.candidate, fitting[i].candidate); });
-    if (twin != fitting.begin() + static_cast<std::ptrdiff_t>(i)) {
+  // The top K are simulated; a mirror image of a candidate simulated before it, in the top K or not, takes its
+  // figures (the same program up to a symmetry of the slice).
+  const std::size_t top = options.simulate ? std::min(options.top_k, fitting.size()) : 0;
+  for (std::size_t i = 0; i < fitting.size() && top > 0; ++i) {
+    const auto end = fitting.begin() + static_cast<std::ptrdiff_t>(i);
+    const auto twin = std::find_if(fitting.begin(), end, [&](const CandidateResult& r) {
+      return r.des_step_s.has_value() && mirror_images(r.candidate, fitting[i].candidate);
+    });
+    if (twin != end) {
       Candidate candidate = std::move(fitting[i].candidate);
-      fitting[i] = *twin;  // the same program up to a symmetry of the slice: the same figures
+      fitting[i] = *twin;
       fitting[i].candidate = std::move(candidate);
       continue;
     }
+    if (i >= top) continue;
     ++result.simulations;
     try {
       simulate_candidate(problem, fitting[i]);

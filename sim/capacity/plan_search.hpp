@@ -42,7 +42,7 @@ struct PlanSearchResult {
 
 // Screens every candidate by the closed form (one that throws is listed as rejected with the message), ranks those
 // that fit by book step time, simulates the top K (a failed simulation keeps its book rank, with des_failed set; a
-// mirror image of a candidate already simulated shares its figures)
+// mirror image of a simulated candidate, in the top K or after it, shares its figures)
 // and ranks the simulated by des ahead of the rest. Throws InputError when the scenario has no model or no
 // candidate; never for one candidate.
 PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions& options);

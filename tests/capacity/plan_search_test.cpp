@@ -245,7 +245,16 @@ TEST(PlanSearch, MirrorImagesShareOneSimulation) {
   EXPECT_EQ(first.memory_per_chip_bytes, second.memory_per_chip_bytes);
   EXPECT_NEAR(*first.des_step_s, *mirrors[0]->des_step_s, 1e-9 * *first.des_step_s);
 
+  // With two simulations (data=X,Y and data=X tensor=Y, first by book; the mirrors tie and keep the enumeration
+  // order), data=Y tensor=X, third, still gets its mirror's figures.
+  options.top_k = 2;
+  const PlanSearchResult two = search_plans(verified(spec), options);
+  EXPECT_EQ(two.simulations, 2u);
+  for (const auto& r : two.ranked)
+    EXPECT_TRUE(r.des_step_s.has_value()) << r.candidate.parallelism.to_string();
+
   // On a 4x2 slice the axes differ in size: no mirrors, one simulation each.
+  options.top_k = 3;
   ScenarioSpec uneven = model_spec("tpu-v5e", {4, 2});
   uneven.search = kinds({data, fsdp});
   const PlanSearchResult separate = search_plans(verified(uneven), options);
