@@ -220,7 +220,10 @@ namespace {
 // would be a bug of the expansion).
 TEST(CandidateEvaluation, EveryAssignmentPlansOrIsRejectedByARule) {
   const std::vector<K> kinds = {K::data, K::fsdp, K::tensor, K::sequence, K::expert};
-  for (const auto& dims : {small_model(), small_moe()}) {
+  TransformerDims tied = small_model();
+  tied.tied_embeddings = true;
+  tied.mlp = MlpKind::plain;
+  for (const auto& dims : {small_model(), small_moe(), tied}) {
     for (const auto& mode : {WorkloadMode::train, WorkloadMode::prefill, WorkloadMode::decode}) {
       Workload w = training(1 << 18, 2048);
       w.mode = mode;
