@@ -95,6 +95,23 @@ TEST(PlanCli, BookModelSimulatesNothingAndCsvHasOneRowPerCandidate) {
   EXPECT_NE(run.err.find("simulated 0 in"), std::string::npos) << run.err;
 }
 
+TEST(PlanCli, DesModelListsOnlyTheSimulatedCandidates) {
+  const auto scenario = toy_scenario();
+  const CliRun run = run_podsim("plan " + scenario.string() + " --top 1 --model des --json");
+  std::filesystem::remove(scenario);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto j = json_of(run);
+  std::size_t ranked = 0;
+  for (const auto& c : j.at("candidates"))
+    if (!c.at("rank").is_null()) {
+      ++ranked;
+      EXPECT_FALSE(c.at("step_time_s").at("des").is_null()) << c.at("parallelism");
+    }
+  EXPECT_GE(ranked, 1u);
+  EXPECT_LT(ranked, 7u);  // of the 7 that fit, the simulated one and its mirror images only
+  EXPECT_EQ(j.at("search").at("simulations"), 1);
+}
+
 TEST(PlanCli, TextTableAndHtmlReport) {
   const auto scenario = toy_scenario(R"(, "price_per_chip_hour": 1.2)");
   const auto html = temp_file("report", ".html");
