@@ -3,8 +3,6 @@
 #include "sim/report/plan_report.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 #include <fmt/format.h>
 
