@@ -69,6 +69,9 @@ struct CandidateResult {
   double token_latency_s = 0;                     // decode: one step; prefill: the step
   std::optional<double> cost_per_million_tokens;  // USD, with price_per_chip_hour
 
+  // Why the simulation failed, when it did (plan search keeps the candidate at its book rank).
+  std::optional<std::string> des_failed;
+
   // The step time used for ranking and the derived figures: des when simulated, else book.
   double step_s() const { return des_step_s.value_or(book_step_s); }
 };

@@ -13,7 +13,16 @@ namespace podsim {
 
 // Every candidate of the scenario's `search` section (each hardware preset x slice shape x assignment of the
 // listed kinds to the mesh axes x microbatches x remat), or, without one, its `plans` on its own slice.
+// `spec` as verified() returns it (its mesh and wraparound derived). Throws InputError when it allows no candidate.
 std::vector<Candidate> enumerate_candidates(const ScenarioSpec& spec);
+
+// The enumeration and the (hardware, slice) pairs of the search that cannot be formed (a v5e slice larger than its
+// 16x16 pod; a listed wraparound of another rank): one rejected result per pair, with the reason.
+struct Enumeration {
+  std::vector<Candidate> candidates;
+  std::vector<CandidateResult> unformable;
+};
+Enumeration enumerate_search(const ScenarioSpec& spec);
 
 struct PlanSearchOptions {
   std::size_t top_k = 10;  // candidates simulated by the des (0: none)
@@ -26,8 +35,16 @@ struct PlanSearchResult {
   std::size_t screened = 0;               // candidates evaluated by the closed form
   double screen_seconds = 0;              // wall time of the screening
   double simulate_seconds = 0;            // wall time of the simulations
+  // Simulations run: a candidate that is a mirror image of one simulated before it (mesh axes of equal size and
+  // wraparound swapped) takes its figures without a simulation of its own.
+  std::size_t simulations = 0;
 };
 
+// Screens every candidate by the closed form (one that throws is listed as rejected with the message), ranks those
+// that fit by book step time, simulates the top K (a failed simulation keeps its book rank, with des_failed set; a
+// mirror image of a simulated candidate, in the top K or after it, shares its figures)
+// and ranks the simulated by des ahead of the rest. Throws InputError when the scenario has no model or no
+// candidate; never for one candidate.
 PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions& options);
 
 }  // namespace podsim

@@ -27,12 +27,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// scenarios/**/*.json, relative to the source tree, sorted.
+// scenarios/**/*.json, relative to the source tree, sorted; model-level scenarios (`podsim plan`'s, which `podsim run`
+// refuses) left out.
 std::vector<std::string> shipped_scenarios() {
   std::vector<std::string> files;
   const fs::path root(PODSIM_SOURCE_DIR);
   for (const auto& entry : fs::recursive_directory_iterator(root / "scenarios"))
-    if (entry.is_regular_file() && entry.path().extension() == ".json")
+    if (entry.is_regular_file() && entry.path().extension() == ".json" && !load_scenario(entry.path().string()).model)
       files.push_back(fs::relative(entry.path(), root).generic_string());
   std::sort(files.begin(), files.end());
   return files;

@@ -29,4 +29,7 @@ void add_hardware_command(CLI::App& app, Action& action);
 // `podsim model describe`: a transformer's figures (tools/podsim/model_command.cpp).
 void add_model_command(CLI::App& app, Action& action);
 
+// `podsim plan`: capacity planning, candidates screened and simulated, ranked (tools/podsim/plan_command.cpp).
+void add_plan_command(CLI::App& app, Action& action);
+
 }  // namespace podsim::cli

@@ -1,0 +1,284 @@
+// Plan search: the candidates a scenario's `search` section (or its parallelism plans) allows, screened by the
+// closed form, the best simulated, ranked. Each candidate is timed in isolation, so one that cannot be planned or
+// simulated is listed with its reason and never stops the search.
+#include "sim/capacity/plan_search.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <string>
+
+#include "models/common/error.hpp"
+#include "models/sharding/mesh_spec.hpp"
+#include "models/topology/mesh_mapping.hpp"
+#include "models/topology/slice.hpp"
+#include "models/topology/wraparound.hpp"
+
+namespace podsim {
+namespace {
+
+// `FILE: /pointer`, as the scenario verifier locates its errors.
+std::string located(const ScenarioSpec& spec, const std::string& pointer) {
+  return spec.source_file.empty() ? pointer : spec.source_file + ": " + pointer;
+}
+
+std::string shape_string(const Shape& shape) {
+  std::string text;
+  for (const auto dim : shape)
+    text += (text.empty() ? "" : "x") + std::to_string(dim);
+  return text;
+}
+
+// The slice's wraparound on `hardware`: the same resolution (and the same Slice limits) the scenario verifier applies.
+// The scenario's own slice takes its wraparound choice as written; a searched slice takes the preset's rule or the
+// scenario's "none" or "all" (a per-dim list belongs to the scenario's own slice). Throws Error.
+std::vector<bool> slice_wraparound(const ScenarioSpec& spec, const HardwarePreset& hardware, const Shape& shape,
+                                   bool own_slice) {
+  WrapChoice choice = spec.wrap.value_or(WrapChoice{});
+  if (!own_slice && choice.mode == WrapMode::listed) choice = WrapChoice{};
+  const std::vector<bool> wrap = resolve_wraparound(choice, shape, hardware.spec.wrap_rule, hardware.spec.pod_shape);
+  return Slice(shape, wrap).wraparound();
+}
+
+// Every assignment of one of `kinds` to each mesh axis of size > 1 (axes of size 1 carry no parallelism and stay
+// unassigned), the first axis varying slowest. `kinds` holds no repeats, so no two assignments are equal.
+std::vector<Parallelism> assignments(const Mesh& mesh, const std::vector<ParallelKind>& kinds) {
+  std::vector<std::size_t> axes;  // indices of the axes to assign
+  for (std::size_t a = 0; a < mesh.axes.size(); ++a)
+    if (mesh.axes[a].size > 1) axes.push_back(a);
+  std::vector<Parallelism> out;
+  if (kinds.empty()) return out;
+  std::vector<std::size_t> choice(axes.size(), 0);  // an odometer over kinds, one digit per assigned axis
+  while (true) {
+    Parallelism p;
+    for (std::size_t i = 0; i < axes.size(); ++i)
+      p.of(kinds[choice[i]]).push_back(mesh.axes[axes[i]].name);
+    out.push_back(std::move(p));
+    std::size_t digit = axes.size();
+    while (digit > 0 && ++choice[digit - 1] == kinds.size())
+      choice[--digit] = 0;
+    if (digit == 0) return out;
+  }
+}
+
+std::vector<ParallelKind> distinct(const std::vector<ParallelKind>& kinds) {
+  std::vector<ParallelKind> out;
+  for (const auto kind : kinds)
+    if (std::find(out.begin(), out.end(), kind) == out.end()) out.push_back(kind);
+  return out;
+}
+
+// The searched candidates: hardware x slice x assignment x microbatches x remat, in that nesting.
+Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& search) {
+  Enumeration out;
+  const Workload workload = spec.workload.value_or(Workload{});
+  const bool train = workload.mode == WorkloadMode::train;
+  const std::vector<HardwarePreset> hardware =
+      search.hardware.empty() ? std::vector<HardwarePreset>{spec.hardware} : search.hardware;
+  const bool own_slice = search.slices.empty();
+  const std::vector<Shape> slices = own_slice ? std::vector<Shape>{spec.slice_shape} : search.slices;
+  const std::vector<std::int64_t> microbatches =
+      train && !search.microbatches.empty() ? search.microbatches : std::vector<std::int64_t>{workload.microbatches};
+  const std::vector<Remat> remats = train && !search.remat.empty() ? search.remat : std::vector<Remat>{workload.remat};
+  const std::vector<ParallelKind> kinds = distinct(search.kinds);
+  for (const HardwarePreset& preset : hardware) {
+    for (const Shape& shape : slices) {
+      Candidate base;
+      base.hardware = preset;
+      base.slice = shape;
+      try {
+        base.wraparound = slice_wraparound(spec, preset, shape, own_slice);
+      } catch (const std::exception& e) {
+        CandidateResult rejected;
+        rejected.candidate = base;
+        rejected.rejected = "slice " + shape_string(shape) + " cannot be formed on " + preset.name + ": " + e.what();
+        out.unformable.push_back(std::move(rejected));
+        continue;
+      }
+      if (own_slice) {
+        base.mesh = spec.mesh;
+      } else {
+        base.mesh.name = std::string(kDefaultMeshName);
+        base.mesh.mesh = default_mesh(Slice(shape, base.wraparound));
+        base.mesh.axis_dims = in_order_axis_dims(base.mesh.mesh.axes.size(), static_cast<int>(shape.size()));
+      }
+      for (Parallelism& parallelism : assignments(base.mesh.mesh, kinds)) {
+        for (const auto count : microbatches) {
+          for (const Remat& remat : remats) {
+            Candidate candidate = base;
+            candidate.parallelism = parallelism;
+            candidate.microbatches = count;
+            candidate.remat = remat;
+            out.candidates.push_back(std::move(candidate));
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// Without a search section: the scenario's parallelism plans on its own hardware, slice and mesh.
+Enumeration enumerate_plans(const ScenarioSpec& spec) {
+  Enumeration out;
+  const Workload workload = spec.workload.value_or(Workload{});
+  for (const ScenarioPlan& plan : spec.plans) {
+    if (!plan.parallelism) continue;
+    Candidate candidate;
+    candidate.hardware = spec.hardware;
+    candidate.slice = spec.slice_shape;
+    candidate.wraparound = spec.wraparound;
+    candidate.mesh = spec.mesh;
+    candidate.parallelism = *plan.parallelism;
+    candidate.microbatches = workload.microbatches;
+    candidate.remat = workload.remat;
+    candidate.plan = plan.name;
+    out.candidates.push_back(std::move(candidate));
+  }
+  return out;
+}
+
+// Whether the mesh is the slice's default: axis i covers dim i alone, with its size.
+bool default_layout(const Candidate& c) {
+  const auto& axes = c.mesh.mesh.axes;
+  if (axes.size() != c.slice.size() || c.wraparound.size() != c.slice.size()) return false;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i].size != c.slice[i]) return false;
+    if (!c.mesh.axis_dims.empty() && c.mesh.axis_dims[i] != std::vector<int>{static_cast<int>(i)}) return false;
+  }
+  return true;
+}
+
+// Whether `b` is `a` with mesh axes of equal size and wraparound swapped (fsdp=X tensor=Y and fsdp=Y tensor=X on a
+// 16x16 slice): a permutation of such dims maps the slice onto itself, link for link (ICI links are alike in every
+// dim), and the one program onto the other, so both have the same times and memory.
+bool mirror_images(const Candidate& a, const Candidate& b) {
+  if (a.hardware.name != b.hardware.name || a.slice != b.slice || a.wraparound != b.wraparound ||
+      a.microbatches != b.microbatches || a.remat.checkpoints_per_layer != b.remat.checkpoints_per_layer ||
+      !a.plan.empty() || !b.plan.empty() || !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
+    return false;
+  const auto& axes = a.mesh.mesh.axes;
+  std::vector<std::size_t> perm(axes.size());
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    perm[i] = i;
+  do {
+    bool symmetric = true;
+    for (std::size_t i = 0; i < perm.size() && symmetric; ++i)
+      symmetric = a.slice[i] == a.slice[perm[i]] && a.wraparound[i] == a.wraparound[perm[i]];
+    if (!symmetric) continue;
+    Parallelism renamed = b.parallelism;
+    for (auto& kind_axes : renamed.axes)
+      for (auto& name : kind_axes) {
+        const auto index = a.mesh.mesh.axis_index(name);
+        if (!index) return false;
+        name = axes[perm[*index]].name;
+      }
+    if (renamed.axes == a.parallelism.axes) return true;
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  return false;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point began) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+}
+
+// The closed form of one candidate; an exception becomes the rejection's reason.
+CandidateResult screened(const CapacityProblem& problem, const Candidate& candidate) {
+  try {
+    CandidateResult result = evaluate_candidate_book(problem, candidate);
+    if (!result.fits_hbm && !result.rejected)
+      result.rejected = "does not fit HBM: " + std::to_string(result.memory_per_chip_bytes) + " bytes per chip of " +
+                        std::to_string(result.hbm_bytes);
+    return result;
+  } catch (const std::exception& e) {
+    CandidateResult result;
+    result.candidate = candidate;
+    result.rejected = e.what();
+    return result;
+  }
+}
+
+}  // namespace
+
+Enumeration enumerate_search(const ScenarioSpec& spec) {
+  Enumeration out = spec.search ? enumerate_searched(spec, *spec.search) : enumerate_plans(spec);
+  if (out.candidates.empty() && out.unformable.empty()) {
+    if (spec.search)
+      throw InputError(located(spec, spec.search->pointer.empty() ? "/search" : spec.search->pointer),
+                       "the search allows no candidate (give \"parallelism\" at least one kind), got: none");
+    throw InputError(located(spec, "/plans"),
+                     "nothing to plan: give a \"search\" section or plans with a \"parallelism\", got: none");
+  }
+  return out;
+}
+
+std::vector<Candidate> enumerate_candidates(const ScenarioSpec& spec) {
+  return enumerate_search(spec).candidates;
+}
+
+PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions& options) {
+  if (!spec.model)
+    throw InputError(located(spec, "/model"),
+                     "plan search needs a model (\"model\": a \"preset\", a \"config\" or the dims), got: none");
+  const CapacityProblem problem = capacity_problem(spec);
+  Enumeration enumeration = enumerate_search(spec);
+  PlanSearchResult result;
+  result.rejected = std::move(enumeration.unformable);
+
+  const auto screen_began = std::chrono::steady_clock::now();
+  std::vector<CandidateResult> fitting;
+  for (const Candidate& candidate : enumeration.candidates) {
+    CandidateResult screened_one = screened(problem, candidate);
+    (screened_one.rejected ? result.rejected : fitting).push_back(std::move(screened_one));
+  }
+  result.screened = enumeration.candidates.size();
+  result.screen_seconds = seconds_since(screen_began);
+  std::stable_sort(fitting.begin(), fitting.end(),
+                   [](const CandidateResult& a, const CandidateResult& b) { return a.book_step_s < b.book_step_s; });
+
+  const auto simulate_began = std::chrono::steady_clock::now();
+  // The top K are simulated; a mirror image of a candidate simulated before it, in the top K or not, takes its
+  // figures (the same program up to a symmetry of the slice).
+  const std::size_t top = options.simulate ? std::min(options.top_k, fitting.size()) : 0;
+  for (std::size_t i = 0; i < fitting.size() && top > 0; ++i) {
+    const auto end = fitting.begin() + static_cast<std::ptrdiff_t>(i);
+    const auto twin = std::find_if(fitting.begin(), end, [&](const CandidateResult& r) {
+      return r.des_step_s.has_value() && mirror_images(r.candidate, fitting[i].candidate);
+    });
+    if (twin != end) {
+      Candidate candidate = std::move(fitting[i].candidate);
+      fitting[i] = *twin;
+      fitting[i].candidate = std::move(candidate);
+      continue;
+    }
+    if (i >= top) continue;
+    ++result.simulations;
+    try {
+      simulate_candidate(problem, fitting[i]);
+    } catch (const std::exception& e) {
+      fitting[i].des_step_s.reset();
+      fitting[i].des_failed = e.what();
+    }
+  }
+  result.simulate_seconds = seconds_since(simulate_began);
+
+  // A simulated schedule whose memory overflows HBM is rejected after all; the simulated lead, by des.
+  for (auto& candidate : fitting) {
+    if (candidate.fits_hbm)
+      result.ranked.push_back(std::move(candidate));
+    else
+      result.rejected.push_back(std::move(candidate));
+  }
+  for (auto& candidate : result.rejected)
+    if (!candidate.rejected)
+      candidate.rejected =
+          "the simulated schedule does not fit HBM: " + std::to_string(candidate.memory_per_chip_bytes) +
+          " bytes per chip of " + std::to_string(candidate.hbm_bytes);
+  std::stable_sort(result.ranked.begin(), result.ranked.end(), [](const CandidateResult& a, const CandidateResult& b) {
+    if (a.des_step_s.has_value() != b.des_step_s.has_value()) return a.des_step_s.has_value();
+    return a.step_s() < b.step_s();
+  });
+  return result;
+}
+
+}  // namespace podsim

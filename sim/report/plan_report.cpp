@@ -1,0 +1,438 @@
+// The plan search as text, JSON and CSV. The three read the same CandidateResult fields through the same helpers,
+// so a figure printed in the table is the figure a script reads.
+#include "sim/report/plan_report.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "models/common/units.hpp"
+#include "sim/report/run_report.hpp"
+#include "sim/report/text_table.hpp"
+
+namespace podsim::report {
+namespace {
+
+using nlohmann::json;
+
+WorkloadMode mode_of(const ScenarioSpec& spec) {
+  return spec.workload ? spec.workload->mode : WorkloadMode::train;
+}
+
+bool serving(const ScenarioSpec& spec) {
+  return mode_of(spec) != WorkloadMode::train;
+}
+
+std::string remat_text(const Remat& remat) {
+  return remat.checkpoints_per_layer > 0 ? fmt::format("{}/layer", remat.checkpoints_per_layer) : "none";
+}
+
+json remat_json(const Remat& remat) {
+  return remat.checkpoints_per_layer > 0 ? json{{"checkpoints_per_layer", remat.checkpoints_per_layer}} : json("none");
+}
+
+json parallelism_json(const Parallelism& parallelism) {
+  json out = json::object();
+  for (std::size_t k = 0; k < kParallelKinds; ++k)
+    out[std::string(kParallelKindNames.name(static_cast<ParallelKind>(k)))] = parallelism.axes[k];
+  return out;
+}
+
+// Whether the candidates differ in `key` (a column is shown only then).
+template <typename Key>
+bool varies(const PlanSearchResult& search, Key key) {
+  std::optional<std::string> first;
+  for (const auto* list : {&search.ranked, &search.rejected})
+    for (const CandidateResult& r : *list) {
+      const std::string value = key(r.candidate);
+      if (!first)
+        first = value;
+      else if (*first != value)
+        return true;
+    }
+  return false;
+}
+
+void add_variable_headers(std::vector<std::string>& headers, const VaryingFields& shown) {
+  if (shown.plan) headers.push_back("plan");
+  if (shown.hardware) headers.push_back("hardware");
+  if (shown.microbatches) headers.push_back("microbatches");
+  if (shown.remat) headers.push_back("remat");
+}
+
+void add_variable_cells(std::vector<std::string>& row, const Candidate& c, const VaryingFields& shown) {
+  if (shown.plan) row.push_back(c.plan);
+  if (shown.hardware) row.push_back(c.hardware.name);
+  if (shown.microbatches) row.push_back(std::to_string(c.microbatches));
+  if (shown.remat) row.push_back(remat_text(c.remat));
+}
+
+std::string percent(double fraction) {
+  return fmt::format("{:.1f}%", 100 * fraction);
+}
+
+// Tokens or candidates per second: whole numbers from 100 up, three significant digits below.
+std::string rate(double per_s) {
+  return per_s >= 100 ? fmt::format("{:.0f}", per_s) : fmt::format("{:.3g}", per_s);
+}
+
+std::string headroom_text(const CandidateResult& r) {
+  const std::int64_t headroom = headroom_bytes(r);
+  return headroom >= 0 ? bytes_text(static_cast<std::uint64_t>(headroom))
+                       : "-" + bytes_text(static_cast<std::uint64_t>(-headroom));
+}
+
+// The memory kinds any candidate holds, as (column, accessor) pairs.
+struct MemoryColumn {
+  const char* header;
+  const char* json_key;
+  std::uint64_t MemoryByKind::*field;
+};
+
+constexpr MemoryColumn kMemoryColumns[] = {
+    {"params", "params", &MemoryByKind::params},          {"grads", "grads", &MemoryByKind::grads},
+    {"optimizer", "optimizer", &MemoryByKind::optimizer}, {"activations", "activations", &MemoryByKind::activations},
+    {"kv cache", "kv_cache", &MemoryByKind::kv_cache},    {"temporaries", "temporaries", &MemoryByKind::temporaries},
+};
+
+std::vector<const MemoryColumn*> memory_columns(const PlanSearchResult& search) {
+  std::vector<const MemoryColumn*> out;
+  for (const MemoryColumn& column : kMemoryColumns) {
+    bool used = false;
+    for (const CandidateResult& r : search.ranked)
+      used = used || r.memory.*column.field > 0;
+    if (used) out.push_back(&column);
+  }
+  return out;
+}
+
+}  // namespace
+
+VaryingFields varying_fields(const PlanSearchResult& search) {
+  return {varies(search, [](const Candidate& c) { return c.plan; }),
+          varies(search, [](const Candidate& c) { return c.hardware.name; }),
+          varies(search, [](const Candidate& c) { return std::to_string(c.microbatches); }),
+          varies(search, [](const Candidate& c) { return remat_text(c.remat); })};
+}
+
+std::string candidate_label(const Candidate& c, const VaryingFields& varying) {
+  std::string out;
+  if (varying.plan) out += c.plan + ": ";
+  if (varying.hardware) out += c.hardware.name + " ";
+  out += slice_text(c) + " " + c.parallelism.to_string();
+  if (varying.microbatches) out += fmt::format(", {} microbatches", c.microbatches);
+  if (varying.remat) out += ", remat " + remat_text(c.remat);
+  return out;
+}
+
+std::string mesh_text(const Candidate& candidate) {
+  std::string out;
+  for (const MeshAxis& axis : candidate.mesh.mesh.axes)
+    out += (out.empty() ? "" : ",") + axis.name + "=" + std::to_string(axis.size);
+  return out.empty() ? "-" : out;
+}
+
+std::string slice_text(const Candidate& candidate) {
+  return shape_text(candidate.slice);
+}
+
+std::int64_t headroom_bytes(const CandidateResult& result) {
+  return static_cast<std::int64_t>(result.hbm_bytes) - static_cast<std::int64_t>(result.memory_per_chip_bytes);
+}
+
+bool was_evaluated(const CandidateResult& result) {
+  return result.book_step_s > 0;
+}
+
+PlanTable ranked_table(const PlanReport& report) {
+  const ScenarioSpec& spec = report.spec;
+  const PlanSearchResult& search = report.search;
+  const bool decode = mode_of(spec) == WorkloadMode::decode;
+  const bool priced = spec.price_per_chip_hour.has_value();
+  const VaryingFields shown = varying_fields(search);
+  const auto memory = memory_columns(search);
+
+  PlanTable table;
+  table.headers = {"rank", "slice (chips)", "mesh", "parallelism"};
+  add_variable_headers(table.headers, shown);
+  for (const char* h : {"step book", "step des", "MFU"})
+    table.headers.push_back(h);
+  if (decode) {
+    table.headers.push_back("token latency");
+    table.headers.push_back("tokens/s");
+  }
+  table.headers.push_back("tokens/s/chip");
+  for (const MemoryColumn* column : memory)
+    table.headers.push_back(column->header);
+  for (const char* h : {"memory/chip", "headroom", "bound"})
+    table.headers.push_back(h);
+  if (priced) table.headers.push_back("$/1M tokens");
+  table.numeric.assign(table.headers.size(), true);
+  for (std::size_t i = 1; i < 4 + shown.count(); ++i)
+    table.numeric[i] = false;
+  table.numeric[table.headers.size() - (priced ? 2 : 1)] = false;  // the bound
+
+  for (std::size_t i = 0; i < search.ranked.size(); ++i) {
+    const CandidateResult& r = search.ranked[i];
+    const Candidate& c = r.candidate;
+    std::vector<std::string> row = {std::to_string(i + 1), fmt::format("{} ({})", slice_text(c), c.chips()),
+                                    mesh_text(c), c.parallelism.to_string()};
+    add_variable_cells(row, c, shown);
+    row.push_back(format_seconds(r.book_step_s));
+    row.push_back(r.des_step_s ? format_seconds(*r.des_step_s) : r.des_failed ? "failed" : "-");
+    row.push_back(percent(r.mfu));
+    if (decode) {
+      row.push_back(format_seconds(r.token_latency_s));
+      row.push_back(rate(r.tokens_per_s_per_chip * static_cast<double>(c.chips())));
+    }
+    row.push_back(rate(r.tokens_per_s_per_chip));
+    for (const MemoryColumn* column : memory)
+      row.push_back(bytes_text(r.memory.*column->field));
+    row.push_back(bytes_text(r.memory_per_chip_bytes));
+    row.push_back(headroom_text(r));
+    row.push_back(r.bound);
+    if (priced) row.push_back(r.cost_per_million_tokens ? fmt::format("${:.4g}", *r.cost_per_million_tokens) : "-");
+    table.rows.push_back(std::move(row));
+    if (r.des_failed) table.notes.push_back(fmt::format("rank {}: the simulation failed: {}", i + 1, *r.des_failed));
+  }
+  return table;
+}
+
+PlanTable rejected_table(const PlanReport& report) {
+  const VaryingFields shown = varying_fields(report.search);
+  PlanTable table;
+  table.headers = {"slice (chips)", "mesh", "parallelism"};
+  add_variable_headers(table.headers, shown);
+  table.headers.push_back("memory/chip");
+  table.headers.push_back("reason");
+  table.numeric.assign(table.headers.size(), false);
+  table.numeric[table.headers.size() - 2] = true;  // memory per chip
+  for (const CandidateResult& r : report.search.rejected) {
+    const Candidate& c = r.candidate;
+    std::vector<std::string> row = {fmt::format("{} ({})", slice_text(c), c.chips()), mesh_text(c),
+                                    c.parallelism.to_string()};
+    add_variable_cells(row, c, shown);
+    row.push_back(was_evaluated(r) ? bytes_text(r.memory_per_chip_bytes) : "-");
+    row.push_back(r.rejected.value_or(""));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::string search_summary(const PlanSearchResult& search) {
+  const auto simulated = static_cast<std::size_t>(std::count_if(
+      search.ranked.begin(), search.ranked.end(), [](const CandidateResult& r) { return r.des_step_s.has_value(); }));
+  const std::string runs = search.simulations < simulated
+                               ? fmt::format(" ({} simulation{}: mirror images, axes of equal size swapped, share one)",
+                                             search.simulations, search.simulations == 1 ? "" : "s")
+                               : "";
+  return fmt::format(
+      "screened {} candidates by the closed form in {} ({} candidates/s); simulated {}{} in {}", search.screened,
+      format_seconds(search.screen_seconds),
+      search.screen_seconds > 0 ? rate(static_cast<double>(search.screened) / search.screen_seconds) : std::string("-"),
+      simulated, runs, format_seconds(search.simulate_seconds));
+}
+
+std::string plan_title(const ScenarioSpec& spec) {
+  std::string out = spec.name;
+  if (spec.model) out += ", model " + spec.model->name;
+  if (spec.workload) {
+    const Workload& w = *spec.workload;
+    if (w.mode == WorkloadMode::train)
+      out += fmt::format(", train {} tokens per step (sequence {})", w.batch_tokens, w.seq_len);
+    else
+      out += fmt::format(", {} batch {} at context {}", kWorkloadModeNames.name(w.mode), w.batch, w.context);
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<TextTable::Align> alignment(const PlanTable& table) {
+  std::vector<TextTable::Align> align;
+  for (const bool numeric : table.numeric)
+    align.push_back(numeric ? TextTable::Align::right : TextTable::Align::left);
+  return align;
+}
+
+}  // namespace
+
+std::string plan_text(const PlanReport& report) {
+  std::string out = "plan search: " + plan_title(report.spec) + "\n";
+  const PlanTable ranked = ranked_table(report);
+  if (ranked.rows.empty()) {
+    out += "no candidate fits\n";
+  } else {
+    TextTable table(ranked.headers, alignment(ranked));
+    for (const auto& row : ranked.rows)
+      table.add_row(row);
+    out += table.render();
+  }
+  for (const auto& note : ranked.notes)
+    out += "  " + note + "\n";
+  const PlanTable rejected = rejected_table(report);
+  if (!rejected.rows.empty()) {
+    out += fmt::format("rejected ({}):\n", rejected.rows.size());
+    TextTable table(rejected.headers, alignment(rejected));
+    for (const auto& row : rejected.rows)
+      table.add_row(row);
+    out += table.render("  ");
+  }
+  return out + search_summary(report.search) + "\n";
+}
+
+namespace {
+
+json or_null(bool present, const json& value) {
+  return present ? value : json(nullptr);
+}
+
+json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::optional<std::size_t> rank) {
+  const Candidate& c = r.candidate;
+  const bool evaluated = was_evaluated(r);
+  json memory = json::object();
+  for (const MemoryColumn& column : kMemoryColumns)
+    memory[column.json_key] = or_null(evaluated, r.memory.*column.field);
+  return {
+      // The contract of issue 9, in its order.
+      {"rank", rank ? json(*rank) : json(nullptr)},
+      {"slice", c.slice},
+      {"chips", c.chips()},
+      {"mesh", mesh_text(c)},
+      {"parallelism", parallelism_json(c.parallelism)},
+      {"fits_hbm", r.fits_hbm},
+      {"memory_per_chip_bytes", or_null(evaluated, r.memory_per_chip_bytes)},
+      {"memory_per_chip", memory},
+      {"step_time_s",
+       {{"book", or_null(evaluated, r.book_step_s)}, {"des", r.des_step_s ? json(*r.des_step_s) : json(nullptr)}}},
+      {"mfu", or_null(evaluated, r.mfu)},
+      {"tokens_per_s_per_chip", or_null(evaluated, r.tokens_per_s_per_chip)},
+      {"bound", or_null(evaluated && !r.bound.empty(), r.bound)},
+      {"rejected", r.rejected ? json(*r.rejected) : json(nullptr)},
+      // Beside the contract.
+      {"hardware", c.hardware.name},
+      {"wraparound", c.wraparound},
+      {"microbatches", c.microbatches},
+      {"remat", remat_json(c.remat)},
+      {"plan", c.plan.empty() ? json(nullptr) : json(c.plan)},
+      {"hbm_bytes", or_null(evaluated, r.hbm_bytes)},
+      {"headroom_bytes", or_null(evaluated, headroom_bytes(r))},
+      {"step_breakdown_s", or_null(evaluated, {{"compute", r.breakdown.compute_s},
+                                               {"hbm", r.breakdown.hbm_s},
+                                               {"ici", r.breakdown.ici_s},
+                                               {"dcn", r.breakdown.dcn_s}})},
+      {"model_flops_per_step", or_null(evaluated, r.model_flops_per_step)},
+      {"token_latency_s", or_null(evaluated && serving(spec), r.token_latency_s)},
+      {"cost_per_million_tokens", r.cost_per_million_tokens ? json(*r.cost_per_million_tokens) : json(nullptr)},
+      {"des_failed", r.des_failed ? json(*r.des_failed) : json(nullptr)},
+  };
+}
+
+}  // namespace
+
+json plan_json(const PlanReport& report) {
+  const ScenarioSpec& spec = report.spec;
+  const PlanSearchResult& search = report.search;
+  json candidates = json::array();
+  for (std::size_t i = 0; i < search.ranked.size(); ++i)
+    candidates.push_back(candidate_json(spec, search.ranked[i], i + 1));
+  for (const CandidateResult& r : search.rejected)
+    candidates.push_back(candidate_json(spec, r, std::nullopt));
+  return {{"schema", "podsim/1"},
+          {"scenario", spec.name},
+          {"model", spec.model ? json(spec.model->name) : json(nullptr)},
+          {"mode", kWorkloadModeNames.name(mode_of(spec))},
+          {"price_per_chip_hour", spec.price_per_chip_hour ? json(*spec.price_per_chip_hour) : json(nullptr)},
+          {"candidates", candidates},
+          {"search",
+           {{"screened", search.screened},
+            {"ranked", search.ranked.size()},
+            {"rejected", search.rejected.size()},
+            {"simulations", search.simulations},
+            {"screen_seconds", search.screen_seconds},
+            {"simulate_seconds", search.simulate_seconds}}}};
+}
+
+void write_plan_csv(const PlanReport& report, std::ostream& out) {
+  static const char* const kHeader[] = {"rank",
+                                        "hardware",
+                                        "slice",
+                                        "chips",
+                                        "mesh",
+                                        "parallelism",
+                                        "microbatches",
+                                        "remat",
+                                        "plan",
+                                        "fits_hbm",
+                                        "memory_per_chip_bytes",
+                                        "memory_params_bytes",
+                                        "memory_grads_bytes",
+                                        "memory_optimizer_bytes",
+                                        "memory_activations_bytes",
+                                        "memory_kv_cache_bytes",
+                                        "memory_temporaries_bytes",
+                                        "hbm_bytes",
+                                        "headroom_bytes",
+                                        "step_time_book_s",
+                                        "step_time_des_s",
+                                        "mfu",
+                                        "tokens_per_s_per_chip",
+                                        "token_latency_s",
+                                        "bound",
+                                        "cost_per_million_tokens",
+                                        "rejected"};
+  std::string line;
+  for (const char* field : kHeader)
+    line += (line.empty() ? "" : ",") + std::string(field);
+  out << line << "\n";
+  const auto cell = [](const json& value) -> std::string {
+    if (value.is_null()) return "";
+    if (value.is_string()) return csv_field(value.get<std::string>());
+    if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+    if (value.is_number_float()) return fmt::format("{}", value.get<double>());
+    return value.dump();
+  };
+  const auto write_row = [&](const CandidateResult& r, std::optional<std::size_t> rank) {
+    const json c = candidate_json(report.spec, r, rank);
+    const json& memory = c.at("memory_per_chip");
+    const std::vector<std::string> cells = {
+        cell(c.at("rank")),
+        cell(c.at("hardware")),
+        slice_text(r.candidate),
+        cell(c.at("chips")),
+        cell(c.at("mesh")),
+        csv_field(r.candidate.parallelism.to_string()),
+        cell(c.at("microbatches")),
+        remat_text(r.candidate.remat),
+        cell(c.at("plan")),
+        cell(c.at("fits_hbm")),
+        cell(c.at("memory_per_chip_bytes")),
+        cell(memory.at("params")),
+        cell(memory.at("grads")),
+        cell(memory.at("optimizer")),
+        cell(memory.at("activations")),
+        cell(memory.at("kv_cache")),
+        cell(memory.at("temporaries")),
+        cell(c.at("hbm_bytes")),
+        cell(c.at("headroom_bytes")),
+        cell(c.at("step_time_s").at("book")),
+        cell(c.at("step_time_s").at("des")),
+        cell(c.at("mfu")),
+        cell(c.at("tokens_per_s_per_chip")),
+        cell(c.at("token_latency_s")),
+        cell(c.at("bound")),
+        cell(c.at("cost_per_million_tokens")),
+        cell(c.at("rejected")),
+    };
+    std::string row;
+    for (std::size_t i = 0; i < cells.size(); ++i)
+      row += (i == 0 ? "" : ",") + cells[i];
+    out << row << "\n";
+  };
+  for (std::size_t i = 0; i < report.search.ranked.size(); ++i)
+    write_row(report.search.ranked[i], i + 1);
+  for (const CandidateResult& r : report.search.rejected)
+    write_row(r, std::nullopt);
+}
+
+}  // namespace podsim::report

@@ -1,0 +1,328 @@
+// `podsim plan --report FILE.html`: one self-contained page (inline CSS and SVG, no scripts or outside links). The
+// charts place what the tables list: each point and bar carries a <title> naming its candidate, and the tables are
+// the text report's cells (ranked_table, rejected_table), so the page and the terminal agree.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "models/common/units.hpp"
+#include "sim/report/html_report.hpp"
+#include "sim/report/plan_report.hpp"
+#include "sim/report/run_report.hpp"
+
+namespace podsim::report {
+namespace {
+
+constexpr std::size_t kBreakdownShown = 10;  // candidates in the step-time breakdown
+constexpr std::size_t kRanksLabelled = 5;    // points of the scatter chart labelled with their rank
+
+const char* const kStyle = R"(
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1400px; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #444; padding-bottom: .2em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: .6em 0; font-size: .88em; }
+th, td { border: 1px solid #ccc; padding: .2em .5em; text-align: left; vertical-align: top; white-space: nowrap; }
+div.wide { overflow-x: auto; }
+th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.best { background: #e8f5e9; } .muted { color: #666; }
+svg { display: block; margin: .6em 0; font-size: 12px; } svg text { fill: #222; }
+)";
+
+std::string esc(std::string_view text) {
+  return html_escape(text);
+}
+
+// A linear or logarithmic map from [lo, hi] onto [0, length] pixels. Logarithmic when the values span more than
+// 30 times, so a fast candidate and a slow one both stay readable; its ticks are the powers of `base` (10 for
+// seconds, 4 for bytes: 1 GiB, 4 GiB, 16 GiB).
+struct Scale {
+  double lo = 0, hi = 1;
+  bool log = false;
+  double base = 10;
+  double length = 1;
+  double step = 0.2;  // linear: the tick step
+
+  static Scale of(double min_value, double max_value, double length, double base) {
+    Scale s;
+    s.length = length;
+    s.base = base;
+    if (min_value > 0 && max_value / min_value > 30) {
+      const auto power = [base](double v, auto round) { return std::pow(base, round(std::log(v) / std::log(base))); };
+      s.log = true;
+      s.lo = power(min_value, [](double e) { return std::floor(e + 1e-9); });
+      s.hi = power(max_value, [](double e) { return std::ceil(e - 1e-9); });
+    } else {
+      // Linear: about five ticks at a round step, 1, 2 or 5 times a power of ten (seconds) or a power of two (bytes).
+      const double raw = (max_value > 0 ? max_value : 1) / 5;
+      if (base == 10) {
+        const double magnitude = std::pow(10, std::floor(std::log10(raw)));
+        s.step = magnitude * (raw <= magnitude ? 1 : raw <= 2 * magnitude ? 2 : raw <= 5 * magnitude ? 5 : 10);
+      } else {
+        s.step = std::pow(2, std::ceil(std::log2(raw)));
+      }
+      s.lo = 0;
+      s.hi = s.step * std::ceil((max_value > 0 ? max_value : 1) / s.step * 1.0001);
+    }
+    return s;
+  }
+  double at(double value) const {
+    if (log) return length * (std::log10(std::max(value, lo)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
+    return length * (value - lo) / (hi - lo);
+  }
+  // Tick values: each power of ten (log), or five even steps (linear).
+  std::vector<double> ticks() const {
+    std::vector<double> out;
+    if (log) {
+      for (double v = lo; v <= hi * 1.0001; v *= base)
+        out.push_back(v);
+    } else {
+      for (double v = 0; v <= hi * 1.0001; v += step)
+        out.push_back(v);
+    }
+    return out;
+  }
+};
+
+struct Point {
+  const CandidateResult* result;
+  std::optional<std::size_t> rank;
+};
+
+// The colours of the slices (with their hardware when it varies) in the scatter chart; red is kept for nothing else.
+constexpr const char* kPalette[] = {"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2",
+                                    "#9c755f", "#edc948", "#ff9da7", "#bab0ac"};
+
+// Step time (des when simulated, else book) against memory per chip, one mark per evaluated candidate: a dot when
+// it fits HBM, a cross when not, coloured by slice.
+std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& varying) {
+  std::vector<Point> points;
+  for (std::size_t i = 0; i < search.ranked.size(); ++i)
+    points.push_back({&search.ranked[i], i + 1});
+  for (const CandidateResult& r : search.rejected)
+    if (was_evaluated(r)) points.push_back({&r, std::nullopt});
+  if (points.empty()) return "<p class=\"muted\">No candidate could be evaluated.</p>\n";
+  std::map<std::uint64_t, std::string> capacities;  // HBM bytes -> presets with that capacity
+  double min_mem = 0, max_mem = 0, min_s = 0, max_s = 0;
+  bool first = true;
+  for (const Point& p : points) {
+    const double mem = static_cast<double>(p.result->memory_per_chip_bytes), step = p.result->step_s();
+    min_mem = first ? mem : std::min(min_mem, mem);
+    max_mem = first ? mem : std::max(max_mem, mem);
+    min_s = first ? step : std::min(min_s, step);
+    max_s = first ? step : std::max(max_s, step);
+    first = false;
+    if (p.result->hbm_bytes > 0) {
+      std::string& names = capacities[p.result->hbm_bytes];
+      const std::string& name = p.result->candidate.hardware.name;
+      if (names.find(name) == std::string::npos) names += (names.empty() ? "" : ", ") + name;
+    }
+  }
+  for (const auto& [bytes, names] : capacities) {
+    min_mem = std::min(min_mem, static_cast<double>(bytes));
+    max_mem = std::max(max_mem, static_cast<double>(bytes));
+  }
+  std::vector<std::string> groups;  // slice (and hardware) per colour, in order of first appearance
+  const auto group_of = [&](const Candidate& c) {
+    const std::string key =
+        (varying.hardware ? c.hardware.name + " " : "") + slice_text(c) + " (" + std::to_string(c.chips()) + " chips)";
+    const auto at = std::find(groups.begin(), groups.end(), key);
+    if (at != groups.end()) return static_cast<std::size_t>(at - groups.begin());
+    groups.push_back(key);
+    return groups.size() - 1;
+  };
+  const auto colour = [](std::size_t group) { return kPalette[group % std::size(kPalette)]; };
+  const double left = 90, top = 30, width = 760, height = 420;
+  const Scale x = Scale::of(min_mem, max_mem, width, 4);
+  const Scale y = Scale::of(min_s, max_s, height, 10);
+  const auto px = [&](double bytes) { return left + x.at(bytes); };
+  const auto py = [&](double seconds) { return top + height - y.at(seconds); };
+  std::string out = fmt::format(
+      "<svg class=\"scatter\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"step time against memory per "
+      "chip, one mark per candidate\">\n",
+      left + width + 260, top + height + 50);
+  // Axes and ticks.
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>", left, top, top + height);
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>\n", left, top + height,
+                     left + width);
+  for (const double t : y.ticks())
+    out += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/><text x=\"{3}\" y=\"{4:.1f}\" "
+        "text-anchor=\"end\">{5}</text>\n",
+        left, py(t), left + width, left - 6, py(t) + 4, esc(format_seconds(t)));
+  for (const double t : x.ticks())
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/><text x=\"{0:.1f}\" y=\"{3}\" "
+        "text-anchor=\"middle\">{4}</text>\n",
+        px(t), top, top + height, top + height + 16, esc(bytes_text(static_cast<std::uint64_t>(t))));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">memory per chip{}</text>\n", left + width / 2,
+                     top + height + 36, x.log ? " (log scale)" : "");
+  out += fmt::format(
+      "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">step time (des when simulated, else "
+      "book){}</text>\n",
+      top + height / 2, y.log ? " (log)" : "");
+  for (const auto& [bytes, names] : capacities) {
+    const double cx = px(static_cast<double>(bytes));
+    out += fmt::format(
+        "<line class=\"hbm\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#222\" "
+        "stroke-dasharray=\"4 3\" stroke-width=\"2\"/><text x=\"{3:.1f}\" y=\"{4}\">HBM {5} ({6})</text>\n",
+        cx, top, top + height, cx + 4, top + 12, esc(bytes_text(bytes)), esc(names));
+  }
+  std::map<std::pair<long, long>, std::string> labels;  // pixel -> the ranks drawn there
+  // Marks, rejected first so the ranked ones stay on top.
+  for (auto it = points.rbegin(); it != points.rend(); ++it) {
+    const CandidateResult& r = *it->result;
+    const double cx = px(static_cast<double>(r.memory_per_chip_bytes)), cy = py(r.step_s());
+    const std::string title =
+        esc((it->rank ? fmt::format("#{} ", *it->rank) : std::string("rejected: ")) +
+            candidate_label(r.candidate, varying) + ": " + format_seconds(r.step_s()) + ", " +
+            bytes_text(r.memory_per_chip_bytes) + " per chip" + (r.rejected ? " (" + *r.rejected + ")" : ""));
+    const char* fill = colour(group_of(r.candidate));
+    if (it->rank)
+      out += fmt::format(
+          "<circle class=\"fit\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\" fill-opacity=\"0.85\"><title>{}"
+          "</title></circle>",
+          cx, cy, fill, title);
+    else
+      out += fmt::format(
+          "<path class=\"nofit\" d=\"M{:.1f},{:.1f} l8,8 m0,-8 l-8,8\" stroke=\"{}\" stroke-width=\"2\"><title>{}"
+          "</title></path>",
+          cx - 4, cy - 4, fill, title);
+    if (it->rank && *it->rank == 1)
+      out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"9\" fill=\"none\" stroke=\"#222\"/>", cx, cy);
+    if (it->rank && *it->rank <= kRanksLabelled) {
+      std::string& label = labels[{std::lround(cx), std::lround(cy)}];
+      label = fmt::format("#{}", *it->rank) + (label.empty() ? "" : " " + label);
+    }
+    out += "\n";
+  }
+  for (const auto& [at, label] : labels)  // mirror images share a point: one label lists their ranks
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", at.first + 7, at.second - 5, label);
+  // Legend, right of the plot: the marks, the HBM line, then one colour per slice.
+  const double lx = left + width + 24;
+  out += fmt::format(
+      "<circle cx=\"{0}\" cy=\"{1}\" r=\"5\" fill=\"#888\"/><text x=\"{2}\" y=\"{3}\">fits HBM (ranked)</text>"
+      "<circle cx=\"{0}\" cy=\"{4}\" r=\"9\" fill=\"none\" stroke=\"#222\"/><text x=\"{2}\" y=\"{5}\">rank 1</text>"
+      "<path d=\"M{6},{7} l8,8 m0,-8 l-8,8\" stroke=\"#888\" stroke-width=\"2\"/><text x=\"{2}\" y=\"{8}\">does "
+      "not fit (rejected)</text><line x1=\"{9}\" y1=\"{10}\" x2=\"{11}\" y2=\"{10}\" stroke=\"#222\" "
+      "stroke-dasharray=\"4 3\" stroke-width=\"2\"/><text x=\"{2}\" y=\"{12}\">HBM capacity per chip</text>\n",
+      lx + 5, top + 6, lx + 18, top + 10, top + 28, top + 32, lx + 1, top + 46, top + 54, lx - 4, top + 72, lx + 14,
+      top + 76);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double gy = top + 100 + 20 * static_cast<double>(g);
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n", lx,
+        gy - 9, colour(g), lx + 18, gy, esc(groups[g]));
+  }
+  return out + "</svg>\n";
+}
+
+// The closed form's step time of the top candidates, stacked by what bounds each part, with the des step marked.
+std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& varying) {
+  const std::size_t shown = std::min(kBreakdownShown, search.ranked.size());
+  if (shown == 0) return "";
+  const double label_w = 300, bar_w = 600, bar_h = 18, gap = 8, top = 28;
+  double max_s = 0;
+  for (std::size_t i = 0; i < shown; ++i)
+    max_s = std::max({max_s, search.ranked[i].breakdown.total(), search.ranked[i].des_step_s.value_or(0)});
+  const double scale = max_s > 0 ? bar_w / max_s : 0;
+  struct Part {
+    const char* name;
+    const char* colour;
+    double StepBreakdown::*field;
+  };
+  const Part parts[] = {{"compute", "#4e79a7", &StepBreakdown::compute_s},
+                        {"HBM", "#59a14f", &StepBreakdown::hbm_s},
+                        {"ICI", "#f28e2b", &StepBreakdown::ici_s},
+                        {"DCN", "#e15759", &StepBreakdown::dcn_s}};
+  std::string out = fmt::format(
+      "<svg class=\"breakdown\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"closed-form step time by part "
+      "of the top candidates\">\n",
+      label_w + bar_w + 120, top + static_cast<double>(shown) * (bar_h + gap) + 10);
+  double lx = label_w;
+  for (const Part& part : parts) {
+    out += fmt::format(
+        "<rect x=\"{0}\" y=\"4\" width=\"10\" height=\"10\" fill=\"{1}\"/><text x=\"{2}\" y=\"13\">{3}</text>", lx,
+        part.colour, lx + 14, part.name);
+    lx += 90;
+  }
+  out += fmt::format(
+      "<line x1=\"{0}\" y1=\"2\" x2=\"{0}\" y2=\"16\" stroke=\"#222\" stroke-width=\"3\"/><text x=\"{1}\" "
+      "y=\"13\">des step</text>\n",
+      lx + 5, lx + 12);
+  double y = top;
+  for (std::size_t i = 0; i < shown; ++i) {
+    const CandidateResult& r = search.ranked[i];
+    out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", y + bar_h - 4,
+                       esc(fmt::format("#{} {}", i + 1, candidate_label(r.candidate, varying))));
+    double x = label_w;
+    for (const Part& part : parts) {
+      const double seconds = r.breakdown.*part.field;
+      if (seconds <= 0) continue;
+      const double w = scale * seconds;
+      out += fmt::format(
+          "<rect class=\"part\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>{}: {}"
+          "</title></rect>",
+          x, y, w, bar_h, part.colour, part.name, esc(format_seconds(seconds)));
+      x += w;
+    }
+    if (r.des_step_s) {
+      const double dx = label_w + scale * *r.des_step_s;
+      out += fmt::format(
+          "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#222\" stroke-width=\"3\"><title>des "
+          "{3}</title></line>",
+          dx, y - 2, y + bar_h + 2, esc(format_seconds(*r.des_step_s)));
+    }
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n",
+                       std::max(x, label_w + scale * r.des_step_s.value_or(0)) + 6, y + bar_h - 4,
+                       esc(format_seconds(r.breakdown.total())));
+    y += bar_h + gap;
+  }
+  return out + "</svg>\n";
+}
+
+std::string table_html(const PlanTable& table, bool mark_first) {
+  std::string out = "<table>\n<tr>";
+  for (const auto& header : table.headers)
+    out += "<th>" + esc(header) + "</th>";
+  out += "</tr>\n";
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    out += mark_first && r == 0 ? "<tr class=\"best\">" : "<tr>";
+    for (std::size_t c = 0; c < table.rows[r].size(); ++c)
+      out += (table.numeric[c] ? "<td class=\"num\">" : "<td>") + esc(table.rows[r][c]) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+}  // namespace
+
+void write_plan_html(const PlanReport& report, std::ostream& out) {
+  const PlanSearchResult& search = report.search;
+  const VaryingFields varying = varying_fields(search);
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>podsim plan: "
+      << esc(report.spec.name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
+      << "<h1>podsim plan</h1>\n<p>" << esc(plan_title(report.spec)) << "</p>\n<p class=\"muted\">"
+      << esc(search_summary(search)) << ". Each candidate is screened by the closed form (book); the best are "
+      << "simulated hop by hop (des).</p>\n";
+  out << "<h2>Step time against memory per chip</h2>\n" << scatter_svg(search, varying);
+  if (!search.ranked.empty())
+    out << "<h2>Step time by part, top " << std::min(kBreakdownShown, search.ranked.size()) << " (closed form)</h2>\n"
+        << breakdown_svg(search, varying);
+  out << "<h2>Ranked candidates</h2>\n";
+  const PlanTable ranked = ranked_table(report);
+  if (ranked.rows.empty())
+    out << "<p>No candidate fits.</p>\n";
+  else
+    out << "<div class=\"wide\">" << table_html(ranked, true) << "</div>\n";
+  for (const auto& note : ranked.notes)
+    out << "<p>" << esc(note) << "</p>\n";
+  const PlanTable rejected = rejected_table(report);
+  if (!rejected.rows.empty()) {
+    out << "<h2>Rejected (" << rejected.rows.size() << ")</h2>\n";
+    out << "<div class=\"wide\">" << table_html(rejected, false) << "</div>\n";
+  }
+  out << "</body>\n</html>\n";
+}
+
+}  // namespace podsim::report

@@ -1,0 +1,313 @@
+// Plan search's enumeration, counted by hand: k kinds on n mesh axes of size > 1 give k^n assignments, times the
+// microbatch counts, the remat policies, the slices and the presets; axes of size 1 stay unassigned; a scenario
+// without `search` offers its parallelism plans.
+#include "sim/capacity/plan_search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "models/common/error.hpp"
+#include "sim/scenario/hardware_json.hpp"
+#include "sim/scenario/scenario_verify.hpp"
+
+namespace podsim {
+namespace {
+
+ScenarioSpec model_spec(const std::string& hardware, Shape slice) {
+  ScenarioSpec spec;
+  spec.name = "search";
+  spec.source_file = "search.json";
+  spec.hardware = load_hardware_preset_full(hardware);
+  spec.slice_shape = std::move(slice);
+  ModelPreset model;
+  model.name = "toy";
+  model.dims.layers = 2;
+  model.dims.d_model = 256;
+  model.dims.d_ff = 1024;
+  model.dims.heads = 4;
+  model.dims.kv_heads = 4;
+  model.dims.head_dim = 64;
+  model.dims.vocab = 1024;
+  spec.model = model;
+  Workload workload;
+  workload.batch_tokens = 1 << 16;
+  workload.seq_len = 1024;
+  workload.microbatches = 2;
+  workload.remat.checkpoints_per_layer = 1;
+  spec.workload = workload;
+  return spec;
+}
+
+SearchSpec kinds(std::vector<ParallelKind> list) {
+  SearchSpec search;
+  search.kinds = std::move(list);
+  return search;
+}
+
+std::set<std::string> assignments_of(const std::vector<Candidate>& candidates) {
+  std::set<std::string> out;
+  for (const Candidate& c : candidates)
+    out.insert(c.parallelism.to_string());
+  return out;
+}
+
+using enum ParallelKind;
+
+TEST(PlanSearch, ThreeKindsOnThreeAxesGiveTwentySevenAssignments) {
+  ScenarioSpec spec = model_spec("tpu-v5p", {4, 4, 4});
+  spec.search = kinds({data, fsdp, tensor});
+  const auto candidates = enumerate_candidates(verified(spec));
+  ASSERT_EQ(candidates.size(), 27u);  // 3^3
+  const auto distinct = assignments_of(candidates);
+  EXPECT_EQ(distinct.size(), 27u);
+  EXPECT_EQ(distinct.count("data=X,Y,Z"), 1u);
+  EXPECT_EQ(distinct.count("data=Z fsdp=X tensor=Y"), 1u);
+  EXPECT_EQ(distinct.count("tensor=X,Y,Z"), 1u);
+  for (const Candidate& c : candidates) {
+    EXPECT_EQ(c.slice, (Shape{4, 4, 4}));
+    EXPECT_EQ(c.chips(), 64);
+    EXPECT_EQ(c.hardware.name, "tpu-v5p");
+    EXPECT_EQ(c.wraparound, (std::vector<bool>{true, true, true}));  // v5p: a whole 4x4x4 cube is a torus
+    ASSERT_EQ(c.mesh.mesh.axes.size(), 3u);
+    EXPECT_EQ(c.mesh.mesh.axes[2].name, "Z");
+    EXPECT_EQ(c.microbatches, 2);  // the workload's
+    EXPECT_EQ(c.remat.checkpoints_per_layer, 1);
+    EXPECT_TRUE(c.plan.empty());
+  }
+}
+
+TEST(PlanSearch, AxesOfSizeOneStayUnassigned) {
+  ScenarioSpec spec = model_spec("tpu-v5p", {4, 4, 1});
+  spec.search = kinds({data, fsdp, tensor});
+  const auto candidates = enumerate_candidates(verified(spec));
+  ASSERT_EQ(candidates.size(), 9u);  // 3^2: Z has size 1
+  for (const auto& text : assignments_of(candidates))
+    EXPECT_EQ(text.find('Z'), std::string::npos) << text;
+}
+
+// The verifier refuses a kind listed twice; a spec changed after it still enumerates each assignment once.
+TEST(PlanSearch, RepeatedKindsCountOnce) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
+  spec.search = kinds({data, tensor});
+  ScenarioSpec checked = verified(spec);
+  checked.search->kinds.push_back(data);
+  EXPECT_EQ(enumerate_candidates(checked).size(), 4u);  // 2^2
+}
+
+TEST(PlanSearch, MicrobatchesAndRematMultiply) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
+  SearchSpec search = kinds({data, fsdp});
+  search.microbatches = {1, 2, 4};
+  search.remat = {Remat{0}, Remat{2}};
+  spec.search = search;
+  const auto candidates = enumerate_candidates(verified(spec));
+  ASSERT_EQ(candidates.size(), 24u);  // 2^2 assignments x 3 microbatch counts x 2 remat policies
+  std::set<std::tuple<std::string, std::int64_t, std::int64_t>> distinct;
+  for (const Candidate& c : candidates)
+    distinct.insert({c.parallelism.to_string(), c.microbatches, c.remat.checkpoints_per_layer});
+  EXPECT_EQ(distinct.size(), 24u);
+}
+
+TEST(PlanSearch, SlicesAndPresetsMultiplyAndAnUnformableSliceIsRejected) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
+  SearchSpec search = kinds({data, tensor});
+  search.slices = {{16, 8}};
+  search.hardware = {load_hardware_preset_full("tpu-v5e"), load_hardware_preset_full("tpu-v5p")};
+  spec.search = search;
+  // The verifier refuses a searched slice a searched preset cannot form; a spec changed after it gets a rejection.
+  spec = verified(spec);
+  spec.search->slices.push_back({2, 2, 2});
+  const Enumeration e = enumerate_search(spec);
+  // v5e 16x8: 4, v5e 2x2x2: cannot be formed (a v5e pod is 16x16), v5p 16x8: 4, v5p 2x2x2: 2^3 = 8.
+  ASSERT_EQ(e.candidates.size(), 16u);
+  ASSERT_EQ(e.unformable.size(), 1u);
+  EXPECT_EQ(e.unformable[0].candidate.hardware.name, "tpu-v5e");
+  EXPECT_EQ(e.unformable[0].candidate.slice, (Shape{2, 2, 2}));
+  ASSERT_TRUE(e.unformable[0].rejected);
+  EXPECT_EQ(e.unformable[0].rejected->rfind("slice 2x2x2 cannot be formed on tpu-v5e: ", 0), 0u)
+      << *e.unformable[0].rejected;
+  // v5e wraps only an axis of 16; v5p every dim when all are multiples of 4 (whole cubes).
+  EXPECT_EQ(e.candidates[0].hardware.name, "tpu-v5e");
+  EXPECT_EQ(e.candidates[0].wraparound, (std::vector<bool>{true, false}));
+  EXPECT_EQ(e.candidates[0].mesh.mesh.axes[0].size, 16);
+  EXPECT_EQ(e.candidates[0].mesh.mesh.axes[1].size, 8);
+  EXPECT_EQ(e.candidates[4].hardware.name, "tpu-v5p");
+  EXPECT_EQ(e.candidates[4].wraparound, (std::vector<bool>{true, true}));
+  EXPECT_EQ(e.candidates[8].slice, (Shape{2, 2, 2}));
+  EXPECT_EQ(e.candidates[8].wraparound, (std::vector<bool>{false, false, false}));  // size 2 never wraps
+  EXPECT_EQ(enumerate_candidates(spec).size(), 16u);
+}
+
+// A per-dim wraparound list belongs to the scenario's own slice; searched slices take the preset's rule.
+TEST(PlanSearch, AListedWraparoundAppliesToTheScenariosOwnSliceOnly) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {16, 4});
+  spec.wrap = WrapChoice{WrapMode::listed, {false, true}};
+  spec.search = kinds({data});
+  const auto own = enumerate_candidates(verified(spec));
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].wraparound, (std::vector<bool>{false, true}));  // as written
+  spec.search->slices = {{16, 4}};
+  const auto searched = enumerate_candidates(verified(spec));
+  ASSERT_EQ(searched.size(), 1u);
+  EXPECT_EQ(searched[0].wraparound, (std::vector<bool>{true, false}));  // v5e: the axis of 16 wraps
+}
+
+TEST(PlanSearch, WithoutSearchThePlansWithAParallelismAreTheCandidates) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
+  ScenarioPlan dp;
+  dp.name = "dp";
+  dp.parallelism = Parallelism{};
+  dp.parallelism->of(data) = {"X", "Y"};
+  ScenarioPlan tp;
+  tp.name = "tp";
+  tp.parallelism = Parallelism{};
+  tp.parallelism->of(data) = {"X"};
+  tp.parallelism->of(tensor) = {"Y"};
+  spec.plans = {dp, tp};
+  const auto candidates = enumerate_candidates(verified(spec));
+  ASSERT_EQ(candidates.size(), 2u);
+  EXPECT_EQ(candidates[0].plan, "dp");
+  EXPECT_EQ(candidates[0].parallelism.to_string(), "data=X,Y");
+  EXPECT_EQ(candidates[1].plan, "tp");
+  EXPECT_EQ(candidates[1].parallelism.to_string(), "data=X tensor=Y");
+  EXPECT_EQ(candidates[1].slice, (Shape{4, 4}));
+  EXPECT_EQ(candidates[1].wraparound, (std::vector<bool>{false, false}));  // v5e: 4 is not the pod's 16
+  EXPECT_EQ(candidates[1].microbatches, 2);
+}
+
+TEST(PlanSearch, NothingToSearchIsALocatedError) {
+  const ScenarioSpec spec = verified(model_spec("tpu-v5e", {4, 4}));
+  try {
+    enumerate_candidates(spec);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "search.json: /plans");
+    EXPECT_EQ(e.message(), "nothing to plan: give a \"search\" section or plans with a \"parallelism\", got: none");
+  }
+}
+
+// The toy model on a 4x4 v5e slice, data and tensor: 4 assignments. tensor=X,Y is 16-way and the model has 4 heads,
+// so it cannot be planned; the other three fit (a few MiB per chip of 16 GiB).
+TEST(PlanSearch, ScreensRanksByBookSimulatesTheTopAndListsTheRejected) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
+  spec.search = kinds({data, tensor});
+  PlanSearchOptions options;
+  options.top_k = 1;
+  const PlanSearchResult result = search_plans(verified(spec), options);
+  EXPECT_EQ(result.screened, 4u);
+  ASSERT_EQ(result.ranked.size(), 3u);
+  ASSERT_EQ(result.rejected.size(), 1u);
+  EXPECT_EQ(result.rejected[0].candidate.parallelism.to_string(), "tensor=X,Y");
+  ASSERT_TRUE(result.rejected[0].rejected);
+  EXPECT_EQ(result.rejected[0].rejected->rfind("heads (4) must be a multiple of the tensor axes X,Y (16)", 0), 0u)
+      << *result.rejected[0].rejected;
+  // Only the first is simulated; the rest follow by book time.
+  EXPECT_TRUE(result.ranked[0].des_step_s.has_value());
+  EXPECT_GT(*result.ranked[0].des_step_s, 0.0);
+  EXPECT_FALSE(result.ranked[1].des_step_s.has_value());
+  EXPECT_FALSE(result.ranked[2].des_step_s.has_value());
+  EXPECT_LE(result.ranked[1].book_step_s, result.ranked[2].book_step_s);
+  for (const auto& r : result.ranked) {
+    EXPECT_TRUE(r.fits_hbm);
+    EXPECT_FALSE(r.rejected.has_value());
+  }
+  EXPECT_GE(result.screen_seconds, 0.0);
+  EXPECT_GT(result.simulate_seconds, 0.0);
+}
+
+// On the 4x4 slice X and Y are alike (size 4, no wraparound on v5e), so data=X tensor=Y and data=Y tensor=X are
+// mirror images: three candidates get a des time from two simulations, the mirrors the same one.
+TEST(PlanSearch, MirrorImagesShareOneSimulation) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
+  spec.search = kinds({data, tensor});
+  PlanSearchOptions options;
+  options.top_k = 3;
+  const PlanSearchResult result = search_plans(verified(spec), options);
+  ASSERT_EQ(result.ranked.size(), 3u);
+  EXPECT_EQ(result.simulations, 2u);
+  const CandidateResult* mirrors[2] = {nullptr, nullptr};
+  for (const auto& r : result.ranked) {
+    ASSERT_TRUE(r.des_step_s.has_value()) << r.candidate.parallelism.to_string();
+    if (r.candidate.parallelism.to_string() == "data=X tensor=Y") mirrors[0] = &r;
+    if (r.candidate.parallelism.to_string() == "data=Y tensor=X") mirrors[1] = &r;
+  }
+  ASSERT_TRUE(mirrors[0] && mirrors[1]);
+  EXPECT_EQ(*mirrors[0]->des_step_s, *mirrors[1]->des_step_s);
+  // The premise, checked by simulating both: the same step time and memory.
+  const CapacityProblem problem = capacity_problem(verified(spec));
+  CandidateResult first = evaluate_candidate_book(problem, mirrors[0]->candidate);
+  CandidateResult second = evaluate_candidate_book(problem, mirrors[1]->candidate);
+  simulate_candidate(problem, first);
+  simulate_candidate(problem, second);
+  EXPECT_NEAR(*first.des_step_s, *second.des_step_s, 1e-9 * *first.des_step_s);
+  EXPECT_NEAR(first.book_step_s, second.book_step_s, 1e-9 * first.book_step_s);
+  EXPECT_EQ(first.memory_per_chip_bytes, second.memory_per_chip_bytes);
+  EXPECT_NEAR(*first.des_step_s, *mirrors[0]->des_step_s, 1e-9 * *first.des_step_s);
+
+  // With two simulations (data=X,Y and data=X tensor=Y, first by book; the mirrors tie and keep the enumeration
+  // order), data=Y tensor=X, third, still gets its mirror's figures.
+  options.top_k = 2;
+  const PlanSearchResult two = search_plans(verified(spec), options);
+  EXPECT_EQ(two.simulations, 2u);
+  for (const auto& r : two.ranked)
+    EXPECT_TRUE(r.des_step_s.has_value()) << r.candidate.parallelism.to_string();
+
+  // On a 4x2 slice the axes differ in size: no mirrors, one simulation each.
+  options.top_k = 3;
+  ScenarioSpec uneven = model_spec("tpu-v5e", {4, 2});
+  uneven.search = kinds({data, fsdp});
+  const PlanSearchResult separate = search_plans(verified(uneven), options);
+  std::size_t simulated = 0;
+  for (const auto& r : separate.ranked)
+    simulated += r.des_step_s.has_value() ? 1 : 0;
+  EXPECT_EQ(separate.simulations, simulated);
+  EXPECT_EQ(simulated, 3u);
+}
+
+TEST(PlanSearch, BookOnlySimulatesNothing) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
+  spec.search = kinds({data, tensor});
+  PlanSearchOptions options;
+  options.simulate = false;
+  const PlanSearchResult result = search_plans(verified(spec), options);
+  ASSERT_EQ(result.ranked.size(), 3u);
+  for (std::size_t i = 0; i < result.ranked.size(); ++i) {
+    EXPECT_FALSE(result.ranked[i].des_step_s.has_value());
+    if (i > 0) EXPECT_LE(result.ranked[i - 1].book_step_s, result.ranked[i].book_step_s);
+  }
+}
+
+// A model too large for the slice: every candidate is rejected, each saying by how much, and the search returns.
+TEST(PlanSearch, NothingFitsIsAResultNotAnError) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {2, 2});
+  spec.model->dims.layers = 400;
+  spec.model->dims.d_model = 8192;
+  spec.model->dims.d_ff = 32768;
+  spec.model->dims.heads = 64;
+  spec.model->dims.kv_heads = 8;
+  spec.model->dims.head_dim = 128;
+  spec.search = kinds({fsdp});
+  const PlanSearchResult result = search_plans(verified(spec), PlanSearchOptions{});
+  EXPECT_TRUE(result.ranked.empty());
+  ASSERT_EQ(result.rejected.size(), 1u);
+  EXPECT_FALSE(result.rejected[0].fits_hbm);
+  ASSERT_TRUE(result.rejected[0].rejected);
+  EXPECT_NE(result.rejected[0].rejected->find("over"), std::string::npos) << *result.rejected[0].rejected;
+}
+
+TEST(PlanSearch, ASearchWithoutAModelIsALocatedError) {
+  ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
+  spec.search = kinds({data});
+  spec = verified(spec);
+  spec.model.reset();  // after the verifier, which refuses a search without a model too
+  try {
+    search_plans(spec, PlanSearchOptions{});
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "search.json: /model");
+  }
+}
+
+}  // namespace
+}  // namespace podsim

@@ -1,0 +1,290 @@
+// The plan report writers (text, JSON, CSV, HTML) on a hand-built search: two ranked candidates (the first
+// simulated), one that does not fit HBM and one that could not be planned. Expected figures are worked out from the
+// chosen numbers: e.g. the 4x4 candidate holds 1 + 1 + 4 + 2 + 0 + 0.5 GiB = 8.5 GiB of 16 GiB, 7.5 GiB of headroom.
+#include "sim/report/plan_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace podsim::report {
+namespace {
+
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+Candidate candidate(Shape slice, std::vector<MeshAxis> axes, std::vector<std::pair<ParallelKind, std::string>> kinds) {
+  Candidate c;
+  c.hardware.name = "tpu-v5e";
+  c.slice = std::move(slice);
+  c.wraparound.assign(c.slice.size(), false);
+  c.mesh.name = "mesh";
+  c.mesh.mesh = make_mesh(std::move(axes));
+  for (const auto& [kind, axis] : kinds)
+    c.parallelism.of(kind).push_back(axis);
+  c.remat.checkpoints_per_layer = 2;
+  return c;
+}
+
+ScenarioSpec spec_for(WorkloadMode mode, std::optional<double> price) {
+  ScenarioSpec spec;
+  spec.name = "toy-search";
+  ModelPreset model;
+  model.name = "toy-1b";
+  spec.model = model;
+  Workload workload;
+  workload.mode = mode;
+  workload.batch_tokens = 1 << 20;
+  workload.seq_len = 2048;
+  workload.batch = 8;
+  workload.context = 1024;
+  spec.workload = workload;
+  spec.price_per_chip_hour = price;
+  return spec;
+}
+
+// Ranked: #1 4x4 data=X tensor=Y (book 2 s, des 2.5 s), #2 2x8 fsdp=X,Y (book 3 s, not simulated). Rejected: 2x2 data
+// (does not fit: 20 GiB), 8x2 tensor=X (cannot be planned: never evaluated).
+PlanSearchResult sample_search() {
+  PlanSearchResult search;
+  CandidateResult first;
+  first.candidate = candidate({4, 4}, {{"X", 4}, {"Y", 4}}, {{ParallelKind::data, "X"}, {ParallelKind::tensor, "Y"}});
+  first.memory = {1 * kGiB, 1 * kGiB, 4 * kGiB, 2 * kGiB, 0, kGiB / 2};
+  first.memory_per_chip_bytes = first.memory.total();
+  first.hbm_bytes = 16 * kGiB;
+  first.fits_hbm = true;
+  first.book_step_s = 2.0;
+  first.des_step_s = 2.5;
+  first.breakdown = {1.5, 0.0, 0.5, 0.0};
+  first.bound = "compute";
+  first.model_flops_per_step = 1e15;
+  first.mfu = 0.4;
+  first.tokens_per_s_per_chip = 26214.4;  // 2^20 tokens / 2.5 s / 16 chips
+  first.cost_per_million_tokens = 1.25;
+  search.ranked.push_back(first);
+
+  CandidateResult second;
+  second.candidate = candidate({2, 8}, {{"X", 2}, {"Y", 8}}, {{ParallelKind::fsdp, "X"}, {ParallelKind::fsdp, "Y"}});
+  second.memory = {kGiB / 8, kGiB / 8, kGiB / 2, 2 * kGiB, 0, kGiB};
+  second.memory_per_chip_bytes = second.memory.total();
+  second.hbm_bytes = 16 * kGiB;
+  second.fits_hbm = true;
+  second.book_step_s = 3.0;
+  second.breakdown = {2.0, 0.0, 1.0, 0.0};
+  second.bound = "compute";
+  second.mfu = 0.3;
+  second.tokens_per_s_per_chip = 21845.0;
+  search.ranked.push_back(second);
+
+  CandidateResult no_fit;
+  no_fit.candidate = candidate({2, 2}, {{"X", 2}, {"Y", 2}}, {{ParallelKind::data, "X"}, {ParallelKind::data, "Y"}});
+  no_fit.memory = {2 * kGiB, 2 * kGiB, 8 * kGiB, 8 * kGiB, 0, 0};
+  no_fit.memory_per_chip_bytes = no_fit.memory.total();
+  no_fit.hbm_bytes = 16 * kGiB;
+  no_fit.fits_hbm = false;
+  no_fit.book_step_s = 9.0;
+  no_fit.bound = "compute";
+  no_fit.rejected = "does not fit HBM by 4 GiB";
+  search.rejected.push_back(no_fit);
+
+  CandidateResult unplanned;
+  unplanned.candidate = candidate({8, 2}, {{"X", 8}, {"Y", 2}}, {{ParallelKind::tensor, "X"}});
+  unplanned.rejected = "tensor: kv_heads 4 does not divide the tensor axes X (8)";
+  search.rejected.push_back(unplanned);
+
+  search.screened = 4;
+  search.screen_seconds = 0.002;
+  search.simulate_seconds = 1.5;
+  search.simulations = 1;
+  return search;
+}
+
+TEST(PlanReport, JsonHoldsTheContractKeysRankedThenRejected) {
+  const ScenarioSpec spec = spec_for(WorkloadMode::train, 2.0);
+  const PlanSearchResult search = sample_search();
+  const nlohmann::json j = plan_json({spec, search});
+  EXPECT_EQ(j.at("schema"), "podsim/1");
+  const auto& candidates = j.at("candidates");
+  ASSERT_EQ(candidates.size(), 4u);
+  const std::set<std::string> contract = {"rank",
+                                          "slice",
+                                          "chips",
+                                          "mesh",
+                                          "parallelism",
+                                          "fits_hbm",
+                                          "memory_per_chip_bytes",
+                                          "memory_per_chip",
+                                          "step_time_s",
+                                          "mfu",
+                                          "tokens_per_s_per_chip",
+                                          "bound",
+                                          "rejected"};
+  for (const auto& c : candidates) {
+    for (const auto& key : contract)
+      EXPECT_TRUE(c.contains(key)) << key;
+    for (const char* kind : {"params", "grads", "optimizer", "activations", "kv_cache", "temporaries"})
+      EXPECT_TRUE(c.at("memory_per_chip").contains(kind)) << kind;
+    EXPECT_TRUE(c.at("step_time_s").contains("book"));
+    EXPECT_TRUE(c.at("step_time_s").contains("des"));
+  }
+
+  const auto& first = candidates[0];
+  EXPECT_EQ(first.at("rank"), 1);
+  EXPECT_EQ(first.at("slice"), nlohmann::json::array({4, 4}));
+  EXPECT_EQ(first.at("chips"), 16);
+  EXPECT_EQ(first.at("mesh"), "X=4,Y=4");
+  EXPECT_EQ(first.at("parallelism").at("data"), nlohmann::json::array({"X"}));
+  EXPECT_EQ(first.at("parallelism").at("tensor"), nlohmann::json::array({"Y"}));
+  EXPECT_TRUE(first.at("parallelism").at("fsdp").empty());
+  EXPECT_EQ(first.at("fits_hbm"), true);
+  EXPECT_EQ(first.at("memory_per_chip_bytes"), 17 * kGiB / 2);  // 1 + 1 + 4 + 2 + 0.5 GiB
+  EXPECT_EQ(first.at("memory_per_chip").at("optimizer"), 4 * kGiB);
+  EXPECT_EQ(first.at("memory_per_chip").at("temporaries"), kGiB / 2);
+  EXPECT_EQ(first.at("headroom_bytes"), 15 * kGiB / 2);  // 16 - 8.5 GiB
+  EXPECT_DOUBLE_EQ(first.at("step_time_s").at("book").get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(first.at("step_time_s").at("des").get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(first.at("mfu").get<double>(), 0.4);
+  EXPECT_EQ(first.at("bound"), "compute");
+  EXPECT_TRUE(first.at("rejected").is_null());
+  EXPECT_DOUBLE_EQ(first.at("cost_per_million_tokens").get<double>(), 1.25);
+  EXPECT_EQ(first.at("remat").at("checkpoints_per_layer"), 2);
+
+  const auto& second = candidates[1];
+  EXPECT_EQ(second.at("rank"), 2);
+  EXPECT_EQ(second.at("parallelism").at("fsdp"), nlohmann::json::array({"X", "Y"}));
+  EXPECT_TRUE(second.at("step_time_s").at("des").is_null());  // not simulated
+
+  const auto& no_fit = candidates[2];
+  EXPECT_TRUE(no_fit.at("rank").is_null());
+  EXPECT_EQ(no_fit.at("fits_hbm"), false);
+  EXPECT_EQ(no_fit.at("rejected"), "does not fit HBM by 4 GiB");
+  EXPECT_EQ(no_fit.at("memory_per_chip_bytes"), 20 * kGiB);
+  EXPECT_EQ(no_fit.at("headroom_bytes"), -4 * static_cast<std::int64_t>(kGiB));
+
+  const auto& unplanned = candidates[3];
+  EXPECT_TRUE(unplanned.at("rank").is_null());
+  EXPECT_EQ(unplanned.at("rejected"), "tensor: kv_heads 4 does not divide the tensor axes X (8)");
+  EXPECT_TRUE(unplanned.at("step_time_s").at("book").is_null());  // never evaluated
+  EXPECT_TRUE(unplanned.at("memory_per_chip_bytes").is_null());
+  EXPECT_TRUE(unplanned.at("bound").is_null());
+}
+
+TEST(PlanReport, CsvHasAHeaderAndOneRowPerCandidate) {
+  const ScenarioSpec spec = spec_for(WorkloadMode::train, std::nullopt);
+  const PlanSearchResult search = sample_search();
+  std::ostringstream out;
+  write_plan_csv({spec, search}, out);
+  std::istringstream in(out.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0],
+            "rank,hardware,slice,chips,mesh,parallelism,microbatches,remat,plan,fits_hbm,memory_per_chip_bytes,"
+            "memory_params_bytes,memory_grads_bytes,memory_optimizer_bytes,memory_activations_bytes,"
+            "memory_kv_cache_bytes,memory_temporaries_bytes,hbm_bytes,headroom_bytes,step_time_book_s,"
+            "step_time_des_s,mfu,tokens_per_s_per_chip,token_latency_s,bound,cost_per_million_tokens,rejected");
+  EXPECT_EQ(lines[1],
+            "1,tpu-v5e,4x4,16,\"X=4,Y=4\",data=X tensor=Y,1,2/layer,,true,9126805504,1073741824,1073741824,"
+            "4294967296,2147483648,0,536870912,17179869184,8053063680,2,2.5,0.4,26214.4,,compute,1.25,");
+  // Not simulated: an empty des cell.
+  EXPECT_EQ(lines[2].substr(0, 38), "2,tpu-v5e,2x8,16,\"X=2,Y=8\",\"fsdp=X,Y\",");
+  EXPECT_NE(lines[2].find(",3,,0.3,"), std::string::npos) << lines[2];
+  // Never evaluated: the 16 figures from memory_per_chip_bytes to cost_per_million_tokens are empty.
+  EXPECT_EQ(lines[4], ",tpu-v5e,8x2,16,\"X=8,Y=2\",tensor=X,1,2/layer,,false" + std::string(17, ',') +
+                          "tensor: kv_heads 4 does not divide the tensor axes X (8)");
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(PlanReport, HtmlDrawsOnePointPerEvaluatedCandidateAndTheHbmLine) {
+  const ScenarioSpec spec = spec_for(WorkloadMode::train, 2.0);
+  const PlanSearchResult search = sample_search();
+  std::ostringstream out;
+  write_plan_html({spec, search}, out);
+  const std::string html = out.str();
+  EXPECT_EQ(count(html, "<circle class=\"fit\""), 2u);  // the two ranked
+  EXPECT_EQ(count(html, "<path class=\"nofit\""), 1u);  // the 20 GiB one; the unplanned one has no figures
+  EXPECT_EQ(count(html, "<line class=\"hbm\""), 1u);    // one capacity: 16 GiB
+  EXPECT_NE(html.find("HBM 16 GiB (tpu-v5e)"), std::string::npos);
+  // The breakdown: #1 has compute and ICI parts, #2 too: four rects.
+  EXPECT_EQ(count(html, "<rect class=\"part\""), 4u);
+  EXPECT_EQ(count(html, "<script"), 0u);
+  EXPECT_EQ(count(html, "http"), 0u);  // self-contained
+  EXPECT_NE(html.find("does not fit HBM by 4 GiB"), std::string::npos);
+  EXPECT_NE(html.find("<td>data=X tensor=Y</td>"), std::string::npos);
+}
+
+TEST(PlanReport, TextListsRankedThenRejectedWithReasons) {
+  const ScenarioSpec spec = spec_for(WorkloadMode::train, 2.0);
+  const PlanSearchResult search = sample_search();
+  const std::string text = plan_text({spec, search});
+  EXPECT_NE(text.find("plan search: toy-search, model toy-1b, train 1048576 tokens per step (sequence 2048)"),
+            std::string::npos)
+      << text;
+  // The kinds no candidate holds (kv cache) get no column; the price adds one.
+  EXPECT_TRUE(std::regex_search(text, std::regex("rank +slice \\(chips\\) +mesh +parallelism +step book +step des +"
+                                                 "MFU +tokens/s/chip +params +grads +optimizer +activations +"
+                                                 "temporaries +memory/chip +headroom +bound +\\$/1M tokens")))
+      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex(" 1 +4x4 \\(16\\) +X=4,Y=4 +data=X tensor=Y +2 s +2.5 s +40.0% +"
+                                                 "26214 +1 GiB +1 GiB +4 GiB +2 GiB +512 MiB +8.5 GiB +7.5 GiB +"
+                                                 "compute +\\$1.25")))
+      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex(" 2 +2x8 \\(16\\) +X=2,Y=8 +fsdp=X,Y +3 s +- +30.0%"))) << text;
+  EXPECT_NE(text.find("rejected (2):"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(text, std::regex("2x2 \\(4\\) +X=2,Y=2 +data=X,Y +20 GiB +does not fit HBM by 4 GiB")))
+      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("8x2 \\(16\\) +X=8,Y=2 +tensor=X +- +tensor: kv_heads 4"))) << text;
+  EXPECT_NE(text.find("screened 4 candidates by the closed form in 2 ms (2000 candidates/s); simulated 1 in 1.5 s"),
+            std::string::npos)
+      << text;
+}
+
+TEST(PlanReport, FooterSaysWhenMirrorImagesSharedASimulation) {
+  PlanSearchResult search = sample_search();
+  search.ranked[1].des_step_s = 2.5;  // #2 took #1's figures
+  search.simulations = 1;
+  EXPECT_EQ(search_summary(search),
+            "screened 4 candidates by the closed form in 2 ms (2000 candidates/s); simulated 2 (1 simulation: mirror "
+            "images, axes of equal size swapped, share one) in 1.5 s");
+  const ScenarioSpec spec = spec_for(WorkloadMode::train, std::nullopt);
+  EXPECT_EQ(plan_json({spec, search}).at("search").at("simulations"), 1);
+}
+
+TEST(PlanReport, DecodeShowsTokenLatencyAndThroughput) {
+  const ScenarioSpec spec = spec_for(WorkloadMode::decode, std::nullopt);
+  PlanSearchResult search;
+  CandidateResult r;
+  r.candidate = candidate({2, 2}, {{"X", 2}, {"Y", 2}}, {{ParallelKind::tensor, "X"}, {ParallelKind::tensor, "Y"}});
+  r.memory.params = 4 * kGiB;
+  r.memory.kv_cache = kGiB;
+  r.memory_per_chip_bytes = r.memory.total();
+  r.hbm_bytes = 16 * kGiB;
+  r.fits_hbm = true;
+  r.book_step_s = 0.02;
+  r.token_latency_s = 0.02;
+  r.tokens_per_s_per_chip = 100;  // batch 8 / 0.02 s = 400 tokens/s over 4 chips
+  r.bound = "hbm";
+  search.ranked.push_back(r);
+  search.screened = 1;
+  const std::string text = plan_text({spec, search});
+  EXPECT_TRUE(std::regex_search(text, std::regex("token latency +tokens/s +tokens/s/chip +params +kv cache +"
+                                                 "memory/chip")))
+      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("20 ms +- +0.0% +20 ms +400 +100 +4 GiB +1 GiB +5 GiB +11 GiB "
+                                                 "+hbm")))
+      << text;
+  const nlohmann::json j = plan_json({spec, search});
+  EXPECT_EQ(j.at("mode"), "decode");
+  EXPECT_DOUBLE_EQ(j.at("candidates")[0].at("token_latency_s").get<double>(), 0.02);
+}
+
+}  // namespace
+}  // namespace podsim::report
