@@ -32,4 +32,8 @@ void add_model_command(CLI::App& app, Action& action);
 // `podsim plan`: capacity planning, candidates screened and simulated, ranked (tools/podsim/plan_command.cpp).
 void add_plan_command(CLI::App& app, Action& action);
 
+// `podsim sweep` and `podsim sweep merge`: points of a sweep file on all cores, shards joined
+// (tools/podsim/sweep_command.cpp).
+void add_sweep_command(CLI::App& app, Action& action);
+
 }  // namespace podsim::cli

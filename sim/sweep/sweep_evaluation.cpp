@@ -1,0 +1,126 @@
+// A point: resolve its scenario, load and verify it (named `SWEEP#point N` in messages), then evaluate every plan
+// by the closed form (planned without chip groups, as plan search screens) or by run_scenario (simulated), or for
+// a model-level scenario run the plan search and keep its best candidates.
+#include "sim/sweep/sweep_evaluation.hpp"
+
+#include <exception>
+#include <optional>
+
+#include "models/common/error.hpp"
+#include "sim/capacity/plan_search.hpp"
+#include "sim/plan/book_evaluation.hpp"
+#include "sim/plan/program_planner.hpp"
+#include "sim/report/plan_report.hpp"
+#include "sim/run/run_scenario.hpp"
+#include "sim/run/scenario_platform.hpp"
+#include "sim/scenario/scenario_json.hpp"
+#include "sim/sweep/sweep_points.hpp"
+
+namespace podsim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json plan_entry(std::optional<double> des_time_s, double book_time_s, std::uint64_t memory_per_chip_bytes,
+                bool fits_hbm, const std::string& busiest_link, std::optional<double> mfu) {
+  Json entry;
+  entry["des_time_s"] = des_time_s ? Json(*des_time_s) : Json(nullptr);
+  entry["book_time_s"] = book_time_s;
+  entry["memory_per_chip_bytes"] = memory_per_chip_bytes;
+  entry["fits_hbm"] = fits_hbm;
+  entry["busiest_link"] = busiest_link.empty() ? Json(nullptr) : Json(busiest_link);
+  entry["mfu"] = mfu ? Json(*mfu) : Json(nullptr);
+  return entry;
+}
+
+// Every plan by the closed form: planned once, evaluated in program order (sim/plan/book_evaluation.hpp).
+Json book_plans(const ScenarioSpec& spec) {
+  const ScenarioPlatform platform = build_platform(spec);
+  PlanTopology topology = platform.topology();
+  topology.book_only = true;
+  std::vector<const ScenarioPlan*> plans;
+  if (spec.plans.empty()) plans.push_back(nullptr);
+  for (const auto& plan : spec.plans)
+    plans.push_back(&plan);
+  Json out = Json::object();
+  for (const ScenarioPlan* plan : plans) {
+    const PlannedProgram program = plan_program(spec, topology, plan);
+    const BookEvaluation book = evaluate_book(program);
+    out[program.name] =
+        plan_entry(std::nullopt, program.book_time_s, book.memory.peak_bytes, book.fits_hbm, "", std::nullopt);
+  }
+  return out;
+}
+
+Json simulated_plans(const ScenarioSpec& spec) {
+  const ScenarioRun run = run_scenario(spec);
+  Json out = Json::object();
+  for (const PlanRun& plan : run.plans)
+    out[plan.name] = plan_entry(plan.des_time_s, plan.book_time_s, plan.memory_per_chip_bytes, plan.fits_hbm,
+                                plan.busiest_link, std::nullopt);
+  return out;
+}
+
+// The plan search's best candidates (screened by the closed form; simulated unless --model book).
+Json searched_plans(const ScenarioSpec& spec, SweepModel model) {
+  PlanSearchOptions options;
+  options.simulate = model != SweepModel::book;
+  options.top_k = options.simulate ? kSweepRankedCandidates : 0;
+  const PlanSearchResult search = search_plans(spec, options);
+  Json out = Json::object();
+  for (std::size_t i = 0; i < search.ranked.size() && i < kSweepRankedCandidates; ++i) {
+    const CandidateResult& r = search.ranked[i];
+    Json entry = plan_entry(r.des_step_s, r.book_step_s, r.memory_per_chip_bytes, r.fits_hbm, "", r.mfu);
+    // Every field in the label (the plan when it comes from one), so labels read alike whatever a search varies.
+    const report::VaryingFields varying{!r.candidate.plan.empty(), true, true, true};
+    entry["candidate"] = report::candidate_label(r.candidate, varying);
+    out["rank" + std::to_string(i + 1)] = std::move(entry);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view sweep_model_name(SweepModel model) {
+  switch (model) {
+    case SweepModel::book:
+      return "book";
+    case SweepModel::des:
+      return "des";
+    case SweepModel::both:
+      return "both";
+  }
+  return "book";
+}
+
+std::string evaluate_point(const SweepSpec& spec, std::size_t point, SweepModel model) {
+  Json line;
+  line["point"] = point;
+  Json params = Json::object();
+  for (auto& [pointer, value] : point_params(spec, point))
+    params[pointer] = std::move(value);
+  line["params"] = std::move(params);
+  std::optional<std::string> text;
+  Json plans = Json::object();
+  std::optional<std::string> error;
+  try {
+    text = resolve_point(spec, point).dump();
+    const ScenarioSpec scenario = load_scenario_text(*text, point_name(spec, point));
+    if (scenario.model)
+      plans = searched_plans(scenario, model);
+    else
+      plans = model == SweepModel::book ? book_plans(scenario) : simulated_plans(scenario);
+  } catch (const Error& e) {
+    error = e.what();
+  } catch (const std::exception& e) {
+    error = std::string("internal error: ") + e.what();
+  }
+  // A point whose values cannot be applied has no scenario text: its hash covers its parameters instead.
+  line["hash"] = content_hash(text ? *text : line["params"].dump());
+  line["model"] = std::string(sweep_model_name(model));
+  line["error"] = error ? Json(*error) : Json(nullptr);
+  line["plans"] = error ? Json::object() : std::move(plans);
+  return line.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace podsim

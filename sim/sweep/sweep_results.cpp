@@ -1,0 +1,89 @@
+// Reading and writing a sweep's results folder: whole lines only, a rename for results.jsonl so that a reader never
+// sees half a file, shards merged by point index.
+#include "sim/sweep/sweep_results.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "models/common/error.hpp"
+#include "sim/sweep/sweep_csv.hpp"
+
+namespace podsim {
+
+ResultLines read_result_lines(const std::string& path) {
+  ResultLines result;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return result;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  std::size_t start = 0;
+  for (std::size_t end = text.find('\n'); end != std::string::npos; end = text.find('\n', start)) {
+    if (end > start) result.lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  result.whole_bytes = start;
+  return result;
+}
+
+RecordKey record_key(const std::string& line, const std::string& where) {
+  nlohmann::json record;
+  try {
+    record = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(where, "not a JSON line");
+  }
+  if (!record.is_object() || !record.contains("point") || !record.at("point").is_number_unsigned() ||
+      !record.contains("hash") || !record.at("hash").is_string() || !record.contains("model") ||
+      !record.at("model").is_string() || !record.contains("error") || !record.contains("plans") ||
+      !record.contains("params"))
+    throw InputError(where, "not a sweep record (keys point, params, hash, model, error, plans)");
+  return {record.at("point").get<std::size_t>(), record.at("hash").get<std::string>(),
+          record.at("model").get<std::string>(), !record.at("error").is_null()};
+}
+
+void write_results(const std::string& dir, const std::vector<std::string>& lines) {
+  const std::filesystem::path folder(dir);
+  const auto jsonl = folder / kSweepJsonl;
+  const auto temporary = folder / (std::string(kSweepJsonl) + ".tmp");
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError("--out", "cannot write the file, got: " + temporary.string());
+    for (const auto& line : lines)
+      out << line << "\n";
+    if (!out.flush()) throw InputError("--out", "cannot write the file, got: " + temporary.string());
+  }
+  std::filesystem::rename(temporary, jsonl);
+  std::ofstream csv(folder / kSweepCsv, std::ios::binary | std::ios::trunc);
+  if (!csv) throw InputError("--out", "cannot write the file, got: " + (folder / kSweepCsv).string());
+  write_sweep_csv(lines, csv);
+}
+
+std::vector<std::string> merge_shards(const std::vector<std::string>& dirs) {
+  std::map<std::size_t, std::pair<std::string, std::string>> by_point;  // point -> (line, where)
+  for (const auto& dir : dirs) {
+    const auto path = (std::filesystem::path(dir) / kSweepJsonl).string();
+    if (!std::filesystem::exists(path)) throw InputError(dir, "no " + std::string(kSweepJsonl) + " in the folder");
+    const ResultLines read = read_result_lines(path);
+    for (std::size_t i = 0; i < read.lines.size(); ++i) {
+      const std::string where = path + ": line " + std::to_string(i + 1);
+      const RecordKey key = record_key(read.lines[i], where);
+      const auto [it, inserted] = by_point.emplace(key.point, std::make_pair(read.lines[i], where));
+      if (!inserted && it->second.first != read.lines[i])
+        throw InputError(where, "point " + std::to_string(key.point) + " differs from its record at " +
+                                    it->second.second + ", got: two results for one point");
+    }
+  }
+  std::vector<std::string> lines;
+  lines.reserve(by_point.size());
+  for (auto& [point, entry] : by_point)
+    lines.push_back(std::move(entry.first));
+  return lines;
+}
+
+}  // namespace podsim

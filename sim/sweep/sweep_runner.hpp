@@ -1,0 +1,41 @@
+// Runs a sweep into its --out folder (docs/sweeps.md): the shard's points spread over worker processes (fork; each
+// point's simulations fork their own children), records written in point order, one write per whole line, points
+// already in results.jsonl (same hash and model) skipped, and results.jsonl and results.csv rewritten at the end.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "sim/sweep/sweep_evaluation.hpp"
+#include "sim/sweep/sweep_shard.hpp"
+#include "sim/sweep/sweep_spec.hpp"
+
+namespace podsim {
+
+struct SweepProgress {
+  std::size_t done = 0;     // points of this run finished (skipped ones not counted)
+  std::size_t total = 0;    // points this run evaluates
+  std::size_t failed = 0;   // of done, with an error
+  std::size_t skipped = 0;  // found in results.jsonl
+  double elapsed_s = 0;
+};
+
+struct SweepOptions {
+  std::string out_dir;
+  SweepModel model = SweepModel::book;
+  SweepShard shard;
+  std::size_t jobs = 1;                                // worker processes
+  std::function<void(const SweepProgress&)> progress;  // after every point, and about once a second
+  std::function<bool()> interrupted;                   // polled; true stops the sweep (whole lines kept)
+};
+
+struct SweepOutcome {
+  SweepProgress progress;
+  bool interrupted = false;
+};
+
+// Throws InputError when the folder cannot be made or written, InternalError when a worker process dies.
+SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options);
+
+}  // namespace podsim

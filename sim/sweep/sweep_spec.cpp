@@ -1,0 +1,174 @@
+// The sweep file's reader: keys checked (unknown ones named with the nearest), the base scenario read (a path
+// relative to the sweep file, or inline), every pointer resolved in the base, ranges expanded and counted.
+#include "sim/sweep/sweep_spec.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "models/common/error.hpp"
+#include "models/common/nearest_name.hpp"
+#include "sim/scenario/json_text.hpp"
+
+namespace podsim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct Where {
+  std::string file;
+  [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
+    throw InputError(file + ": " + (pointer.empty() ? "/" : pointer), message);
+  }
+};
+
+Json parse_json(const std::string& text, const std::string& file) {
+  check_json_text(text, file);
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw InputError(file, text_position(text, e.byte == 0 ? 0 : e.byte - 1) + ": invalid JSON",
+                     InputError::Stage::parse);
+  }
+}
+
+void require_keys(const Where& where, const Json& j, const std::string& pointer,
+                  const std::vector<std::string>& known) {
+  if (!j.is_object()) where.fail(pointer, "must be an object, got: " + shown(j));
+  for (const auto& [key, value] : j.items()) {
+    bool found = false;
+    for (const auto& k : known)
+      found = found || k == key;
+    if (!found) where.fail(pointer + "/" + key, "unknown key, got: \"" + key + "\"" + did_you_mean(key, known));
+  }
+}
+
+double number_at(const Where& where, const Json& j, const std::string& pointer) {
+  if (!j.is_number()) where.fail(pointer, "must be a number, got: " + shown(j));
+  return j.get<double>();
+}
+
+// The values of a range, in order: `step` adds, `times` multiplies; integers stay integers when every figure is one.
+std::vector<Json> expand_range(const Where& where, const Json& range, const std::string& pointer) {
+  require_keys(where, range, pointer, {"start", "stop", "step", "times"});
+  for (const char* key : {"start", "stop"})
+    if (!range.contains(key)) where.fail(pointer, std::string("missing key \"") + key + "\"");
+  if (range.contains("step") == range.contains("times"))
+    where.fail(pointer, "a range has exactly one of \"step\" and \"times\", got: " + shown(range));
+  const double start = number_at(where, range.at("start"), pointer + "/start");
+  const double stop = number_at(where, range.at("stop"), pointer + "/stop");
+  const bool by_step = range.contains("step");
+  const std::string by_key = by_step ? "step" : "times";
+  const double by = number_at(where, range.at(by_key), pointer + "/" + by_key);
+  const bool integers = range.at("start").is_number_integer() && range.at("stop").is_number_integer() &&
+                        range.at(by_key).is_number_integer();
+  if (by_step && !(by > 0)) where.fail(pointer + "/step", "a step must be positive, got: " + shown(range.at("step")));
+  if (!by_step && !(by > 1)) where.fail(pointer + "/times", "times must exceed 1, got: " + shown(range.at("times")));
+  if (!by_step && !(start > 0))
+    where.fail(pointer + "/start", "a range by times starts above 0, got: " + shown(range.at("start")));
+  if (stop < start) where.fail(pointer, "the range is empty (stop below start), got: " + shown(range));
+  std::vector<Json> values;
+  const double slack = 1e-9 * std::max(std::abs(start), std::abs(stop));
+  for (std::size_t k = 0;; ++k) {
+    const double value = by_step ? start + static_cast<double>(k) * by : start * std::pow(by, static_cast<double>(k));
+    if (value > stop + slack) break;
+    if (values.size() >= kSweepMaxPoints)
+      where.fail(pointer, "a range has at most " + std::to_string(kSweepMaxPoints) + " values, got: " + shown(range));
+    if (integers)
+      values.emplace_back(static_cast<std::int64_t>(std::llround(value)));
+    else
+      values.emplace_back(value);
+  }
+  return values;
+}
+
+SweepParameter read_parameter(const Where& where, const Json& j, const std::string& pointer, const Json& base) {
+  require_keys(where, j, pointer, {"pointer", "values", "range"});
+  if (!j.contains("pointer")) where.fail(pointer, "missing key \"pointer\"");
+  if (!j.at("pointer").is_string())
+    where.fail(pointer + "/pointer", "must be a string, got: " + shown(j.at("pointer")));
+  SweepParameter parameter;
+  parameter.pointer = j.at("pointer").get<std::string>();
+  Json::json_pointer ptr;
+  try {
+    ptr = Json::json_pointer(parameter.pointer);
+  } catch (const Json::exception&) {
+    where.fail(pointer + "/pointer", "not a JSON pointer (RFC 6901), got: " + shown(j.at("pointer")));
+  }
+  if (parameter.pointer.empty() || !base.contains(ptr))
+    where.fail(pointer + "/pointer",
+               "the pointer does not resolve in the base scenario, got: " + shown(j.at("pointer")));
+  if (j.contains("values") == j.contains("range"))
+    where.fail(pointer, "a parameter has exactly one of \"values\" and \"range\", got: " + shown(j));
+  if (j.contains("values")) {
+    const Json& values = j.at("values");
+    if (!values.is_array() || values.empty())
+      where.fail(pointer + "/values", "must be a non-empty array, got: " + shown(values));
+    for (const auto& value : values)
+      parameter.values.push_back(value);
+  } else {
+    parameter.values = expand_range(where, j.at("range"), pointer + "/range");
+  }
+  return parameter;
+}
+
+}  // namespace
+
+SweepSpec load_sweep_text(const std::string& text, const std::string& file) {
+  const Where where{file};
+  const Json doc = parse_json(text, file);
+  require_keys(where, doc, "", {"base", "parameters", "combine", "description"});
+  SweepSpec spec;
+  spec.file = file;
+  if (!doc.contains("base")) where.fail("", "missing key \"base\"");
+  const Json& base = doc.at("base");
+  if (base.is_string()) {
+    std::filesystem::path path = base.get<std::string>();
+    if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
+    const auto base_text = read_json_file(path.string());
+    if (!base_text) where.fail("/base", "cannot open the base scenario, got: " + shown(base));
+    spec.base = parse_json(*base_text, path.string());
+  } else {
+    spec.base = base;
+  }
+  if (!spec.base.is_object()) where.fail("/base", "must be a scenario path or a scenario object, got: " + shown(base));
+  if (doc.contains("combine")) {
+    const Json& combine = doc.at("combine");
+    if (combine == "product")
+      spec.combine = SweepCombine::product;
+    else if (combine == "zip")
+      spec.combine = SweepCombine::zip;
+    else
+      where.fail("/combine", "unknown combine, got: " + shown(combine) + " (expected one of \"product\", \"zip\")");
+  }
+  if (!doc.contains("parameters")) where.fail("", "missing key \"parameters\"");
+  const Json& parameters = doc.at("parameters");
+  if (!parameters.is_array() || parameters.empty())
+    where.fail("/parameters", "must be a non-empty array, got: " + shown(parameters));
+  double points = 1;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    const std::string pointer = "/parameters/" + std::to_string(i);
+    spec.parameters.push_back(read_parameter(where, parameters.at(i), pointer, spec.base));
+    for (std::size_t k = 0; k + 1 < spec.parameters.size(); ++k)
+      if (spec.parameters[k].pointer == spec.parameters.back().pointer)
+        where.fail(pointer + "/pointer", "the pointer is swept twice, got: " + shown(parameters.at(i).at("pointer")));
+    const std::size_t n = spec.parameters.back().values.size();
+    if (spec.combine == SweepCombine::zip && n != spec.parameters.front().values.size())
+      where.fail(pointer,
+                 "zip needs parameters of equal lengths: " + std::to_string(spec.parameters.front().values.size()) +
+                     " values at /parameters/0, got: " + std::to_string(n));
+    points *= static_cast<double>(n);
+    if (spec.combine == SweepCombine::product && points > static_cast<double>(kSweepMaxPoints))
+      where.fail("/parameters", "a sweep has at most " + std::to_string(kSweepMaxPoints) +
+                                    " points, got a product of more at " + pointer);
+  }
+  return spec;
+}
+
+SweepSpec load_sweep(const std::string& path) {
+  const auto text = read_json_file(path);
+  if (!text) throw InputError(path, "cannot open the sweep file");
+  return load_sweep_text(*text, path);
+}
+
+}  // namespace podsim

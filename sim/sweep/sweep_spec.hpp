@@ -1,0 +1,38 @@
+// A sweep file (docs/sweeps.md): a base scenario (a path relative to the sweep file, or inline) and parameters, each
+// a JSON pointer into the scenario with a list of values or a range, combined as a cartesian product or zipped.
+// Parsing checks the file's keys and every pointer against the base; points are expanded by sweep_points.hpp.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace podsim {
+
+// Points a sweep may have (docs/sweeps.md, "Limits"): a product beyond it is refused before anything runs.
+inline constexpr std::size_t kSweepMaxPoints = 10'000'000;
+
+enum class SweepCombine { product, zip };
+
+struct SweepParameter {
+  std::string pointer;                         // RFC 6901, resolves in the base scenario
+  std::vector<nlohmann::ordered_json> values;  // a range already expanded, in order
+};
+
+struct SweepSpec {
+  std::string file;             // the sweep file as given (messages, point names `FILE#point N`)
+  nlohmann::ordered_json base;  // the base scenario document, keys in its file's order
+  std::vector<SweepParameter> parameters;
+  SweepCombine combine = SweepCombine::product;
+};
+
+// Reads the sweep file at `path` and its base scenario. Throws InputError located in the sweep file
+// (`sweep.json: /parameters/1/range: ...`) or in the base scenario file (JSON syntax).
+SweepSpec load_sweep(const std::string& path);
+
+// The same from the sweep file's text; `file` names it in messages and anchors a relative `base` path.
+SweepSpec load_sweep_text(const std::string& text, const std::string& file);
+
+}  // namespace podsim

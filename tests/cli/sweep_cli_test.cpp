@@ -1,0 +1,256 @@
+// `podsim sweep` end to end (docs/sweeps.md): each point's figures equal a separate `podsim run --format json` (or
+// `podsim plan --json`) of the same scenario edited by hand; --jobs 1 and 2, a resumed run and merged shards write
+// the same files byte for byte as one run; an invalid point is a record and the sweep exits 0; bad sweep files exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_run.hpp"
+
+namespace {
+
+using podsim::test::CliRun;
+using podsim::test::json_of;
+using podsim::test::run_podsim;
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+const std::string kMlp = std::string(PODSIM_SOURCE_DIR) + "/scenarios/examples/mlp-v5e-4x4.json";
+
+fs::path temp_dir(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / ("podsim_sweep_cli_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<Json> records(const fs::path& dir) {
+  std::vector<Json> out;
+  std::ifstream in(dir / "results.jsonl");
+  for (std::string line; std::getline(in, line);)
+    out.push_back(Json::parse(line));
+  return out;
+}
+
+// A sweep file in `dir` over the MLP example.
+fs::path sweep_file(const fs::path& dir, const std::string& parameters, const std::string& base = kMlp) {
+  const auto path = dir / "sweep.json";
+  std::ofstream(path) << R"({"base": ")" << base << R"(", "parameters": )" << parameters << "}\n";
+  return path;
+}
+
+// The base scenario with `values` (pointer -> value) set by hand, written to `path`.
+fs::path edited(const std::string& base, const Json& values, const fs::path& path) {
+  Json doc = Json::parse(read_text(base));
+  for (const auto& [pointer, value] : values.items())
+    doc[Json::json_pointer(pointer)] = value;
+  std::ofstream(path) << doc.dump(2);
+  return path;
+}
+
+const std::string kTwoByTwo = R"([{"pointer": "/tensors/x/shape/0", "values": [4096, 16384]},
+                                  {"pointer": "/hardware", "values": ["tpu-v5e", "tpu-v6e"]}])";
+
+TEST(SweepCli, BookFiguresEqualPodsimRunOfTheEditedScenario) {
+  const auto dir = temp_dir("book");
+  const CliRun run = run_podsim("sweep " + sweep_file(dir, kTwoByTwo).string() + " --out " + (dir / "out").string() +
+                                " --model book --jobs 2");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto lines = records(dir / "out");
+  ASSERT_EQ(lines.size(), 4u);
+  const std::vector<std::pair<int, std::string>> expected = {
+      {4096, "tpu-v5e"}, {4096, "tpu-v6e"}, {16384, "tpu-v5e"}, {16384, "tpu-v6e"}};
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const Json& line = lines[k];
+    EXPECT_EQ(line["point"], k);
+    EXPECT_EQ(line["params"]["/tensors/x/shape/0"], expected[k].first);
+    EXPECT_EQ(line["params"]["/hardware"], expected[k].second);
+    EXPECT_TRUE(line["error"].is_null());
+    const Json values = {{"/tensors/x/shape/0", expected[k].first}, {"/hardware", expected[k].second}};
+    const CliRun single = run_podsim("run " + edited(kMlp, values, dir / "point.json").string() + " --format json");
+    ASSERT_EQ(single.code, 0) << single.err;
+    const auto report = json_of(single);
+    ASSERT_EQ(line["plans"].size(), report["plans"].size());
+    for (const auto& plan : report["plans"]) {
+      const Json& entry = line["plans"][plan["name"].get<std::string>()];
+      EXPECT_EQ(entry["book_time_s"].get<double>(), plan["book_time_s"].get<double>()) << k;
+      const auto book_bytes = plan["memory"]["book_per_chip_bytes"].get<std::uint64_t>();
+      EXPECT_EQ(entry["memory_per_chip_bytes"], book_bytes) << k;
+      EXPECT_EQ(entry["fits_hbm"], book_bytes <= plan["memory"]["hbm_bytes"].get<std::uint64_t>()) << k;
+      EXPECT_TRUE(entry["des_time_s"].is_null());
+    }
+  }
+  const std::string csv = read_text(dir / "out" / "results.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')).substr(0, 62),
+            "point,hash,model,error,/tensors/x/shape/0,/hardware,dp.des_tim");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+  fs::remove_all(dir);
+}
+
+TEST(SweepCli, DesFiguresEqualPodsimRunOfTheEditedScenario) {
+  const auto dir = temp_dir("des");
+  const CliRun run =
+      run_podsim("sweep " + sweep_file(dir, R"([{"pointer": "/tensors/x/shape/0", "values": [4096, 8192]}])").string() +
+                 " --out " + (dir / "out").string() + " --model des --jobs 2");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto lines = records(dir / "out");
+  ASSERT_EQ(lines.size(), 2u);
+  for (const Json& line : lines) {
+    const CliRun single =
+        run_podsim("run " + edited(kMlp, line["params"], dir / "point.json").string() + " --format json");
+    ASSERT_EQ(single.code, 0) << single.err;
+    for (const auto& plan : json_of(single)["plans"]) {
+      const Json& entry = line["plans"][plan["name"].get<std::string>()];
+      EXPECT_EQ(entry["des_time_s"].get<double>(), plan["des_time_s"].get<double>());
+      EXPECT_EQ(entry["book_time_s"].get<double>(), plan["book_time_s"].get<double>());
+      EXPECT_EQ(entry["memory_per_chip_bytes"], plan["memory"]["per_chip_bytes"]);
+      EXPECT_EQ(entry["fits_hbm"], plan["memory"]["fits_hbm"]);
+      EXPECT_EQ(entry["busiest_link"], plan["links"]["busiest_link"]);
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(SweepCli, ModelLevelPointsListThePlanSearchsBest) {
+  const auto dir = temp_dir("model");
+  const auto base = dir / "toy.json";
+  std::ofstream(base) << R"({"name": "toy-plan", "hardware": "tpu-v5e",
+    "model": {"layers": 2, "d_model": 256, "d_ff": 1024, "heads": 4, "kv_heads": 4, "head_dim": 64, "vocab": 1024},
+    "workload": {"mode": "train", "batch_tokens": 65536, "seq_len": 1024, "checkpoints_per_layer": 1},
+    "search": {"slices": [[2, 2], [4, 4]], "parallelism": ["data", "tensor"]}})";
+  const auto sweep =
+      sweep_file(dir, R"([{"pointer": "/workload/batch_tokens", "values": [65536, 131072]}])", base.string());
+  const CliRun run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() + " --model book");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto lines = records(dir / "out");
+  ASSERT_EQ(lines.size(), 2u);
+  for (const Json& line : lines) {
+    const CliRun plan = run_podsim("plan " + edited(base.string(), line["params"], dir / "point.json").string() +
+                                   " --model book --json");
+    ASSERT_EQ(plan.code, 0) << plan.err;
+    const auto candidates = json_of(plan)["candidates"];
+    ASSERT_EQ(line["plans"].size(), 3u);
+    for (std::size_t r = 0; r < 3; ++r) {
+      const Json& entry = line["plans"]["rank" + std::to_string(r + 1)];
+      EXPECT_EQ(candidates[r]["rank"], r + 1);
+      EXPECT_EQ(entry["book_time_s"].get<double>(), candidates[r]["step_time_s"]["book"].get<double>());
+      EXPECT_EQ(entry["memory_per_chip_bytes"], candidates[r]["memory_per_chip_bytes"]);
+      EXPECT_EQ(entry["mfu"].get<double>(), candidates[r]["mfu"].get<double>());
+      const auto& slice = candidates[r]["slice"];
+      const std::string slice_text = std::to_string(slice[0].get<int>()) + "x" + std::to_string(slice[1].get<int>());
+      EXPECT_EQ(entry["candidate"].get<std::string>().rfind("tpu-v5e " + slice_text + " ", 0), 0u)
+          << entry["candidate"];
+    }
+  }
+  fs::remove_all(dir);
+}
+
+const std::string kTwelve = R"([{"pointer": "/tensors/x/shape/0", "range": {"start": 2048, "stop": 8192, "step": 2048}},
+                                {"pointer": "/hardware", "values": ["tpu-v5e", "tpu-v6e", "tpu-v5p"]}])";
+
+TEST(SweepCli, JobsOneAndTwoWriteTheSameBytes) {
+  const auto dir = temp_dir("jobs");
+  const auto sweep = sweep_file(dir, kTwelve).string();
+  ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "one").string() + " --jobs 1").code, 0);
+  ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "two").string() + " --jobs 2").code, 0);
+  EXPECT_EQ(records(dir / "one").size(), 12u);  // 4 batch sizes x 3 chips
+  EXPECT_EQ(read_text(dir / "one" / "results.jsonl"), read_text(dir / "two" / "results.jsonl"));
+  EXPECT_EQ(read_text(dir / "one" / "results.csv"), read_text(dir / "two" / "results.csv"));
+  fs::remove_all(dir);
+}
+
+TEST(SweepCli, ResumeSkipsThePointsAlreadyWritten) {
+  const auto dir = temp_dir("resume");
+  const auto sweep = sweep_file(dir, kTwelve).string();
+  ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "full").string() + " --jobs 2").code, 0);
+  const std::string full = read_text(dir / "full" / "results.jsonl");
+  // An interrupted run: 5 whole lines and half of the sixth.
+  std::size_t cut = 0;
+  for (int i = 0; i < 5; ++i)
+    cut = full.find('\n', cut) + 1;
+  fs::create_directories(dir / "part");
+  std::ofstream(dir / "part" / "results.jsonl") << full.substr(0, cut + 40);
+  const CliRun resumed = run_podsim("sweep " + sweep + " --out " + (dir / "part").string() + " --jobs 2");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("12 points (7 evaluated, 5 already there, 0 failed)"), std::string::npos) << resumed.out;
+  EXPECT_EQ(read_text(dir / "part" / "results.jsonl"), full);
+  EXPECT_EQ(read_text(dir / "part" / "results.csv"), read_text(dir / "full" / "results.csv"));
+  // A written record is kept as it is, not evaluated again: a marker put in it survives the resume.
+  std::string marked = full.substr(0, cut);
+  marked.replace(marked.find("\"fits_hbm\":"), 11, "\"fits_hbm_kept\":");
+  std::ofstream(dir / "part" / "results.jsonl", std::ios::trunc) << marked;
+  ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "part").string()).code, 0);
+  EXPECT_NE(read_text(dir / "part" / "results.jsonl").find("\"fits_hbm_kept\":"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(SweepCli, MergedShardsEqualOneRun) {
+  const auto dir = temp_dir("shards");
+  const auto sweep = sweep_file(dir, kTwelve).string();
+  ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "one").string()).code, 0);
+  ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "s0").string() + " --shard 0/2").code, 0);
+  ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "s1").string() + " --shard 1/2 --jobs 1").code, 0);
+  const auto shard1 = records(dir / "s1");
+  ASSERT_EQ(shard1.size(), 6u);
+  for (std::size_t i = 0; i < shard1.size(); ++i)
+    EXPECT_EQ(shard1[i]["point"], 2 * i + 1);
+  const CliRun merge = run_podsim("sweep merge " + (dir / "s1").string() + " " + (dir / "s0").string() + " --out " +
+                                  (dir / "merged").string());
+  ASSERT_EQ(merge.code, 0) << merge.err;
+  EXPECT_EQ(read_text(dir / "merged" / "results.jsonl"), read_text(dir / "one" / "results.jsonl"));
+  EXPECT_EQ(read_text(dir / "merged" / "results.csv"), read_text(dir / "one" / "results.csv"));
+  fs::remove_all(dir);
+}
+
+TEST(SweepCli, AnInvalidPointIsARecordAndTheSweepGoesOn) {
+  const auto dir = temp_dir("invalid");
+  const auto sweep = sweep_file(dir, R"([{"pointer": "/mesh", "values": ["X=4,Y=4", "X=4,Y=5"]}])");
+  const CliRun run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("2 points (2 evaluated, 0 already there, 1 failed)"), std::string::npos) << run.out;
+  const auto lines = records(dir / "out");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(lines[0]["error"].is_null());
+  EXPECT_EQ(lines[0]["plans"].size(), 3u);
+  EXPECT_EQ(lines[1]["params"]["/mesh"], "X=4,Y=5");
+  EXPECT_EQ(lines[1]["error"], sweep.string() +
+                                   "#point 1: /mesh: mesh mapping: axis \"Y\" size must equal the product of its "
+                                   "dims' sizes, got: size 5 over dims [1] of slice 4x4 (product 4)");
+  EXPECT_TRUE(lines[1]["plans"].empty());
+  fs::remove_all(dir);
+}
+
+TEST(SweepCli, BadSweepFilesExit2Located) {
+  const auto dir = temp_dir("bad");
+  auto sweep = sweep_file(dir, R"([{"pointer": "/tensors/z/shape/0", "values": [1]}])");
+  CliRun run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: " + sweep.string() +
+                         ": /parameters/0/pointer: the pointer does not resolve in the base scenario, got: "
+                         "\"/tensors/z/shape/0\"\n");
+  std::ofstream(sweep) << R"({"base": ")" << kMlp << R"(", "paramters": []})";
+  run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: " + sweep.string() +
+                         ": /paramters: unknown key, got: \"paramters\" (did you mean \"parameters\"?)\n");
+  run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() + " --shard 2/2");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: --shard: a shard is i/N with 0 <= i < N, got: \"2/2\"\n");
+  run = run_podsim("sweep merge " + (dir / "nothing").string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: " + (dir / "nothing").string() + ": no results.jsonl in the folder\n");
+  fs::remove_all(dir);
+}
+
+}  // namespace

@@ -1,0 +1,127 @@
+// `podsim sweep SWEEP.json --out DIR` runs a sweep (docs/sweeps.md) and `podsim sweep merge DIR... --out DIR` joins
+// shards. Exit codes: 0 when the sweep ran (points that failed are records with `error` set), 2 for a bad sweep
+// file or flag, 3 when a worker process died, 130 when interrupted (whole lines kept, resumable).
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "models/common/error.hpp"
+#include "sim/sweep/sweep_progress.hpp"
+#include "sim/sweep/sweep_results.hpp"
+#include "sim/sweep/sweep_runner.hpp"
+#include "tools/podsim/command.hpp"
+
+namespace podsim::cli {
+namespace {
+
+volatile sig_atomic_t g_interrupted = 0;  // set by SIGINT while a sweep runs
+
+void on_interrupt(int) {
+  g_interrupted = 1;
+}
+
+struct SweepFlags {
+  std::string sweep_file;
+  std::string out;
+  std::string model = "book";
+  std::string shard = "0/1";
+  std::size_t jobs = 0;
+  std::string format = "jsonl";
+  std::vector<std::string> merge_dirs;
+  std::string merge_out;
+};
+
+SweepModel parse_model(const std::string& text) {
+  if (text == "book") return SweepModel::book;
+  if (text == "des") return SweepModel::des;
+  if (text == "both") return SweepModel::both;
+  throw InputError("--model", "model must be book, des or both, got: " + text);
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal (at most ten times a second), else a line every 5 s.
+std::function<void(const SweepProgress&)> progress_printer() {
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  auto ended = std::make_shared<bool>(false);
+  return [terminal, last, ended](const SweepProgress& progress) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool end = progress.done == progress.total;
+    if (*ended || (!end && now - *last < (terminal ? std::chrono::milliseconds(100) : std::chrono::seconds(5)))) return;
+    *last = now;
+    *ended = end;
+    if (terminal)
+      std::cerr << "\r" << progress_bar(progress) << "\033[K" << (end ? "\n" : "") << std::flush;
+    else
+      std::cerr << progress_line(progress) << "\n";
+  };
+}
+
+int run(const SweepFlags& flags) {
+  if (flags.sweep_file.empty())
+    throw InputError("sweep", "a sweep file is required: podsim sweep SWEEP.json --out DIR");
+  if (flags.out.empty()) throw InputError("--out", "the results folder is required");
+  if (flags.format != "jsonl" && flags.format != "csv")
+    throw InputError("--format", "format must be jsonl or csv, got: " + flags.format);
+  SweepOptions options;
+  options.out_dir = flags.out;
+  options.model = parse_model(flags.model);
+  options.shard = located("--shard", [&] { return parse_shard(flags.shard); });
+  options.jobs = flags.jobs > 0 ? flags.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const SweepSpec spec = load_sweep(flags.sweep_file);
+  options.progress = progress_printer();
+  options.interrupted = [] { return g_interrupted != 0; };
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  struct sigaction previous {};
+  ::sigaction(SIGINT, &action, &previous);
+  const SweepOutcome outcome = run_sweep(spec, options);
+  ::sigaction(SIGINT, &previous, nullptr);
+  const auto& p = outcome.progress;
+  if (outcome.interrupted) {
+    std::cerr << "sweep: interrupted after " << p.done << " of " << p.total
+              << " points; run the same command again to resume\n";
+    return 130;
+  }
+  const auto file = std::filesystem::path(flags.out) / (flags.format == "csv" ? kSweepCsv : kSweepJsonl);
+  std::cout << file.string() << ": " << p.done + p.skipped << " points (" << p.done << " evaluated, " << p.skipped
+            << " already there, " << p.failed << " failed)\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("sweep", "Run a sweep: every point of a sweep file, on all cores, resumable");
+  auto flags = std::make_shared<SweepFlags>();
+  cmd->add_option("sweep", flags->sweep_file, "The sweep file (JSON, docs/sweeps.md)");
+  cmd->add_option("--out", flags->out, "The results folder (results.jsonl, results.csv)");
+  cmd->add_option("--model", flags->model, "book (closed form), des or both (simulated, book beside it)")
+      ->capture_default_str();
+  cmd->add_option("--shard", flags->shard, "i/N: only the points whose index mod N is i")->capture_default_str();
+  cmd->add_option("--jobs", flags->jobs, "Worker processes (default: the number of cores)");
+  cmd->add_option("--format", flags->format, "jsonl or csv: the file the summary names (both are written)")
+      ->capture_default_str();
+  auto* merge = cmd->add_subcommand("merge", "Join shards' results folders into one, as a single run writes it");
+  merge->add_option("dirs", flags->merge_dirs, "Shard results folders")->required();
+  merge->add_option("--out", flags->merge_out, "The merged results folder")->required();
+  cmd->callback([&action, flags, merge] {
+    action = [flags, merge] {
+      if (!merge->parsed()) return run(*flags);
+      const std::vector<std::string> lines = merge_shards(flags->merge_dirs);
+      std::error_code ec;
+      std::filesystem::create_directories(flags->merge_out, ec);
+      if (ec) throw InputError("--out", "cannot create the folder, got: " + flags->merge_out);
+      write_results(flags->merge_out, lines);
+      std::cout << (std::filesystem::path(flags->merge_out) / kSweepJsonl).string() << ": " << lines.size()
+                << " points from " << flags->merge_dirs.size() << " shards\n";
+      return 0;
+    };
+  });
+}
+
+}  // namespace podsim::cli
