@@ -34,13 +34,11 @@ std::string cell(const Json& value) {
 }  // namespace
 
 void write_sweep_csv(const std::vector<std::string>& lines, std::ostream& out) {
-  std::vector<Json> records;
-  records.reserve(lines.size());
+  // Two passes over the text, the columns first, so that only one record is parsed at a time.
   std::vector<std::string> params, plans;
   std::vector<std::vector<std::string>> fields;  // per plan in `plans`
   for (const auto& line : lines) {
-    records.push_back(Json::parse(line));
-    const Json& record = records.back();
+    const Json record = Json::parse(line);
     for (const auto& [pointer, value] : record.at("params").items())
       add_unique(params, pointer);
     for (const auto& [name, plan] : record.at("plans").items()) {
@@ -60,7 +58,8 @@ void write_sweep_csv(const std::vector<std::string>& lines, std::ostream& out) {
   for (std::size_t i = 0; i < header.size(); ++i)
     out << (i ? "," : "") << cell(Json(header[i]));
   out << "\n";
-  for (const Json& record : records) {
+  for (const auto& line : lines) {
+    const Json record = Json::parse(line);
     out << cell(record.at("point")) << "," << cell(record.at("hash")) << "," << cell(record.at("model")) << ","
         << cell(record.at("error"));
     const Json& values = record.at("params");

@@ -11,8 +11,9 @@
 
 namespace podsim {
 
-// Points a sweep may have (docs/sweeps.md, "Limits"): a product beyond it is refused before anything runs.
-inline constexpr std::size_t kSweepMaxPoints = 10'000'000;
+// Points a sweep may have (docs/sweeps.md, "Limits"): a product beyond it is refused before anything runs. The
+// final rewrite of results.jsonl holds one run's records in memory (about 1 KB per point with 3 plans).
+inline constexpr std::size_t kSweepMaxPoints = 1'000'000;
 
 enum class SweepCombine { product, zip };
 

@@ -143,15 +143,46 @@ TEST(SweepSpec, ZipOfUnequalLengthsIsRefused) {
 }
 
 TEST(SweepSpec, ProductsOverThePointLimitAreRefused) {
-  // 10,000 x 10,000 = 1e8 points, over kSweepMaxPoints (1e7).
+  // 10,000 x 10,000 = 1e8 points, over kSweepMaxPoints (1e6).
   EXPECT_EQ(sweep_error(R"([{"pointer": "/hardware", "range": {"start": 1, "stop": 10000, "step": 1}},
                             {"pointer": "/dtype", "range": {"start": 1, "stop": 10000, "step": 1}}])"),
-            "s.json: /parameters: a sweep has at most 10000000 points, got a product of more at /parameters/1");
+            "s.json: /parameters: a sweep has at most 1000000 points, got a product of more at /parameters/1");
 }
 
 TEST(SweepSpec, SweptTwiceIsRefused) {
   EXPECT_EQ(sweep_error(R"([{"pointer": "/hardware", "values": [1]}, {"pointer": "/hardware", "values": [2]}])"),
             "s.json: /parameters/1/pointer: the pointer is swept twice, got: \"/hardware\"");
+}
+
+TEST(SweepSpec, ShapeRulesNameTheKey) {
+  EXPECT_EQ(error_of(R"({"parameters": []})"), "s.json: /: missing key \"base\"");
+  EXPECT_EQ(error_of(R"({"base": {}})"), "s.json: /: missing key \"parameters\"");
+  EXPECT_EQ(error_of(R"({"base": 3, "parameters": []})"),
+            "s.json: /base: must be a scenario path or a scenario object, got: 3");
+  EXPECT_EQ(error_of(R"({"base": {}, "parameters": []})"), "s.json: /parameters: must be a non-empty array, got: []");
+  EXPECT_EQ(sweep_error(R"([{"values": [1]}])"), "s.json: /parameters/0: missing key \"pointer\"");
+  EXPECT_EQ(sweep_error(R"([{"pointer": "/hardware", "values": [1], "range": {"start": 1, "stop": 2, "step": 1}}])"),
+            "s.json: /parameters/0: a parameter has exactly one of \"values\" and \"range\", got: "
+            "{\"pointer\":\"/hardware\",\"values\":[1],\"range\":{\"start\":1,\"stop\":2,\"step\":1}}");
+  EXPECT_EQ(sweep_error(R"([{"pointer": "/hardware", "range": {"start": 0, "stop": 8, "times": 2}}])"),
+            "s.json: /parameters/0/range/start: a range by times starts above 0, got: 0");
+  EXPECT_EQ(sweep_error(R"([{"pointer": "/hardware", "range": {"stop": 8, "times": 2}}])"),
+            "s.json: /parameters/0/range: missing key \"start\"");
+}
+
+TEST(SweepSpec, APointerAnEarlierParameterRemovedFailsThatPointOnly) {
+  // Point 0 replaces /tensors/x by a number, so /tensors/x/shape/0 no longer resolves; point 1 keeps the tensor.
+  const SweepSpec spec = sweep_of(R"([{"pointer": "/tensors/x", "values": [5, {"shape": [1, 2]}]},
+                                      {"pointer": "/tensors/x/shape/0", "values": [7]}])");
+  try {
+    resolve_point(spec, 0);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.json#point 0: /tensors/x/shape/0: the pointer does not resolve once the earlier parameters are "
+              "applied, got: 7");
+  }
+  EXPECT_EQ(resolve_point(spec, 1)["tensors"]["x"]["shape"][0], 7);
 }
 
 TEST(SweepSpec, BaseFileIsReadRelativeToTheSweepFile) {
