@@ -58,7 +58,8 @@ struct Worker {
 };
 
 [[noreturn]] void worker_main(const SweepSpec& spec, SweepModel model, int task_fd, int result_fd) {
-  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGINT, SIG_DFL);  // the front end's handlers stop the parent; a worker just ends
+  ::signal(SIGTERM, SIG_DFL);
   ::signal(SIGPIPE, SIG_DFL);
   std::uint64_t point = 0;
   while (read_all(task_fd, reinterpret_cast<char*>(&point), sizeof(point))) {

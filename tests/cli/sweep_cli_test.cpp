@@ -2,10 +2,15 @@
 // `podsim plan --json`) of the same scenario edited by hand; --jobs 1 and 2, a resumed run and merged shards write
 // the same files byte for byte as one run; an invalid point is a record and the sweep exits 0; bad sweep files exit 2.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -193,6 +198,55 @@ TEST(SweepCli, ResumeSkipsThePointsAlreadyWritten) {
   ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "part").string()).code, 0);
   EXPECT_NE(read_text(dir / "part" / "results.jsonl").find("\"fits_hbm_kept\":"), std::string::npos);
   fs::remove_all(dir);
+}
+
+// Lines in results.jsonl, counted by their newlines.
+std::size_t line_count(const fs::path& path) {
+  const std::string text = read_text(path);
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// A long des sweep stopped by a signal once it has written 2 records: whole lines only, the CSV rewritten from them,
+// exit 128 + the signal. The wait for the records polls the file; nothing here depends on how fast podsim is.
+void stop_a_sweep_with(int signal) {
+  const auto dir = temp_dir("signal" + std::to_string(signal));
+  const auto sweep =
+      sweep_file(dir, R"([{"pointer": "/tensors/x/shape/0", "range": {"start": 256, "stop": 256000, "step": 256}}])");
+  const auto out = dir / "out";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execl(PODSIM_BINARY, PODSIM_BINARY, "sweep", sweep.c_str(), "--out", out.c_str(), "--model", "des", "--jobs", "2",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (line_count(out / "results.jsonl") < 2 && waitpid(pid, &status, WNOHANG) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(pid, signal);
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + signal);
+  const std::string text = read_text(out / "results.jsonl");
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  const auto lines = records(out);
+  EXPECT_GE(lines.size(), 2u);
+  EXPECT_LT(lines.size(), 1000u);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    EXPECT_EQ(lines[i]["point"], i);
+  EXPECT_EQ(line_count(out / "results.csv"), lines.size() + 1);
+  fs::remove_all(dir);
+}
+
+TEST(SweepCli, SigintLeavesWholeLinesAndTheCsvOfThem) {
+  stop_a_sweep_with(SIGINT);
+}
+
+TEST(SweepCli, SigtermLeavesWholeLinesAndTheCsvOfThem) {
+  stop_a_sweep_with(SIGTERM);
 }
 
 TEST(SweepCli, MergedShardsEqualOneRun) {

@@ -1,6 +1,7 @@
 // `podsim sweep SWEEP.json --out DIR` runs a sweep (docs/sweeps.md) and `podsim sweep merge DIR... --out DIR` joins
 // shards. Exit codes: 0 when the sweep ran (points that failed are records with `error` set), 2 for a bad sweep
-// file or flag, 3 when a worker process died, 130 when interrupted (whole lines kept, resumable).
+// file or flag, 3 when a worker process died, 128 + the signal when stopped by SIGINT (130) or SIGTERM (143, a
+// batch system's preemption): whole lines kept, resumable.
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,10 +19,10 @@
 namespace podsim::cli {
 namespace {
 
-volatile sig_atomic_t g_interrupted = 0;  // set by SIGINT while a sweep runs
+volatile sig_atomic_t g_interrupted = 0;  // the signal (SIGINT, SIGTERM) that stopped a running sweep, else 0
 
-void on_interrupt(int) {
-  g_interrupted = 1;
+void on_interrupt(int signal) {
+  g_interrupted = signal;
 }
 
 struct SweepFlags {
@@ -77,15 +78,18 @@ int run(const SweepFlags& flags) {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
-  struct sigaction previous {};
-  ::sigaction(SIGINT, &action, &previous);
+  struct sigaction previous_int {};
+  struct sigaction previous_term {};
+  ::sigaction(SIGINT, &action, &previous_int);
+  ::sigaction(SIGTERM, &action, &previous_term);
   const SweepOutcome outcome = run_sweep(spec, options);
-  ::sigaction(SIGINT, &previous, nullptr);
+  ::sigaction(SIGINT, &previous_int, nullptr);
+  ::sigaction(SIGTERM, &previous_term, nullptr);
   const auto& p = outcome.progress;
   if (outcome.interrupted) {
     std::cerr << "sweep: interrupted after " << p.done << " of " << p.total
               << " points; run the same command again to resume\n";
-    return 130;
+    return 128 + g_interrupted;
   }
   const auto file = std::filesystem::path(flags.out) / (flags.format == "csv" ? kSweepCsv : kSweepJsonl);
   std::cout << file.string() << ": " << p.done + p.skipped << " points (" << p.done << " evaluated, " << p.skipped
