@@ -38,6 +38,7 @@ std::string progress_bar(const SweepProgress& progress, int width) {
 std::string progress_line(const SweepProgress& progress) {
   std::string text = "sweep: " + figures(progress);
   if (progress.skipped > 0) text += fmt::format(", {} skipped (already in results.jsonl)", progress.skipped);
+  if (progress.filtered > 0) text += fmt::format(", {} filtered out", progress.filtered);
   return text;
 }
 

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/common/error.hpp"
+#include "sim/sweep/sweep_filter.hpp"
 #include "sim/sweep/sweep_points.hpp"
 #include "sim/sweep/sweep_results.hpp"
 
@@ -172,16 +173,21 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   std::map<std::size_t, std::string> records;  // point -> record, this shard's points
   std::vector<std::size_t> pending;
   const std::string model(sweep_model_name(options.model));
+  std::size_t filtered = 0;
   for (const std::size_t point : points) {
-    if (!done_lines.empty()) {
-      std::string hash;
+    if (!done_lines.empty() || !spec.filter.empty()) {
+      nlohmann::ordered_json resolved;
       try {
-        hash = content_hash(resolve_point(spec, point).dump());
+        resolved = resolve_point(spec, point);
       } catch (const Error&) {
         pending.push_back(point);  // its record says why; evaluate_point writes it
         continue;
       }
-      if (const auto it = done_lines.find(key_of(hash, model)); it != done_lines.end()) {
+      if (!point_selected(spec, resolved)) {
+        ++filtered;
+        continue;
+      }
+      if (const auto it = done_lines.find(key_of(content_hash(resolved.dump()), model)); it != done_lines.end()) {
         records[point] = reindexed(it->second, spec, point);
         continue;
       }
@@ -192,7 +198,8 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   SweepOutcome outcome;
   SweepProgress& progress = outcome.progress;
   progress.total = pending.size();
-  progress.skipped = points.size() - pending.size();
+  progress.filtered = filtered;
+  progress.skipped = points.size() - pending.size() - filtered;
   const auto report = [&] {
     progress.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (options.progress) options.progress(progress);

@@ -14,10 +14,11 @@
 namespace podsim {
 
 struct SweepProgress {
-  std::size_t done = 0;     // points of this run finished (skipped ones not counted)
-  std::size_t total = 0;    // points this run evaluates
-  std::size_t failed = 0;   // of done, with an error
-  std::size_t skipped = 0;  // found in results.jsonl
+  std::size_t done = 0;      // points of this run finished (skipped ones not counted)
+  std::size_t total = 0;     // points this run evaluates
+  std::size_t failed = 0;    // of done, with an error
+  std::size_t skipped = 0;   // found in results.jsonl
+  std::size_t filtered = 0;  // left out by the sweep's filter (no record)
   double elapsed_s = 0;
 };
 
@@ -35,7 +36,8 @@ struct SweepOutcome {
   bool interrupted = false;
 };
 
-// Throws InputError when the folder cannot be made or written, InternalError when a worker process dies.
+// Throws InputError when the folder cannot be made or written or a filter condition cannot be evaluated (before any
+// point runs), InternalError when a worker process dies.
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options);
 
 }  // namespace podsim

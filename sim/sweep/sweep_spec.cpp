@@ -112,12 +112,62 @@ SweepParameter read_parameter(const Where& where, const Json& j, const std::stri
   return parameter;
 }
 
+// A pointer that must name a field of the base scenario.
+std::string base_pointer(const Where& where, const Json& j, const std::string& pointer, const Json& base) {
+  if (!j.is_string()) where.fail(pointer, "must be a string, got: " + shown(j));
+  const std::string text = j.get<std::string>();
+  Json::json_pointer ptr;
+  try {
+    ptr = Json::json_pointer(text);
+  } catch (const Json::exception&) {
+    where.fail(pointer, "not a JSON pointer (RFC 6901), got: " + shown(j));
+  }
+  if (text.empty() || !base.contains(ptr))
+    where.fail(pointer, "the pointer does not resolve in the base scenario, got: " + shown(j));
+  return text;
+}
+
+SweepCondition read_condition(const Where& where, const Json& j, const std::string& pointer, const Json& base) {
+  require_keys(where, j, pointer, {"pointer", "op", "value", "pointer_value"});
+  for (const char* key : {"pointer", "op"})
+    if (!j.contains(key)) where.fail(pointer, std::string("missing key \"") + key + "\"");
+  SweepCondition condition;
+  condition.pointer = base_pointer(where, j.at("pointer"), pointer + "/pointer", base);
+  static const std::vector<std::pair<std::string, SweepCondition::Op>> kOps = {
+      {"==", SweepCondition::Op::eq},
+      {"!=", SweepCondition::Op::ne},
+      {"<", SweepCondition::Op::lt},
+      {"<=", SweepCondition::Op::le},
+      {">", SweepCondition::Op::gt},
+      {">=", SweepCondition::Op::ge},
+      {"divisible_by", SweepCondition::Op::divisible_by}};
+  const Json& op = j.at("op");
+  bool known = false;
+  for (const auto& [name, value] : kOps)
+    if (op == name) {
+      condition.op = value;
+      condition.op_text = name;
+      known = true;
+    }
+  if (!known)
+    where.fail(pointer + "/op",
+               "unknown op, got: " + shown(op) +
+                   " (expected one of \"==\", \"!=\", \"<\", \"<=\", \">\", \">=\", \"divisible_by\")");
+  if (j.contains("value") == j.contains("pointer_value"))
+    where.fail(pointer, "a condition has exactly one of \"value\" and \"pointer_value\", got: " + shown(j));
+  if (j.contains("value"))
+    condition.value = j.at("value");
+  else
+    condition.other_pointer = base_pointer(where, j.at("pointer_value"), pointer + "/pointer_value", base);
+  return condition;
+}
+
 }  // namespace
 
 SweepSpec load_sweep_text(const std::string& text, const std::string& file) {
   const Where where{file};
   const Json doc = parse_json(text, file);
-  require_keys(where, doc, "", {"base", "parameters", "combine", "description"});
+  require_keys(where, doc, "", {"base", "parameters", "combine", "filter", "description"});
   SweepSpec spec;
   spec.file = file;
   if (!doc.contains("base")) where.fail("", "missing key \"base\"");
@@ -161,6 +211,12 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& file) {
     if (spec.combine == SweepCombine::product && points > static_cast<double>(kSweepMaxPoints))
       where.fail("/parameters", "a sweep has at most " + std::to_string(kSweepMaxPoints) +
                                     " points, got a product of more at " + pointer);
+  }
+  if (doc.contains("filter")) {
+    const Json& filter = doc.at("filter");
+    if (!filter.is_array()) where.fail("/filter", "must be an array of conditions, got: " + shown(filter));
+    for (std::size_t i = 0; i < filter.size(); ++i)
+      spec.filter.push_back(read_condition(where, filter.at(i), "/filter/" + std::to_string(i), spec.base));
   }
   return spec;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,23 @@ struct SweepParameter {
   std::vector<nlohmann::ordered_json> values;  // a range already expanded, in order
 };
 
+// One condition of the sweep's filter: the field at `pointer` of a point's resolved scenario compared with a
+// literal `value` or with the field at `other_pointer`.
+struct SweepCondition {
+  enum class Op { eq, ne, lt, le, gt, ge, divisible_by };
+  std::string pointer;
+  Op op = Op::eq;
+  std::string op_text;  // as written, for messages
+  std::optional<nlohmann::ordered_json> value;
+  std::optional<std::string> other_pointer;
+};
+
 struct SweepSpec {
   std::string file;             // the sweep file as given (messages, point names `FILE#point N`)
   nlohmann::ordered_json base;  // the base scenario document, keys in its file's order
   std::vector<SweepParameter> parameters;
   SweepCombine combine = SweepCombine::product;
+  std::vector<SweepCondition> filter;  // a point runs when every condition holds
 };
 
 // Reads the sweep file at `path` and its base scenario. Throws InputError located in the sweep file

@@ -267,6 +267,23 @@ TEST(SweepCli, MergedShardsEqualOneRun) {
   fs::remove_all(dir);
 }
 
+TEST(SweepCli, FilteredPointsHaveNoRecordAndKeepTheirIndices) {
+  const auto dir = temp_dir("filter");
+  const auto sweep = dir / "sweep.json";
+  std::ofstream(sweep) << R"({"base": ")" << kMlp << R"(", "parameters": )" << kTwelve << R"(,
+    "filter": [{"pointer": "/tensors/x/shape/0", "op": ">=", "value": 6144}]})";
+  const CliRun run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("6 points (6 evaluated, 0 already there, 0 failed, 6 filtered out)"), std::string::npos)
+      << run.out;
+  // Batch sizes 2048, 4096, 6144, 8192 x 3 chips: points 6 to 11 have 6144 or 8192.
+  const auto lines = records(dir / "out");
+  ASSERT_EQ(lines.size(), 6u);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    EXPECT_EQ(lines[i]["point"], i + 6);
+  fs::remove_all(dir);
+}
+
 TEST(SweepCli, AnInvalidPointIsARecordAndTheSweepGoesOn) {
   const auto dir = temp_dir("invalid");
   const auto sweep = sweep_file(dir, R"([{"pointer": "/mesh", "values": ["X=4,Y=4", "X=4,Y=5"]}])");

@@ -93,7 +93,8 @@ int run(const SweepFlags& flags) {
   }
   const auto file = std::filesystem::path(flags.out) / (flags.format == "csv" ? kSweepCsv : kSweepJsonl);
   std::cout << file.string() << ": " << p.done + p.skipped << " points (" << p.done << " evaluated, " << p.skipped
-            << " already there, " << p.failed << " failed)\n";
+            << " already there, " << p.failed << " failed"
+            << (p.filtered > 0 ? ", " + std::to_string(p.filtered) + " filtered out" : std::string()) << ")\n";
   return 0;
 }
 

@@ -1,0 +1,77 @@
+// The sweep's filter: each op on hand-picked points, fields compared with fields, and the rules on their messages.
+#include "sim/sweep/sweep_filter.hpp"
+
+#include <gtest/gtest.h>
+
+#include "models/common/error.hpp"
+#include "sim/sweep/sweep_points.hpp"
+
+namespace podsim {
+namespace {
+
+const std::string kBase = R"({"tensors": {"x": {"shape": [8, 16]}}, "hardware": "tpu-v5e"})";
+
+SweepSpec filtered(const std::string& filter) {
+  return load_sweep_text(R"({"base": )" + kBase +
+                             R"(, "parameters": [{"pointer": "/tensors/x/shape/0", "values": [4, 8, 12, 16, 32]}],
+                             "filter": )" +
+                             filter + "}",
+                         "s.json");
+}
+
+// The points (values 4, 8, 12, 16, 32) the filter keeps.
+std::vector<int> kept(const SweepSpec& spec) {
+  std::vector<int> out;
+  for (std::size_t p = 0; p < point_count(spec); ++p) {
+    const auto doc = resolve_point(spec, p);
+    if (point_selected(spec, doc)) out.push_back(doc["tensors"]["x"]["shape"][0].get<int>());
+  }
+  return out;
+}
+
+std::string load_error(const std::string& filter) {
+  try {
+    filtered(filter);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(SweepFilter, EachOpKeepsTheRightPoints) {
+  EXPECT_EQ(kept(filtered(R"([{"pointer": "/tensors/x/shape/0", "op": ">=", "value": 12}])")),
+            (std::vector<int>{12, 16, 32}));
+  EXPECT_EQ(kept(filtered(R"([{"pointer": "/tensors/x/shape/0", "op": "<", "value": 12}])")), (std::vector<int>{4, 8}));
+  EXPECT_EQ(kept(filtered(R"([{"pointer": "/tensors/x/shape/0", "op": "divisible_by", "value": 8}])")),
+            (std::vector<int>{8, 16, 32}));
+  EXPECT_EQ(kept(filtered(R"([{"pointer": "/tensors/x/shape/0", "op": "!=", "value": 16.0}])")),
+            (std::vector<int>{4, 8, 12, 32}));
+  // Against another field (16), and two conditions together.
+  EXPECT_EQ(kept(filtered(R"([{"pointer": "/tensors/x/shape/0", "op": "<=", "pointer_value": "/tensors/x/shape/1"},
+                              {"pointer": "/tensors/x/shape/0", "op": ">", "value": 4}])")),
+            (std::vector<int>{8, 12, 16}));
+  EXPECT_EQ(kept(filtered(R"([{"pointer": "/hardware", "op": "==", "value": "tpu-v6e"}])")), (std::vector<int>{}));
+}
+
+TEST(SweepFilter, RulesNameTheCondition) {
+  EXPECT_EQ(load_error(R"([{"pointer": "/tensors/x/shape/0", "op": "=<", "value": 1}])"),
+            "s.json: /filter/0/op: unknown op, got: \"=<\" (expected one of \"==\", \"!=\", \"<\", \"<=\", \">\", "
+            "\">=\", \"divisible_by\")");
+  EXPECT_EQ(load_error(R"([{"pointer": "/tensors/x/shape/0", "op": "<"}])"),
+            "s.json: /filter/0: a condition has exactly one of \"value\" and \"pointer_value\", got: "
+            "{\"pointer\":\"/tensors/x/shape/0\",\"op\":\"<\"}");
+  EXPECT_EQ(load_error(R"([{"pointer": "/tensors/y", "op": "<", "value": 1}])"),
+            "s.json: /filter/0/pointer: the pointer does not resolve in the base scenario, got: \"/tensors/y\"");
+  EXPECT_EQ(load_error(R"({"pointer": "/hardware"})"),
+            "s.json: /filter: must be an array of conditions, got: {\"pointer\":\"/hardware\"}");
+  const SweepSpec spec = filtered(R"([{"pointer": "/hardware", "op": "<", "value": 1}])");
+  try {
+    point_selected(spec, resolve_point(spec, 0));
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "s.json: /filter/0: \"<\" compares numbers, got: \"tpu-v5e\"");
+  }
+}
+
+}  // namespace
+}  // namespace podsim
