@@ -189,6 +189,9 @@ TEST(SweepSpec, BaseFileIsReadRelativeToTheSweepFile) {
   const SweepSpec spec = load_sweep(std::string(PODSIM_SOURCE_DIR) + "/sweeps/examples/mlp-batch-hardware.json");
   EXPECT_EQ(spec.base["name"], "mlp-v5e-4x4");
   EXPECT_EQ(point_count(spec), 6u);  // 3 batch sizes x 2 chips
+  const SweepSpec llama = load_sweep(std::string(PODSIM_SOURCE_DIR) + "/sweeps/examples/llama3-8b-batch-seq.json");
+  EXPECT_EQ(point_count(llama), 16u);  // 2^18 .. 2^21 tokens (4) x 4 sequence lengths
+  EXPECT_EQ(llama.filter.size(), 1u);
   EXPECT_EQ(error_of(R"({"base": "missing.json", "parameters": []})"),
             "s.json: /base: cannot open the base scenario, got: \"missing.json\"");
 }
