@@ -64,6 +64,33 @@ TEST(SweepFilter, RulesNameTheCondition) {
             "s.json: /filter/0/pointer: the pointer does not resolve in the base scenario, got: \"/tensors/y\"");
   EXPECT_EQ(load_error(R"({"pointer": "/hardware"})"),
             "s.json: /filter: must be an array of conditions, got: {\"pointer\":\"/hardware\"}");
+  EXPECT_EQ(load_error(R"([{"pointer": "/hardware", "value": 1}])"), "s.json: /filter/0: missing key \"op\"");
+  EXPECT_EQ(load_error(R"([{"pointer": "/hardware", "op": "==", "pointer_value": "/model"}])"),
+            "s.json: /filter/0/pointer_value: the pointer does not resolve in the base scenario, got: \"/model\"");
+  const auto evaluation_error = [](const std::string& filter) {
+    const SweepSpec spec = filtered(filter);
+    try {
+      point_selected(spec, resolve_point(spec, 0));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(evaluation_error(R"([{"pointer": "/tensors/x/shape/0", "op": "divisible_by", "value": 2.5}])"),
+            "s.json: /filter/0: divisible_by needs integers, got: 4 and 2.5");
+  EXPECT_EQ(evaluation_error(R"([{"pointer": "/tensors/x/shape/0", "op": "divisible_by", "value": 0}])"),
+            "s.json: /filter/0: divisible_by 0, got: 0");
+  // The field is in the base, but the point's own scenario lost it: /tensors/x replaced by a number.
+  const SweepSpec replaced =
+      load_sweep_text(R"({"base": )" + kBase + R"(, "parameters": [{"pointer": "/tensors/x", "values": [3]}],
+          "filter": [{"pointer": "/tensors/x/shape/0", "op": ">", "value": 1}]})",
+                      "s.json");
+  try {
+    point_selected(replaced, resolve_point(replaced, 0));
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "s.json: /filter/0: a point's scenario has no field at /tensors/x/shape/0");
+  }
   const SweepSpec spec = filtered(R"([{"pointer": "/hardware", "op": "<", "value": 1}])");
   try {
     point_selected(spec, resolve_point(spec, 0));

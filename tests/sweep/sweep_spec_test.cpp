@@ -149,6 +149,15 @@ TEST(SweepSpec, ProductsOverThePointLimitAreRefused) {
             "s.json: /parameters: a sweep has at most 1000000 points, got a product of more at /parameters/1");
 }
 
+TEST(SweepSpec, RangesOverThePointLimitAreRefused) {
+  EXPECT_EQ(sweep_error(R"([{"pointer": "/hardware", "range": {"start": 1, "stop": 2000000, "step": 1}}])"),
+            "s.json: /parameters/0/range: a range has at most 1000000 values, got: "
+            "{\"start\":1,\"stop\":2000000,\"step\":1}");
+  EXPECT_EQ(sweep_error(R"([{"pointer": 3, "values": [1]}])"),
+            "s.json: /parameters/0/pointer: must be a string, got: 3");
+  EXPECT_EQ(error_of(R"({"base": {}, "parameters": [}")"), "s.json: line 1, column 29: invalid JSON");
+}
+
 TEST(SweepSpec, SweptTwiceIsRefused) {
   EXPECT_EQ(sweep_error(R"([{"pointer": "/hardware", "values": [1]}, {"pointer": "/hardware", "values": [2]}])"),
             "s.json: /parameters/1/pointer: the pointer is swept twice, got: \"/hardware\"");
