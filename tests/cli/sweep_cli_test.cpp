@@ -127,8 +127,9 @@ TEST(SweepCli, DesFiguresEqualPodsimRunOfTheEditedScenario) {
   fs::remove_all(dir);
 }
 
-TEST(SweepCli, ModelLevelPointsListThePlanSearchsBest) {
-  const auto dir = temp_dir("model");
+// Each point of a sweep over a model-level scenario against `podsim plan` of the point's scenario: its 3 best.
+void compare_with_podsim_plan(const std::string& model, const std::string& plan_flags) {
+  const auto dir = temp_dir("model_" + model);
   const auto base = dir / "toy.json";
   std::ofstream(base) << R"({"name": "toy-plan", "hardware": "tpu-v5e",
     "model": {"layers": 2, "d_model": 256, "d_ff": 1024, "heads": 4, "kv_heads": 4, "head_dim": 64, "vocab": 1024},
@@ -136,13 +137,13 @@ TEST(SweepCli, ModelLevelPointsListThePlanSearchsBest) {
     "search": {"slices": [[2, 2], [4, 4]], "parallelism": ["data", "tensor"]}})";
   const auto sweep =
       sweep_file(dir, R"([{"pointer": "/workload/batch_tokens", "values": [65536, 131072]}])", base.string());
-  const CliRun run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() + " --model book");
+  const CliRun run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() + " --model " + model);
   ASSERT_EQ(run.code, 0) << run.err;
   const auto lines = records(dir / "out");
   ASSERT_EQ(lines.size(), 2u);
   for (const Json& line : lines) {
-    const CliRun plan = run_podsim("plan " + edited(base.string(), line["params"], dir / "point.json").string() +
-                                   " --model book --json");
+    const CliRun plan = run_podsim("plan " + edited(base.string(), line["params"], dir / "point.json").string() + " " +
+                                   plan_flags + " --json");
     ASSERT_EQ(plan.code, 0) << plan.err;
     const auto candidates = json_of(plan)["candidates"];
     ASSERT_EQ(line["plans"].size(), 3u);
@@ -150,6 +151,9 @@ TEST(SweepCli, ModelLevelPointsListThePlanSearchsBest) {
       const Json& entry = line["plans"]["rank" + std::to_string(r + 1)];
       EXPECT_EQ(candidates[r]["rank"], r + 1);
       EXPECT_EQ(entry["book_time_s"].get<double>(), candidates[r]["step_time_s"]["book"].get<double>());
+      EXPECT_EQ(entry["des_time_s"].is_null(), model == "book");
+      if (model != "book")
+        EXPECT_EQ(entry["des_time_s"].get<double>(), candidates[r]["step_time_s"]["des"].get<double>());
       EXPECT_EQ(entry["memory_per_chip_bytes"], candidates[r]["memory_per_chip_bytes"]);
       EXPECT_EQ(entry["mfu"].get<double>(), candidates[r]["mfu"].get<double>());
       const auto& slice = candidates[r]["slice"];
@@ -159,6 +163,14 @@ TEST(SweepCli, ModelLevelPointsListThePlanSearchsBest) {
     }
   }
   fs::remove_all(dir);
+}
+
+TEST(SweepCli, ModelLevelPointsListThePlanSearchsBest) {
+  compare_with_podsim_plan("book", "--model book");
+}
+
+TEST(SweepCli, ModelLevelPointsSimulateTheBestThree) {
+  compare_with_podsim_plan("des", "--model both --top 3");
 }
 
 const std::string kTwelve = R"([{"pointer": "/tensors/x/shape/0", "range": {"start": 2048, "stop": 8192, "step": 2048}},
