@@ -57,26 +57,32 @@ Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound)
   stride_.assign(shape_.size(), 1);
   for (int d = rank() - 2; d >= 0; --d)
     stride_[d] = stride_[d + 1] * shape_[d + 1];
+}
 
-  slot_.assign(static_cast<std::size_t>(num_chips_ * rank() * 2), -1);
-  for (ChipId chip = 0; chip < num_chips_; ++chip) {
-    const std::vector<std::int64_t> coords = coords_of(chip);
-    std::string where;
-    for (std::int64_t c : coords) {
-      where += '.';
-      where += std::to_string(c);
-    }
-    for (int dim = 0; dim < rank(); ++dim) {
-      for (Direction dir : {Direction::plus, Direction::minus}) {
-        std::optional<ChipId> dst = neighbour(chip, dim, dir);
-        if (!dst) continue;
-        const LinkId id = num_links();
-        slot_[slot(chip, dim, dir)] = id;
-        links_.push_back(Link{id, chip, *dst, dim, dir,
-                              std::string("ici.") + dim_letter(dim) + std::string(direction_sign(dir)) + where});
+const Slice::LinkTable& Slice::table() const {
+  std::call_once(table_->built, [this] {
+    LinkTable& t = *table_;
+    t.slot.assign(static_cast<std::size_t>(num_chips_ * rank() * 2), -1);
+    for (ChipId chip = 0; chip < num_chips_; ++chip) {
+      const std::vector<std::int64_t> coords = coords_of(chip);
+      std::string where;
+      for (std::int64_t c : coords) {
+        where += '.';
+        where += std::to_string(c);
+      }
+      for (int dim = 0; dim < rank(); ++dim) {
+        for (Direction dir : {Direction::plus, Direction::minus}) {
+          std::optional<ChipId> dst = neighbour(chip, dim, dir);
+          if (!dst) continue;
+          const auto id = static_cast<LinkId>(t.links.size());
+          t.slot[slot(chip, dim, dir)] = id;
+          t.links.push_back(Link{id, chip, *dst, dim, dir,
+                                 std::string("ici.") + dim_letter(dim) + std::string(direction_sign(dir)) + where});
+        }
       }
     }
-  }
+  });
+  return *table_;
 }
 
 std::string Slice::shape_string() const {
@@ -158,13 +164,13 @@ const Link& Slice::link(LinkId id) const {
   if (id < 0 || id >= num_links())
     throw VerifyError("slice " + shape_string() + ": link id must be in [0, " + std::to_string(num_links()) +
                       "), got: " + std::to_string(id));
-  return links_[static_cast<std::size_t>(id)];
+  return links()[static_cast<std::size_t>(id)];
 }
 
 std::optional<LinkId> Slice::find_link(ChipId chip, int dim, Direction dir) const {
   check_chip(chip);
   check_dim(dim);
-  const LinkId id = slot_[slot(chip, dim, dir)];
+  const LinkId id = table().slot[slot(chip, dim, dir)];
   if (id < 0) return std::nullopt;
   return id;
 }

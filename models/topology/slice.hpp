@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,8 +96,10 @@ class Slice {
   // Distinct neighbours of `chip`, in the order (dim, plus before minus).
   std::vector<ChipId> neighbours(ChipId chip) const;
 
-  std::int64_t num_links() const { return static_cast<std::int64_t>(links_.size()); }
-  const std::vector<Link>& links() const { return links_; }
+  // The link table is built on first use (a capacity search plans thousands of slices without one) and shared by
+  // copies of the slice.
+  std::int64_t num_links() const { return static_cast<std::int64_t>(links().size()); }
+  const std::vector<Link>& links() const { return table().links; }
   const Link& link(LinkId id) const;
   // The link leaving `chip` along `dim` in `dir`, or nullopt if there is none.
   std::optional<LinkId> find_link(ChipId chip, int dim, Direction dir) const;
@@ -107,12 +111,18 @@ class Slice {
   void check_dim(int dim) const;
   std::size_t slot(ChipId chip, int dim, Direction dir) const;
 
+  struct LinkTable {
+    std::once_flag built;
+    std::vector<Link> links;
+    std::vector<LinkId> slot;  // (chip * rank + dim) * 2 + dir -> link id, or -1
+  };
+  const LinkTable& table() const;
+
   std::vector<std::int64_t> shape_;
   std::vector<bool> wrap_;
   std::vector<std::int64_t> stride_;
   std::int64_t num_chips_ = 0;
-  std::vector<Link> links_;
-  std::vector<LinkId> slot_;  // (chip * rank + dim) * 2 + dir -> link id, or -1
+  std::shared_ptr<LinkTable> table_ = std::make_shared<LinkTable>();
 };
 
 // Letter of `dim` in link names: 'x', 'y', 'z'.

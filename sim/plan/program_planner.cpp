@@ -156,23 +156,45 @@ class Planner {
     step.tensor = buffer(from).tensor;
     step.dtype = buffer(from).dtype;
     step.request.op = pc.kind;
-    for (const auto& name : step.axis_names)
-      step.request.axes.push_back(axis_groups(topology_.mapping, topology_.slice, mesh(), name));
     step.request.array_bytes = pc.array_bytes;
     step.request.algorithm = spec_.options.algorithm;
     step.request.multi_axis = spec_.options.multi_axis;
+    // Each axis's groups are verified once per plan (groups_of); the step's own figures are verified on the first
+    // group of each axis, so that a large slice does not walk all its chips per collective.
+    CollectiveRequest probe = step.request;
     try {
-      verify_collective(step.request, static_cast<std::int32_t>(topology_.slice.num_chips()));
+      for (const auto& name : step.axis_names) {
+        const AxisGroups& groups = groups_of(name);
+        probe.axes.push_back(AxisGroups{{groups.groups.front()}, groups.wraparound});
+      }
+      verify_collective(probe, static_cast<std::int32_t>(topology_.slice.num_chips()));
     } catch (const Error& e) {
       fail(op, e.what());
     }
-    for (const auto& groups : step.request.axes)
+    for (const auto& name : step.axis_names) {
+      const AxisGroups& groups = groups_of(name);
       step.algorithms.push_back(resolve_algorithm(step.request.algorithm, pc.kind, groups));
+      if (!topology_.book_only) step.request.axes.push_back(groups);
+    }
     step.reduce_s_per_byte = spec_.hardware.spec.chip.reduction_s_per_byte(step.dtype);
     step.book = book_collective_cost(pc.kind, collective_axes(topology_.slice, topology_.mapping, step.axis_names),
                                      pc.array_bytes, ici().bandwidth_Bps, ici().hop_latency_s);
     step.bound = bound_name(step.book.bound);
     return step;
+  }
+
+  // The groups of a mesh axis, computed and verified once per plan (a slice of 4096 chips has 4096 entries per
+  // axis). Throws VerifyError when they do not partition the chips into equal groups.
+  const AxisGroups& groups_of(const std::string& axis) const {
+    auto found = groups_.find(axis);
+    if (found == groups_.end()) {
+      CollectiveRequest whole;
+      whole.axes.push_back(axis_groups(topology_.mapping, topology_.slice, mesh(), axis));
+      verify_collective(whole, static_cast<std::int32_t>(topology_.slice.num_chips()));
+      if (whole.axes.front().groups.empty()) throw VerifyError("axis " + axis + " has no groups");
+      found = groups_.emplace(axis, std::move(whole.axes.front())).first;
+    }
+    return found->second;
   }
 
   static std::vector<std::string> axis_names(const std::vector<AxisRef>& axes) {
@@ -409,8 +431,9 @@ class Planner {
   const PlanTopology& topology_;
   const ScenarioPlan* plan_;
   PlannedProgram program_;
-  std::map<std::string, int> current_;   // tensor name -> buffer of its current version
-  std::map<std::string, int> index_of_;  // op name -> index
+  std::map<std::string, int> current_;                // tensor name -> buffer of its current version
+  std::map<std::string, int> index_of_;               // op name -> index
+  mutable std::map<std::string, AxisGroups> groups_;  // mesh axis -> its groups (groups_of)
 };
 
 }  // namespace

@@ -14,6 +14,9 @@ namespace podsim {
 struct PlanTopology {
   const Slice& slice;
   const MeshMapping& mapping;
+  // Closed form only: the collectives' requests carry no chip groups (the event graph needs them, evaluate_book
+  // does not; plan search screens thousands of candidates on slices of thousands of chips this way).
+  bool book_only = false;
 };
 
 // Plans `plan` (nullptr: the scenario's own shardings, named "default"). Throws InputError located at the op,

@@ -1,0 +1,101 @@
+// The divisibility rules of a parallelism assignment (docs/parallelism.md, "Constraints").
+#include "models/model/parallel_fit.hpp"
+
+#include "models/common/error.hpp"
+
+namespace podsim {
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names)
+    text += (text.empty() ? "" : ",") + name;
+  return text;
+}
+
+std::int64_t product(const std::vector<std::string>& axes, const Mesh& mesh) {
+  std::int64_t size = 1;
+  for (const auto& axis : axes)
+    size *= mesh.axis_size(axis);
+  return size;
+}
+
+// `what (value) must be a multiple of the WHO axes A,B (size)` unless `axes` divide `value`.
+void require_multiple(const std::string& what, std::int64_t value, const std::string& who,
+                      const std::vector<std::string>& axes, const Mesh& mesh) {
+  const std::int64_t size = product(axes, mesh);
+  if (size > 1 && value % size != 0)
+    throw VerifyError(what + " (" + std::to_string(value) + ") must be a multiple of the " + who + " axes " +
+                      joined(axes) + " (" + std::to_string(size) + ")");
+}
+
+void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+}  // namespace
+
+std::vector<std::string> batch_axes(const Parallelism& parallelism) {
+  std::vector<std::string> axes;
+  append(axes, parallelism.of(ParallelKind::data));
+  append(axes, parallelism.of(ParallelKind::fsdp));
+  append(axes, parallelism.of(ParallelKind::expert));
+  append(axes, parallelism.of(ParallelKind::sequence));
+  return axes;
+}
+
+std::vector<std::string> kv_tensor_axes(const Parallelism& parallelism, const Mesh& mesh, std::int64_t kv_heads) {
+  std::vector<std::string> axes;
+  std::int64_t size = 1;
+  for (const auto& axis : parallelism.of(ParallelKind::tensor)) {
+    size *= mesh.axis_size(axis);
+    if (kv_heads % size != 0) break;
+    axes.push_back(axis);
+  }
+  return axes;
+}
+
+void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, const Parallelism& parallelism,
+                         const Mesh& mesh) {
+  verify_parallelism(parallelism, mesh);
+  const auto& tensor = parallelism.of(ParallelKind::tensor);
+  const auto& fsdp = parallelism.of(ParallelKind::fsdp);
+  const auto& sequence = parallelism.of(ParallelKind::sequence);
+  const auto& expert = parallelism.of(ParallelKind::expert);
+  if (!expert.empty() && dims.experts <= 1)
+    throw VerifyError("expert axes " + joined(expert) +
+                      " need a mixture-of-experts model (experts > 1), got: experts " + std::to_string(dims.experts));
+  require_multiple("experts", dims.experts, "expert", expert, mesh);
+  require_multiple("heads", dims.heads, "tensor", tensor, mesh);
+  require_multiple("d_ff", dims.d_ff, "tensor", tensor, mesh);
+  require_multiple("d_model", dims.d_model, "fsdp", fsdp, mesh);
+  const std::vector<std::string> tokens_axes = batch_axes(parallelism);
+  switch (workload.mode) {
+    case WorkloadMode::train: {
+      if (workload.microbatches < 1 || workload.batch_tokens % static_cast<std::uint64_t>(workload.microbatches) != 0)
+        throw VerifyError("batch_tokens (" + std::to_string(workload.batch_tokens) +
+                          ") must be a multiple of microbatches (" + std::to_string(workload.microbatches) + ")");
+      const auto per_microbatch =
+          static_cast<std::int64_t>(workload.batch_tokens / static_cast<std::uint64_t>(workload.microbatches));
+      require_multiple("tokens per microbatch", per_microbatch, "data, fsdp, expert and sequence", tokens_axes, mesh);
+      require_multiple("seq_len", workload.seq_len, "sequence", sequence, mesh);
+      break;
+    }
+    case WorkloadMode::prefill: {
+      std::vector<std::string> sequences = parallelism.of(ParallelKind::data);
+      append(sequences, fsdp);
+      append(sequences, expert);
+      require_multiple("batch", workload.batch, "data, fsdp and expert", sequences, mesh);
+      require_multiple("context", workload.context, "sequence", sequence, mesh);
+      break;
+    }
+    case WorkloadMode::decode:
+      if (!sequence.empty())
+        throw VerifyError("sequence axes " + joined(sequence) +
+                          ": decode processes one token per sequence; assign the axes to another kind");
+      require_multiple("batch", workload.batch, "data, fsdp and expert", tokens_axes, mesh);
+      break;
+  }
+}
+
+}  // namespace podsim

@@ -1,0 +1,31 @@
+// Whether a parallelism assignment fits a model and its workload (docs/parallelism.md): the dims each kind shards
+// must divide by the product of the kind's axes. A hand-written plan that breaks a rule is bad input (exit 2); the
+// plan search lists such a candidate as rejected with the same message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/model/parallelism.hpp"
+#include "models/model/transformer.hpp"
+#include "models/model/workload.hpp"
+#include "models/sharding/mesh.hpp"
+
+namespace podsim {
+
+// The mesh axes that shard the tokens of activations: data, then fsdp, then expert, then sequence (major to minor;
+// sequence last so that gathering it gives whole sequences back). Empty for none.
+std::vector<std::string> batch_axes(const Parallelism& parallelism);
+
+// The longest prefix of the tensor axes whose size product divides kv_heads: the axes that shard the key and value
+// heads (the rest replicate them, as Megatron replicates KV heads when there are fewer of them than ranks).
+std::vector<std::string> kv_tensor_axes(const Parallelism& parallelism, const Mesh& mesh, std::int64_t kv_heads);
+
+// Checks verify_parallelism, then the divisibility rules of docs/parallelism.md ("Constraints"). Throws
+// VerifyError naming the dim, the axes and both sizes: `heads (64) must be a multiple of the tensor axes Y,Z
+// (128)`.
+void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, const Parallelism& parallelism,
+                         const Mesh& mesh);
+
+}  // namespace podsim

@@ -1,0 +1,463 @@
+// Model -> scenario program: the tensors of one layer and the edges with shardings from the parallelism, and the ops
+// of a step in the order they run (docs/parallelism.md states every convention used here).
+#include "sim/capacity/model_program.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "models/common/error.hpp"
+#include "models/model/parallel_fit.hpp"
+#include "models/sharding/mesh_spec.hpp"
+#include "models/topology/mesh_mapping.hpp"
+#include "models/topology/slice.hpp"
+#include "sim/scenario/scenario_verify.hpp"
+
+namespace podsim {
+namespace {
+
+using Axes = std::vector<std::string>;
+
+// FLOPs per element of the elementwise ops (docs/parallelism.md, "Elementwise ops"): small and HBM-bound on TPUs.
+constexpr double kNormFlops = 4;        // RMSNorm: square, sum, scale, multiply
+constexpr double kActivationFlops = 4;  // SiLU and the gate's product (or GELU)
+constexpr double kBackwardFlops = 6;    // the backward of a norm or an activation
+constexpr double kLossFlops = 8;        // softmax cross-entropy and its gradient
+constexpr double kAdamFlops = 1;        // per byte of the update's byte view: about 11 FLOPs per parameter
+
+Axes concat(const Axes& a, const Axes& b) {
+  Axes out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+class Builder {
+ public:
+  Builder(const TransformerDims& dims, const Workload& workload, const Candidate& candidate,
+          const ScenarioOptions& options)
+      : dims_(dims), w_(workload), candidate_(candidate) {
+    spec_.name = "model";
+    spec_.hardware = candidate.hardware;
+    spec_.slice_shape = candidate.slice;
+    if (!candidate.wraparound.empty()) spec_.wrap = WrapChoice{WrapMode::listed, candidate.wraparound};
+    spec_.mesh = candidate.mesh;
+    spec_.options = options;
+    spec_.options.verify_values = false;
+    if (!candidate.mesh.text.empty()) {
+      NamedMesh named = parse_mesh_spec(candidate.mesh.text);
+      mesh_name_ = named.name;
+      mesh_ = std::move(named.mesh);
+    } else {
+      mesh_name_ = candidate.mesh.name.empty() ? std::string(kDefaultMeshName) : candidate.mesh.name;
+      mesh_ = candidate.mesh.mesh.is_empty()
+                  ? default_mesh(Slice(candidate.slice, std::vector<bool>(candidate.slice.size())))
+                  : candidate.mesh.mesh;
+    }
+    const Parallelism& p = candidate.parallelism;
+    verify_parallel_fit(dims, workload, p, mesh_);
+    tokens_ = batch_axes(p);
+    data_ = p.of(ParallelKind::data);
+    fsdp_ = p.of(ParallelKind::fsdp);
+    seq_ = p.of(ParallelKind::sequence);
+    tensor_ = p.of(ParallelKind::tensor);
+    expert_ = p.of(ParallelKind::expert);
+    // Dispatched tokens: the capacity slots of every expert over the token axes, expert axes minor (the all-to-all
+    // moves them onto the experts dim).
+    dispatch_ = concat(concat(concat(data_, fsdp_), seq_), expert_);
+    slot_axes_ = concat(concat(data_, fsdp_), seq_);
+    kv_tensor_ = kv_tensor_axes(p, mesh_, dims.kv_heads);
+    repeats_ = step_repeats(dims, workload);
+  }
+
+  ModelProgram build() {
+    if (w_.mode == WorkloadMode::train)
+      train();
+    else
+      serve();
+    ModelProgram out;
+    out.spec = verified(std::move(spec_));
+    out.repeats = std::move(op_repeats_);
+    out.state = std::move(state_);
+    return out;
+  }
+
+ private:
+  // Shardy text of a sharding on the candidate's mesh: one axis list per dim, then the unreduced axes.
+  std::string sharding(const std::vector<Axes>& dims, const Axes& unreduced = {}) const {
+    std::string text = "<@" + mesh_name_ + ", [";
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      text += d > 0 ? ", {" : "{";
+      for (std::size_t i = 0; i < dims[d].size(); ++i)
+        text += (i > 0 ? ", \"" : "\"") + dims[d][i] + "\"";
+      text += "}";
+    }
+    text += "]";
+    if (!unreduced.empty()) {
+      // Shardy lists unreduced axes in mesh order.
+      Axes ordered = unreduced;
+      std::sort(ordered.begin(), ordered.end(),
+                [&](const std::string& a, const std::string& b) { return mesh_.axis_index(a) < mesh_.axis_index(b); });
+      text += ", unreduced={";
+      for (std::size_t i = 0; i < ordered.size(); ++i)
+        text += (i > 0 ? ", \"" : "\"") + ordered[i] + "\"";
+      text += "}";
+    }
+    return text + ">";
+  }
+
+  void tensor(const std::string& name, Shape shape, DType dtype, const std::vector<Axes>& dims,
+              const Axes& unreduced = {}) {
+    ScenarioTensor t;
+    t.name = name;
+    t.shape = std::move(shape);
+    t.dtype = dtype;
+    t.sharding.text = sharding(dims, unreduced);
+    spec_.tensors.push_back(std::move(t));
+  }
+
+  // A weight (`count` of them in the model) and, in training, its Adam update's state: a byte view of the shard,
+  // [..., 11] (15 with master weights), whose read and write move what Adam moves per parameter (docs).
+  void weight(const std::string& name, Shape shape, const std::vector<Axes>& dims, std::int64_t count) {
+    const DType dtype = w_.mode == WorkloadMode::train ? w_.param_dtype : w_.weight_dtype;
+    tensor(name, shape, dtype, dims);
+    state_.push_back({name, ModelStateTensor::Kind::weight, count});
+    if (w_.mode != WorkloadMode::train) return;
+    weights_.push_back({name, count});
+    Shape view = shape;
+    view.push_back(adam_view_bytes());
+    std::vector<Axes> view_dims = dims;
+    view_dims.emplace_back();
+    tensor("adam_" + name, view, DType::int8, view_dims);
+    state_.push_back({"adam_" + name, ModelStateTensor::Kind::optimizer, count});
+  }
+
+  // Bytes Adam reads and writes per parameter, halved (an elementwise op reads and writes its tensor): parameters
+  // read and written, gradients read, two fp32 moments read and written (and an fp32 master copy).
+  std::int64_t adam_view_bytes() const {
+    const std::int64_t p = dtype_bits(w_.param_dtype) / 8;
+    const std::int64_t moved = 3 * p + 16 + (w_.master_weights ? 8 : 0);
+    return (moved + 1) / 2;
+  }
+
+  ScenarioOp& op(const std::string& name, OpKind kind, OpDetail detail, const std::string& out, std::int64_t repeat,
+                 std::vector<std::string> after = {}) {
+    ScenarioOp o;
+    o.name = name;
+    o.kind = kind;
+    o.detail = std::move(detail);
+    o.out = out;
+    o.after = std::move(after);
+    spec_.program.push_back(std::move(o));
+    op_repeats_.push_back(repeat);
+    return spec_.program.back();
+  }
+
+  void matmul(const std::string& out, const std::string& lhs, const std::string& rhs, const std::string& einsum,
+              const std::vector<Axes>& out_dims, std::int64_t repeat, const Axes& unreduced = {}) {
+    MatmulOp m;
+    m.lhs = lhs;
+    m.rhs = rhs;
+    m.einsum_text = einsum;
+    ScenarioSharding s;
+    s.text = sharding(out_dims, unreduced);
+    m.out_sharding = std::move(s);
+    op(out, OpKind::matmul, std::move(m), out, repeat);
+  }
+
+  void elementwise(const std::string& name, const std::string& in, const std::string& out, double flops,
+                   std::int64_t repeat, std::vector<std::string> after = {}) {
+    op(name, OpKind::elementwise, ElementwiseOp{in, flops}, out, repeat, std::move(after));
+  }
+
+  void collective(const std::string& name, OpKind kind, const std::string& in, const Axes& axes, const std::string& out,
+                  std::int64_t repeat, int dim = -1, std::vector<std::string> after = {}, int from_dim = -1,
+                  int to_dim = -1) {
+    CollectiveOp c;
+    c.tensor = in;
+    c.axes = axes;
+    c.dim = dim;
+    c.from_dim = from_dim;
+    c.to_dim = to_dim;
+    op(name, kind, std::move(c), out, repeat, std::move(after));
+  }
+
+  // The layer's weights, Megatron-style on the tensor axes and ZeRO-3 on the fsdp axes.
+  void layer_weights() {
+    const std::int64_t D = dims_.d_model, L = dims_.layers;
+    weight("Wq", {D, dims_.heads * dims_.head_dim}, {fsdp_, tensor_}, L);
+    weight("Wkv", {D, 2 * dims_.kv_heads * dims_.head_dim}, {fsdp_, kv_tensor_}, L);
+    weight("Wo", {dims_.heads * dims_.head_dim, D}, {tensor_, fsdp_}, L);
+    if (moe()) {
+      const std::int64_t E = dims_.experts, F = dims_.d_ff;
+      weight("Wr", {D, E}, {fsdp_, {}}, L);
+      if (dims_.mlp == MlpKind::gated) weight("Weg", {E, D, F}, {expert_, fsdp_, tensor_}, L);
+      weight("Weu", {E, D, F}, {expert_, fsdp_, tensor_}, L);
+      weight("Wed", {E, F, D}, {expert_, tensor_, fsdp_}, L);
+      return;
+    }
+    if (dims_.mlp == MlpKind::gated) weight("Wg", {D, dims_.d_ff}, {fsdp_, tensor_}, L);
+    weight("Wu", {D, dims_.d_ff}, {fsdp_, tensor_}, L);
+    weight("Wd", {dims_.d_ff, D}, {tensor_, fsdp_}, L);
+  }
+
+  bool moe() const { return dims_.experts > 1; }
+
+  // Capacity slots per expert for `tokens` tokens: tokens x experts_per_token / experts (capacity factor 1).
+  std::int64_t capacity(std::int64_t tokens) const {
+    return (tokens * dims_.experts_per_token + dims_.experts - 1) / dims_.experts;
+  }
+
+  // A mixture of experts' MLP forward: the router, each token's rows dispatched to its experts' capacity slots (an
+  // all-to-all over the expert axes), the experts' MLPs as batched matmuls over the experts dim, and the results
+  // combined back (the reverse all-to-all, then the weighted sum).
+  void moe_forward(std::int64_t tokens) {
+    const std::int64_t r = repeats_.layer_forward, E = dims_.experts, C = capacity(tokens), D = dims_.d_model;
+    const bool gated = dims_.mlp == MlpKind::gated;
+    matmul("router", "hn", "Wr", "BD,DE->BE", {tokens_, {}}, r);
+    tensor("xe_rows", {E, C, D}, w_.activation_dtype, {{}, dispatch_, {}});
+    elementwise("route", "xe_rows", "xe_send", 0, r, {"router"});
+    std::string xe = "xe_send";
+    if (!expert_.empty()) {
+      collective("dispatch", OpKind::all_to_all, xe, expert_, "xe", r, -1, {}, 1, 0);
+      xe = "xe";
+    }
+    const std::vector<Axes> hidden = {expert_, slot_axes_, tensor_};
+    if (gated) matmul("hg", xe, "Weg", "ECD,EDF->ECF", hidden, r);
+    matmul("hu", xe, "Weu", "ECD,EDF->ECF", hidden, r);
+    elementwise("act", gated ? "hg" : "hu", "g", kActivationFlops, r,
+                gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{});
+    matmul("ye", "g", "Wed", "ECF,EFD->ECD", {expert_, slot_axes_, {}}, r);
+    std::string ye = "ye";
+    if (!expert_.empty()) {
+      collective("combine_a2a", OpKind::all_to_all, ye, expert_, "ye_back", r, -1, {}, 0, 1);
+      ye = "ye_back";
+    }
+    elementwise("combine", ye, "y", 2, r);
+  }
+
+  // Its backward: the combine's gradient dispatched like the tokens, two matmuls per expert matmul, the inputs'
+  // gradients sent back and summed per token.
+  void moe_backward(std::int64_t tokens) {
+    const std::int64_t r = repeats_.layer_backward, E = dims_.experts, C = capacity(tokens), D = dims_.d_model;
+    const bool gated = dims_.mlp == MlpKind::gated;
+    const std::string xe = expert_.empty() ? "xe_send" : "xe";
+    tensor("dye_rows", {E, C, D}, w_.activation_dtype, {{}, dispatch_, {}});
+    elementwise("combine_bwd", "dye_rows", "dye_send", 2, r);
+    std::string dye = "dye_send";
+    if (!expert_.empty()) {
+      collective("combine_a2a_bwd", OpKind::all_to_all, dye, expert_, "dye", r, -1, {}, 1, 0);
+      dye = "dye";
+    }
+    const std::vector<Axes> hidden = {expert_, slot_axes_, tensor_};
+    matmul("dWed", "g", dye, "ECF,ECD->EFD", {expert_, tensor_, fsdp_}, r);
+    matmul("dg", dye, "Wed", "ECD,EFD->ECF", hidden, r);
+    elementwise("act_bwd", "dg", "dh", kBackwardFlops, r);
+    if (gated) matmul("dWeg", xe, "dh", "ECD,ECF->EDF", {expert_, fsdp_, tensor_}, r);
+    matmul("dWeu", xe, "dh", "ECD,ECF->EDF", {expert_, fsdp_, tensor_}, r);
+    if (gated) matmul("dxe_g", "dh", "Weg", "ECF,EDF->ECD", {expert_, slot_axes_, {}}, r, tensor_);
+    matmul("dxe", "dh", "Weu", "ECF,EDF->ECD", {expert_, slot_axes_, {}}, r);
+    std::string dxe = "dxe";
+    if (!expert_.empty()) {
+      collective("dispatch_bwd", OpKind::all_to_all, dxe, expert_, "dxe_back", r, -1, {}, 0, 1);
+      dxe = "dxe_back";
+    }
+    // The router's gradient (its logits' gradient from the combine weights), and each token's k rows summed.
+    tensor("drouter", {tokens, E}, w_.activation_dtype, {tokens_, {}});
+    matmul("dWr", "hn", "drouter", "BD,BE->DE", {fsdp_, {}}, r);
+    tensor("dhn_rows", {tokens, D}, w_.activation_dtype, {tokens_, {}});
+    elementwise("unroute", "dhn_rows", "dhn", static_cast<double>(dims_.experts_per_token), r,
+                {dxe == "dxe" ? "dxe" : "dispatch_bwd"});
+  }
+
+  // One layer's forward over `tokens` tokens attending to `context` positions; `kv_cache`: decode reads the cache.
+  void layer_forward(std::int64_t tokens, std::int64_t context, bool kv_cache) {
+    const std::int64_t r = repeats_.layer_forward;
+    const std::vector<Axes> act = {tokens_, {}};
+    tensor("x", {tokens, dims_.d_model}, w_.activation_dtype, act);
+    elementwise("norm1", "x", "xn", kNormFlops, r);
+    matmul("q", "xn", "Wq", "BD,DN->BN", {tokens_, tensor_}, r);
+    matmul("kv", "xn", "Wkv", "BD,DK->BK", {tokens_, kv_tensor_}, r);
+    std::string keys = "kv";
+    if (!seq_.empty()) {
+      collective("kv_gather", OpKind::all_gather, "kv", seq_, "kv_full", r);
+      keys = "kv_full";
+    }
+    std::vector<std::string> after = {keys == "kv" ? "kv" : "kv_gather"};
+    if (kv_cache) {
+      const std::int64_t batch = w_.batch;
+      tensor("kv_cache", {batch, context, 2 * dims_.kv_heads * dims_.head_dim}, w_.kv_dtype,
+             {concat(concat(data_, fsdp_), expert_), {}, kv_tensor_});
+      state_.push_back({"kv_cache", ModelStateTensor::Kind::kv_cache, dims_.layers});
+      op("kv_read", OpKind::load, LoadOp{"kv_cache"}, "", r);
+      after.push_back("kv_read");
+    }
+    // Flash attention: the score and value products, 2 T H FLOPs each per query element, fused, no T x T tensor.
+    elementwise("attention", "q", "a", 4.0 * static_cast<double>(context), r, after);
+    matmul("o", "a", "Wo", "BN,ND->BD", act, r);
+    elementwise("norm2", "o", "hn", kNormFlops + 1, r);
+    if (moe()) {
+      moe_forward(tokens);
+      return;
+    }
+    if (dims_.mlp == MlpKind::gated) matmul("hg", "hn", "Wg", "BD,DF->BF", {tokens_, tensor_}, r);
+    matmul("hu", "hn", "Wu", "BD,DF->BF", {tokens_, tensor_}, r);
+    elementwise("act", dims_.mlp == MlpKind::gated ? "hg" : "hu", "g", kActivationFlops, r,
+                dims_.mlp == MlpKind::gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{});
+    matmul("y", "g", "Wd", "BF,FD->BD", act, r);
+  }
+
+  // The layer's backward: two matmuls per forward matmul, the attention products' backward (twice the forward's).
+  void layer_backward(std::int64_t tokens) {
+    const std::int64_t r = repeats_.layer_backward;
+    const std::vector<Axes> act = {tokens_, {}};
+    const bool gated = dims_.mlp == MlpKind::gated;
+    if (moe()) {
+      moe_backward(tokens);
+    } else {
+      tensor("dy", {tokens, dims_.d_model}, w_.activation_dtype, act);
+      matmul("dWd", "g", "dy", "BF,BD->FD", {tensor_, fsdp_}, r);
+      matmul("dg", "dy", "Wd", "BD,FD->BF", {tokens_, tensor_}, r);
+      elementwise("act_bwd", "dg", "dh", kBackwardFlops, r);
+      if (gated) matmul("dWg", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r);
+      matmul("dWu", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r);
+      // dhn = dh_g Wg^T + dh_u Wu^T: the gate's product stays partial sums, the up product's all-reduce adds both.
+      if (gated) matmul("dhn_g", "dh", "Wg", "BF,DF->BD", act, r, tensor_);
+      matmul("dhn", "dh", "Wu", "BF,DF->BD", act, r);
+    }
+    elementwise("norm2_bwd", "dhn", "do", kBackwardFlops, r);
+    matmul("dWo", "a", "do", "BN,BD->ND", {tensor_, fsdp_}, r);
+    matmul("da", "do", "Wo", "BD,ND->BN", {tokens_, tensor_}, r);
+    elementwise("attention_bwd", "da", "dq", 8.0 * static_cast<double>(w_.seq_len), r);
+    if (seq_.empty()) {
+      // dK and dV (their FLOPs are in attention_bwd's): written once, as the kernel writes them.
+      elementwise("dkv", "kv", "dkv", 0, r, {"attention_bwd"});
+    } else {
+      // Each chip's queries leave partial sums for the keys of the whole sequence: reduce-scattered back.
+      tensor("dkv_partial", {tokens, 2 * dims_.kv_heads * dims_.head_dim}, w_.activation_dtype,
+             {concat(data_, fsdp_), kv_tensor_}, seq_);
+      collective("dkv", OpKind::reduce_scatter, "dkv_partial", seq_, "dkv", r, 0, {"attention_bwd"});
+    }
+    matmul("dWq", "xn", "dq", "BD,BN->DN", {fsdp_, tensor_}, r);
+    matmul("dWkv", "xn", "dkv", "BD,BK->DK", {fsdp_, kv_tensor_}, r);
+    matmul("dxn_kv", "dkv", "Wkv", "BK,DK->BD", act, r, kv_tensor_);
+    matmul("dxn", "dq", "Wq", "BN,DN->BD", act, r);
+    elementwise("norm1_bwd", "dxn", "dx", kBackwardFlops, r);
+  }
+
+  // The token embedding: a lookup of this chip's vocab rows (after gathering the fsdp shards), partial sums over
+  // the tensor axes all-reduced (Megatron's vocab-parallel embedding).
+  void embedding(std::int64_t tokens, const Axes& token_axes, std::int64_t repeat) {
+    const std::int64_t D = dims_.d_model, V = dims_.vocab;
+    weight("emb", {V, D}, {tensor_, fsdp_}, 1);
+    std::vector<std::string> after;
+    if (!fsdp_.empty()) {
+      collective("emb_gather", OpKind::all_gather, "emb", fsdp_, "emb_full", repeat);
+      after.push_back("emb_gather");
+    }
+    tensor("e_rows", {tokens, D}, w_.activation_dtype, {token_axes, {}}, tensor_);
+    elementwise("embed", "e_rows", "e", 0, repeat, after);
+    if (!tensor_.empty()) collective("embed_sum", OpKind::all_reduce, "e", tensor_, "x0", repeat);
+  }
+
+  // Logits over the vocab sharded on the tensor axes; in training the loss and its gradient, then the backward.
+  void unembedding(std::int64_t tokens, const Axes& token_axes, std::int64_t repeat, bool backward) {
+    const std::int64_t D = dims_.d_model, V = dims_.vocab;
+    std::string table = "emb", einsum = "BD,VD->BV", grad_einsum = "BV,VD->BD", dw_einsum = "BD,BV->VD";
+    std::vector<Axes> table_dims = {tensor_, fsdp_};
+    if (!dims_.tied_embeddings) {
+      weight("Wun", {D, V}, {fsdp_, tensor_}, 1);
+      table = "Wun";
+      einsum = "BD,DV->BV";
+      grad_einsum = "BV,DV->BD";
+      dw_einsum = "BD,BV->DV";
+      table_dims = {fsdp_, tensor_};
+    }
+    tensor("hf", {tokens, D}, w_.activation_dtype, {token_axes, {}});
+    matmul("logits", "hf", table, einsum, {token_axes, tensor_}, repeat);
+    if (!backward) return;
+    elementwise("loss", "logits", "dlogits", kLossFlops, repeat);
+    matmul("dWun", "hf", "dlogits", dw_einsum, table_dims, repeat);
+    matmul("dhf", "dlogits", table, grad_einsum, {token_axes, {}}, repeat);
+  }
+
+  // The embedding's gradient: rows scattered into a [V, D] table of partial sums over the token axes, reduce-
+  // scattered onto the fsdp shard and all-reduced over the data, expert and sequence axes.
+  void embedding_backward(std::int64_t repeat) {
+    tensor("demb_partial", {dims_.vocab, dims_.d_model}, w_.param_dtype, {tensor_, {}}, tokens_);
+    std::string current = "demb_partial";
+    if (!fsdp_.empty()) {
+      collective("demb_scatter", OpKind::reduce_scatter, current, fsdp_, "demb", repeat, 1);
+      current = "demb";
+    }
+    const Axes rest = concat(concat(data_, expert_), seq_);
+    if (!rest.empty()) collective("demb_sum", OpKind::all_reduce, current, rest, "demb", repeat);
+  }
+
+  void optimizer() {
+    for (const auto& [name, count] : weights_)
+      elementwise("adam_" + name, "adam_" + name, "adam_" + name, kAdamFlops, count);
+  }
+
+  void train() {
+    const auto tokens = static_cast<std::int64_t>(w_.batch_tokens / static_cast<std::uint64_t>(w_.microbatches));
+    layer_weights();
+    embedding(tokens, tokens_, repeats_.edge);
+    layer_forward(tokens, w_.seq_len, false);
+    unembedding(tokens, tokens_, repeats_.edge, true);
+    layer_backward(tokens);
+    embedding_backward(repeats_.edge);
+    optimizer();
+  }
+
+  void serve() {
+    const bool decode = w_.mode == WorkloadMode::decode;
+    const std::int64_t tokens = decode ? w_.batch : w_.batch * w_.context;
+    layer_weights();
+    embedding(tokens, tokens_, 1);
+    layer_forward(tokens, w_.context, decode);
+    // Logits of the last position of each sequence only.
+    unembedding(w_.batch, concat(concat(data_, fsdp_), expert_), 1, false);
+  }
+
+  const TransformerDims& dims_;
+  const Workload& w_;
+  const Candidate& candidate_;
+  ScenarioSpec spec_;
+  std::string mesh_name_;
+  Mesh mesh_;
+  Axes tokens_, data_, fsdp_, seq_, tensor_, kv_tensor_, expert_, dispatch_, slot_axes_;
+  StepRepeats repeats_;
+  std::vector<std::int64_t> op_repeats_;
+  std::vector<ModelStateTensor> state_;
+  std::vector<std::pair<std::string, std::int64_t>> weights_;  // trained weights and their counts
+};
+
+}  // namespace
+
+StepRepeats step_repeats(const TransformerDims& dims, const Workload& workload) {
+  StepRepeats r;
+  if (workload.mode != WorkloadMode::train) {
+    r.layer_forward = dims.layers;
+    r.layer_backward = 0;
+    r.edge = 1;
+    r.layer_update = 0;
+    return r;
+  }
+  const std::int64_t recompute = workload.remat.checkpoints_per_layer > 0 ? 2 : 1;
+  r.layer_forward = dims.layers * workload.microbatches * recompute;
+  r.layer_backward = dims.layers * workload.microbatches;
+  r.edge = workload.microbatches;
+  r.layer_update = dims.layers;
+  return r;
+}
+
+ModelProgram expand_model(const TransformerDims& dims, const Workload& workload, const Candidate& candidate,
+                          const ScenarioOptions& options) {
+  Workload effective = workload;
+  if (workload.mode == WorkloadMode::train) {
+    effective.microbatches = candidate.microbatches;
+    effective.remat = candidate.remat;
+  }
+  return Builder(dims, effective, candidate, options).build();
+}
+
+}  // namespace podsim

@@ -1,0 +1,50 @@
+// A model's step as a scenario program (docs/parallelism.md): one transformer layer (forward, and for training its
+// backward) plus the edges (embedding, unembedding and loss, the optimizer update), each op with the number of times
+// a step runs it, and every tensor's sharding derived from the candidate's parallelism. The program goes through
+// the same verify -> plan_program -> evaluate_book path as a hand-written one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/model/transformer.hpp"
+#include "models/model/workload.hpp"
+#include "sim/capacity/candidate.hpp"
+#include "sim/scenario/scenario_spec.hpp"
+
+namespace podsim {
+
+// A declared tensor that is model state, and how many of it the whole model holds (layers for a layer's weight).
+struct ModelStateTensor {
+  enum class Kind { weight, optimizer, kv_cache };
+  std::string tensor;
+  Kind kind = Kind::weight;
+  std::int64_t count = 1;
+};
+
+struct ModelProgram {
+  ScenarioSpec spec;                    // verified; no plans (the shardings are the tensors' own)
+  std::vector<std::int64_t> repeats;    // per op of spec.program: how many times one step runs it
+  std::vector<ModelStateTensor> state;  // weights, optimizer state and KV cache among spec.tensors
+};
+
+// The step's program for `dims` and `workload` on `candidate` (its hardware, slice, mesh and parallelism). Throws
+// VerifyError when the assignment does not fit the model (verify_parallel_fit's message), InputError when the
+// expanded scenario breaks a rule of the verifier.
+ModelProgram expand_model(const TransformerDims& dims, const Workload& workload, const Candidate& candidate,
+                          const ScenarioOptions& options);
+
+// The repeats of a step: a layer's forward ops run layers x microbatches times (twice as many under a checkpoint
+// policy, which recomputes the forward once in the backward), its backward ops layers x microbatches, the
+// embedding and unembedding ops microbatches times, the optimizer once per weight (layers times for a layer's).
+struct StepRepeats {
+  std::int64_t layer_forward = 1;
+  std::int64_t layer_backward = 1;
+  std::int64_t edge = 1;
+  std::int64_t layer_update = 1;
+};
+
+StepRepeats step_repeats(const TransformerDims& dims, const Workload& workload);
+
+}  // namespace podsim

@@ -1,0 +1,239 @@
+// The expansion of a model's step into a scenario program: tensor shapes and the shardings the parallelism gives them,
+// the repeats of each op, and the collectives the matmul planner derives from those shardings (Megatron's all-reduces,
+// ZeRO-3's gathers and reduce-scatters), with their V and book time worked by hand.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "capacity_test_helpers.hpp"
+#include "models/topology/mesh_mapping.hpp"
+#include "models/topology/slice.hpp"
+#include "sim/capacity/model_program.hpp"
+#include "sim/plan/program_planner.hpp"
+
+namespace podsim {
+namespace {
+
+using namespace capacity_test;
+using K = ParallelKind;
+
+// small_model() training on 2^20 tokens (T 2048), one checkpoint per layer, on a v5p 4x4x4 with data X, fsdp Y,
+// tensor Z.
+ModelProgram small_training(std::int64_t microbatches = 1) {
+  Workload w = training(1 << 20, 2048);
+  return expand_model(small_model(), w, candidate("tpu-v5p", {4, 4, 4}, {K::data, K::fsdp, K::tensor}, 1, microbatches),
+                      {});
+}
+
+const ScenarioTensor& tensor(const ModelProgram& m, const std::string& name) {
+  const ScenarioTensor* t = m.spec.find_tensor(name);
+  if (t == nullptr) throw std::runtime_error("no tensor " + name);
+  return *t;
+}
+
+// The axis names of each dim of a tensor's sharding, and its unreduced axes last.
+std::vector<std::vector<std::string>> axes(const ScenarioTensor& t) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& dim : t.sharding.sharding().dims) {
+    out.emplace_back();
+    for (const auto& axis : dim.axes)
+      out.back().push_back(axis.name);
+  }
+  return out;
+}
+
+std::int64_t repeat(const ModelProgram& m, const std::string& op) {
+  for (std::size_t i = 0; i < m.spec.program.size(); ++i)
+    if (m.spec.program[i].name == op) return m.repeats[i];
+  throw std::runtime_error("no op " + op);
+}
+
+using Axes = std::vector<std::vector<std::string>>;
+
+TEST(ModelProgram, ShapesAndShardingsFollowTheParallelism) {
+  const ModelProgram m = small_training();
+  // Activations: tokens over data then fsdp (X, Y), d_model whole.
+  EXPECT_EQ(tensor(m, "x").shape, (Shape{1048576, 1024}));
+  EXPECT_EQ(axes(tensor(m, "x")), (Axes{{"X", "Y"}, {}}));
+  // Column-parallel weights: d_model over fsdp, the heads or d_ff over tensor.
+  EXPECT_EQ(tensor(m, "Wq").shape, (Shape{1024, 8 * 128}));
+  EXPECT_EQ(axes(tensor(m, "Wq")), (Axes{{"Y"}, {"Z"}}));
+  EXPECT_EQ(tensor(m, "Wkv").shape, (Shape{1024, 2 * 8 * 128}));
+  EXPECT_EQ(axes(tensor(m, "Wkv")), (Axes{{"Y"}, {"Z"}}));  // 8 KV heads divide by Z (4)
+  EXPECT_EQ(axes(tensor(m, "Wg")), (Axes{{"Y"}, {"Z"}}));
+  EXPECT_EQ(axes(tensor(m, "Wu")), (Axes{{"Y"}, {"Z"}}));
+  // Row-parallel weights: the heads or d_ff over tensor, d_model over fsdp.
+  EXPECT_EQ(tensor(m, "Wo").shape, (Shape{1024, 1024}));
+  EXPECT_EQ(axes(tensor(m, "Wo")), (Axes{{"Z"}, {"Y"}}));
+  EXPECT_EQ(tensor(m, "Wd").shape, (Shape{4096, 1024}));
+  EXPECT_EQ(axes(tensor(m, "Wd")), (Axes{{"Z"}, {"Y"}}));
+  // The vocab over tensor (embedding rows, unembedding columns).
+  EXPECT_EQ(tensor(m, "emb").shape, (Shape{32768, 1024}));
+  EXPECT_EQ(axes(tensor(m, "emb")), (Axes{{"Z"}, {"Y"}}));
+  EXPECT_EQ(axes(tensor(m, "Wun")), (Axes{{"Y"}, {"Z"}}));
+  // Adam's byte view of each shard: 11 bytes per bf16 parameter (22 moved, read and written).
+  EXPECT_EQ(tensor(m, "adam_Wq").shape, (Shape{1024, 1024, 11}));
+  EXPECT_EQ(axes(tensor(m, "adam_Wq")), (Axes{{"Y"}, {"Z"}, {}}));
+}
+
+TEST(ModelProgram, RepeatsCountLayersMicrobatchesAndRecompute) {
+  const ModelProgram m = small_training(4);
+  // 4 layers x 4 microbatches, forward twice under a checkpoint policy.
+  EXPECT_EQ(repeat(m, "q"), 32);
+  EXPECT_EQ(repeat(m, "attention"), 32);
+  EXPECT_EQ(repeat(m, "dWq"), 16);
+  EXPECT_EQ(repeat(m, "attention_bwd"), 16);
+  EXPECT_EQ(repeat(m, "logits"), 4);
+  EXPECT_EQ(repeat(m, "embed"), 4);
+  EXPECT_EQ(repeat(m, "adam_Wq"), 4);  // once per layer's weight per step
+  EXPECT_EQ(repeat(m, "adam_emb"), 1);
+  // A microbatch of 2^20 / 4 tokens.
+  EXPECT_EQ(tensor(m, "x").shape, (Shape{262144, 1024}));
+}
+
+TEST(ModelProgram, AttentionIsOneFusedOpOfFourTFlopsPerQueryElement) {
+  const ModelProgram m = small_training();
+  const auto& forward = std::get<ElementwiseOp>(m.spec.find_op("attention")->detail);
+  EXPECT_EQ(forward.tensor, "q");
+  EXPECT_DOUBLE_EQ(forward.flops_per_element, 4.0 * 2048);  // 2 T H per head per token for each product
+  EXPECT_DOUBLE_EQ(std::get<ElementwiseOp>(m.spec.find_op("attention_bwd")->detail).flops_per_element, 8.0 * 2048);
+}
+
+struct Planned {
+  ModelProgram model;
+  PlannedProgram program;
+};
+
+Planned plan(ModelProgram model) {
+  const Slice slice(model.spec.slice_shape, model.spec.wraparound);
+  const MeshMapping mapping(model.spec.mesh.mesh, slice, model.spec.mesh.axis_dims);
+  PlannedProgram program = plan_program(model.spec, PlanTopology{slice, mapping}, nullptr);
+  return {std::move(model), std::move(program)};
+}
+
+const PlannedOp& op(const Planned& p, const std::string& name) {
+  for (const auto& o : p.program.ops)
+    if (o.name == name) return o;
+  throw std::runtime_error("no op " + name);
+}
+
+std::vector<const PlannedStep*> collectives(const PlannedOp& o, CollectiveKind kind) {
+  std::vector<const PlannedStep*> out;
+  for (const auto& step : o.steps)
+    if (step.kind == StepKind::collective && step.collective.kind == kind) out.push_back(&step);
+  return out;
+}
+
+TEST(ModelProgram, TensorParallelLayerAllReducesItsRowParallelOutputs) {
+  const Planned p = plan(small_training());
+  // Megatron: the row-parallel products (o and y forward; the inputs' gradients dhn and dxn backward) leave partial
+  // sums over the tensor axis Z, all-reduced once each. V = the [tokens per chip, D] array: 2^20 / 16 x 1024 x 2 =
+  // 134,217,728 bytes; Z is a wrapped axis of 4: 2 x max(V / (2 x 9e10), 2 x 1 us) = 1.49131 ms.
+  for (const char* name : {"o", "y", "dhn", "dxn"}) {
+    const auto reduces = collectives(op(p, name), CollectiveKind::all_reduce);
+    ASSERT_EQ(reduces.size(), 1u) << name;
+    EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"Z"}) << name;
+    EXPECT_EQ(reduces[0]->collective.array_bytes, 134217728u) << name;
+    EXPECT_NEAR(reduces[0]->book.time_s, 2 * 134217728 / 1.8e11, 1e-12) << name;
+  }
+  // The gate's and the keys' and values' input gradients stay partial sums: the up and query products' all-reduces
+  // add them in (one all-reduce per sum, as Megatron does).
+  EXPECT_TRUE(collectives(op(p, "dhn_g"), CollectiveKind::all_reduce).empty());
+  EXPECT_TRUE(collectives(op(p, "dxn_kv"), CollectiveKind::all_reduce).empty());
+  // The column-parallel products need no collective on their outputs.
+  for (const char* name : {"q", "kv", "hg", "hu"})
+    EXPECT_TRUE(collectives(op(p, name), CollectiveKind::all_reduce).empty()) << name;
+}
+
+TEST(ModelProgram, FsdpGathersWeightsAndReduceScattersTheirGradients) {
+  const Planned p = plan(small_training());
+  // ZeRO-3: Wq [1024_Y, 1024_Z] is gathered over Y before its use: V = 1024 x 256 x 2 = 524,288 bytes per chip.
+  const auto gathers = collectives(op(p, "q"), CollectiveKind::all_gather);
+  ASSERT_EQ(gathers.size(), 1u);
+  EXPECT_EQ(gathers[0]->axis_names, std::vector<std::string>{"Y"});
+  EXPECT_EQ(gathers[0]->collective.array_bytes, 524288u);
+  // ... and again for the backward's dx = dq Wq^T.
+  ASSERT_EQ(collectives(op(p, "dxn"), CollectiveKind::all_gather).size(), 1u);
+  // dWq = xn^T dq: partial sums over the token axes X, Y; reduce-scattered over Y onto the fsdp shard (V = the
+  // local [1024, 256] partial sums, 524,288 bytes), then all-reduced over the data axis X (V = 131,072 bytes).
+  const auto scatters = collectives(op(p, "dWq"), CollectiveKind::reduce_scatter);
+  ASSERT_EQ(scatters.size(), 1u);
+  EXPECT_EQ(scatters[0]->axis_names, std::vector<std::string>{"Y"});
+  EXPECT_EQ(scatters[0]->collective.array_bytes, 524288u);
+  const auto reduces = collectives(op(p, "dWq"), CollectiveKind::all_reduce);
+  ASSERT_EQ(reduces.size(), 1u);
+  EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"X"});
+  EXPECT_EQ(reduces[0]->collective.array_bytes, 131072u);
+}
+
+TEST(ModelProgram, SequenceParallelGathersKeysAndValues) {
+  const ModelProgram m = expand_model(small_model(), training(1 << 20, 2048),
+                                      candidate("tpu-v5p", {4, 4, 4}, {K::fsdp, K::tensor, K::sequence}, 1), {});
+  EXPECT_EQ(axes(tensor(m, "x")), (Axes{{"X", "Z"}, {}}));  // sequence minor on the tokens
+  const auto& gather = std::get<CollectiveOp>(m.spec.find_op("kv_gather")->detail);
+  EXPECT_EQ(gather.tensor, "kv");
+  EXPECT_EQ(gather.axes, std::vector<std::string>{"Z"});
+  EXPECT_EQ(m.spec.find_op("dkv")->kind, OpKind::reduce_scatter);
+  const Planned p = plan(m);
+  // kv [2^20_XZ, 2048_Y] gathered over Z: V = 2^20 / 4 x 512 x 2 = 268,435,456 bytes.
+  EXPECT_EQ(op(p, "kv_gather").steps.front().collective.array_bytes, 268435456u);
+}
+
+TEST(ModelProgram, DecodeReadsEachLayersKvCache) {
+  Workload w;
+  w.mode = WorkloadMode::decode;
+  w.batch = 16;
+  w.context = 4096;
+  const ModelProgram m = expand_model(small_model(), w, candidate("tpu-v5e", {4, 4}, {K::data, K::tensor}), {});
+  EXPECT_EQ(tensor(m, "kv_cache").shape, (Shape{16, 4096, 2 * 8 * 128}));
+  EXPECT_EQ(axes(tensor(m, "kv_cache")), (Axes{{"X"}, {}, {"Y"}}));
+  EXPECT_EQ(m.spec.find_op("kv_read")->kind, OpKind::load);
+  EXPECT_EQ(repeat(m, "kv_read"), 4);  // once per layer
+  EXPECT_EQ(repeat(m, "q"), 4);
+  EXPECT_EQ(tensor(m, "x").shape, (Shape{16, 1024}));  // one token per sequence
+  EXPECT_DOUBLE_EQ(std::get<ElementwiseOp>(m.spec.find_op("attention")->detail).flops_per_element, 4.0 * 4096);
+  EXPECT_EQ(m.spec.find_op("dWq"), nullptr);  // no backward
+  EXPECT_EQ(m.spec.find_tensor("adam_Wq"), nullptr);
+}
+
+TEST(ModelProgram, MixtureOfExpertsDispatchesOverTheExpertAxes) {
+  // small_moe() on 2^20 tokens, v5p 4x4x4, expert X, data Y, fsdp Z: capacity 2^20 x 2 / 4 = 2^19 slots per expert.
+  const Planned p = plan(expand_model(small_moe(), training(1 << 20, 2048),
+                                      candidate("tpu-v5p", {4, 4, 4}, {K::expert, K::data, K::fsdp}), {}));
+  EXPECT_EQ(tensor(p.model, "Weg").shape, (Shape{4, 1024, 2048}));
+  EXPECT_EQ(axes(tensor(p.model, "Weg")), (Axes{{"X"}, {"Z"}, {}}));
+  EXPECT_EQ(axes(tensor(p.model, "Wed")), (Axes{{"X"}, {}, {"Z"}}));
+  EXPECT_EQ(tensor(p.model, "xe_rows").shape, (Shape{4, 524288, 1024}));
+  EXPECT_EQ(axes(tensor(p.model, "x")), (Axes{{"Y", "Z", "X"}, {}}));  // tokens over data, fsdp, expert
+  // Dispatch, combine and their backwards: all-to-alls over X of each chip's [4, 2^19 / 64, 1024] bf16 slots,
+  // 67,108,864 bytes, V = 4 x that; the book's one wrapped axis: V / (4 x 2 x 9e10) = 372.8 us.
+  for (const char* name : {"dispatch", "combine_a2a", "combine_a2a_bwd", "dispatch_bwd"}) {
+    const PlannedOp& o = op(p, name);
+    ASSERT_EQ(o.steps.size(), 1u) << name;
+    EXPECT_EQ(o.steps[0].collective.kind, CollectiveKind::all_to_all) << name;
+    EXPECT_EQ(o.steps[0].collective.array_bytes, 268435456u) << name;
+    EXPECT_NEAR(o.steps[0].book.time_s, 268435456 / (4 * 1.8e11), 1e-12) << name;
+  }
+  // The experts' weight gradients are partial sums over the slots' axes Y, Z only (each expert's tokens are on its
+  // chips): reduce-scattered over fsdp Z, all-reduced over data Y, never over X.
+  const auto reduces = collectives(op(p, "dWeu"), CollectiveKind::all_reduce);
+  ASSERT_EQ(reduces.size(), 1u);
+  EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"Y"});
+  // A dense weight's gradient is all-reduced over the data and expert axes.
+  const auto dense = collectives(op(p, "dWq"), CollectiveKind::all_reduce);
+  ASSERT_EQ(dense.size(), 1u);
+  EXPECT_EQ(dense[0]->axis_names, (std::vector<std::string>{"X", "Y"}));
+}
+
+TEST(ModelProgram, ANonDividingAssignmentThrowsTheFitRule) {
+  try {
+    expand_model(small_model(), training(1 << 20, 2048),
+                 candidate("tpu-v5p", {4, 4, 4}, {K::tensor, K::tensor, K::data}), {});
+    FAIL() << "expected VerifyError";
+  } catch (const VerifyError& e) {
+    EXPECT_STREQ(e.what(), "heads (8) must be a multiple of the tensor axes X,Y (16)");
+  }
+}
+
+}  // namespace
+}  // namespace podsim

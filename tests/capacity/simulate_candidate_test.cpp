@@ -1,0 +1,38 @@
+// simulate_candidate: the expanded step run by the des (SimGrid, in a child process, ops in program order), each op's
+// simulated time scaled by its repeats as the closed form scales its book time.
+#include <gtest/gtest.h>
+
+#include "capacity_test_helpers.hpp"
+
+namespace podsim {
+namespace {
+
+using namespace capacity_test;
+using K = ParallelKind;
+
+TEST(SimulateCandidate, SmallModelOnASmallSliceAgreesWithItsBook) {
+  // small_model() on 2^16 tokens over a v5e 2x4 (data X, fsdp Y): compute-bound, its collectives over single axes.
+  // docs/parallelism.md ("The des") states the gap: within 5% here, where the step is mostly compute and the
+  // collectives run on one axis each (the des adds hop latencies the book takes the max of).
+  const CapacityProblem p = problem(small_model(), training(1 << 16, 2048));
+  CandidateResult r = evaluate_candidate_book(p, candidate("tpu-v5e", {2, 4}, {K::data, K::fsdp}, 1));
+  ASSERT_FALSE(r.rejected) << *r.rejected;
+  const double book_mfu = r.mfu;
+  simulate_candidate(p, r);
+  ASSERT_TRUE(r.des_step_s);
+  EXPECT_NEAR(*r.des_step_s / r.book_step_s, 1.0, 0.05);
+  // The derived figures follow the des step time once simulated.
+  EXPECT_DOUBLE_EQ(r.step_s(), *r.des_step_s);
+  EXPECT_NEAR(r.mfu, book_mfu * r.book_step_s / *r.des_step_s, 1e-12);
+  EXPECT_NEAR(r.tokens_per_s_per_chip, 65536.0 / *r.des_step_s / 8, 1e-6);
+}
+
+TEST(SimulateCandidate, ARejectedCandidateIsNotSimulated) {
+  const CapacityProblem p = problem(small_model(), training(1 << 16, 2048));
+  CandidateResult r = evaluate_candidate_book(p, candidate("tpu-v5e", {4, 4}, {K::tensor, K::tensor}));
+  ASSERT_TRUE(r.rejected);
+  EXPECT_THROW(simulate_candidate(p, r), VerifyError);
+}
+
+}  // namespace
+}  // namespace podsim
