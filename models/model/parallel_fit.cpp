@@ -1,6 +1,8 @@
 // The divisibility rules of a parallelism assignment (docs/parallelism.md, "Constraints").
 #include "models/model/parallel_fit.hpp"
 
+#include <algorithm>
+
 #include "models/common/error.hpp"
 
 namespace podsim {
@@ -70,6 +72,16 @@ void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, 
   require_multiple("d_ff", dims.d_ff, "tensor", tensor, mesh);
   require_multiple("d_model", dims.d_model, "fsdp", fsdp, mesh);
   const std::vector<std::string> tokens_axes = batch_axes(parallelism);
+  const auto at_least_one = [](const char* what, std::int64_t value) {
+    if (value < 1) throw VerifyError(std::string(what) + " must be at least 1, got: " + std::to_string(value));
+  };
+  if (workload.mode == WorkloadMode::train) {
+    at_least_one("batch_tokens", static_cast<std::int64_t>(std::min<std::uint64_t>(workload.batch_tokens, 1)));
+    at_least_one("seq_len", workload.seq_len);
+  } else {
+    at_least_one("batch", workload.batch);
+    at_least_one("context", workload.context);
+  }
   switch (workload.mode) {
     case WorkloadMode::train: {
       if (workload.microbatches < 1 || workload.batch_tokens % static_cast<std::uint64_t>(workload.microbatches) != 0)

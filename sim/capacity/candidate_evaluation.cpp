@@ -3,7 +3,6 @@
 #include "sim/capacity/candidate_evaluation.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <utility>
@@ -51,8 +50,9 @@ void derive(const CapacityProblem& problem, CandidateResult& r) {
   const Workload w = effective_workload(problem, r.candidate);
   const double tokens = static_cast<double>(w.tokens_per_step());
   if (!(step > 0)) return;
-  const double peak = r.candidate.hardware.spec.chip.peak_flops(DType::bf16);
-  r.mfu = r.model_flops_per_step / (chips * peak * step);
+  const auto& peaks = r.candidate.hardware.spec.chip.peak_flops_by_dtype;
+  const auto peak = peaks.find(DType::bf16);
+  r.mfu = peak == peaks.end() ? 0 : r.model_flops_per_step / (chips * peak->second * step);  // MFU of bf16 peak
   r.tokens_per_s_per_chip = tokens / step / chips;
   r.token_latency_s = w.mode == WorkloadMode::train ? 0 : step;
   if (problem.price_per_chip_hour)

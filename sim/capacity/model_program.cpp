@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "models/common/error.hpp"
 #include "models/model/parallel_fit.hpp"
 #include "models/sharding/mesh_spec.hpp"
 #include "models/topology/mesh_mapping.hpp"
@@ -34,7 +33,7 @@ class Builder {
  public:
   Builder(const TransformerDims& dims, const Workload& workload, const Candidate& candidate,
           const ScenarioOptions& options)
-      : dims_(dims), w_(workload), candidate_(candidate) {
+      : dims_(dims), w_(workload) {
     spec_.name = "model";
     spec_.hardware = candidate.hardware;
     spec_.slice_shape = candidate.slice;
@@ -420,7 +419,6 @@ class Builder {
 
   const TransformerDims& dims_;
   const Workload& w_;
-  const Candidate& candidate_;
   ScenarioSpec spec_;
   std::string mesh_name_;
   Mesh mesh_;

@@ -220,7 +220,10 @@ namespace {
 // would be a bug of the expansion).
 TEST(CandidateEvaluation, EveryAssignmentPlansOrIsRejectedByARule) {
   const std::vector<K> kinds = {K::data, K::fsdp, K::tensor, K::sequence, K::expert};
-  for (const auto& dims : {small_model(), small_moe()}) {
+  TransformerDims tied = small_model();
+  tied.tied_embeddings = true;
+  tied.mlp = MlpKind::plain;
+  for (const auto& dims : {small_model(), small_moe(), tied}) {
     for (const auto& mode : {WorkloadMode::train, WorkloadMode::prefill, WorkloadMode::decode}) {
       Workload w = training(1 << 18, 2048);
       w.mode = mode;
@@ -241,6 +244,31 @@ TEST(CandidateEvaluation, EveryAssignmentPlansOrIsRejectedByARule) {
           }
     }
   }
+}
+
+}  // namespace
+}  // namespace podsim
+
+namespace podsim {
+namespace {
+
+TEST(CapacityProblem, TakesTheScenariosModelWorkloadOptionsAndPrice) {
+  ScenarioSpec spec;
+  spec.source_file = "plan.json";
+  EXPECT_THROW(capacity_problem(spec), VerifyError);
+  ModelPreset model;
+  model.name = "small";
+  model.dims = capacity_test::small_model();
+  spec.model = model;
+  spec.workload = capacity_test::training(4096, 1024);
+  spec.price_per_chip_hour = 2.5;
+  spec.options.schedule = SchedulePolicy::dataflow;
+  const CapacityProblem p = capacity_problem(spec);
+  EXPECT_EQ(p.model.name, "small");
+  EXPECT_EQ(p.workload.batch_tokens, 4096u);
+  EXPECT_EQ(p.price_per_chip_hour, 2.5);
+  EXPECT_EQ(p.options.schedule, SchedulePolicy::dataflow);
+  EXPECT_EQ(p.source_file, "plan.json");
 }
 
 }  // namespace

@@ -225,6 +225,27 @@ TEST(ModelProgram, MixtureOfExpertsDispatchesOverTheExpertAxes) {
   EXPECT_EQ(dense[0]->axis_names, (std::vector<std::string>{"X", "Y"}));
 }
 
+TEST(ModelProgram, AWrittenMeshWithAnAxisOverTwoSliceDims) {
+  // Mesh data=4 over slice dim 0, model=16 over dims 1 and 2 of a v5p 4x4x4: tensor parallelism over 16 chips.
+  Candidate c = candidate("tpu-v5p", {4, 4, 4}, {});
+  c.mesh.mesh = make_mesh({{"data", 4}, {"model", 16}});
+  c.mesh.axis_dims = {{0}, {1, 2}};
+  c.parallelism.of(K::data) = {"data"};
+  c.parallelism.of(K::tensor) = {"model"};
+  TransformerDims dims = small_model();
+  dims.heads = 16;
+  dims.kv_heads = 16;
+  dims.head_dim = 64;
+  const Planned p = plan(expand_model(dims, training(1 << 20, 2048), c, {}));
+  EXPECT_EQ(axes(tensor(p.model, "Wq")), (Axes{{}, {"model"}}));
+  // The row-parallel all-reduce runs over "model", i.e. over slice dims 1 and 2 (two wrapped axes of 4): V =
+  // 2^20 / 4 tokens x 1024 x 2 = 536,870,912 bytes; 2 x V / (2 x 1.8e11).
+  const auto reduces = collectives(op(p, "o"), CollectiveKind::all_reduce);
+  ASSERT_EQ(reduces.size(), 1u);
+  EXPECT_EQ(reduces[0]->collective.array_bytes, 536870912u);
+  EXPECT_NEAR(reduces[0]->book.time_s, 2 * 536870912 / (2 * 1.8e11), 1e-12);
+}
+
 TEST(ModelProgram, ANonDividingAssignmentThrowsTheFitRule) {
   try {
     expand_model(small_model(), training(1 << 20, 2048),

@@ -36,3 +36,22 @@ TEST(SimulateCandidate, ARejectedCandidateIsNotSimulated) {
 
 }  // namespace
 }  // namespace podsim
+
+namespace podsim {
+namespace {
+
+TEST(SimulateCandidate, AMixtureOfExpertsAgreesWithItsBook) {
+  const CapacityProblem p = capacity_test::problem(capacity_test::small_moe(), capacity_test::training(1 << 16, 2048));
+  CandidateResult r = evaluate_candidate_book(
+      p, capacity_test::candidate("tpu-v5e", {2, 4}, {ParallelKind::expert, ParallelKind::fsdp}, 1));
+  ASSERT_FALSE(r.rejected) << *r.rejected;
+  simulate_candidate(p, r);
+  ASSERT_TRUE(r.des_step_s);
+  // The dispatch and combine all-to-alls (over X, 2 chips) and fsdp's collectives (over Y) are a third of the
+  // book's step here; the des agrees within the same 5%.
+  EXPECT_GT(r.breakdown.ici_s, 0.3 * r.book_step_s);
+  EXPECT_NEAR(*r.des_step_s / r.book_step_s, 1.0, 0.05);
+}
+
+}  // namespace
+}  // namespace podsim

@@ -123,6 +123,15 @@ TEST(ParallelFit, ExpertsMustDivideByTheExpertAxes) {
             (std::vector<std::string>{"Z", "Y", "X"}));
 }
 
+TEST(ParallelFit, CountsAreAtLeastOne) {
+  EXPECT_EQ(message(llama3_70b(), train(0), assign({})), "batch_tokens must be at least 1, got: 0");
+  Workload decode;
+  decode.mode = WorkloadMode::decode;
+  decode.batch = 8;
+  decode.context = 0;
+  EXPECT_EQ(message(llama3_70b(), decode, assign({})), "context must be at least 1, got: 0");
+}
+
 TEST(ParallelFit, TheAssignmentRulesComeFirst) {
   EXPECT_EQ(message(llama3_70b(), train(4194304), assign({{K::data, "X"}, {K::tensor, "X"}})),
             "mesh axis \"X\" is assigned twice: to data and to tensor");
