@@ -163,8 +163,9 @@ TEST(ModelScenarioDocs, TheExampleOfTheFormatPageLoads) {
   EXPECT_EQ(spec.search->slices.size(), 2u);
   EXPECT_EQ(spec.plans[0].parallelism->to_string(), "fsdp=X,Y tensor=Z");
   const auto checks = evaluate_model_checks(spec);
-  ASSERT_EQ(checks.size(), 1u);
-  EXPECT_TRUE(checks[0].passed);
+  ASSERT_EQ(checks.size(), 4u);
+  for (const auto& check : checks)
+    EXPECT_TRUE(check.passed) << check.description;
 }
 
 // ---- rules on specs built in code: the verifier holds them, not the JSON reader ----
