@@ -161,5 +161,23 @@ TEST(CandidateChecks, DesOfACandidateOverHbmIsALocatedError) {
   }
 }
 
+// A candidate the planner rejects is bad input located at its plan. The verifier refuses the plans it knows to be
+// unplannable (verify_parallel_fit), so the spec is changed after verification to reach the evaluation's own
+// refusal: 6 heads over the 4 tensor chips of X, Y.
+TEST(CandidateChecks, ACandidateThatCannotBePlannedIsALocatedError) {
+  ScenarioSpec spec = load_scenario_text(training(4096, metric("ici_time_s", "0")), "small.json");
+  spec.model->dims.heads = 6;  // 6 heads over the 4 tensor chips: "heads (6) must be a multiple of ..."
+  spec.model->dims.kv_heads = 6;
+  spec.plans[0].parallelism = Parallelism{};
+  spec.plans[0].parallelism->of(ParallelKind::tensor) = {"X", "Y"};
+  try {
+    evaluate_model_checks(spec);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "small.json: /plans/0/parallelism: heads (6) must be a multiple of the tensor axes X,Y (4)");
+  }
+}
+
 }  // namespace
 }  // namespace podsim
