@@ -1,10 +1,15 @@
-// Each `expect` entry measured on a run (the metric table of expect_metrics.hpp) and compared within its tolerance.
+// Each `expect` entry measured on a run (the metric table of expect_metrics.hpp), or on a model-level scenario's
+// model and its plans' candidates, and compared within its tolerance.
 #include "sim/run/checks.hpp"
 
 #include <cmath>
+#include <map>
+#include <optional>
 
 #include "models/common/error.hpp"
 #include "models/model/transformer.hpp"
+#include "sim/capacity/candidate_evaluation.hpp"
+#include "sim/run/plan_candidate.hpp"
 
 namespace podsim {
 namespace {
@@ -80,7 +85,7 @@ std::string describe(const Expectation& e) {
   if (e.scope == ExpectScope::tensor) text += "tensor " + e.tensor + " ";
   text += e.metric;
   const MetricInfo* info = find_metric(e.metric);
-  if (info != nullptr && (info->per_model || info->scope == ExpectScope::model))
+  if (info != nullptr && (info->per_model || e.scope == ExpectScope::model || e.scope == ExpectScope::candidate))
     text += " (" + std::string(eval_model_name(e.model)) + ")";
   return text;
 }
@@ -155,21 +160,122 @@ double model_figure(const ScenarioSpec& spec, const Expectation& e) {
   throw InputError(spec.source_file + ": " + e.pointer, "not a model metric, got: " + e.metric);
 }
 
+// A plan's candidate evaluated once by the closed form and, when an expectation asks for the des, simulated once.
+struct CandidateFigures {
+  CandidateResult book;
+  std::optional<CandidateResult> des;
+};
+
+class CandidateFigureCache {
+ public:
+  explicit CandidateFigureCache(const ScenarioSpec& spec) : spec_(spec), problem_(capacity_problem(spec)) {}
+
+  // The closed form of the plan's candidate. Throws InputError, located at the plan's parallelism, when the
+  // candidate cannot be planned (the verifier has checked the rules it knows; the planner may refuse more).
+  const CandidateResult& book(const Expectation& e) { return figures(e).book; }
+
+  // The candidate simulated (simulate_candidate). Throws InputError when it does not fit HBM: the des simulates
+  // candidates that can run.
+  const CandidateResult& des(const Expectation& e) {
+    CandidateFigures& f = figures(e);
+    if (!f.des) {
+      if (f.book.rejected)
+        throw InputError(spec_.source_file + ": " + e.pointer + "/model",
+                         "the des simulates candidates that fit HBM, got: plan " + e.plan + ": " + *f.book.rejected);
+      CandidateResult simulated = f.book;
+      simulate_candidate(problem_, simulated);
+      f.des = std::move(simulated);
+    }
+    return *f.des;
+  }
+
+ private:
+  CandidateFigures& figures(const Expectation& e) {
+    const auto found = figures_.find(e.plan);
+    if (found != figures_.end()) return found->second;
+    const ScenarioPlan* plan = spec_.find_plan(e.plan);
+    if (plan == nullptr)
+      throw InputError(spec_.source_file + ": " + e.pointer + "/plan", "unknown plan, got: " + e.plan);
+    CandidateResult result = evaluate_candidate_book(problem_, plan_candidate(spec_, *plan));
+    const bool over_hbm = result.hbm_bytes > 0 && result.memory_per_chip_bytes > result.hbm_bytes;
+    if (result.rejected && !over_hbm)
+      throw InputError(spec_.source_file + ": " + plan->pointer + "/parallelism", *result.rejected);
+    return figures_.emplace(e.plan, CandidateFigures{std::move(result), std::nullopt}).first->second;
+  }
+
+  const ScenarioSpec& spec_;
+  CapacityProblem problem_;
+  std::map<std::string, CandidateFigures> figures_;
+};
+
+// A candidate metric of the plan `e` names: the step time, MFU and tokens per second of the model e asks for
+// (des: simulated), the rest by the closed form (docs/parallelism.md, "Figures of a candidate").
+Value candidate_figure(CandidateFigureCache& cache, const Expectation& e) {
+  const Metric metric = find_metric(e.metric)->metric;
+  const bool des = e.model == EvalModel::des && find_metric(e.metric)->per_model;
+  const CandidateResult& r = des ? cache.des(e) : cache.book(e);
+  const auto bytes = [](std::uint64_t value) { return static_cast<double>(value); };
+  switch (metric) {
+    case Metric::step_time_s:
+      return des ? *r.des_step_s : r.book_step_s;
+    case Metric::compute_time_s:
+      return r.breakdown.compute_s;
+    case Metric::hbm_time_s:
+      return r.breakdown.hbm_s;
+    case Metric::ici_time_s:
+      return r.breakdown.ici_s;
+    case Metric::compute_bound:
+      return r.bound == "compute";
+    case Metric::fits_hbm:
+      return r.fits_hbm;
+    case Metric::memory_per_chip_bytes:
+      return bytes(r.memory_per_chip_bytes);
+    case Metric::memory_params_bytes:
+      return bytes(r.memory.params);
+    case Metric::memory_grads_bytes:
+      return bytes(r.memory.grads);
+    case Metric::memory_optimizer_bytes:
+      return bytes(r.memory.optimizer);
+    case Metric::memory_activations_bytes:
+      return bytes(r.memory.activations);
+    case Metric::memory_kv_cache_bytes:
+      return bytes(r.memory.kv_cache);
+    case Metric::memory_temporaries_bytes:
+      return bytes(r.memory.temporaries);
+    case Metric::mfu:
+      return r.mfu;
+    case Metric::tokens_per_s_per_chip:
+      return r.tokens_per_s_per_chip;
+    default:
+      break;
+  }
+  throw InputError(e.pointer, "not a candidate metric, got: " + e.metric);
+}
+
 }  // namespace
 
 std::vector<CheckResult> evaluate_model_checks(const ScenarioSpec& spec) {
   if (!spec.model || !spec.workload) throw VerifyError("the scenario has no model and workload");
   std::vector<CheckResult> checks;
-  for (const auto& e : spec.expect)
+  CandidateFigureCache candidates(spec);
+  for (const auto& e : spec.expect) {
     if (e.scope == ExpectScope::model) checks.push_back(compare(e, model_figure(spec, e)));
+    if (e.scope == ExpectScope::candidate) checks.push_back(compare(e, candidate_figure(candidates, e)));
+  }
   return checks;
 }
 
 std::vector<CheckResult> evaluate_checks(const ScenarioSpec& spec, const ScenarioRun& run) {
   std::vector<CheckResult> checks;
+  std::optional<CandidateFigureCache> candidates;
   for (const auto& e : spec.expect) {
     if (e.scope == ExpectScope::model) {
       checks.push_back(compare(e, model_figure(spec, e)));  // of no plan: the closed form
+      continue;
+    }
+    if (e.scope == ExpectScope::candidate) {  // of a parallelism plan: its candidate, whatever was run
+      if (!candidates) candidates.emplace(spec);
+      checks.push_back(compare(e, candidate_figure(*candidates, e)));
       continue;
     }
     const PlanRun* plan = plan_of(run, e);

@@ -28,6 +28,15 @@ bool is_training_metric(Metric metric) {
   }
 }
 
+ExpectScope metric_scope(const MetricInfo& info, bool model_level) {
+  return model_level && info.of_candidate_too ? ExpectScope::candidate : info.scope;
+}
+
+bool book_only(const MetricInfo& info, bool model_level) {
+  const ExpectScope scope = metric_scope(info, model_level);
+  return scope == ExpectScope::model || (scope == ExpectScope::candidate && !info.per_model);
+}
+
 std::string metric_names(std::string_view quote) {
   std::string text;
   for (const auto& info : kMetrics)
@@ -57,6 +66,8 @@ std::string_view scope_text(ExpectScope scope) {
       return "a tensor";
     case ExpectScope::model:
       return "the model";
+    case ExpectScope::candidate:
+      return "a plan's candidate";
   }
   return "a plan";
 }

@@ -44,7 +44,7 @@ Expectation::Value read_value(const Ctx& ctx, const Json& v, const std::string& 
                   ", got: " + shown(v));
 }
 
-Expectation read_one_expect(const Ctx& ctx, const Json& j, const std::string& p) {
+Expectation read_one_expect(const Ctx& ctx, const Json& j, const std::string& p, bool model_level) {
   require_object(ctx, j, p);
   require_known_keys(ctx, j, p, {"metric", "plan", "op", "tensor", "model", "value", "rel_tol", "abs_tol", "source"});
   require_key(ctx, j, p, "metric");
@@ -54,9 +54,10 @@ Expectation read_one_expect(const Ctx& ctx, const Json& j, const std::string& p)
   if (j.contains("plan")) e.plan = get_string(ctx, j.at("plan"), p + "/plan");
   if (j.contains("op")) e.op = get_string(ctx, j.at("op"), p + "/op");
   if (j.contains("tensor")) e.tensor = get_string(ctx, j.at("tensor"), p + "/tensor");
-  // A model metric has only the closed form's value: its model defaults to book.
+  // A model metric, and a candidate's breakdown and memory, have only the closed form's value: their model
+  // defaults to book.
   const MetricInfo* info = find_metric(e.metric);
-  if (info != nullptr && info->scope == ExpectScope::model) e.model = EvalModel::book;
+  if (info != nullptr && book_only(*info, model_level)) e.model = EvalModel::book;
   if (j.contains("model")) e.model = get_enum(ctx, j.at("model"), p + "/model", kEvalModelNames);
   e.value = read_value(ctx, j.at("value"), p + "/value", e.metric);
   const bool rel = j.contains("rel_tol"), abs = j.contains("abs_tol");
@@ -81,7 +82,7 @@ void read_plans(const Ctx& ctx, const Json& plans, ScenarioSpec& spec) {
 void read_expect(const Ctx& ctx, const Json& expect, ScenarioSpec& spec) {
   require_array(ctx, expect, "/expect");
   for (std::size_t i = 0; i < expect.size(); ++i)
-    spec.expect.push_back(read_one_expect(ctx, expect[i], child("/expect", i)));
+    spec.expect.push_back(read_one_expect(ctx, expect[i], child("/expect", i), spec.model.has_value()));
 }
 
 }  // namespace podsim::scenario_detail

@@ -1,8 +1,10 @@
 // The scenario verifier, capacity planning (docs/scenario-format.md, "Model-level scenarios"): a model stands
 // instead of tensors and a program and needs a workload; the workload's counts and how they divide; the search
-// section (not empty, no kind twice, slices within the limits); the price; a plan's parallelism against the mesh.
+// section (not empty, no kind twice, slices within the limits); the price; a plan's parallelism against the mesh and
+// the model (the dims each kind shards divide by its axes).
 #include <cmath>
 
+#include "models/model/parallel_fit.hpp"
 #include "models/topology/slice.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/scenario/scenario_verify_detail.hpp"
@@ -186,6 +188,13 @@ void verify_plan_parallelism(const State& state, const ScenarioPlan& plan, const
         where.fail(child(child(pointer, kind_name(kind)), j), e);
       }
     }
+  }
+  // The model's dims and the workload's counts divide by the axes each kind assigns (docs/parallelism.md,
+  // "Constraints"): the rule names the dim, the axes and both sizes.
+  try {
+    verify_parallel_fit(state.spec.model->dims, *state.spec.workload, *plan.parallelism, state.spec.mesh.mesh);
+  } catch (const Error& e) {
+    where.fail(pointer, e);
   }
 }
 

@@ -1,6 +1,6 @@
 // The scenario verifier, the end of the spec: plans (input shardings and matmul out_shardings they replace, or a
 // parallelism assignment) and expectations (a known metric at the right scope, references that exist, a value of
-// the metric's kind and a tolerance; model metrics only in model-level scenarios).
+// the metric's kind and a tolerance; model and candidate metrics only in model-level scenarios).
 #include <cmath>
 
 #include "sim/scenario/scenario_verify_detail.hpp"
@@ -109,6 +109,25 @@ void verify_model_metric(const State& state, const std::string& p, const MetricI
                                   quote(kWorkloadModeNames.name(spec.workload->mode)));
 }
 
+// A candidate metric: a figure of a model-level scenario's parallelism plan, which `plan` names (always given:
+// a model-level scenario's candidates are its plans); the breakdown, memory and bound by the book only.
+void verify_candidate_metric(const State& state, const std::string& p, const MetricInfo& metric, const Expectation& e) {
+  const Where& where = state.where;
+  const ScenarioSpec& spec = state.spec;
+  if (!spec.model)
+    where.fail(p + "/metric", "metric " + quote(e.metric) +
+                                  " is a figure of a model-level scenario's parallelism plan (a \"model\" section), "
+                                  "got: no model");
+  if (e.plan.empty() && spec.plans.empty())
+    where.fail(p, "missing key \"plan\" (metric " + quote(e.metric) +
+                      " is a figure of a parallelism plan; the scenario has no plans)");
+  verify_plan_reference(state, p, e);  // every plan of a model-level scenario has a parallelism (verify_plan)
+  if (e.model == EvalModel::des && book_only(metric, true))
+    where.fail(p + "/model", "metric " + quote(e.metric) +
+                                 " has only a book value (the des gives a candidate's step time, not its breakdown, "
+                                 "memory or bound), got: \"des\"");
+}
+
 void verify_one_expect(State& state, std::size_t index) {
   const Where& where = state.where;
   const ScenarioSpec& spec = state.spec;
@@ -119,26 +138,28 @@ void verify_one_expect(State& state, std::size_t index) {
   if (metric == nullptr)
     where.fail(p + "/metric",
                "unknown metric, got: " + quote(e.metric) + " (expected one of " + metric_names("\"") + ")");
-  e.scope = metric->scope;
+  e.scope = metric_scope(*metric, spec.model.has_value());
 
-  if (metric->scope == ExpectScope::model)
+  if (e.scope == ExpectScope::model)
     verify_model_metric(state, p, *metric, e);
+  else if (e.scope == ExpectScope::candidate)
+    verify_candidate_metric(state, p, *metric, e);
   else if (spec.model)
     where.fail(p + "/metric",
-               "a model-level scenario's expectations are model metrics for now (podsim plan reports its "
-               "candidates), got: " +
+               "a model-level scenario's expectations are model metrics or metrics of its plans' candidates "
+               "(docs/scenario-format.md), got: " +
                    quote(e.metric));
   else
     verify_plan_reference(state, p, e);
 
   // An op metric names its op, a tensor metric its tensor, and no metric names what it is not a figure of.
   const auto refers = [&](const std::string& key, const std::string& value, ExpectScope scope) {
-    const bool needed = metric->scope == scope;
+    const bool needed = e.scope == scope;
     if (needed && value.empty())
       where.fail(p, "missing key " + quote(key) + " (metric " + quote(e.metric) + " is per " + key + ")");
     if (!needed && !value.empty())
       where.fail(p + "/" + key, "does not apply to metric " + quote(e.metric) + " (a figure of " +
-                                    std::string(scope_text(metric->scope)) + "), got: " + quote(value));
+                                    std::string(scope_text(e.scope)) + "), got: " + quote(value));
   };
   refers("op", e.op, ExpectScope::op);
   refers("tensor", e.tensor, ExpectScope::tensor);

@@ -107,6 +107,16 @@ TEST(ModelScenarioGood, DimsKeysDecodeAndParallelismPlans) {
   EXPECT_EQ(spec.plans[1].parallelism->to_string(), "data=X tensor=Y");
   EXPECT_EQ(spec.plans[1].description, "data over X, tensor over Y");
   EXPECT_FALSE(spec.search.has_value());
+  // Candidate metrics: of the plan they name; the memory and fits_hbm (a plan metric elsewhere) by the book only,
+  // the step time by the des unless told.
+  ASSERT_EQ(spec.expect.size(), 5u);
+  EXPECT_EQ(spec.expect[1].scope, ExpectScope::candidate);
+  EXPECT_EQ(spec.expect[1].plan, "tp");
+  EXPECT_EQ(spec.expect[1].model, EvalModel::book);
+  EXPECT_EQ(spec.expect[3].scope, ExpectScope::candidate);
+  EXPECT_EQ(spec.expect[3].model, EvalModel::des);  // as total_time_s: the simulation unless told
+  EXPECT_EQ(spec.expect[4].scope, ExpectScope::candidate);
+  EXPECT_EQ(spec.expect[4].model, EvalModel::book);
 }
 
 TEST(ModelScenarioGood, HuggingFaceConfigBesideTheScenarioAndSlicesOnlyInTheSearch) {
@@ -153,8 +163,9 @@ TEST(ModelScenarioDocs, TheExampleOfTheFormatPageLoads) {
   EXPECT_EQ(spec.search->slices.size(), 2u);
   EXPECT_EQ(spec.plans[0].parallelism->to_string(), "fsdp=X,Y tensor=Z");
   const auto checks = evaluate_model_checks(spec);
-  ASSERT_EQ(checks.size(), 1u);
-  EXPECT_TRUE(checks[0].passed);
+  ASSERT_EQ(checks.size(), 4u);
+  for (const auto& check : checks)
+    EXPECT_TRUE(check.passed) << check.description;
 }
 
 // ---- rules on specs built in code: the verifier holds them, not the JSON reader ----

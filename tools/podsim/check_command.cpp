@@ -45,7 +45,8 @@ void add_check_command(CLI::App& app, Action& action) {
         const ScenarioSpec spec = load_scenario(file);
         ScenarioRun run;
         if (spec.model) {
-          // A model-level scenario's expectations are closed-form model figures: nothing to simulate.
+          // A model-level scenario's expectations are figures of its model and of its plans' candidates, by the
+          // closed forms (a candidate is simulated only when a des step time is expected).
           run.name = spec.name;
           run.file = spec.source_file;
           run.checks = evaluate_model_checks(spec);
