@@ -13,6 +13,7 @@
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
 #include "models/topology/wraparound.hpp"
+#include "sim/capacity/plan_candidate.hpp"
 
 namespace podsim {
 namespace {
@@ -121,20 +122,8 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
 // Without a search section: the scenario's parallelism plans on its own hardware, slice and mesh.
 Enumeration enumerate_plans(const ScenarioSpec& spec) {
   Enumeration out;
-  const Workload workload = spec.workload.value_or(Workload{});
-  for (const ScenarioPlan& plan : spec.plans) {
-    if (!plan.parallelism) continue;
-    Candidate candidate;
-    candidate.hardware = spec.hardware;
-    candidate.slice = spec.slice_shape;
-    candidate.wraparound = spec.wraparound;
-    candidate.mesh = spec.mesh;
-    candidate.parallelism = *plan.parallelism;
-    candidate.microbatches = workload.microbatches;
-    candidate.remat = workload.remat;
-    candidate.plan = plan.name;
-    out.candidates.push_back(std::move(candidate));
-  }
+  for (const ScenarioPlan& plan : spec.plans)
+    if (plan.parallelism) out.candidates.push_back(plan_candidate(spec, plan));
   return out;
 }
 

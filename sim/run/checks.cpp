@@ -9,7 +9,7 @@
 #include "models/common/error.hpp"
 #include "models/model/transformer.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
-#include "sim/run/plan_candidate.hpp"
+#include "sim/capacity/plan_candidate.hpp"
 
 namespace podsim {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "models/common/error.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
-#include "sim/run/plan_candidate.hpp"
+#include "sim/capacity/plan_candidate.hpp"
 #include "sim/scenario/scenario_json.hpp"
 
 namespace podsim {

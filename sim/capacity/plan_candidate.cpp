@@ -1,5 +1,5 @@
 // A scenario plan as a candidate of docs/parallelism.md.
-#include "sim/run/plan_candidate.hpp"
+#include "sim/capacity/plan_candidate.hpp"
 
 namespace podsim {
 
