@@ -115,7 +115,8 @@ TEST(SweepCli, DesFiguresEqualPodsimRunOfTheEditedScenario) {
     const CliRun single =
         run_podsim("run " + edited(kMlp, line["params"], dir / "point.json").string() + " --format json");
     ASSERT_EQ(single.code, 0) << single.err;
-    for (const auto& plan : json_of(single)["plans"]) {
+    const Json report = json_of(single);  // the range below must not be a temporary's member
+    for (const auto& plan : report["plans"]) {
       const Json& entry = line["plans"][plan["name"].get<std::string>()];
       EXPECT_EQ(entry["des_time_s"].get<double>(), plan["des_time_s"].get<double>());
       EXPECT_EQ(entry["book_time_s"].get<double>(), plan["book_time_s"].get<double>());
