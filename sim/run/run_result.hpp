@@ -53,6 +53,15 @@ struct CollectiveRun {
   std::string reason;  // why the planner chose it (empty for explicit collectives)
 };
 
+// Where the critical chip's step went (docs/overlap-pipeline-dcn.md): seconds of the plan's des time, which they
+// add up to. The critical chip is the one whose last task ends last (the lowest id among ties).
+struct CriticalChipBreakdown {
+  double compute_s = 0;                // the chip computes (any compute task of it runs)
+  double exposed_communication_s = 0;  // it computes nothing while an ICI transfer it sends or receives is in flight
+  double bubble_s = 0;                 // it computes nothing and none of its transfers is in flight: it waits on others
+  double dcn_s = 0;                    // it computes nothing while only DCN transfers of it are in flight
+};
+
 struct OpRun {
   std::string name;     // the op's name in the program (`h`, `op3`)
   std::string kind;     // matmul, all_gather, reduce_scatter, all_reduce, all_to_all, reshard, load, send, elementwise
@@ -68,6 +77,9 @@ struct OpRun {
   std::vector<CollectiveRun> collectives;
   std::uint64_t bytes_sent = 0;  // over all chips, from the simulation
   int matmul_case = 0;           // 1..4 for matmuls
+  // Of des_time_s: the time during which the op's collectives or transfers were in flight on the plan's critical chip
+  // and that chip computed nothing (docs/overlap-pipeline-dcn.md).
+  double exposed_communication_s = 0;
   // Set when des_time_s exceeds book_time_s by more than 10%: who shared its links (empty shared_with: nobody,
   // the excess comes from the schedule itself).
   std::optional<Contention> contention;
@@ -96,6 +108,8 @@ struct PlanRun {
   double des_time_s = 0;                         // makespan of the plan's event graph
   double book_time_s = 0;                        // sum of the ops' book times (no overlap assumed)
   std::vector<std::string> critical_path;        // op names along the simulated critical path
+  std::int32_t critical_chip = 0;                // the chip whose last task ends last
+  CriticalChipBreakdown step_breakdown;          // of des_time_s on critical_chip
   std::string schedule;                          // the scheduling policy (program-order, dataflow, dataflow-hbm)
   std::vector<OpWait> waits;                     // dataflow-hbm: the waits it added to fit HBM
   int simulations = 0;                           // simulations run to schedule the plan
