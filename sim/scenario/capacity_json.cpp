@@ -21,13 +21,6 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// A path written in the scenario, relative to the scenario's folder.
-std::string beside_scenario(const Ctx& ctx, const std::string& path) {
-  const auto folder = std::filesystem::path(ctx.file).parent_path();
-  if (folder.empty() || std::filesystem::path(path).is_absolute()) return path;
-  return (folder / path).string();
-}
-
 DType read_dtype(const Ctx& ctx, const Json& j, const std::string& pointer) {
   const auto text = get_string(ctx, j, pointer);
   return located(ctx.at(pointer), [&] { return parse_dtype(text); });
@@ -99,7 +92,7 @@ void read_model(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   }
   if (j.contains("preset")) {
     std::string preset = get_string(ctx, j.at("preset"), p + "/preset");
-    if (is_preset_path(preset)) preset = beside_scenario(ctx, preset);
+    if (is_preset_path(preset)) preset = ctx.beside(preset);
     try {
       spec.model = load_model_preset(preset);
     } catch (const PresetNotFoundError& e) {
@@ -109,7 +102,7 @@ void read_model(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
     return;
   }
   if (j.contains("config")) {
-    const std::string path = beside_scenario(ctx, get_string(ctx, j.at("config"), p + "/config"));
+    const std::string path = ctx.beside(get_string(ctx, j.at("config"), p + "/config"));
     try {
       spec.model = load_hf_config(path);
     } catch (const PresetNotFoundError&) {

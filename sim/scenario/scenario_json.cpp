@@ -24,10 +24,7 @@ namespace {
 // A preset by name or path (relative to the scenario's folder), with optional overrides, named at `pointer`.
 HardwarePreset read_hardware_preset_with(const Ctx& ctx, std::string preset, const std::string& pointer,
                                          const nlohmann::json* overrides) {
-  if (is_preset_path(preset) && std::filesystem::path(preset).is_relative()) {
-    const auto folder = std::filesystem::path(ctx.file).parent_path();
-    if (!folder.empty()) preset = (folder / preset).string();
-  }
+  if (is_preset_path(preset)) preset = ctx.beside(preset);
   try {
     if (overrides == nullptr) return load_hardware_preset_full(preset);
     return load_hardware_preset_full(preset, overrides, ctx.at("/hardware/overrides"));
@@ -244,8 +241,8 @@ void read_options(const Ctx& ctx, const Json& j, ScenarioOptions& options) {
 }
 
 // The document read into a spec, section by section; then the verifier.
-ScenarioSpec load_document(const Json& doc, const std::string& where) {
-  const Ctx ctx{where};
+ScenarioSpec load_document(const Json& doc, const std::string& where, const std::string& folder) {
+  const Ctx ctx{where, folder};
   ScenarioSpec spec;
   spec.source_file = where;
   require_object(ctx, doc, "");
@@ -291,10 +288,10 @@ ScenarioSpec load_document(const Json& doc, const std::string& where) {
 }  // namespace
 }  // namespace scenario_detail
 
-ScenarioSpec load_scenario_text(const std::string& text, const std::string& where) {
-  const scenario_detail::Ctx ctx{where};
+ScenarioSpec load_scenario_text(const std::string& text, const std::string& where, const std::string& folder) {
+  const scenario_detail::Ctx ctx{where, folder};
   const auto doc = scenario_detail::parse_text(text, ctx);
-  return scenario_detail::load_document(doc, where);
+  return scenario_detail::load_document(doc, where, folder);
 }
 
 ScenarioSpec load_scenario(const std::string& path) {

@@ -14,8 +14,9 @@ namespace podsim {
 // given as a relative path is looked up next to the scenario. Throws InputError.
 ScenarioSpec load_scenario(const std::string& path);
 
-// Loads a scenario from its text; `where` stands for the file name in errors and in source_file (relative
-// preset paths are looked up next to `where`). Throws InputError.
-ScenarioSpec load_scenario_text(const std::string& text, const std::string& where);
+// Loads a scenario from its text; `where` stands for the file name in errors and in source_file. Relative paths
+// in it (a hardware preset file, a model's config.json) are read from `folder`, or next to `where` when it is
+// empty. Throws InputError.
+ScenarioSpec load_scenario_text(const std::string& text, const std::string& where, const std::string& folder = "");
 
 }  // namespace podsim

@@ -4,6 +4,7 @@
 #include "sim/scenario/scenario_verify.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include "models/common/shown_text.hpp"
@@ -118,6 +119,13 @@ bool is_op_name(const std::string& text) {
   for (const char c : text)
     if (!is_letter(c) && !is_digit(c) && c != '-' && c != '.') return false;
   return true;
+}
+
+std::string Where::beside(const std::string& path) const {
+  const std::filesystem::path base =
+      folder.empty() ? std::filesystem::path(file).parent_path() : std::filesystem::path(folder);
+  if (base.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (base / path).string();
 }
 
 std::string Where::at(const std::string& pointer) const {
@@ -279,7 +287,7 @@ void verify_tensors(State& state) {
 
 // Checks `spec` section by section, filling its derived fields.
 void verify_in_place(ScenarioSpec& spec) {
-  State state{Where{spec.source_file}, spec, {}, {}};
+  State state{Where{spec.source_file, {}}, spec, {}, {}};
   if (spec.name.empty()) state.where.fail("/name", "must not be empty, got: \"\"");
   if (!slices_in_search_only(spec)) {
     verify_slice(state);

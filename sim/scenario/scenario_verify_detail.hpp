@@ -38,6 +38,10 @@ bool is_op_name(const std::string& text);
 // Where errors go: `FILE: /pointer: message` (just `/pointer: message` for a spec without a file).
 struct Where {
   std::string file;
+  std::string folder;  // where relative paths written in the file are read from (empty: the file's own folder)
+
+  // `path` as the file means it: an absolute path as is, a relative one under `folder` (or the file's folder).
+  std::string beside(const std::string& path) const;
 
   std::string at(const std::string& pointer) const;
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const;

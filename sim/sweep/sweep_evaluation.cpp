@@ -105,7 +105,7 @@ std::string evaluate_point(const SweepSpec& spec, std::size_t point, SweepModel 
   std::optional<std::string> error;
   try {
     text = resolve_point(spec, point).dump();
-    const ScenarioSpec scenario = load_scenario_text(*text, point_name(spec, point));
+    const ScenarioSpec scenario = load_scenario_text(*text, point_name(spec, point), spec.base_folder);
     if (scenario.model)
       plans = searched_plans(scenario, model);
     else

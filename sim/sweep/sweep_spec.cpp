@@ -178,8 +178,10 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& file) {
     const auto base_text = read_json_file(path.string());
     if (!base_text) where.fail("/base", "cannot open the base scenario, got: " + shown(base));
     spec.base = parse_json(*base_text, path.string());
+    spec.base_folder = path.parent_path().string();
   } else {
     spec.base = base;
+    spec.base_folder = std::filesystem::path(file).parent_path().string();
   }
   if (!spec.base.is_object()) where.fail("/base", "must be a scenario path or a scenario object, got: " + shown(base));
   if (doc.contains("combine")) {

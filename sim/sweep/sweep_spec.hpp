@@ -37,6 +37,9 @@ struct SweepCondition {
 struct SweepSpec {
   std::string file;             // the sweep file as given (messages, point names `FILE#point N`)
   nlohmann::ordered_json base;  // the base scenario document, keys in its file's order
+  // Where relative paths in a point's scenario (a hardware preset file, a model's config.json) are read from: the
+  // base scenario file's folder, or the sweep file's for an inline base (values a parameter sets included).
+  std::string base_folder;
   std::vector<SweepParameter> parameters;
   SweepCombine combine = SweepCombine::product;
   std::vector<SweepCondition> filter;  // a point runs when every condition holds

@@ -3,10 +3,15 @@
 #include "sim/sweep/sweep_spec.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "models/common/error.hpp"
+#include "sim/scenario/scenario_json.hpp"
+#include "sim/sweep/sweep_evaluation.hpp"
 #include "sim/sweep/sweep_points.hpp"
 
 namespace podsim {
@@ -203,6 +208,31 @@ TEST(SweepSpec, BaseFileIsReadRelativeToTheSweepFile) {
   EXPECT_EQ(llama.filter.size(), 1u);
   EXPECT_EQ(error_of(R"({"base": "missing.json", "parameters": []})"),
             "s.json: /base: cannot open the base scenario, got: \"missing.json\"");
+}
+
+TEST(SweepSpec, PathsInTheBaseScenarioAreReadFromItsFolder) {
+  // sweeps/s.json names ../scenarios/base.json, which names the preset file "chips/tpu-v5e.json" beside itself: a
+  // point must find it there (not next to the sweep file), as `podsim run scenarios/base.json` does.
+  const auto dir = std::filesystem::temp_directory_path() / ("podsim-sweep-base-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "sweeps");
+  std::filesystem::create_directories(dir / "scenarios" / "chips");
+  std::filesystem::copy_file(std::string(PODSIM_SOURCE_DIR) + "/configs/tpu-v5e.json",
+                             dir / "scenarios" / "chips" / "tpu-v5e.json");
+  std::ofstream(dir / "scenarios" / "base.json")
+      << R"({"name": "b", "hardware": "chips/tpu-v5e.json", "slice": {"shape": [2, 2]}, "tensors": {"x": {"shape": [8, 16]}}})";
+  std::ofstream(dir / "sweeps" / "s.json")
+      << R"({"base": "../scenarios/base.json", "parameters": [{"pointer": "/slice/shape/0", "values": [2, 4]}]})";
+  const SweepSpec spec = load_sweep((dir / "sweeps" / "s.json").string());
+  EXPECT_EQ(std::filesystem::path(spec.base_folder), dir / "sweeps" / ".." / "scenarios");
+  for (std::size_t point = 0; point < 2; ++point)
+    EXPECT_NE(evaluate_point(spec, point, SweepModel::book).find(R"("error":null)"), std::string::npos)
+        << evaluate_point(spec, point, SweepModel::book);
+  // An inline base reads from the sweep file's folder.
+  const SweepSpec inline_base =
+      load_sweep_text(R"({"base": )" + kBase + R"(, "parameters": [{"pointer": "/name", "values": ["a"]}]})",
+                      (dir / "sweeps" / "t.json").string());
+  EXPECT_EQ(std::filesystem::path(inline_base.base_folder), dir / "sweeps");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(SweepHash, IsFnv1a64) {
