@@ -27,7 +27,8 @@ constexpr const char* kFitSome = "#edc948";
 constexpr const char* kFitNone = "#e15759";
 
 // The plot area of a chart, in pixels of its SVG.
-constexpr double kLeft = 84, kTop = 28, kWidth = 520, kHeight = 230, kPad = 14;
+constexpr double kLeft = 84, kTop = 28, kWidth = 450, kHeight = 230, kPad = 14;
+constexpr double kChartWidth = kLeft + kWidth + 96;  // room right of the plot for the HBM lines' labels
 
 std::string esc(std::string_view text) {
   return html_escape(text);
@@ -81,8 +82,12 @@ Scale number_scale(const std::vector<double>& sorted, double length) {
   if (sorted.size() <= 12) {
     s.ticks = sorted;
   } else if (s.log) {
-    for (double v = std::pow(10, std::ceil(std::log10(s.lo) - 1e-9)); v <= s.hi * 1.0001; v *= 10)
-      s.ticks.push_back(v);
+    // Powers of ten, and 2 and 5 times them when the axis spans less than four powers.
+    const bool fine = s.hi / s.lo < 1e4;
+    for (double decade = std::pow(10, std::floor(std::log10(s.lo))); decade <= s.hi * 1.0001; decade *= 10)
+      for (const double m : {1.0, 2.0, 5.0})
+        if ((m == 1.0 || fine) && decade * m >= s.lo * 0.9999 && decade * m <= s.hi * 1.0001)
+          s.ticks.push_back(decade * m);
   } else {
     const double raw = (s.hi - s.lo) / 5;
     const double magnitude = std::pow(10, std::floor(std::log10(raw)));
@@ -329,7 +334,7 @@ SweepChart parameter_chart(const SweepReportData& data, std::size_t parameter, S
   const double band_y = kTop + kHeight + label_room + 4;
   std::string& out = chart.svg;
   out = fmt::format("<svg class=\"chart\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} against {}\">\n",
-                    kLeft + kWidth + 30, band_y + 46, quantity_name(quantity), esc(data.pointers[parameter]));
+                    kChartWidth, band_y + 46, quantity_name(quantity), esc(data.pointers[parameter]));
   out += fmt::format("<text x=\"{}\" y=\"14\" class=\"title\">{} against {}</text>\n", kLeft, quantity_name(quantity),
                      esc(data.pointers[parameter]));
   out += y_axis_svg(
@@ -371,9 +376,8 @@ SweepChart parameter_chart(const SweepReportData& data, std::size_t parameter, S
     const double py = kTop + kHeight - y.at(static_cast<double>(bytes));
     out += fmt::format(
         "<line class=\"hbm\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#222\" "
-        "stroke-dasharray=\"5 3\" stroke-width=\"1.5\"/><text x=\"{2}\" y=\"{3:.1f}\" text-anchor=\"end\">HBM "
-        "{4}</text>\n",
-        kLeft, py, kLeft + kWidth, py - 4, esc(bytes_text(bytes)));
+        "stroke-dasharray=\"5 3\" stroke-width=\"1.5\"/><text x=\"{3}\" y=\"{4:.1f}\">HBM {5}</text>\n",
+        kLeft, py, kLeft + kWidth, kLeft + kWidth + 4, py + 4, esc(bytes_text(bytes)));
   }
   out += marks_svg(
       data, drawn, [&](const SweepMark& m) { return quantity_text(quantity, *quantity_of(m, quantity)); }, 3.5);

@@ -24,6 +24,7 @@ table { border-collapse: collapse; margin: .6em 0; font-size: .88em; }
 th, td { border: 1px solid #ccc; padding: .2em .5em; text-align: left; vertical-align: top; white-space: nowrap; }
 td.err { white-space: normal; min-width: 30em; }
 div.wide { overflow-x: auto; } div.charts { display: flex; flex-wrap: wrap; gap: 0 1em; }
+div.charts > div { width: min-content; }
 th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.sortable th { cursor: pointer; user-select: none; } table.sortable th:hover { background: #e0e0e0; }
 .muted { color: #666; } .fail { color: #b3261e; font-weight: bold; }
