@@ -3,7 +3,7 @@
 #include "sim/report/sweep_report_data.hpp"
 
 #include <algorithm>
-#include <numeric>
+#include <tuple>
 
 #include "models/common/error.hpp"
 
