@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   python3 python3-jsonschema  # the tests validate docs/*.schema.json (in CI a missing tool fails them)
   clang libclang-rt-14-dev # the fuzz build (scripts/fuzz.sh): clang, libFuzzer and the sanitizer runtimes
+  chromium                # headless, the sweep report's browser test (tests/report/sweep_report_browser_test.cpp)
 )
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

@@ -3,6 +3,7 @@
 // a model-level scenario run the plan search and keep its best candidates.
 #include "sim/sweep/sweep_evaluation.hpp"
 
+#include <cstdint>
 #include <exception>
 #include <optional>
 
@@ -33,6 +34,13 @@ Json plan_entry(std::optional<double> des_time_s, double book_time_s, std::uint6
   return entry;
 }
 
+// What the sweep report needs (its Pareto front, its HBM line), after the keys above, whose order is the contract:
+// the chips of the plan's slice and the HBM capacity per chip (0: the chip has no figure).
+void add_size(Json& entry, std::int64_t chips, std::uint64_t hbm_bytes) {
+  entry["chips"] = chips;
+  entry["hbm_bytes"] = hbm_bytes;
+}
+
 // Every plan by the closed form: planned once, evaluated in program order (sim/plan/book_evaluation.hpp).
 Json book_plans(const ScenarioSpec& spec) {
   const ScenarioPlatform platform = build_platform(spec);
@@ -46,8 +54,9 @@ Json book_plans(const ScenarioSpec& spec) {
   for (const ScenarioPlan* plan : plans) {
     const PlannedProgram program = plan_program(spec, topology, plan);
     const BookEvaluation book = evaluate_book(program);
-    out[program.name] =
-        plan_entry(std::nullopt, program.book_time_s, book.memory.peak_bytes, book.fits_hbm, "", std::nullopt);
+    Json entry = plan_entry(std::nullopt, program.book_time_s, book.memory.peak_bytes, book.fits_hbm, "", std::nullopt);
+    add_size(entry, platform.slice->num_chips(), program.hbm_bytes);
+    out[program.name] = std::move(entry);
   }
   return out;
 }
@@ -55,9 +64,12 @@ Json book_plans(const ScenarioSpec& spec) {
 Json simulated_plans(const ScenarioSpec& spec) {
   const ScenarioRun run = run_scenario(spec);
   Json out = Json::object();
-  for (const PlanRun& plan : run.plans)
-    out[plan.name] = plan_entry(plan.des_time_s, plan.book_time_s, plan.memory_per_chip_bytes, plan.fits_hbm,
-                                plan.busiest_link, std::nullopt);
+  for (const PlanRun& plan : run.plans) {
+    Json entry = plan_entry(plan.des_time_s, plan.book_time_s, plan.memory_per_chip_bytes, plan.fits_hbm,
+                            plan.busiest_link, std::nullopt);
+    add_size(entry, run.slice ? run.slice->num_chips() : 0, plan.hbm_bytes);
+    out[plan.name] = std::move(entry);
+  }
   return out;
 }
 
@@ -74,6 +86,8 @@ Json searched_plans(const ScenarioSpec& spec, SweepModel model) {
     // Every field in the label (the plan when it comes from one), so labels read alike whatever a search varies.
     const report::VaryingFields varying{!r.candidate.plan.empty(), true, true, true};
     entry["candidate"] = report::candidate_label(r.candidate, varying);
+    add_size(entry, r.candidate.chips(), r.hbm_bytes);
+    entry["cost_per_million_tokens"] = r.cost_per_million_tokens ? Json(*r.cost_per_million_tokens) : Json(nullptr);
     out["rank" + std::to_string(i + 1)] = std::move(entry);
   }
   return out;

@@ -1,16 +1,19 @@
-// `podsim sweep SWEEP.json --out DIR` runs a sweep (docs/sweeps.md) and `podsim sweep merge DIR... --out DIR` joins
-// shards. Exit codes: 0 when the sweep ran (points that failed are records with `error` set), 2 for a bad sweep
-// file or flag, 3 when a worker process died, 128 + the signal when stopped by SIGINT (130) or SIGTERM (143, a
-// batch system's preemption): whole lines kept, resumable.
+// `podsim sweep SWEEP.json --out DIR` runs a sweep (docs/sweeps.md), `podsim sweep merge DIR... --out DIR` joins
+// shards and `podsim sweep report DIR... --report FILE.html` draws results folders (also `--report` on a run). Exit
+// codes: 0 when the sweep ran (points that failed are records with `error` set), 2 for a bad sweep file or flag, 3 when
+// a worker process died, 128 + the signal when stopped by SIGINT (130) or SIGTERM (143, a batch system's preemption):
+// whole lines kept, resumable.
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
 #include "models/common/error.hpp"
+#include "sim/report/sweep_report_html.hpp"
 #include "sim/sweep/sweep_progress.hpp"
 #include "sim/sweep/sweep_results.hpp"
 #include "sim/sweep/sweep_runner.hpp"
@@ -34,7 +37,28 @@ struct SweepFlags {
   std::string format = "jsonl";
   std::vector<std::string> merge_dirs;
   std::string merge_out;
+  std::string report;  // --report FILE.html, on a run or `sweep report`
+  std::vector<std::string> report_dirs;
 };
+
+// The HTML report, opened before a sweep runs so that a path it cannot write stops the sweep before it starts.
+std::ofstream open_report(const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw InputError("--report", "cannot write the file, got: " + path);
+  return out;
+}
+
+// Draws the records of the results folders `dirs` (several are merged as `sweep merge` does, so shards can be drawn
+// without merging them first) into `out`, the file at `path`.
+void write_report(const std::vector<std::string>& dirs, std::ofstream& out, const std::string& path) {
+  const std::vector<std::string> lines = merge_shards(dirs);
+  std::string source;
+  for (const auto& dir : dirs)
+    source += (source.empty() ? "" : ", ") + (std::filesystem::path(dir) / kSweepJsonl).string();
+  report::write_sweep_html(report::read_sweep_report_data(lines, source), source, out);
+  if (!out.flush()) throw InputError("--report", "cannot write the file, got: " + path);
+  std::cout << path << ": the report of " << lines.size() << " points\n";
+}
 
 SweepModel parse_model(const std::string& text) {
   if (text == "book") return SweepModel::book;
@@ -73,6 +97,8 @@ int run(const SweepFlags& flags) {
   options.shard = located("--shard", [&] { return parse_shard(flags.shard); });
   options.jobs = flags.jobs > 0 ? flags.jobs : std::max(1u, std::thread::hardware_concurrency());
   const SweepSpec spec = load_sweep(flags.sweep_file);
+  std::ofstream html;
+  if (!flags.report.empty()) html = open_report(flags.report);
   options.progress = progress_printer();
   options.interrupted = [] { return g_interrupted != 0; };
   struct sigaction action {};
@@ -87,6 +113,7 @@ int run(const SweepFlags& flags) {
   ::sigaction(SIGTERM, &previous_term, nullptr);
   const auto& p = outcome.progress;
   if (outcome.interrupted) {
+    if (html.is_open()) std::filesystem::remove(flags.report);  // drawn by the run that completes the sweep
     std::cerr << "sweep: interrupted after " << p.done << " of " << p.total
               << " points; run the same command again to resume\n";
     return 128 + g_interrupted;
@@ -95,6 +122,7 @@ int run(const SweepFlags& flags) {
   std::cout << file.string() << ": " << p.done + p.skipped << " points (" << p.done << " evaluated, " << p.skipped
             << " already there, " << p.failed << " failed"
             << (p.filtered > 0 ? ", " + std::to_string(p.filtered) + " filtered out" : std::string()) << ")\n";
+  if (html.is_open()) write_report({flags.out}, html, flags.report);
   return 0;
 }
 
@@ -114,8 +142,17 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto* merge = cmd->add_subcommand("merge", "Join shards' results folders into one, as a single run writes it");
   merge->add_option("dirs", flags->merge_dirs, "Shard results folders")->required();
   merge->add_option("--out", flags->merge_out, "The merged results folder")->required();
-  cmd->callback([&action, flags, merge] {
-    action = [flags, merge] {
+  cmd->add_option("--report", flags->report, "Also write a self-contained HTML report of the results to this file");
+  auto* draw = cmd->add_subcommand("report", "Draw results folders (shards are merged) as one HTML report");
+  draw->add_option("dirs", flags->report_dirs, "Results folders")->required();
+  draw->add_option("--report", flags->report, "The HTML file to write")->required();
+  cmd->callback([&action, flags, merge, draw] {
+    action = [flags, merge, draw] {
+      if (draw->parsed()) {
+        std::ofstream html = open_report(flags->report);
+        write_report(flags->report_dirs, html, flags->report);
+        return 0;
+      }
       if (!merge->parsed()) return run(*flags);
       const std::vector<std::string> lines = merge_shards(flags->merge_dirs);
       std::error_code ec;
