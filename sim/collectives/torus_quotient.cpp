@@ -145,6 +145,320 @@ std::optional<std::vector<TaskId>> match_rotations(const EventGraph& skeleton, c
   return rep_of;
 }
 
+// The class of a link: its dim and direction.
+int class_of(const Link& link) {
+  return link.dim * 2 + static_cast<int>(link.dir);
+}
+
+// What both quotients start from: the checked request's skeleton and the rotation of every task onto the
+// representative's.
+struct Quotient {
+  const Slice& slice;
+  const NetworkSpec& network;
+  const EventGraph& skeleton;
+  const GraphSymmetry& phases;
+  const std::vector<TaskId>& rep_of;
+  const std::vector<bool>& dim_used;
+};
+
+// Traffic on one class of links, from the spans [bandwidth start, end] of its transfers in task id order: their
+// union is merged as fill_ledger merges it (in order, or sorted by begin when a begin comes out of order).
+struct ClassTraffic {
+  LinkUsage usage;
+  std::vector<std::pair<double, double>> spans;
+  void add(std::uint64_t bytes, double begin_s, double end_s) {
+    usage.bytes += bytes;
+    ++usage.messages;
+    spans.emplace_back(begin_s, end_s);
+  }
+  LinkUsage merged() {
+    if (!std::is_sorted(spans.begin(), spans.end(), [](const auto& a, const auto& b) { return a.first < b.first; }))
+      std::stable_sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    LinkUsage out = usage;
+    out.busy_s = 0;
+    if (spans.empty()) return out;
+    double begin_s = spans.front().first, end_s = spans.front().second;
+    for (std::size_t i = 1; i < spans.size(); ++i) {
+      if (spans[i].first > end_s) {
+        if (end_s > begin_s) out.busy_s += end_s - begin_s;
+        begin_s = spans[i].first;
+        end_s = spans[i].second;
+      } else {
+        end_s = std::max(end_s, spans[i].second);
+      }
+    }
+    if (end_s > begin_s) out.busy_s += end_s - begin_s;
+    return out;
+  }
+};
+
+// The whole ledger from one chip's figures: every link of a class as the class, every chip as the representative.
+SimulationResult lift(const Quotient& q, double makespan_s, const std::vector<LinkUsage>& per_class,
+                      std::uint64_t bytes_sent, std::uint64_t transfers) {
+  const auto num_chips = static_cast<std::size_t>(q.slice.num_chips());
+  SimulationResult out;
+  out.makespan_s = makespan_s;
+  out.links.assign(q.network.links.size(), LinkUsage{});
+  for (const Link& link : q.slice.links())
+    if (q.dim_used[static_cast<std::size_t>(link.dim)])
+      out.links[static_cast<std::size_t>(link.id)] = per_class[static_cast<std::size_t>(class_of(link))];
+  out.chip_bytes_sent.assign(num_chips, bytes_sent);
+  out.chip_bytes_received.assign(num_chips, bytes_sent);
+  out.messages = transfers * num_chips;
+  return out;
+}
+
+// The quotient by every translation: the representative's tasks on one chip, each destination a sink chip behind
+// the representative's route with every link replaced by its class's one link (no route crosses two of a class).
+SimulationResult by_chip(const Quotient& q) {
+  const EventGraph& skeleton = q.skeleton;
+  EventGraph quotient;
+  NetworkSpec net;
+  net.chip_flops = q.network.chip_flops;
+  std::vector<std::int32_t> quotient_link(static_cast<std::size_t>(q.slice.rank()) * 2, -1);
+  std::unordered_map<ChipId, std::int32_t> sink_of;                           // destination chip -> sink chip
+  auto routes = std::make_shared<std::vector<std::vector<std::int32_t>>>(1);  // per sink chip
+  const auto sink = [&](ChipId dst) {
+    if (const auto it = sink_of.find(dst); it != sink_of.end()) return it->second;
+    std::vector<std::int32_t> links;
+    for (const std::int32_t l : q.network.route(kRep, dst)) {
+      std::int32_t& mapped = quotient_link[static_cast<std::size_t>(class_of(q.slice.link(l)))];
+      if (mapped < 0) {
+        mapped = static_cast<std::int32_t>(net.links.size());
+        net.links.push_back(q.network.links[static_cast<std::size_t>(l)]);
+      }
+      links.push_back(mapped);
+    }
+    const auto chip = static_cast<std::int32_t>(routes->size());
+    routes->push_back(std::move(links));
+    sink_of.emplace(dst, chip);
+    return chip;
+  };
+  std::vector<TaskId> quotient_id(skeleton.tasks.size(), -1);
+  for (std::size_t id = 0; id < skeleton.tasks.size(); ++id)
+    if (skeleton.tasks[id].src_chip == kRep) {
+      quotient_id[id] = static_cast<TaskId>(quotient.tasks.size());
+      quotient.tasks.emplace_back();
+    }
+  for (std::size_t id = 0; id < skeleton.tasks.size(); ++id) {
+    if (quotient_id[id] < 0) continue;
+    const Task& t = skeleton.tasks[id];
+    Task& s = quotient.tasks[static_cast<std::size_t>(quotient_id[id])];
+    s.kind = t.kind;
+    s.bytes = t.bytes;
+    s.flops = t.flops;
+    s.op = t.op;
+    s.step = t.step;
+    s.src_chip = 0;
+    s.dst_chip = t.kind == TaskKind::transfer && t.dst_chip != t.src_chip ? sink(t.dst_chip) : 0;
+    // A dependency on another chip's task becomes one on the representative's task it is a rotation of (the
+    // rotation keeps the time): no two tasks of one chip are alike, so each maps to exactly one.
+    for (const TaskId d : t.deps) {
+      const TaskId mapped = quotient_id[static_cast<std::size_t>(q.rep_of[static_cast<std::size_t>(d)])];
+      if (std::find(s.deps.begin(), s.deps.end(), mapped) == s.deps.end()) s.deps.push_back(mapped);
+    }
+  }
+  net.num_chips = quotient.num_chips = static_cast<std::int32_t>(routes->size());
+  net.route = [routes](std::int32_t src, std::int32_t dst) {
+    return src == 0 && dst > 0 ? (*routes)[static_cast<std::size_t>(dst)] : std::vector<std::int32_t>{};
+  };
+  const SimulationResult run = simulate(net, quotient);
+
+  std::vector<LinkUsage> per_class(quotient_link.size());
+  for (std::size_t c = 0; c < quotient_link.size(); ++c)
+    if (quotient_link[c] >= 0) per_class[c] = run.links[static_cast<std::size_t>(quotient_link[c])];
+  SimulationResult out = lift(q, run.makespan_s, per_class, run.chip_bytes_sent.front(), run.messages);
+  out.wall_s = run.wall_s;
+  out.simulated_tasks = run.tasks.size();
+  out.child_rss_growth_bytes = run.child_rss_growth_bytes;
+  return out;
+}
+
+// A release: a one-byte transfer to a timer chip over a link this fast whose latency is the release (as in
+// simulate_symmetric): the byte adds 1e-30 s.
+constexpr double kReleaseBandwidth_Bps = 1e30;
+
+// The quotient by the translations across each phase's dim: phase by phase, the line through the representative
+// is simulated with its real links, every task released when the representative's twin may start (its
+// dependencies on earlier phases have ended); then no two phases may have used one class of links, or the chips'
+// processors, at the same time. nullopt when they did.
+std::optional<SimulationResult> by_line(const Quotient& q) {
+  const EventGraph& skeleton = q.skeleton;
+  const NetworkSpec& network = q.network;
+  std::vector<TaskTiming> times(skeleton.tasks.size());
+  std::vector<std::int32_t> position(static_cast<std::size_t>(skeleton.num_chips), -1);
+  std::vector<std::int32_t> link_map(network.links.size(), -1);
+  const auto latency_of = [&](const std::vector<std::int32_t>& route) {
+    double latency_s = 0;
+    for (const std::int32_t l : route)
+      latency_s += network.links[static_cast<std::size_t>(l)].latency_s;
+    return latency_s;
+  };
+  std::uint64_t simulated = 0, child_rss = 0;
+  double wall_s = 0;
+  for (const PhaseGroups& phase : q.phases.phases) {
+    const std::vector<ChipId>& line = phase.groups.front();
+    const TaskId begin = phase.begin[0], end = phase.begin[1];
+    if (begin == end) continue;
+    for (std::size_t i = 0; i < line.size(); ++i)
+      position[static_cast<std::size_t>(line[i])] = static_cast<std::int32_t>(i);
+    // Releases, from the representative's twin of each task: its dependencies on earlier phases, or none at all.
+    std::vector<double> release(static_cast<std::size_t>(end - begin), -1);
+    double base = -1;
+    for (TaskId id = begin; id < end; ++id) {
+      const Task& twin = skeleton.tasks[static_cast<std::size_t>(q.rep_of[static_cast<std::size_t>(id)])];
+      bool released = twin.deps.empty();
+      double at = 0;
+      for (const TaskId d : twin.deps)
+        if (d < begin) {
+          released = true;
+          at = std::max(at, times[static_cast<std::size_t>(d)].end_s);
+        }
+      if (!released) continue;
+      release[static_cast<std::size_t>(id - begin)] = at;
+      base = base < 0 ? at : std::min(base, at);
+    }
+    EventGraph sub;
+    NetworkSpec net;
+    net.chip_flops = network.chip_flops;
+    auto sub_routes = std::make_shared<std::unordered_map<std::uint64_t, std::vector<std::int32_t>>>();
+    std::vector<std::int32_t> touched;
+    const auto chips = static_cast<std::int32_t>(line.size());
+    for (TaskId id = begin; id < end; ++id) {
+      const Task& t = skeleton.tasks[static_cast<std::size_t>(id)];
+      Task s;
+      s.kind = t.kind;
+      s.bytes = t.bytes;
+      s.flops = t.flops;
+      s.op = t.op;
+      s.step = t.step;
+      s.src_chip = position[static_cast<std::size_t>(t.src_chip)];
+      s.dst_chip = position[static_cast<std::size_t>(t.dst_chip)];
+      for (const TaskId d : t.deps)
+        if (d >= begin) s.deps.push_back(d - begin);
+      if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip) {
+        const std::uint64_t pair =
+            (static_cast<std::uint64_t>(s.src_chip) << 32) | static_cast<std::uint32_t>(s.dst_chip);
+        if (!sub_routes->contains(pair)) {
+          std::vector<std::int32_t> links;
+          for (const std::int32_t l : network.route(t.src_chip, t.dst_chip)) {
+            // The route stays on the line (so on links no other line of the phase uses).
+            const Link& link = q.slice.link(l);
+            if (position[static_cast<std::size_t>(link.src)] < 0 || position[static_cast<std::size_t>(link.dst)] < 0)
+              return std::nullopt;
+            std::int32_t& mapped = link_map[static_cast<std::size_t>(l)];
+            if (mapped < 0) {
+              mapped = static_cast<std::int32_t>(net.links.size());
+              net.links.push_back(network.links[static_cast<std::size_t>(l)]);
+              touched.push_back(l);
+            }
+            links.push_back(mapped);
+          }
+          sub_routes->emplace(pair, std::move(links));
+        }
+      }
+      sub.add(std::move(s));
+    }
+    for (const std::int32_t l : touched)
+      link_map[static_cast<std::size_t>(l)] = -1;
+    std::map<double, std::pair<std::int32_t, std::int32_t>> timer_of;  // release -> (timer chip, its link)
+    for (TaskId k = 0; k < end - begin; ++k) {
+      const double at = release[static_cast<std::size_t>(k)] - base;
+      if (release[static_cast<std::size_t>(k)] < 0 || at <= 0) continue;
+      auto [it, added] = timer_of.emplace(at, std::pair{chips + static_cast<std::int32_t>(timer_of.size()),
+                                                        static_cast<std::int32_t>(net.links.size())});
+      if (added) net.links.push_back({"release", kReleaseBandwidth_Bps, at});
+      Task wait;
+      wait.kind = TaskKind::transfer;
+      wait.bytes = 1;
+      wait.src_chip = sub.tasks[static_cast<std::size_t>(k)].src_chip;
+      wait.dst_chip = it->second.first;
+      sub_routes->emplace((static_cast<std::uint64_t>(wait.src_chip) << 32) | static_cast<std::uint32_t>(wait.dst_chip),
+                          std::vector<std::int32_t>{it->second.second});
+      const TaskId wait_id = sub.add(std::move(wait));
+      sub.tasks[static_cast<std::size_t>(k)].deps.push_back(wait_id);
+    }
+    net.num_chips = sub.num_chips = chips + static_cast<std::int32_t>(timer_of.size());
+    net.route = [sub_routes](std::int32_t src, std::int32_t dst) {
+      return sub_routes->at((static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst));
+    };
+    const SimulationResult run = simulate(net, sub);
+    simulated += run.tasks.size();
+    wall_s += run.wall_s;
+    child_rss = std::max(child_rss, run.child_rss_growth_bytes);
+    for (TaskId k = 0; k < end - begin; ++k)
+      times[static_cast<std::size_t>(begin + k)] = {base + run.tasks[static_cast<std::size_t>(k)].start_s,
+                                                    base + run.tasks[static_cast<std::size_t>(k)].end_s};
+    for (const ChipId chip : line)
+      position[static_cast<std::size_t>(chip)] = -1;
+  }
+
+  // The representative's links (one per class) and processor: their traffic, phase by phase, in task id order.
+  const std::size_t classes = static_cast<std::size_t>(q.slice.rank()) * 2;
+  std::vector<ClassTraffic> traffic(classes);
+  struct Span {
+    std::int32_t resource;  // a class, or `classes` for the representative's processor
+    std::size_t phase;
+    double lo, hi;
+  };
+  std::vector<Span> spans;
+  double makespan_s = 0;
+  std::uint64_t bytes_sent = 0, transfers = 0;
+  for (std::size_t p = 0; p < q.phases.phases.size(); ++p) {
+    const PhaseGroups& phase = q.phases.phases[p];
+    std::vector<Span> hull;
+    const auto widen = [&](std::int32_t resource, double lo, double hi) {
+      for (Span& span : hull)
+        if (span.resource == resource) {
+          span.lo = std::min(span.lo, lo);
+          span.hi = std::max(span.hi, hi);
+          return;
+        }
+      hull.push_back({resource, p, lo, hi});
+    };
+    for (TaskId id = phase.begin[0]; id < phase.begin[1]; ++id) {
+      const Task& t = skeleton.tasks[static_cast<std::size_t>(id)];
+      const TaskTiming& time = times[static_cast<std::size_t>(id)];
+      makespan_s = std::max(makespan_s, time.end_s);
+      if (t.kind == TaskKind::compute) {
+        if (t.src_chip == kRep && time.end_s > time.start_s)
+          widen(static_cast<std::int32_t>(classes), time.start_s, time.end_s);
+        continue;
+      }
+      if (t.src_chip == kRep) ++transfers;
+      if (t.src_chip == t.dst_chip) continue;
+      if (t.src_chip == kRep) bytes_sent += t.bytes;
+      const std::vector<std::int32_t> route = network.route(t.src_chip, t.dst_chip);
+      const double lo = std::min(time.start_s + latency_of(route), time.end_s);
+      for (const std::int32_t l : route) {
+        const Link& link = q.slice.link(l);
+        if (link.src != kRep) continue;
+        traffic[static_cast<std::size_t>(class_of(link))].add(t.bytes, lo, time.end_s);
+        widen(class_of(link), lo, time.end_s);
+      }
+    }
+    spans.insert(spans.end(), hull.begin(), hull.end());
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    return a.resource != b.resource ? a.resource < b.resource : a.lo < b.lo;
+  });
+  const double tolerance = 1e-12 * makespan_s;
+  double reach = 0;  // the latest end so far on the current resource
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const bool same = i > 0 && spans[i].resource == spans[i - 1].resource;
+    if (same && spans[i].lo < reach - tolerance) return std::nullopt;
+    reach = same ? std::max(reach, spans[i].hi) : spans[i].hi;
+  }
+  std::vector<LinkUsage> per_class(classes);
+  for (std::size_t c = 0; c < classes; ++c)
+    per_class[c] = traffic[c].merged();
+  SimulationResult out = lift(q, makespan_s, per_class, bytes_sent, transfers);
+  out.wall_s = wall_s;
+  out.simulated_tasks = simulated;
+  out.child_rss_growth_bytes = child_rss;
+  return out;
+}
+
 }  // namespace
 
 std::optional<SimulationResult> simulate_torus_quotient(const Slice& slice, const NetworkSpec& network,
@@ -176,7 +490,6 @@ std::optional<SimulationResult> simulate_torus_quotient(const Slice& slice, cons
   if (!any_traffic || request.array_bytes == 0) return std::nullopt;
 
   // One bandwidth and one latency per used dim and direction: the class of a link is dim * 2 + direction.
-  const auto class_of = [](const Link& link) { return link.dim * 2 + static_cast<int>(link.dir); };
   std::vector<LinkId> class_link(static_cast<std::size_t>(slice.rank()) * 2, -1);
   for (const Link& link : slice.links()) {
     if (!dim_used[static_cast<std::size_t>(link.dim)]) continue;
@@ -195,102 +508,38 @@ std::optional<SimulationResult> simulate_torus_quotient(const Slice& slice, cons
   const auto rep_of = match_rotations(skeleton, phases);
   if (!rep_of) return std::nullopt;
 
-  // The quotient: chip 0 is the representative; every destination offset it sends to gets a sink chip whose
-  // route is the representative's route with each link replaced by its class's one link.
+  // Every destination the representative sends to: each chip's route to the same offset must be this one moved.
   const Torus torus(slice);
-  EventGraph quotient;
-  NetworkSpec net;
-  net.chip_flops = network.chip_flops;
-  std::vector<std::int32_t> quotient_link(class_link.size(), -1);
-  std::unordered_map<ChipId, std::int32_t> sink_of;  // destination chip (= offset) -> sink chip
-  auto routes = std::make_shared<std::vector<std::vector<std::int32_t>>>(1);  // per sink chip
-  const auto sink = [&](ChipId dst) -> std::int32_t {
-    if (const auto it = sink_of.find(dst); it != sink_of.end()) return it->second;
-    const std::vector<std::int32_t> route = network.route(kRep, dst);
-    std::vector<std::int32_t> links;
+  bool repeats_a_class = false;
+  std::vector<ChipId> offsets;
+  for (const Task& t : skeleton.tasks)
+    if (t.src_chip == kRep && t.kind == TaskKind::transfer && t.dst_chip != kRep) offsets.push_back(t.dst_chip);
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  for (const ChipId v : offsets) {
+    const std::vector<std::int32_t> route = network.route(kRep, v);
+    std::vector<int> classes;
     for (const std::int32_t l : route) {
-      if (l < 0 || static_cast<std::size_t>(l) >= network.links.size()) return -1;
-      const Link& link = slice.link(l);
-      if (!dim_used[static_cast<std::size_t>(link.dim)]) return -1;
-      std::int32_t& mapped = quotient_link[static_cast<std::size_t>(class_of(link))];
-      if (mapped < 0) {
-        mapped = static_cast<std::int32_t>(net.links.size());
-        net.links.push_back(network.links[static_cast<std::size_t>(l)]);
-      }
-      links.push_back(mapped);
+      if (l < 0 || static_cast<std::size_t>(l) >= network.links.size()) return std::nullopt;
+      if (!dim_used[static_cast<std::size_t>(slice.link(l).dim)]) return std::nullopt;
+      classes.push_back(class_of(slice.link(l)));
     }
-    // A route that crosses two links of one class would cross the class's one link twice: SimGrid 3.32 does not
-    // share such a flow as the torus shares its translates (measured: a 3x5 all-to-all), so fall back.
-    std::vector<std::int32_t> sorted = links;
-    std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return -1;
-    // Every chip's route to the same offset is this one moved, hop by hop.
+    std::sort(classes.begin(), classes.end());
+    repeats_a_class = repeats_a_class || std::adjacent_find(classes.begin(), classes.end()) != classes.end();
     for (ChipId c = 0; c < num_chips; ++c) {
-      const std::vector<std::int32_t> moved = network.route(c, torus.moved(c, dst));
-      if (moved.size() != route.size()) return -1;
+      const std::vector<std::int32_t> moved = network.route(c, torus.moved(c, v));
+      if (moved.size() != route.size()) return std::nullopt;
       for (std::size_t h = 0; h < route.size(); ++h) {
-        if (moved[h] < 0 || static_cast<std::size_t>(moved[h]) >= network.links.size()) return -1;
+        if (moved[h] < 0 || static_cast<std::size_t>(moved[h]) >= network.links.size()) return std::nullopt;
         const Link& mine = slice.link(moved[h]);
         const Link& twin = slice.link(route[h]);
-        if (mine.dim != twin.dim || mine.dir != twin.dir || mine.src != torus.moved(c, twin.src)) return -1;
+        if (mine.dim != twin.dim || mine.dir != twin.dir || mine.src != torus.moved(c, twin.src)) return std::nullopt;
       }
     }
-    const auto chip = static_cast<std::int32_t>(routes->size());
-    routes->push_back(std::move(links));
-    sink_of.emplace(dst, chip);
-    return chip;
-  };
-
-  std::vector<TaskId> quotient_id(skeleton.tasks.size(), -1);
-  for (std::size_t id = 0; id < skeleton.tasks.size(); ++id)
-    if (skeleton.tasks[id].src_chip == kRep) {
-      quotient_id[id] = static_cast<TaskId>(quotient.tasks.size());
-      quotient.tasks.emplace_back();
-    }
-  for (std::size_t id = 0; id < skeleton.tasks.size(); ++id) {
-    if (quotient_id[id] < 0) continue;
-    const Task& t = skeleton.tasks[id];
-    Task& s = quotient.tasks[static_cast<std::size_t>(quotient_id[id])];
-    s.kind = t.kind;
-    s.bytes = t.bytes;
-    s.flops = t.flops;
-    s.op = t.op;
-    s.step = t.step;
-    s.src_chip = 0;
-    s.dst_chip = 0;
-    if (t.kind == TaskKind::transfer && t.dst_chip != t.src_chip) {
-      s.dst_chip = sink(t.dst_chip);
-      if (s.dst_chip < 0) return std::nullopt;
-    }
-    for (const TaskId d : t.deps) {
-      const TaskId mapped = quotient_id[static_cast<std::size_t>((*rep_of)[static_cast<std::size_t>(d)])];
-      if (mapped < 0) return std::nullopt;
-      if (std::find(s.deps.begin(), s.deps.end(), mapped) == s.deps.end()) s.deps.push_back(mapped);
-    }
   }
-  skeleton = EventGraph{};
-  net.num_chips = quotient.num_chips = static_cast<std::int32_t>(routes->size());
-  net.route = [routes](std::int32_t src, std::int32_t dst) {
-    return src == 0 && dst > 0 ? (*routes)[static_cast<std::size_t>(dst)] : std::vector<std::int32_t>{};
-  };
-  const SimulationResult run = simulate(net, quotient);
-
-  // Lift: every chip is the representative moved, every link of a class the class's link.
-  SimulationResult out;
-  out.makespan_s = run.makespan_s;
-  out.links.assign(network.links.size(), LinkUsage{});
-  for (const Link& link : slice.links()) {
-    const std::int32_t mapped = quotient_link[static_cast<std::size_t>(class_of(link))];
-    if (dim_used[static_cast<std::size_t>(link.dim)] && mapped >= 0)
-      out.links[static_cast<std::size_t>(link.id)] = run.links[static_cast<std::size_t>(mapped)];
-  }
-  out.chip_bytes_sent.assign(static_cast<std::size_t>(num_chips), run.chip_bytes_sent.front());
-  out.chip_bytes_received.assign(static_cast<std::size_t>(num_chips), run.chip_bytes_sent.front());
-  out.messages = run.messages * static_cast<std::uint64_t>(num_chips);
-  out.wall_s = run.wall_s;
-  out.simulated_tasks = run.tasks.size();
-  out.child_rss_growth_bytes = run.child_rss_growth_bytes;
-  return out;
+  const Quotient quotient{slice, network, skeleton, phases, *rep_of, dim_used};
+  if (repeats_a_class) return by_line(quotient);
+  return by_chip(quotient);
 }
 
 }  // namespace podsim

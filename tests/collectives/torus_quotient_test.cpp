@@ -136,11 +136,33 @@ TEST(TorusQuotient, OtherRingAlgorithmsAndAxisSubsetsMatch) {
 }
 
 TEST(TorusQuotient, AllToAllOverThreeChipRingsMatches) {
-  // Rings of 3: every destination is one hop away, so no route crosses two links of one class.
+  // Rings of 3: every destination is one hop away, so no route crosses two links of one class: one chip.
   const Slice slice({3, 3, 3}, {true, true, true});
-  for (const MultiAxis multi : {MultiAxis::sequential, MultiAxis::concurrent})
-    check_against_full(slice, request_on(slice, CollectiveKind::all_to_all, {"X", "Y", "Z"}, 27'000'000, multi),
-                       "3x3x3 all-to-all");
+  for (const MultiAxis multi : {MultiAxis::sequential, MultiAxis::concurrent}) {
+    const SimulationResult fast = check_against_full(
+        slice, request_on(slice, CollectiveKind::all_to_all, {"X", "Y", "Z"}, 27'000'000, multi), "3x3x3 all-to-all");
+    // One chip sends to 2 others per axis, per part: 3 axes (x 3 parts when concurrent).
+    EXPECT_EQ(fast.simulated_tasks, (multi == MultiAxis::concurrent ? 3u : 1u) * 3u * 2u);
+  }
+}
+
+TEST(TorusQuotient, AllToAllOverLongerRingsRunsOneLinePerPhase) {
+  // Rings of 4 and more reach some chips over two links of one class: the line through the representative is
+  // simulated per phase (n (n - 1) sends, and none waits on a release beyond the phase's first), the phases being
+  // apart in time on every class of links.
+  const Slice cube({4, 4, 4}, {true, true, true});
+  for (const MultiAxis multi : {MultiAxis::sequential, MultiAxis::concurrent}) {
+    const SimulationResult fast = check_against_full(
+        cube, request_on(cube, CollectiveKind::all_to_all, {"X", "Y", "Z"}, 64'000'000, multi), "4x4x4 all-to-all");
+    EXPECT_EQ(fast.simulated_tasks, (multi == MultiAxis::concurrent ? 3u : 1u) * 3u * 4u * 3u);
+  }
+  const Slice mixed({5, 6, 3}, {true, true, true});
+  check_against_full(mixed,
+                     request_on(mixed, CollectiveKind::all_to_all, {"X", "Y", "Z"}, 9'000'001, MultiAxis::sequential),
+                     "5x6x3 all-to-all");
+  const Slice square({8, 8}, {true, true});
+  check_against_full(square, request_on(square, CollectiveKind::all_to_all, {"Y", "X"}, 1 << 20, MultiAxis::sequential),
+                     "8x8 all-to-all over Y, X");
 }
 
 TEST(TorusQuotient, DeclinesWhereTheTorusIsNotTranslationInvariant) {
@@ -155,9 +177,12 @@ TEST(TorusQuotient, DeclinesWhereTheTorusIsNotTranslationInvariant) {
   EXPECT_FALSE(simulate_torus_quotient(
       torus, network,
       request_on(torus, CollectiveKind::all_gather, {"X"}, bytes, MultiAxis::sequential, Algorithm::line)));
-  // All-to-all over rings of 4: the chip two hops away is reached over two links of one class.
+  // Concurrent all-to-all over rings of 4 and 6: a part reaches Y while the other still runs there, so two phases
+  // share Y links at once, and routes cross two links of one class.
+  const Slice oblong({4, 6}, {true, true});
   EXPECT_FALSE(simulate_torus_quotient(
-      torus, network, request_on(torus, CollectiveKind::all_to_all, {"X"}, bytes, MultiAxis::sequential)));
+      oblong, network_of(oblong),
+      request_on(oblong, CollectiveKind::all_to_all, {"X", "Y"}, bytes, MultiAxis::concurrent)));
   // Groups that are not lines in coordinate order.
   CollectiveRequest reversed = request_on(torus, CollectiveKind::all_gather, {"X"}, bytes, MultiAxis::sequential);
   std::reverse(reversed.axes[0].groups[1].begin(), reversed.axes[0].groups[1].end());
