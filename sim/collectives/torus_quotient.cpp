@@ -476,11 +476,13 @@ std::optional<SimulationResult> simulate_torus_quotient(const Slice& slice, cons
   for (std::size_t a = 0; a < request.axes.size(); ++a) {
     const AxisGroups& axis = request.axes[a];
     if (axis.groups.empty()) return std::nullopt;
-    if (axis.groups.front().size() <= 1) continue;  // one chip per group: no task at all
-    const int d = line_dim(slice, axis);
-    if (d < 0 || !rotation_invariant(resolve_algorithm(request.algorithm, request.op, axis))) return std::nullopt;
-    dim_used[static_cast<std::size_t>(d)] = true;
-    any_traffic = true;
+    const bool single = axis.groups.front().size() <= 1;  // one chip per group: no task at all
+    if (!single) {
+      const int d = line_dim(slice, axis);
+      if (d < 0 || !rotation_invariant(resolve_algorithm(request.algorithm, request.op, axis))) return std::nullopt;
+      dim_used[static_cast<std::size_t>(d)] = true;
+      any_traffic = true;
+    }
     auto& groups = skeleton_request.axes[a].groups;
     const auto through_rep = std::find_if(groups.begin(), groups.end(), [](const std::vector<ChipId>& group) {
       return std::find(group.begin(), group.end(), kRep) != group.end();

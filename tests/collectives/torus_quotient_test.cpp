@@ -129,6 +129,11 @@ TEST(TorusQuotient, OtherRingAlgorithmsAndAxisSubsetsMatch) {
   // Y only: X and Z carry nothing, every chip still runs the same ring.
   check_against_full(slice, request_on(slice, CollectiveKind::all_gather, {"Y"}, 1'000'000, MultiAxis::sequential),
                      "4x5x3 all-gather over Y");
+  // An axis of one chip per group (a dim of size 1) among wrapped ones.
+  const Slice flat({4, 1, 5}, {true, false, true});
+  check_against_full(flat,
+                     request_on(flat, CollectiveKind::all_reduce, {"X", "Y", "Z"}, 1'000'000, MultiAxis::concurrent),
+                     "4x1x5 concurrent all-reduce over X,Y,Z");
   // A 2D torus whose other dim does not wrap and is not used.
   const Slice half({5, 4}, {true, false});
   check_against_full(half, request_on(half, CollectiveKind::reduce_scatter, {"X"}, 1'000'000, MultiAxis::sequential),
