@@ -1,7 +1,8 @@
 // The translation quotient: check the request's axes are the lines of wrapped dims, build the collective on the
 // lines through the representative chip only (the skeleton), match every task of every position of a line to the
 // representative's task it is a rotation of, simulate the representative's tasks on one chip with one link per
-// dim and direction, and lift the ledger to every chip and link.
+// dim and direction (or, where a route would cross such a link twice, the line through the representative phase
+// by phase, checking afterwards that phases kept apart), and lift the ledger to every chip and link.
 #include "sim/collectives/torus_quotient.hpp"
 
 #include <algorithm>
@@ -252,7 +253,7 @@ SimulationResult by_chip(const Quotient& q) {
     s.src_chip = 0;
     s.dst_chip = t.kind == TaskKind::transfer && t.dst_chip != t.src_chip ? sink(t.dst_chip) : 0;
     // A dependency on another chip's task becomes one on the representative's task it is a rotation of (the
-    // rotation keeps the time): no two tasks of one chip are alike, so each maps to exactly one.
+    // rotation keeps the time); two that become one are kept once.
     for (const TaskId d : t.deps) {
       const TaskId mapped = quotient_id[static_cast<std::size_t>(q.rep_of[static_cast<std::size_t>(d)])];
       if (std::find(s.deps.begin(), s.deps.end(), mapped) == s.deps.end()) s.deps.push_back(mapped);
