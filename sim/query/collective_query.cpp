@@ -16,6 +16,7 @@
 #include "sim/collectives/collective_builder.hpp"
 #include "sim/collectives/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
+#include "sim/collectives/torus_quotient.hpp"
 #include "sim/engine/slice_network.hpp"
 
 namespace podsim {
@@ -165,10 +166,17 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     DesAnswer des;
     for (const auto& axis : request.axes)
       des.algorithms.emplace_back(algorithm_name(resolve_algorithm(query.algorithm, answer.kind, axis)));
-    // One representative group per axis phase where the engine proves that exact (docs/performance.md).
-    SimulatedCollective run = simulate_collective(slice_network(slice, answer.ici, chip_flops), chips, request);
-    des.result = std::move(run.result);
-    des.symmetric = run.symmetric;
+    // One representative chip for all on a wrapped torus, else one representative group per axis phase, where
+    // each is proved exact; the full simulation otherwise (docs/performance.md).
+    const NetworkSpec network = slice_network(slice, answer.ici, chip_flops);
+    if (auto ledger = simulate_torus_quotient(slice, network, request)) {
+      des.result = std::move(*ledger);
+      des.symmetric = true;
+    } else {
+      SimulatedCollective run = simulate_collective(network, chips, request);
+      des.result = std::move(run.result);
+      des.symmetric = run.symmetric;
+    }
     des.time_s = des.result.makespan_s;
     answer.des = std::move(des);
   }

@@ -40,9 +40,11 @@ pid_t child_of(pid_t parent) {
 }
 
 TEST(MainCli, AKilledSimulationChildIsAnInternalErrorWithExitCodeThree) {
-  // A full simulation (concurrent axes share links, so no symmetry shortcut) that runs for about a second in its child.
-  const std::vector<std::string> args = {PODSIM_BINARY,  "collective", "--hardware",    "tpu-v5p",   "--slice",
-                                         "8x8x8",        "--op",       "all-reduce",    "--axes",    "X,Y,Z",
+  // A full simulation that runs for about a second in its child: concurrent axes on a mesh without wraparound (a
+  // torus would take the translation quotient; here the parts' reductions share each chip, so no shortcut holds).
+  const std::vector<std::string> args = {PODSIM_BINARY,  "collective", "--hardware",    "tpu-v5p",
+                                         "--slice",      "8x8x8",      "--wrap",        "none",
+                                         "--op",         "all-reduce", "--axes",        "X,Y,Z",
                                          "--multi-axis", "concurrent", "--array-bytes", "1000000000"};
   const auto err_path =
       std::filesystem::temp_directory_path() / ("podsim_main_cli_" + std::to_string(getpid()) + ".err");

@@ -5,6 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "models/hardware/hardware.hpp"
+#include "models/sharding/mesh.hpp"
+#include "models/topology/mesh_mapping.hpp"
+#include "sim/collectives/collective_simulation.hpp"
+#include "sim/collectives/mesh_groups.hpp"
+#include "sim/engine/slice_network.hpp"
 
 namespace podsim {
 namespace {
@@ -49,6 +54,35 @@ TEST(CollectiveQuery, BookTimeOfAQueryBuiltInCode) {
   EXPECT_NEAR(answer.book->time_s, 3.0 * 8388608 / 4.5e10, 1e-12);
   EXPECT_EQ(answer.group_size, 4);
   EXPECT_FALSE(answer.des.has_value());
+}
+
+TEST(CollectiveQuery, ConcurrentAllGatherOnATorusTakesTheQuotientAndEqualsTheFullSimulation) {
+  CollectiveQuery query = all_gather_y();
+  query.slice = {4, 6};
+  query.wrap.mode = WrapMode::all;
+  query.axes = {"X", "Y"};
+  query.multi_axis = MultiAxis::concurrent;
+  query.model = EvalModel::des;
+  const CollectiveAnswer answer = answer_collective(query);
+  ASSERT_TRUE(answer.des.has_value());
+  EXPECT_TRUE(answer.des->symmetric);
+  // The same collective simulated chip by chip.
+  const Slice slice({4, 6}, {true, true});
+  CollectiveRequest request;
+  request.op = CollectiveKind::all_gather;
+  request.axes = axes_groups(MeshMapping(default_mesh(slice), slice), slice, {"X", "Y"});
+  request.array_bytes = 33554432;
+  request.multi_axis = MultiAxis::concurrent;
+  const SimulatedCollective full =
+      simulate_collective(slice_network(slice, answer.ici, 1e15), 24, request, SymmetryUse::never);
+  const double tolerance = 1e-12 * full.result.makespan_s;
+  EXPECT_NEAR(answer.des->time_s, full.result.makespan_s, tolerance);
+  EXPECT_EQ(answer.des->result.messages, full.result.messages);
+  EXPECT_EQ(answer.des->result.max_link_bytes(), full.result.max_link_bytes());
+  EXPECT_EQ(answer.des->result.total_link_bytes(), full.result.total_link_bytes());
+  ASSERT_EQ(answer.des->result.links.size(), full.result.links.size());
+  for (std::size_t l = 0; l < full.result.links.size(); ++l)
+    EXPECT_NEAR(answer.des->result.links[l].busy_s, full.result.links[l].busy_s, tolerance) << "link " << l;
 }
 
 TEST(CollectiveQuery, ErrorsNameTheField) {

@@ -1,8 +1,9 @@
 // Benchmarks of whole collective simulations on wrapped tori (docs/performance.md): the 3D all-reduce
 // (automatic algorithm: split bidirectional rings, reduce-scatter X, Y, Z then all-gather Z, Y, X) and the
 // ring all-gather over X, Y, Z of 64 MiB, from request to ledger (graph build, validation, fork, simulation,
-// ledger), hop by hop with link contention, by the symmetry path (fast:1) and in full (fast:0); and the book
-// model's evaluations per second.
+// ledger), hop by hop with link contention, by the symmetry path (fast:1) and in full (fast:0); the four kinds over
+// X, Y, Z, sequential and concurrent multi-axis, by the translation quotient that `podsim collective` takes first
+// (quotient_*); and the book model's evaluations per second.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "sim/collectives/collective_builder.hpp"
 #include "sim/collectives/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
+#include "sim/collectives/torus_quotient.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/slice_network.hpp"
 
@@ -110,6 +112,65 @@ void shapes(benchmark::internal::Benchmark* bench) {
 
 BENCHMARK(all_reduce)->Apply(shapes);
 BENCHMARK(all_gather)->Apply(shapes);
+
+// range(0..2): the torus shape; range(3): 0 for sequential, 1 for concurrent multi-axis. The translation quotient
+// (simulate_torus_quotient) from request to lifted ledger; `quotient` is 0 if it declined (it never should here).
+void run_quotient(benchmark::State& state, CollectiveKind op) {
+  const double rss_start = status_bytes("VmRSS");
+  const Slice slice({state.range(0), state.range(1), state.range(2)}, {true, true, true});
+  const NetworkSpec network = slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
+  CollectiveRequest request = torus_request(slice, op);
+  request.multi_axis = state.range(3) != 0 ? MultiAxis::concurrent : MultiAxis::sequential;
+  double wall_s = 0, makespan_s = 0, child_growth = 0;
+  std::uint64_t messages = 0, simulated = 0;
+  bool taken = true;
+  for (auto _ : state) {
+    const auto began = std::chrono::steady_clock::now();
+    const auto result = simulate_torus_quotient(slice, network, request);
+    wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    taken = taken && result.has_value();
+    if (!result) continue;
+    messages = result->messages;
+    simulated = result->simulated_tasks;
+    makespan_s = result->makespan_s;
+    child_growth = std::max(child_growth, static_cast<double>(result->child_rss_growth_bytes));
+  }
+  const double iterations = static_cast<double>(state.iterations());
+  state.counters["chips"] = static_cast<double>(slice.num_chips());
+  state.counters["messages"] = static_cast<double>(messages);
+  state.counters["simulated_tasks"] = static_cast<double>(simulated);
+  state.counters["quotient"] = taken ? 1 : 0;
+  state.counters["wall_s"] = wall_s / iterations;
+  state.counters["makespan_us"] = makespan_s * 1e6;
+  const double parent_peak = status_bytes("VmHWM") - rss_start;
+  state.counters["parent_peak_MiB"] = parent_peak / (1 << 20);
+  state.counters["child_growth_MiB"] = child_growth / (1 << 20);
+  state.counters["peak_MiB"] = (parent_peak + child_growth) / (1 << 20);
+}
+
+void quotient_all_reduce(benchmark::State& state) {
+  run_quotient(state, CollectiveKind::all_reduce);
+}
+void quotient_all_gather(benchmark::State& state) {
+  run_quotient(state, CollectiveKind::all_gather);
+}
+void quotient_reduce_scatter(benchmark::State& state) {
+  run_quotient(state, CollectiveKind::reduce_scatter);
+}
+void quotient_all_to_all(benchmark::State& state) {
+  run_quotient(state, CollectiveKind::all_to_all);
+}
+
+void quotient_shapes(benchmark::internal::Benchmark* bench) {
+  for (int concurrent : {0, 1})
+    bench->Args({16, 16, 16, concurrent})->Args({16, 20, 28, concurrent});
+  bench->ArgNames({"x", "y", "z", "concurrent"})->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+}
+
+BENCHMARK(quotient_all_reduce)->Apply(quotient_shapes);
+BENCHMARK(quotient_all_gather)->Apply(quotient_shapes);
+BENCHMARK(quotient_reduce_scatter)->Apply(quotient_shapes);
+BENCHMARK(quotient_all_to_all)->Apply(quotient_shapes);
 
 // The book model: one collective cost per iteration, cycling over the four kinds and 1 to 3 axes.
 void book_model(benchmark::State& state) {
