@@ -172,10 +172,12 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     if (auto ledger = simulate_torus_quotient(slice, network, request)) {
       des.result = std::move(*ledger);
       des.symmetric = true;
+      des.simulated = "one chip";
     } else {
       SimulatedCollective run = simulate_collective(network, chips, request);
       des.result = std::move(run.result);
       des.symmetric = run.symmetric;
+      if (run.symmetric) des.simulated = "one group per phase";
     }
     des.time_s = des.result.makespan_s;
     answer.des = std::move(des);

@@ -67,7 +67,10 @@ struct DesAnswer {
   double time_s = 0;
   std::vector<std::string> algorithms;  // per axis, as resolved
   SimulationResult result;
-  bool symmetric = false;  // one representative group per phase gave the (identical) result
+  bool symmetric = false;  // a symmetry gave the (identical) result: one chip or one group per phase simulated
+  // What was simulated: "full", "one chip" (the translation quotient of a wrapped torus, one chip's tasks for all)
+  // or "one group per phase" (docs/performance.md).
+  std::string simulated = "full";
 };
 
 struct CollectiveAnswer {

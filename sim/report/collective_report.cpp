@@ -41,7 +41,8 @@ nlohmann::json collective_answer_json(const CollectiveAnswer& answer) {
                   {"max_link_bytes", result.max_link_bytes()},
                   {"total_link_bytes", result.total_link_bytes()},
                   {"max_link_utilisation", result.max_link_utilisation()},
-                  {"symmetry_path", answer.des->symmetric}};
+                  {"symmetry_path", answer.des->symmetric},
+                  {"simulated", answer.des->simulated}};
   }
   if (answer.book && answer.des && answer.book->time_s > 0)
     out["ratio_des_over_book"] = answer.des->time_s / answer.book->time_s;
@@ -67,11 +68,11 @@ std::string collective_answer_text(const CollectiveAnswer& answer) {
                         format_seconds(answer.book->latency_s), bound_name(answer.book->bound), answer.book->formula);
   if (answer.des) {
     const SimulationResult& result = answer.des->result;
-    text +=
-        fmt::format("  des:            {}  ({}; {} messages{}; busiest link {} ({}), utilisation {:.1f}%)\n",
-                    format_seconds(answer.des->time_s), joined_algorithms(*answer.des), result.messages,
-                    answer.des->symmetric ? ", one group per phase simulated" : "", result.max_link_bytes(),
-                    format_bytes(static_cast<double>(result.max_link_bytes())), 100 * result.max_link_utilisation());
+    text += fmt::format("  des:            {}  ({}; {} messages{}; busiest link {} ({}), utilisation {:.1f}%)\n",
+                        format_seconds(answer.des->time_s), joined_algorithms(*answer.des), result.messages,
+                        answer.des->symmetric ? ", " + answer.des->simulated + " simulated" : std::string(),
+                        result.max_link_bytes(), format_bytes(static_cast<double>(result.max_link_bytes())),
+                        100 * result.max_link_utilisation());
   }
   if (answer.book && answer.des && answer.book->time_s > 0)
     text += fmt::format("  des / book:     {:.4f}\n", answer.des->time_s / answer.book->time_s);
