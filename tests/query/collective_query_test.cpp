@@ -66,6 +66,7 @@ TEST(CollectiveQuery, ConcurrentAllGatherOnATorusTakesTheQuotientAndEqualsTheFul
   const CollectiveAnswer answer = answer_collective(query);
   ASSERT_TRUE(answer.des.has_value());
   EXPECT_TRUE(answer.des->symmetric);
+  EXPECT_EQ(answer.des->simulated, "one chip");
   // The same collective simulated chip by chip.
   const Slice slice({4, 6}, {true, true});
   CollectiveRequest request;
@@ -83,6 +84,17 @@ TEST(CollectiveQuery, ConcurrentAllGatherOnATorusTakesTheQuotientAndEqualsTheFul
   ASSERT_EQ(answer.des->result.links.size(), full.result.links.size());
   for (std::size_t l = 0; l < full.result.links.size(); ++l)
     EXPECT_NEAR(answer.des->result.links[l].busy_s, full.result.links[l].busy_s, tolerance) << "link " << l;
+}
+
+TEST(CollectiveQuery, SaysWhichSimulationGaveTheAnswer) {
+  // A line of 4 without wraparound: no translation quotient (it needs wraparound); the one-group-per-phase path
+  // applies to one axis of identical lines.
+  CollectiveQuery query = all_gather_y();
+  query.model = EvalModel::des;
+  const CollectiveAnswer line = answer_collective(query);
+  ASSERT_TRUE(line.des.has_value());
+  EXPECT_TRUE(line.des->symmetric);
+  EXPECT_EQ(line.des->simulated, "one group per phase");
 }
 
 TEST(CollectiveQuery, ErrorsNameTheField) {
