@@ -6,6 +6,7 @@
 
 #include "capacity_test_helpers.hpp"
 #include "models/common/error.hpp"
+#include "sim/capacity/model_program.hpp"
 #include "sim/capacity/pipeline_stages.hpp"
 
 namespace podsim {
@@ -49,6 +50,36 @@ TEST(PipelineStages, StageWorkCountsTheStagesLayersAndTheEdgesOnTheEndStages) {
   // A checkpoint policy recomputes the stage's layers' forward in the backward (not the edges').
   EXPECT_EQ(stage_work(model, times, 8, 4, true).backward_s(), (std::vector<double>{6.125, 6, 6, 6.75}));
   EXPECT_THROW(stage_work(model, times, 8, 3, false), VerifyError);
+}
+
+TEST(PipelineStages, TheExpansionGivesEachOpItsPlaceAndPhase) {
+  // Data parallel over both axes of a v5e 4x2, so that the data all-reduces exist.
+  Workload w = training(1 << 16, 2048);
+  const ModelProgram model =
+      expand_model(small_model(), w, candidate("tpu-v5e", {4, 2}, {K::data, K::data}), ScenarioOptions{});
+  const auto role = [&](const std::string& name) {
+    for (std::size_t i = 0; i < model.spec.program.size(); ++i)
+      if (model.spec.program[i].name == name) return model.roles[i];
+    ADD_FAILURE() << "no op " << name;
+    return ModelOpRole{};
+  };
+  const auto is = [&](const std::string& name, ModelPlace place, ModelPhase phase) {
+    const ModelOpRole r = role(name);
+    EXPECT_TRUE(r.place == place && r.phase == phase) << name;
+  };
+  ASSERT_EQ(model.roles.size(), model.spec.program.size());
+  is("embed", ModelPlace::first, ModelPhase::forward);
+  is("q", ModelPlace::layer, ModelPhase::forward);
+  is("logits", ModelPlace::last, ModelPhase::forward);
+  is("loss", ModelPlace::last, ModelPhase::backward);
+  is("dhf", ModelPlace::last, ModelPhase::backward);
+  is("dWun_sum", ModelPlace::last, ModelPhase::step);
+  is("dxn", ModelPlace::layer, ModelPhase::backward);
+  is("dWq_sum", ModelPlace::layer, ModelPhase::step);
+  is("demb_data_sum", ModelPlace::first, ModelPhase::step);
+  is("adam_Wq", ModelPlace::layer, ModelPhase::step);
+  is("adam_emb", ModelPlace::first, ModelPhase::step);
+  is("adam_Wun", ModelPlace::last, ModelPhase::step);
 }
 
 // small_model (L 4, D 1024, V 32768) on a v5e 4x2: pipeline over X (4 stages of one layer), data over Y; 2^16
