@@ -58,6 +58,11 @@ void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, 
   const auto& fsdp = parallelism.of(ParallelKind::fsdp);
   const auto& sequence = parallelism.of(ParallelKind::sequence);
   const auto& expert = parallelism.of(ParallelKind::expert);
+  const auto& pipeline = parallelism.of(ParallelKind::pipeline);
+  if (!pipeline.empty() && workload.mode != WorkloadMode::train)
+    throw VerifyError("pipeline axes " + join(pipeline, ",") +
+                      ": pipeline stages apply to training steps; assign the axes to another kind");
+  require_multiple("layers", dims.layers, "pipeline", pipeline, mesh);
   if (!expert.empty() && dims.experts <= 1)
     throw VerifyError("expert axes " + join(expert, ",") +
                       " need a mixture-of-experts model (experts > 1), got: experts " + std::to_string(dims.experts));

@@ -1,6 +1,6 @@
 // Whether a parallelism assignment fits a model and its workload (docs/parallelism.md): the dims each kind shards
-// must divide by the product of the kind's axes. A hand-written plan that breaks a rule is bad input (exit 2); the
-// plan search lists such a candidate as rejected with the same message.
+// must divide by the product of the kind's axes (the layers by the pipeline stages). A hand-written plan that breaks a
+// rule is bad input (exit 2); the plan search lists such a candidate as rejected with the same message.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,7 @@ std::vector<std::string> kv_tensor_axes(const Parallelism& parallelism, const Me
 
 // Checks verify_parallelism, then the divisibility rules of docs/parallelism.md ("Constraints"). Throws
 // VerifyError naming the dim, the axes and both sizes: `heads (64) must be a multiple of the tensor axes Y,Z
-// (128)`.
+// (128)`; `layers (30) must be a multiple of the pipeline axes X (4)`.
 void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, const Parallelism& parallelism,
                          const Mesh& mesh);
 

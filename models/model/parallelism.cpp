@@ -49,10 +49,6 @@ void verify_parallelism(const Parallelism& parallelism, const Mesh& mesh) {
       owner[*index] = static_cast<int>(k);
     }
   }
-  if (!parallelism.of(ParallelKind::pipeline).empty())
-    throw VerifyError(
-        "pipeline: pipeline stages are not simulated yet (they come with the issue on overlap and pipelines); "
-        "assign the axes to another kind");
 }
 
 }  // namespace podsim

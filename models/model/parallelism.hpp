@@ -1,6 +1,7 @@
 // Parallelism as a plan (docs/parallelism.md): which mesh axes each kind of parallelism uses. podsim derives every
 // tensor's sharding from it (Megatron's conventions for tensor parallelism, ZeRO-3 / FSDP's for fully sharded data
-// parallelism), so an assignment and a hand-written plan meet in the same planned program.
+// parallelism), so an assignment and a hand-written plan meet in the same planned program. Pipeline axes split the
+// layers into stages (docs/overlap-pipeline-dcn.md); the other kinds apply within a stage.
 #pragma once
 
 #include <array>
@@ -44,8 +45,8 @@ struct Parallelism {
 };
 
 // Throws VerifyError: an axis not on the mesh (`unknown mesh axis, got: "W" (axes: "X", "Y")`), an axis under two
-// kinds or twice under one (`mesh axis "X" is assigned twice: to data and to tensor`), pipeline axes (`pipeline
-// stages are not simulated yet (the issue on overlap and pipelines); assign the axes to another kind`).
+// kinds or twice under one (`mesh axis "X" is assigned twice: to data and to tensor`). Pipeline axes are verified
+// like the others; what they need of the model (layers that divide into the stages) is verify_parallel_fit's.
 void verify_parallelism(const Parallelism& parallelism, const Mesh& mesh);
 
 }  // namespace podsim

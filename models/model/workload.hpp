@@ -1,6 +1,7 @@
 // What a capacity-planning scenario asks of a model (docs/capacity.md): a training step (tokens per step, sequence
-// length, microbatches, dtypes, Adam, rematerialisation) or a serving step (prefill or decode of a batch at a
-// context length, weight and KV-cache dtypes). Plain values; the scenario loader reads them from `workload`.
+// length, microbatches, dtypes, Adam, rematerialisation, the pipeline schedule) or a serving step (prefill or decode of
+// a batch at a context length, weight and KV-cache dtypes). Plain values; the scenario loader reads them from
+// `workload`.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,16 @@ enum class Optimizer { adam };
 
 inline constexpr EnumNames<Optimizer, 1> kOptimizerNames{"optimizer", {{{"adam", Optimizer::adam}}}};
 
+// The order in which each pipeline stage runs its microbatches' forwards and backwards (docs/overlap-pipeline-dcn.md):
+// GPipe, every forward then every backward; 1F1B, a warm-up of forwards, then one forward and one backward in turn.
+enum class PipelineSchedule { gpipe, one_f_one_b };
+
+inline constexpr EnumNames<PipelineSchedule, 2> kPipelineScheduleNames{"pipeline schedule",
+                                                                       {{
+                                                                           {"gpipe", PipelineSchedule::gpipe},
+                                                                           {"1f1b", PipelineSchedule::one_f_one_b},
+                                                                       }}};
+
 struct Workload {
   WorkloadMode mode = WorkloadMode::train;
 
@@ -38,6 +49,8 @@ struct Workload {
   DType activation_dtype = DType::bf16;
   Optimizer optimizer = Optimizer::adam;
   bool master_weights = false;  // Adam keeps an fp32 copy of the parameters
+  // With pipeline axes: the stages' schedule of the microbatches.
+  PipelineSchedule pipeline_schedule = PipelineSchedule::one_f_one_b;
 
   // mode prefill / decode: `batch` sequences; prefill processes `context` tokens of each, decode one new token
   // of each while reading a KV cache of `context` tokens.

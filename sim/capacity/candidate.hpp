@@ -11,6 +11,7 @@
 #include "models/common/shape.hpp"
 #include "models/model/parallelism.hpp"
 #include "models/model/transformer.hpp"
+#include "models/model/workload.hpp"
 #include "sim/scenario/hardware_preset.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
@@ -40,13 +41,38 @@ struct MemoryByKind {
   std::uint64_t total() const { return params + grads + optimizer + activations + kv_cache + temporaries; }
 };
 
-// A step's closed-form time by what each part is bound by (sums over the step's ops, no overlap).
+// A step's closed-form time by what each part is bound by (sums over the step's ops, no overlap). With pipeline
+// stages, the parts are those of the busiest stage's work and `bubble_s` its idle time (docs/overlap-pipeline-dcn.md).
 struct StepBreakdown {
   double compute_s = 0;  // compute steps bound by the MXU
   double hbm_s = 0;      // compute steps bound by HBM bandwidth (weight and KV-cache reads in decode)
   double ici_s = 0;      // collectives and transfers over ICI
   double dcn_s = 0;      // across slices (0 until multi-slice)
-  double total() const { return compute_s + hbm_s + ici_s + dcn_s; }
+  double bubble_s = 0;   // pipeline stages: the busiest stage idle, waiting for its neighbours (0 without stages)
+  double total() const { return compute_s + hbm_s + ici_s + dcn_s + bubble_s; }
+};
+
+// What pipeline stages make of a candidate's step (docs/overlap-pipeline-dcn.md, "Pipeline parallelism"): p stages of
+// L / p layers over the pipeline axes, m microbatches under a schedule, the span of the forwards and backwards and
+// its bubble, by the closed form and (once simulated) by the des; memory per stage.
+struct PipelineFigures {
+  std::vector<std::string> axes;  // the pipeline axes, major to minor
+  std::int64_t stages = 1;
+  std::int64_t layers_per_stage = 0;
+  std::int64_t microbatches = 1;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  std::vector<double> forward_s;   // per stage, one microbatch (book)
+  std::vector<double> backward_s;  // per stage, one microbatch (book; with the recomputed forward under remat)
+  std::uint64_t send_bytes = 0;    // per chip and microbatch: an activation forward, or its gradient back
+  double send_s = 0;               // its book time over the slowest boundary (hops x alpha + bytes / W)
+  double span_s = 0;               // book: first forward to last backward
+  double bubble_s = 0;             // book: the busiest stage's idle time within the span
+  double bubble_fraction = 0;      // book: bubble_s / span_s
+  std::optional<double> des_span_s;
+  std::optional<double> des_bubble_s;
+  std::optional<double> des_bubble_fraction;
+  std::vector<std::uint64_t> stage_memory_bytes;  // per stage, per chip
+  std::int64_t worst_stage = 0;                   // the stage whose memory is the candidate's
 };
 
 struct CandidateResult {
@@ -61,13 +87,15 @@ struct CandidateResult {
   double book_step_s = 0;
   std::optional<double> des_step_s;  // set once simulated
   StepBreakdown breakdown;           // closed form
-  std::string bound;                 // "compute", "ici", "hbm" or "dcn": the largest part of the breakdown
+  std::string bound;  // "compute", "ici", "hbm" or "dcn": the largest part of the breakdown (the bubble is not one)
 
   double model_flops_per_step = 0;  // useful FLOPs of the whole step (6 N tokens plus attention in training)
   double mfu = 0;                   // of the des step time when simulated, else of the book's
   double tokens_per_s_per_chip = 0;
   double token_latency_s = 0;                     // decode: one step; prefill: the step
   std::optional<double> cost_per_million_tokens;  // USD, with price_per_chip_hour
+
+  std::optional<PipelineFigures> pipeline;  // set when the candidate has pipeline axes (more than one stage)
 
   // Why the simulation failed, when it did (plan search keeps the candidate at its book rank).
   std::optional<std::string> des_failed;

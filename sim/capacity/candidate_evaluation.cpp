@@ -1,5 +1,6 @@
 // One candidate's evaluation: the model's step expanded and planned once, its ops' closed-form times scaled by how
-// many times a step runs them, memory per chip by kind, and the figures derived from the step time.
+// many times a step runs them (or, with pipeline stages, composed into the stages' schedule), memory per chip by
+// kind, and the figures derived from the step time.
 #include "sim/capacity/candidate_evaluation.hpp"
 
 #include <algorithm>
@@ -8,10 +9,18 @@
 #include <utility>
 
 #include "models/common/error.hpp"
+#include "models/common/join.hpp"
+#include "models/cost/point_to_point.hpp"
+#include "models/model/parallel_fit.hpp"
 #include "models/topology/mesh_mapping.hpp"
+#include "models/topology/routing.hpp"
 #include "models/topology/slice.hpp"
 #include "sim/capacity/model_program.hpp"
+#include "sim/capacity/pipeline_graph.hpp"
+#include "sim/capacity/pipeline_schedule.hpp"
+#include "sim/capacity/pipeline_stages.hpp"
 #include "sim/capacity/step_memory.hpp"
+#include "sim/engine/simulator.hpp"
 #include "sim/engine/symmetric_simulation.hpp"
 #include "sim/plan/program_planner.hpp"
 #include "sim/run/plan_schedule.hpp"
@@ -68,6 +77,91 @@ const char* largest(const StepBreakdown& b) {
   return name;
 }
 
+// One run of each op of the layer program by part, from the closed form.
+std::vector<StepBreakdown> book_op_times(const PlannedProgram& program) {
+  std::vector<StepBreakdown> out(program.ops.size());
+  for (std::size_t i = 0; i < program.ops.size(); ++i)
+    for (const auto& step : program.ops[i].steps) {
+      if (step.kind != StepKind::compute)
+        out[i].ici_s += step.book.time_s;
+      else if (step.bound == "compute")
+        out[i].compute_s += step.book.time_s;
+      else
+        out[i].hbm_s += step.book.time_s;
+    }
+  return out;
+}
+
+// Bytes one chip sends to its neighbouring stage per microbatch: its shard of the microbatch's activation at the
+// stage boundary, [tokens / token axes, D] (d_model is whole in activations).
+std::uint64_t pipeline_send_bytes(const TransformerDims& dims, const Workload& w, const Candidate& candidate,
+                                  const Mesh& mesh) {
+  std::uint64_t shards = 1;
+  for (const auto& axis : batch_axes(candidate.parallelism))
+    shards *= static_cast<std::uint64_t>(mesh.axis_size(axis));
+  const std::uint64_t tokens = w.batch_tokens / static_cast<std::uint64_t>(w.microbatches);
+  const std::uint64_t local = (tokens + shards - 1) / shards;
+  return local * static_cast<std::uint64_t>(dims.d_model) * static_cast<std::uint64_t>(dtype_bits(w.activation_dtype)) /
+         8;
+}
+
+// The stage with the largest work after the last backward (the step ends when it is done).
+std::size_t longest_tail(const StageWork& work) {
+  std::size_t longest = 0;
+  for (std::size_t s = 1; s < work.tail.size(); ++s)
+    if (work.tail[s].total() > work.tail[longest].total()) longest = s;
+  return longest;
+}
+
+// The closed form of a pipelined step: the stages' work from the layer program's book times, the sends between
+// neighbouring stages at the book's point-to-point time, the schedule's span by recurrence, then the longest tail.
+// Sets `breakdown` to the busiest stage's work by part (m microbatches and the longest tail) plus its bubble.
+PipelineFigures book_pipeline(const TransformerDims& dims, const Workload& w, const Candidate& candidate,
+                              const ModelProgram& model, const PlannedProgram& program, const Slice& slice,
+                              const MeshMapping& mapping, StepBreakdown& breakdown) {
+  const Mesh& mesh = model.spec.mesh.mesh;
+  PipelineFigures f;
+  f.axes = candidate.parallelism.of(ParallelKind::pipeline);
+  f.stages = candidate.parallelism.degree(ParallelKind::pipeline, mesh);
+  f.layers_per_stage = dims.layers / f.stages;
+  f.microbatches = w.microbatches;
+  f.schedule = w.pipeline_schedule;
+  const StageWork work =
+      stage_work(model, book_op_times(program), dims.layers, f.stages, w.remat.checkpoints_per_layer > 0);
+  PipelineTimes times{work.forward_s(), work.backward_s(), {}};
+  f.forward_s = times.forward_s;
+  f.backward_s = times.backward_s;
+  f.send_bytes = pipeline_send_bytes(dims, w, candidate, mesh);
+  const IciModel& ici = model.spec.hardware.spec.ici;
+  if (!ici.present())
+    throw VerifyError("pipeline axes " + join(f.axes, ",") + ": stages send activations over ICI, got: hardware " +
+                      model.spec.hardware.spec.name + " without ICI figures");
+  const auto chips = stage_chips(mesh, mapping, f.axes);
+  for (std::size_t b = 0; b + 1 < chips.size(); ++b) {
+    const auto hops = static_cast<int>(hop_count(slice, chips[b].front(), chips[b + 1].front()));
+    times.send_s.push_back(book_point_to_point(f.send_bytes, hops, 1, ici.bandwidth_Bps, ici.hop_latency_s).time_s);
+    f.send_s = std::max(f.send_s, times.send_s.back());
+  }
+  const PipelineSpan span = pipeline_span(f.schedule, f.microbatches, times);
+  f.span_s = span.span_s;
+  f.bubble_s = span.bubble_s;
+  f.bubble_fraction = span.bubble_fraction;
+  const auto busiest = static_cast<std::size_t>(span.busiest_stage);
+  const auto m = static_cast<double>(f.microbatches);
+  const StepBreakdown& tail = work.tail[longest_tail(work)];
+  breakdown = StepBreakdown{};
+  for (const StepBreakdown* part : {&work.forward[busiest], &work.backward[busiest]}) {
+    breakdown.compute_s += m * part->compute_s;
+    breakdown.hbm_s += m * part->hbm_s;
+    breakdown.ici_s += m * part->ici_s;
+  }
+  breakdown.compute_s += tail.compute_s;
+  breakdown.hbm_s += tail.hbm_s;
+  breakdown.ici_s += tail.ici_s;
+  breakdown.bubble_s = f.bubble_s;
+  return f;
+}
+
 }  // namespace
 
 CapacityProblem capacity_problem(const ScenarioSpec& spec) {
@@ -92,21 +186,34 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     const Slice slice(model.spec.slice_shape, model.spec.wraparound);
     const MeshMapping mapping(model.spec.mesh.mesh, slice, model.spec.mesh.axis_dims);
     PlannedProgram program = plan_program(model.spec, PlanTopology{slice, mapping, true}, nullptr);
-    for (std::size_t i = 0; i < program.ops.size(); ++i) {
-      const auto repeat = static_cast<double>(model.repeats[i]);
-      for (const auto& step : program.ops[i].steps) {
-        const double t = step.book.time_s * repeat;
-        if (step.kind != StepKind::compute)
-          r.breakdown.ici_s += t;
-        else if (step.bound == "compute")
-          r.breakdown.compute_s += t;
-        else
-          r.breakdown.hbm_s += t;
+    const std::int64_t stages = candidate.parallelism.degree(ParallelKind::pipeline, model.spec.mesh.mesh);
+    if (stages > 1) {
+      r.pipeline = book_pipeline(dims, w, candidate, model, program, slice, mapping, r.breakdown);
+      r.book_step_s = r.breakdown.total();
+    } else {
+      for (std::size_t i = 0; i < program.ops.size(); ++i) {
+        const auto repeat = static_cast<double>(model.repeats[i]);
+        for (const auto& step : program.ops[i].steps) {
+          const double t = step.book.time_s * repeat;
+          if (step.kind != StepKind::compute)
+            r.breakdown.ici_s += t;
+          else if (step.bound == "compute")
+            r.breakdown.compute_s += t;
+          else
+            r.breakdown.hbm_s += t;
+        }
       }
+      r.book_step_s = r.breakdown.total();
     }
-    r.book_step_s = r.breakdown.total();
     r.bound = largest(r.breakdown);
-    r.memory = step_memory(dims, w, candidate, model, std::move(program));
+    const std::vector<MemoryByKind> per_stage = stage_memory(dims, w, candidate, model, std::move(program));
+    const std::size_t worst = worst_stage(per_stage);
+    r.memory = per_stage[worst];
+    if (r.pipeline) {
+      for (const auto& memory : per_stage)
+        r.pipeline->stage_memory_bytes.push_back(memory.total());
+      r.pipeline->worst_stage = static_cast<std::int64_t>(worst);
+    }
   } catch (const Error& e) {
     r.rejected = e.what();
     return r;
@@ -140,6 +247,35 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result)
     const auto op = static_cast<std::size_t>(graph.tasks[t].op);
     start[op] = std::min(start[op], scheduled.simulation.tasks[t].start_s);
     end[op] = std::max(end[op], scheduled.simulation.tasks[t].end_s);
+  }
+  if (result.pipeline) {
+    // Pipeline stages: each op's simulated span is one run of it; the stages' work from those, and the schedule as
+    // an event graph of the stages' computes and the sends between them, simulated in a second child process.
+    const Workload w = effective_workload(problem, result.candidate);
+    std::vector<StepBreakdown> op_time(program.ops.size());
+    for (std::size_t i = 0; i < program.ops.size(); ++i)
+      if (end[i] > start[i]) op_time[i].compute_s = end[i] - start[i];
+    PipelineFigures& f = *result.pipeline;
+    const StageWork work =
+        stage_work(model, op_time, problem.model.dims.layers, f.stages, w.remat.checkpoints_per_layer > 0);
+    PipelineGraphSpec pipeline;
+    pipeline.chips = stage_chips(model.spec.mesh.mesh, *platform.mapping, f.axes);
+    pipeline.forward_s = work.forward_s();
+    pipeline.backward_s = work.backward_s();
+    pipeline.send_bytes = f.send_bytes;
+    pipeline.schedule = f.schedule;
+    pipeline.microbatches = f.microbatches;
+    pipeline.chip_flops = platform.chip_flops;
+    pipeline.num_chips = platform.network.num_chips;
+    const SimulationResult simulated = podsim::simulate(platform.network, pipeline_graph(pipeline));
+    const PipelineSpan span = pipeline_bubble(simulated.makespan_s, f.microbatches,
+                                              PipelineTimes{pipeline.forward_s, pipeline.backward_s, {}});
+    f.des_span_s = span.span_s;
+    f.des_bubble_s = span.bubble_s;
+    f.des_bubble_fraction = span.bubble_fraction;
+    result.des_step_s = simulated.makespan_s + work.tail[longest_tail(work)].total();
+    derive(problem, result);
+    return;
   }
   double step = 0;
   for (std::size_t i = 0; i < program.ops.size(); ++i)

@@ -24,12 +24,15 @@ struct CapacityProblem {
 // The scenario's model, workload, options and price. Throws VerifyError when the scenario has no model.
 CapacityProblem capacity_problem(const ScenarioSpec& spec);
 
-// The closed form. A candidate that cannot be planned (a dim that does not divide the axes assigned to it, a
-// sharding rule broken) comes back with `rejected` set, never as an exception; one that does not fit HBM comes
-// back with fits_hbm false and `rejected` saying by how many bytes.
+// The closed form: the sum of the ops' book times x repeats or, with pipeline axes, the stages' schedule (its span by
+// recurrence plus the longest tail; `pipeline` set, docs/overlap-pipeline-dcn.md). A candidate that cannot be planned
+// (a dim that does not divide the axes assigned to it, a sharding rule broken) comes back with `rejected` set, never as
+// an exception; one that does not fit HBM comes back with fits_hbm false and `rejected` saying by how many bytes.
 CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Candidate& candidate);
 
-// Simulates the candidate's step on SimGrid in a child process and sets des_step_s (and the figures derived from
+// Simulates the candidate's step on SimGrid in a child process and sets des_step_s (with pipeline axes, the layer
+// program once and then the stages' schedule as an event graph in a second child, setting the pipeline's des span
+// and bubble) (and the figures derived from
 // the step time). The result must come from evaluate_candidate_book and not be rejected. Throws Error when the
 // simulation fails.
 void simulate_candidate(const CapacityProblem& problem, CandidateResult& result);

@@ -75,6 +75,7 @@ class Builder {
     ModelProgram out;
     out.spec = verified(std::move(spec_));
     out.repeats = std::move(op_repeats_);
+    out.roles = std::move(op_roles_);
     out.state = std::move(state_);
     return out;
   }
@@ -118,15 +119,16 @@ class Builder {
   void weight(const std::string& name, Shape shape, const std::vector<Axes>& dims, std::int64_t count) {
     const DType dtype = w_.mode == WorkloadMode::train ? w_.param_dtype : w_.weight_dtype;
     tensor(name, shape, dtype, dims);
-    state_.push_back({name, ModelStateTensor::Kind::weight, count});
+    const bool tied = name == "emb" && dims_.tied_embeddings;
+    state_.push_back({name, ModelStateTensor::Kind::weight, count, place_, tied});
     if (w_.mode != WorkloadMode::train) return;
-    weights_.push_back({name, count});
+    weights_.push_back({name, count, place_});
     Shape view = shape;
     view.push_back(adam_view_bytes());
     std::vector<Axes> view_dims = dims;
     view_dims.emplace_back();
     tensor("adam_" + name, view, DType::int8, view_dims);
-    state_.push_back({"adam_" + name, ModelStateTensor::Kind::optimizer, count});
+    state_.push_back({"adam_" + name, ModelStateTensor::Kind::optimizer, count, place_, tied});
   }
 
   // Bytes Adam reads and writes per parameter, halved (an elementwise op reads and writes its tensor): parameters
@@ -147,6 +149,7 @@ class Builder {
     o.after = std::move(after);
     spec_.program.push_back(std::move(o));
     op_repeats_.push_back(repeat);
+    op_roles_.push_back({place_, phase_});
     return spec_.program.back();
   }
 
@@ -170,7 +173,11 @@ class Builder {
                        const std::string& einsum, const std::vector<Axes>& out_dims, std::int64_t repeat,
                        std::int64_t per_step) {
     matmul(out, lhs, rhs, einsum, out_dims, repeat, data_);
-    if (!data_.empty()) collective(out + "_sum", OpKind::all_reduce, out, data_, out, per_step);
+    if (data_.empty()) return;
+    const ModelPhase phase = phase_;
+    phase_ = ModelPhase::step;
+    collective(out + "_sum", OpKind::all_reduce, out, data_, out, per_step);
+    phase_ = phase;
   }
 
   void elementwise(const std::string& name, const std::string& in, const std::string& out, double flops,
@@ -384,6 +391,7 @@ class Builder {
     tensor("hf", {tokens, D}, w_.activation_dtype, {token_axes, {}});
     matmul("logits", "hf", table, einsum, {token_axes, tensor_}, repeat);
     if (!backward) return;
+    phase_ = ModelPhase::backward;
     elementwise("loss", "logits", "dlogits", kLossFlops, repeat);
     weight_gradient("dWun", "hf", "dlogits", dw_einsum, table_dims, repeat, 1);
     matmul("dhf", "dlogits", table, grad_einsum, {token_axes, {}}, repeat);
@@ -404,21 +412,37 @@ class Builder {
       collective("demb_sum", OpKind::all_reduce, current, rest, "demb", repeat);
       current = "demb";
     }
-    if (!data_.empty()) collective("demb_data_sum", OpKind::all_reduce, current, data_, "demb", 1);
+    if (data_.empty()) return;
+    phase_ = ModelPhase::step;
+    collective("demb_data_sum", OpKind::all_reduce, current, data_, "demb", 1);
   }
 
   void optimizer() {
-    for (const auto& [name, count] : weights_)
+    phase_ = ModelPhase::step;
+    for (const auto& [name, count, place] : weights_) {
+      place_ = place;
       elementwise("adam_" + name, "adam_" + name, "adam_" + name, kAdamFlops, count);
+    }
+  }
+
+  void at(ModelPlace place, ModelPhase phase) {
+    place_ = place;
+    phase_ = phase;
   }
 
   void train() {
     const auto tokens = static_cast<std::int64_t>(w_.batch_tokens / static_cast<std::uint64_t>(w_.microbatches));
+    at(ModelPlace::layer, ModelPhase::forward);
     layer_weights();
+    at(ModelPlace::first, ModelPhase::forward);
     embedding(tokens, tokens_, repeats_.edge);
+    at(ModelPlace::layer, ModelPhase::forward);
     layer_forward(tokens, w_.seq_len, false);
+    at(ModelPlace::last, ModelPhase::forward);
     unembedding(tokens, tokens_, repeats_.edge, true);
+    at(ModelPlace::layer, ModelPhase::backward);
     layer_backward(tokens);
+    at(ModelPlace::first, ModelPhase::backward);
     embedding_backward(repeats_.edge);
     optimizer();
   }
@@ -426,10 +450,14 @@ class Builder {
   void serve() {
     const bool decode = w_.mode == WorkloadMode::decode;
     const std::int64_t tokens = decode ? w_.batch : w_.batch * w_.context;
+    at(ModelPlace::layer, ModelPhase::forward);
     layer_weights();
+    at(ModelPlace::first, ModelPhase::forward);
     embedding(tokens, tokens_, 1);
+    at(ModelPlace::layer, ModelPhase::forward);
     layer_forward(tokens, w_.context, decode);
     // Logits of the last position of each sequence only.
+    at(ModelPlace::last, ModelPhase::forward);
     unembedding(w_.batch, concat(concat(data_, fsdp_), expert_), 1, false);
   }
 
@@ -441,8 +469,16 @@ class Builder {
   Axes tokens_, data_, fsdp_, seq_, tensor_, kv_tensor_, expert_, dispatch_, slot_axes_;
   StepRepeats repeats_;
   std::vector<std::int64_t> op_repeats_;
+  std::vector<ModelOpRole> op_roles_;
   std::vector<ModelStateTensor> state_;
-  std::vector<std::pair<std::string, std::int64_t>> weights_;  // trained weights and their counts
+  struct TrainedWeight {
+    std::string name;
+    std::int64_t count;
+    ModelPlace place;
+  };
+  std::vector<TrainedWeight> weights_;    // trained weights, their counts and places
+  ModelPlace place_ = ModelPlace::layer;  // of the ops and weights being written
+  ModelPhase phase_ = ModelPhase::forward;
 };
 
 }  // namespace

@@ -15,17 +15,35 @@
 
 namespace podsim {
 
+// Where a piece of the model lives when pipeline stages split it (docs/overlap-pipeline-dcn.md): in every layer
+// (each stage runs L / p of them), with the embedding (the first stage), or with the unembedding and the loss (the
+// last stage).
+enum class ModelPlace { layer, first, last };
+
+// When a step runs an op: in a microbatch's forward, in its backward, or once per step after the last backward
+// (the data axes' gradient all-reduces, the optimizer update).
+enum class ModelPhase { forward, backward, step };
+
 // A declared tensor that is model state, and how many of it the whole model holds (layers for a layer's weight).
 struct ModelStateTensor {
   enum class Kind { weight, optimizer, kv_cache };
   std::string tensor;
   Kind kind = Kind::weight;
   std::int64_t count = 1;
+  ModelPlace place = ModelPlace::layer;
+  bool tied = false;  // the embedding table that the unembedding also reads: held by the first and the last stage
+};
+
+// An op's place and phase.
+struct ModelOpRole {
+  ModelPlace place = ModelPlace::layer;
+  ModelPhase phase = ModelPhase::forward;
 };
 
 struct ModelProgram {
   ScenarioSpec spec;                    // verified; no plans (the shardings are the tensors' own)
   std::vector<std::int64_t> repeats;    // per op of spec.program: how many times one step runs it
+  std::vector<ModelOpRole> roles;       // per op of spec.program: its place and phase (pipeline stages read them)
   std::vector<ModelStateTensor> state;  // weights, optimizer state and KV cache among spec.tensors
 };
 

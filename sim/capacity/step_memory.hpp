@@ -1,7 +1,11 @@
 // Memory per chip of a model's step by kind (docs/parallelism.md, "Memory per chip"): the model state from the
 // expanded program's declared tensors (times their count), activations by remat policy for one microbatch in
-// flight, the KV cache, and the temporaries at the peak of the layer program's closed-form memory profile.
+// flight (per stage with pipeline axes), the KV cache, and the temporaries at the peak of the layer program's
+// closed-form memory profile.
 #pragma once
+
+#include <cstddef>
+#include <vector>
 
 #include "models/model/transformer.hpp"
 #include "models/model/workload.hpp"
@@ -11,8 +15,20 @@
 
 namespace podsim {
 
+// Memory per chip of each pipeline stage, first to last (one entry without pipeline axes): the weights, gradients
+// and optimizer state of the stage's L / p layers (the embedding table on the first stage, the unembedding, the
+// final norm and a tied table on the last), the activations of its layers for each microbatch in flight
+// (microbatches_in_flight: GPipe m, 1F1B min(p - s, m), 1 without stages), and the layer program's temporaries.
 // `program` is `model`'s planned program (taken by value: the temporaries are measured on it with the model state
-// left out); `workload` the effective one (the candidate's microbatches and remat).
+// left out); `workload` the effective one (the candidate's microbatches and remat). The layers divide by the stages
+// (verify_parallel_fit).
+std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Workload& workload,
+                                       const Candidate& candidate, const ModelProgram& model, PlannedProgram program);
+
+// The first stage with the largest total (0 for an empty list).
+std::size_t worst_stage(const std::vector<MemoryByKind>& stages);
+
+// The worst stage's memory (the whole step's without pipeline axes).
 MemoryByKind step_memory(const TransformerDims& dims, const Workload& workload, const Candidate& candidate,
                          const ModelProgram& model, PlannedProgram program);
 

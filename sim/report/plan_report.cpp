@@ -157,6 +157,11 @@ PlanTable ranked_table(const PlanReport& report) {
   add_variable_headers(table.headers, shown);
   for (const char* h : {"step book", "step des", "MFU"})
     table.headers.push_back(h);
+  const bool pipelined = std::any_of(search.ranked.begin(), search.ranked.end(),
+                                     [](const CandidateResult& r) { return r.pipeline.has_value(); });
+  if (pipelined)
+    for (const char* h : {"stages", "schedule", "bubble"})
+      table.headers.push_back(h);
   if (decode) {
     table.headers.push_back("token latency");
     table.headers.push_back("tokens/s");
@@ -171,6 +176,7 @@ PlanTable ranked_table(const PlanReport& report) {
   for (std::size_t i = 1; i < 4 + shown.count(); ++i)
     table.numeric[i] = false;
   table.numeric[table.headers.size() - (priced ? 2 : 1)] = false;  // the bound
+  if (pipelined) table.numeric[4 + shown.count() + 4] = false;     // the schedule
 
   for (std::size_t i = 0; i < search.ranked.size(); ++i) {
     const CandidateResult& r = search.ranked[i];
@@ -181,6 +187,13 @@ PlanTable ranked_table(const PlanReport& report) {
     row.push_back(format_seconds(r.book_step_s));
     row.push_back(r.des_step_s ? format_seconds(*r.des_step_s) : r.des_failed ? "failed" : "-");
     row.push_back(percent(r.mfu));
+    if (pipelined) {
+      // The bubble of the des when simulated, else the book's.
+      const auto& f = r.pipeline;
+      row.push_back(f ? std::to_string(f->stages) : "-");
+      row.push_back(f ? std::string(kPipelineScheduleNames.name(f->schedule)) : "-");
+      row.push_back(f ? percent(f->des_bubble_fraction.value_or(f->bubble_fraction)) : "-");
+    }
     if (decode) {
       row.push_back(format_seconds(r.token_latency_s));
       row.push_back(rate(r.tokens_per_s_per_chip * static_cast<double>(c.chips())));
@@ -287,6 +300,28 @@ json or_null(bool present, const json& value) {
   return present ? value : json(nullptr);
 }
 
+// A value of the book and, once simulated, of the des.
+json book_des(double book, const std::optional<double>& des) {
+  return {{"book", book}, {"des", des ? json(*des) : json(nullptr)}};
+}
+
+json pipeline_json(const PipelineFigures& f) {
+  return {{"axes", f.axes},
+          {"stages", f.stages},
+          {"layers_per_stage", f.layers_per_stage},
+          {"schedule", kPipelineScheduleNames.name(f.schedule)},
+          {"microbatches", f.microbatches},
+          {"stage_forward_s", f.forward_s},
+          {"stage_backward_s", f.backward_s},
+          {"send_bytes", f.send_bytes},
+          {"send_s", f.send_s},
+          {"span_s", book_des(f.span_s, f.des_span_s)},
+          {"bubble_s", book_des(f.bubble_s, f.des_bubble_s)},
+          {"bubble_fraction", book_des(f.bubble_fraction, f.des_bubble_fraction)},
+          {"stage_memory_bytes", f.stage_memory_bytes},
+          {"worst_stage", f.worst_stage}};
+}
+
 json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::optional<std::size_t> rank) {
   const Candidate& c = r.candidate;
   const bool evaluated = was_evaluated(r);
@@ -320,7 +355,9 @@ json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::opt
       {"step_breakdown_s", or_null(evaluated, {{"compute", r.breakdown.compute_s},
                                                {"hbm", r.breakdown.hbm_s},
                                                {"ici", r.breakdown.ici_s},
-                                               {"dcn", r.breakdown.dcn_s}})},
+                                               {"dcn", r.breakdown.dcn_s},
+                                               {"bubble", r.breakdown.bubble_s}})},
+      {"pipeline", r.pipeline && evaluated ? pipeline_json(*r.pipeline) : json(nullptr)},
       {"model_flops_per_step", or_null(evaluated, r.model_flops_per_step)},
       {"token_latency_s", or_null(evaluated && serving(spec), r.token_latency_s)},
       {"cost_per_million_tokens", r.cost_per_million_tokens ? json(*r.cost_per_million_tokens) : json(nullptr)},
@@ -380,7 +417,10 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
                                         "token_latency_s",
                                         "bound",
                                         "cost_per_million_tokens",
-                                        "rejected"};
+                                        "rejected",
+                                        "pipeline_stages",
+                                        "pipeline_schedule",
+                                        "bubble_fraction"};
   std::string line;
   for (const char* field : kHeader)
     line += (line.empty() ? "" : ",") + std::string(field);
@@ -423,6 +463,11 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
         cell(c.at("bound")),
         cell(c.at("cost_per_million_tokens")),
         cell(c.at("rejected")),
+        r.pipeline ? std::to_string(r.pipeline->stages) : "",
+        r.pipeline ? std::string(kPipelineScheduleNames.name(r.pipeline->schedule)) : "",
+        r.pipeline && was_evaluated(r)
+            ? fmt::format("{}", r.pipeline->des_bubble_fraction.value_or(r.pipeline->bubble_fraction))
+            : "",
     };
     std::string row;
     for (std::size_t i = 0; i < cells.size(); ++i)

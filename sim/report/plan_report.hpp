@@ -54,7 +54,8 @@ struct PlanTable {
 };
 
 // The ranked candidates: rank, slice and chips, mesh, parallelism (then plan, hardware, microbatches and remat
-// when they differ between candidates), book and des step time, MFU, per-token latency and tokens/s (decode),
+// when they differ between candidates), book and des step time, MFU, pipeline stages, schedule and bubble (when a
+// candidate has stages), per-token latency and tokens/s (decode),
 // tokens/s per chip, memory per chip by kind (the kinds any candidate holds), in total and its headroom under HBM,
 // the bound, and the cost per 1M tokens when the scenario gives a price.
 PlanTable ranked_table(const PlanReport& report);

@@ -246,6 +246,14 @@ Value candidate_figure(CandidateFigureCache& cache, const Expectation& e) {
       return r.mfu;
     case Metric::tokens_per_s_per_chip:
       return r.tokens_per_s_per_chip;
+    case Metric::bubble_time_s:
+    case Metric::bubble_fraction: {
+      // Pipeline stages' bubble (docs/overlap-pipeline-dcn.md); a candidate without stages has none.
+      if (!r.pipeline) return 0.0;
+      const bool time = metric == Metric::bubble_time_s;
+      if (des) return time ? *r.pipeline->des_bubble_s : *r.pipeline->des_bubble_fraction;
+      return time ? r.pipeline->bubble_s : r.pipeline->bubble_fraction;
+    }
     default:
       break;
   }

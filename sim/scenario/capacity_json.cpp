@@ -12,9 +12,9 @@
 namespace podsim::scenario_detail {
 namespace {
 
-const std::vector<std::string> kTrainKeys = {"batch_tokens",          "seq_len",        "microbatches",
-                                             "checkpoints_per_layer", "remat",          "param_dtype",
-                                             "activation_dtype",      "master_weights", "optimizer"};
+const std::vector<std::string> kTrainKeys = {
+    "batch_tokens",     "seq_len",        "microbatches", "checkpoints_per_layer", "remat", "param_dtype",
+    "activation_dtype", "master_weights", "optimizer",    "pipeline_schedule"};
 const std::vector<std::string> kServeKeys = {"batch", "context", "weight_dtype", "kv_dtype"};
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
@@ -63,6 +63,7 @@ void read_train_key(const Ctx& ctx, const std::string& key, const Json& value, c
   if (key == "activation_dtype") workload.activation_dtype = read_dtype(ctx, value, p);
   if (key == "master_weights") workload.master_weights = get_bool(ctx, value, p);
   if (key == "optimizer") workload.optimizer = get_enum(ctx, value, p, kOptimizerNames);
+  if (key == "pipeline_schedule") workload.pipeline_schedule = get_enum(ctx, value, p, kPipelineScheduleNames);
 }
 
 void read_serve_key(const Ctx& ctx, const std::string& key, const Json& value, const std::string& p,

@@ -55,6 +55,8 @@ enum class Metric {
   memory_temporaries_bytes,
   mfu,
   tokens_per_s_per_chip,
+  bubble_time_s,
+  bubble_fraction,
 };
 
 // The kind of a metric's value.
@@ -70,7 +72,7 @@ struct MetricInfo {
   bool of_candidate_too = false;  // a plan metric that a model-level scenario's plan has too (fits_hbm)
 };
 
-inline constexpr std::array<MetricInfo, 40> kMetrics = {{
+inline constexpr std::array<MetricInfo, 42> kMetrics = {{
     {"total_time_s", Metric::total_time_s, ExpectScope::plan, MetricValue::number, true, false},
     {"peak_memory_per_chip_bytes", Metric::peak_memory_per_chip_bytes, ExpectScope::plan, MetricValue::number, false,
      false},
@@ -122,6 +124,8 @@ inline constexpr std::array<MetricInfo, 40> kMetrics = {{
      false},
     {"mfu", Metric::mfu, ExpectScope::candidate, MetricValue::number, true, false},
     {"tokens_per_s_per_chip", Metric::tokens_per_s_per_chip, ExpectScope::candidate, MetricValue::number, true, false},
+    {"bubble_time_s", Metric::bubble_time_s, ExpectScope::candidate, MetricValue::number, true, false},
+    {"bubble_fraction", Metric::bubble_fraction, ExpectScope::candidate, MetricValue::number, true, false},
 }};
 
 // Whether a model metric is a figure of a training step (the training state), which a serving workload lacks.

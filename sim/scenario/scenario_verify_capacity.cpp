@@ -85,10 +85,6 @@ void verify_search(const State& state, const SearchSpec& search) {
     for (std::size_t k = 0; k < i; ++k)
       if (search.kinds[k] == search.kinds[i])
         where.fail(kp, "parallelism kind listed twice, got: " + quote(kind_name(search.kinds[i])));
-    if (search.kinds[i] == ParallelKind::pipeline)
-      where.fail(kp,
-                 "pipeline stages are not simulated yet (they come with the issue on overlap and pipelines); "
-                 "search the other kinds, got: \"pipeline\"");
   }
   // Each searched slice within the limits, its wraparound resolvable on every hardware searched: the preset's rule,
   // or the scenario's "none" or "all" (a per-dim list belongs to the scenario's own slice).

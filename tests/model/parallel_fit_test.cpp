@@ -56,6 +56,23 @@ TEST(ParallelFit, DffMustDivideByTheTensorAxes) {
             "d_ff (28676) must be a multiple of the tensor axes Z (8)");
 }
 
+TEST(ParallelFit, LayersMustDivideByThePipelineAxes) {
+  // 80 layers: 4 stages (X) and 16 (X, Y) divide them, 128 (X, Y, Z) do not.
+  EXPECT_EQ(message(llama3_70b(), train(4194304), assign({{K::pipeline, "X"}, {K::fsdp, "Z"}})), "");
+  EXPECT_EQ(message(llama3_70b(), train(4194304), assign({{K::pipeline, "X"}, {K::pipeline, "Y"}})), "");
+  EXPECT_EQ(message(llama3_70b(), train(4194304), assign({{K::pipeline, "X"}, {K::pipeline, "Y"}, {K::pipeline, "Z"}})),
+            "layers (80) must be a multiple of the pipeline axes X,Y,Z (128)");
+}
+
+TEST(ParallelFit, PipelineStagesApplyToTraining) {
+  Workload decode;
+  decode.mode = WorkloadMode::decode;
+  decode.batch = 64;
+  decode.context = 1024;
+  EXPECT_EQ(message(llama3_70b(), decode, assign({{K::pipeline, "X"}})),
+            "pipeline axes X: pipeline stages apply to training steps; assign the axes to another kind");
+}
+
 TEST(ParallelFit, DModelMustDivideByTheFsdpAxes) {
   TransformerDims d = llama3_70b();
   d.d_model = 8196;

@@ -184,16 +184,17 @@ TEST(PlanReport, CsvHasAHeaderAndOneRowPerCandidate) {
             "rank,hardware,slice,chips,mesh,parallelism,microbatches,remat,plan,fits_hbm,memory_per_chip_bytes,"
             "memory_params_bytes,memory_grads_bytes,memory_optimizer_bytes,memory_activations_bytes,"
             "memory_kv_cache_bytes,memory_temporaries_bytes,hbm_bytes,headroom_bytes,step_time_book_s,"
-            "step_time_des_s,mfu,tokens_per_s_per_chip,token_latency_s,bound,cost_per_million_tokens,rejected");
+            "step_time_des_s,mfu,tokens_per_s_per_chip,token_latency_s,bound,cost_per_million_tokens,rejected,"
+            "pipeline_stages,pipeline_schedule,bubble_fraction");
   EXPECT_EQ(lines[1],
             "1,tpu-v5e,4x4,16,\"X=4,Y=4\",data=X tensor=Y,1,2/layer,,true,9126805504,1073741824,1073741824,"
-            "4294967296,2147483648,0,536870912,17179869184,8053063680,2,2.5,0.4,26214.4,,compute,1.25,");
+            "4294967296,2147483648,0,536870912,17179869184,8053063680,2,2.5,0.4,26214.4,,compute,1.25,,,,");
   // Not simulated: an empty des cell.
   EXPECT_EQ(lines[2].substr(0, 38), "2,tpu-v5e,2x8,16,\"X=2,Y=8\",\"fsdp=X,Y\",");
   EXPECT_NE(lines[2].find(",3,,0.3,"), std::string::npos) << lines[2];
   // Never evaluated: the 16 figures from memory_per_chip_bytes to cost_per_million_tokens are empty.
   EXPECT_EQ(lines[4], ",tpu-v5e,8x2,16,\"X=8,Y=2\",tensor=X,1,2/layer,,false" + std::string(17, ',') +
-                          "tensor: kv_heads 4 does not divide the tensor axes X (8)");
+                          "tensor: kv_heads 4 does not divide the tensor axes X (8),,,");
 }
 
 std::size_t count(const std::string& text, const std::string& what) {
@@ -284,6 +285,66 @@ TEST(PlanReport, DecodeShowsTokenLatencyAndThroughput) {
   const nlohmann::json j = plan_json({spec, search});
   EXPECT_EQ(j.at("mode"), "decode");
   EXPECT_DOUBLE_EQ(j.at("candidates")[0].at("token_latency_s").get<double>(), 0.02);
+}
+
+// A candidate with 4 pipeline stages (1F1B, 8 microbatches): book span 11 s with a bubble of 3 s (3/11), des span
+// 12 s with 4 s (1/3).
+PlanSearchResult pipelined_search() {
+  PlanSearchResult search = sample_search();
+  CandidateResult& first = search.ranked[0];
+  PipelineFigures f;
+  f.axes = {"X"};
+  f.stages = 4;
+  f.layers_per_stage = 2;
+  f.microbatches = 8;
+  f.schedule = PipelineSchedule::one_f_one_b;
+  f.forward_s = {0.25, 0.25, 0.25, 0.25};
+  f.backward_s = {0.75, 0.75, 0.75, 0.75};
+  f.send_bytes = 1 << 20;
+  f.span_s = 11;
+  f.bubble_s = 3;
+  f.bubble_fraction = 3.0 / 11.0;
+  f.des_span_s = 12;
+  f.des_bubble_s = 4;
+  f.des_bubble_fraction = 1.0 / 3.0;
+  f.stage_memory_bytes = {4 * kGiB, 3 * kGiB, 3 * kGiB, 2 * kGiB};
+  first.pipeline = f;
+  first.breakdown.bubble_s = 3;
+  return search;
+}
+
+TEST(PlanReport, PipelineStagesScheduleAndBubbleBesideTheOtherFigures) {
+  const ScenarioSpec spec = spec_for(WorkloadMode::train, std::nullopt);
+  const PlanSearchResult search = pipelined_search();
+  const nlohmann::json j = plan_json({spec, search});
+  const auto& pipeline = j.at("candidates")[0].at("pipeline");
+  EXPECT_EQ(pipeline.at("stages"), 4);
+  EXPECT_EQ(pipeline.at("schedule"), "1f1b");
+  EXPECT_EQ(pipeline.at("axes"), nlohmann::json::array({"X"}));
+  EXPECT_DOUBLE_EQ(pipeline.at("bubble_fraction").at("book").get<double>(), 3.0 / 11.0);
+  EXPECT_DOUBLE_EQ(pipeline.at("bubble_fraction").at("des").get<double>(), 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(pipeline.at("span_s").at("des").get<double>(), 12);
+  EXPECT_EQ(pipeline.at("stage_memory_bytes")[0], 4 * kGiB);
+  EXPECT_DOUBLE_EQ(j.at("candidates")[0].at("step_breakdown_s").at("bubble").get<double>(), 3);
+  EXPECT_TRUE(j.at("candidates")[1].at("pipeline").is_null());
+  // The text shows the des bubble of the simulated candidate, "-" for one without stages.
+  const std::string text = plan_text({spec, search});
+  EXPECT_TRUE(std::regex_search(text, std::regex("MFU +stages +schedule +bubble +tokens/s/chip"))) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("40.0% +4 +1f1b +33.3% +26214"))) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("30.0% +- +- +- +21845"))) << text;
+  // The CSV's last three cells.
+  std::ostringstream csv;
+  write_plan_csv({spec, search}, csv);
+  std::istringstream in(csv.str());
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  EXPECT_EQ(row.substr(row.rfind(",4,1f1b,")), ",4,1f1b,0.3333333333333333") << row;
+  // The HTML breakdown stacks the bubble after the other parts: #1 compute, ICI and bubble, #2 compute and ICI.
+  std::ostringstream html;
+  write_plan_html({spec, search}, html);
+  EXPECT_EQ(count(html.str(), "<rect class=\"part\""), 5u);
+  EXPECT_NE(html.str().find("<title>bubble: 3 s</title>"), std::string::npos);
 }
 
 }  // namespace

@@ -218,7 +218,12 @@ TEST(ModelScenarioErrors, ServingCountsAndKeysOfTheOtherMode) {
             "s.json: /workload/kv_dtype: a serving key (modes \"decode\", \"prefill\") does not apply to mode "
             "\"train\", got: \"kv_dtype\" (mode \"train\" takes \"mode\", \"batch_tokens\", \"seq_len\", "
             "\"microbatches\", \"checkpoints_per_layer\", \"remat\", \"param_dtype\", \"activation_dtype\", "
-            "\"master_weights\", \"optimizer\")");
+            "\"master_weights\", \"optimizer\", \"pipeline_schedule\")");
+  // The pipeline schedule is a training key too.
+  EXPECT_EQ(load_error(tiny(R"({"mode": "decode", "batch": 4, "context": 8, "pipeline_schedule": "gpipe"})", "[]")),
+            "s.json: /workload/pipeline_schedule: a training key does not apply to mode \"decode\", got: "
+            "\"pipeline_schedule\" (mode \"decode\" takes \"mode\", \"batch\", \"context\", \"weight_dtype\", "
+            "\"kv_dtype\")");
 }
 
 // ---- model metrics, by hand ----

@@ -1,0 +1,42 @@
+// A pipeline schedule as an event graph (docs/overlap-pipeline-dcn.md, "Pipeline parallelism"): on every chip of
+// every stage, one compute task per microbatch's forward and backward in the stage's order, and between neighbouring
+// stages one transfer per chip and microbatch (the activation forward, its gradient back) from a chip to the chip
+// of the next (or previous) stage at the same place in the stage. The engine simulates it like any event graph.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/common/ids.hpp"
+#include "models/model/workload.hpp"
+#include "models/sharding/mesh.hpp"
+#include "models/topology/mesh_mapping.hpp"
+#include "sim/graph/event_graph.hpp"
+
+namespace podsim {
+
+// The chips of each stage: stage = the row-major index over `pipeline_axes` (in the listed order) of a chip's mesh
+// coordinates, and within a stage the chips in row-major order over the other mesh axes, so that chips[s][r] and
+// chips[s + 1][r] differ in their pipeline coordinates only. Throws VerifyError on an axis not on the mesh.
+std::vector<std::vector<ChipId>> stage_chips(const Mesh& mesh, const MeshMapping& mapping,
+                                             const std::vector<std::string>& pipeline_axes);
+
+struct PipelineGraphSpec {
+  std::vector<std::vector<ChipId>> chips;  // per stage, as stage_chips gives them (the same count in each)
+  std::vector<double> forward_s;           // per stage, one microbatch
+  std::vector<double> backward_s;          // per stage, one microbatch
+  std::uint64_t send_bytes = 0;            // per chip and microbatch, each way
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  std::int64_t microbatches = 1;
+  double chip_flops = 1e15;  // the engine's host speed: a task of t seconds carries t x chip_flops FLOPs
+  std::int32_t num_chips = 0;
+};
+
+// The event graph. Each compute depends on the chip's previous task and on the transfer that brings its input (a
+// forward on stage s > 0: the activation from stage s - 1; a backward on stage s < p - 1: the gradient from stage
+// s + 1); each transfer on the compute that produced what it sends. Task `op` is the stage, `step` the microbatch.
+// Throws VerifyError when the vectors disagree with the number of stages or the stages have different chip counts.
+EventGraph pipeline_graph(const PipelineGraphSpec& spec);
+
+}  // namespace podsim
