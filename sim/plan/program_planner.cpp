@@ -73,8 +73,9 @@ class Planner {
       std::visit([&](const auto& detail) { plan(op, detail, planned); }, op.detail);
       if (planned.output >= 0) current_[op.out] = planned.output;
       double largest = 0;
+      if (planned.collective_matmul) planned.book_time_s = planned.collective_matmul->book_time_s;
       for (const auto& step : planned.steps) {
-        planned.book_time_s += step.book.time_s;
+        if (!step.in_loop) planned.book_time_s += step.book.time_s;
         if (planned.bound.empty() || step.book.time_s >= largest) {
           largest = step.book.time_s;
           planned.bound = step.bound;
@@ -244,9 +245,11 @@ class Planner {
       fail(op, e.what());
     }
     planned.matmul_case = mp.matmul_case;
+    const bool loop = wants_collective_matmul(op, mm, mp);
     std::vector<PlannedCollective> on_lhs, on_rhs;
-    for (const auto& pc : mp.before)
-      (pc.operand == PlannedCollective::Operand::lhs ? on_lhs : on_rhs).push_back(pc);
+    if (!loop)
+      for (const auto& pc : mp.before)
+        (pc.operand == PlannedCollective::Operand::lhs ? on_lhs : on_rhs).push_back(pc);
     const int lhs_ready = collectives(op, planned, on_lhs, lhs, -1);
     const int rhs_ready = collectives(op, planned, on_rhs, rhs, -1);
 
@@ -279,7 +282,10 @@ class Planner {
     compute.bound = bound_name(roofline.bound);
     planned.flops = mp.local_flops;
     planned.compute_time_s = roofline.time_s;
-    push(planned, std::move(compute));
+    if (loop)
+      collective_matmul(op, mm, mp, planned, compute);
+    else
+      push(planned, std::move(compute));
     if (mp.after.empty()) {
       planned.output = product;
     } else {
@@ -287,6 +293,129 @@ class Planner {
       collectives(op, planned, mp.after, product, planned.output);
     }
     note_working_set(planned);
+  }
+
+  // Whether the matmul runs as a collective matmul: asked by the op or the plan, and it all-gathers exactly one
+  // operand over one mesh axis. Asked by the op of a matmul that does not, an error naming the rule; asked by the
+  // plan, matmuls that gather nothing are left as they are (so are results that are only reduce-scattered, not
+  // lowered as a loop yet), and a gather it cannot loop over is an error.
+  bool wants_collective_matmul(const ScenarioOp& op, const MatmulOp& mm, const MatmulPlan& mp) const {
+    if (!mm.collective_matmul && !(plan_ && plan_->collective_matmul)) return false;
+    std::vector<std::string> gathers;
+    for (const auto& pc : mp.before)
+      gathers.push_back(std::string(collective_kind_name(pc.kind)) + " of " + std::string(operand_name(pc.operand)) +
+                        " over " + join(axis_names(pc.axes), ","));
+    const bool fits = mp.before.size() == 1 && mp.before.front().kind == CollectiveKind::all_gather &&
+                      mp.before.front().axes.size() == 1 && !mp.before.front().axes.front().is_sub_axis();
+    if (fits) return true;
+    if (!mm.collective_matmul && mp.before.empty()) return false;
+    fail(op, "collective_matmul: the matmul must all-gather one operand over one mesh axis (not a sub-axis), got: " +
+                 (gathers.empty() ? std::string("no collective before the matmul") : join(gathers, "; ")));
+  }
+
+  // The matmul's gather and compute as a collective matmul (CollectiveMatmulLoop): `whole` is the compute step the
+  // matmul would run after the gather (its reads, its product, its roofline terms).
+  void collective_matmul(const ScenarioOp& op, const MatmulOp& mm, const MatmulPlan& mp, PlannedOp& planned,
+                         const PlannedStep& whole) {
+    require_links(op);
+    const PlannedCollective& pc = mp.before.front();
+    const bool on_lhs = pc.operand == PlannedCollective::Operand::lhs;
+    const int operand = on_lhs ? whole.reads[0] : whole.reads[1];
+    const int other = on_lhs ? whole.reads[1] : whole.reads[0];
+    const std::string axis = pc.axes.front().name;
+    const AxisGroups& groups = groups_of(axis);
+    const auto n = static_cast<int>(groups.groups.front().size());
+    CollectiveMatmulLoop loop;
+    loop.replaces = pc;
+    loop.axis = axis;
+    loop.operand_buffer = operand;
+    loop.product_buffer = whole.writes;
+    loop.steps = n;
+    loop.block_bytes = buffer(operand).bytes_per_chip;
+    // The ring: the chip at position j sends its block to position j - 1 (mod N), as the book's loop does.
+    const auto to_of = [n](const std::vector<ChipId>& group, int j) {
+      return group[static_cast<std::size_t>((j - 1 + n) % n)];
+    };
+    loop.hops = 1;
+    for (int j = 0; j < n; ++j) {
+      const std::vector<ChipId>& first = groups.groups.front();
+      loop.hops = std::max(
+          loop.hops, static_cast<int>(hop_count(topology_.slice, first[static_cast<std::size_t>(j)], to_of(first, j))));
+    }
+    PlannedStep hop;
+    hop.kind = StepKind::permute;
+    hop.bytes = loop.block_bytes;
+    hop.tensor = buffer(operand).tensor;
+    hop.dtype = buffer(operand).dtype;
+    hop.in_loop = true;
+    try {
+      hop.book = book_point_to_point(loop.block_bytes, loop.hops, 1, ici().bandwidth_Bps, ici().hop_latency_s);
+    } catch (const Error& e) {
+      fail(op, e.what());
+    }
+    hop.bound = bound_name(hop.book.bound);
+    if (!topology_.book_only)
+      for (const auto& group : groups.groups) {
+        auto& sends = hop.sends.emplace_back();
+        for (int j = 0; j < n; ++j)
+          sends.emplace_back(group[static_cast<std::size_t>(j)], to_of(group, j));
+      }
+    // One block's matmul: the gathered label's local size divided by N (its k, or its m or n when it is free).
+    const char label = (on_lhs ? mm.einsum.lhs : mm.einsum.rhs)[static_cast<std::size_t>(pc.dim)];
+    std::uint64_t m = std::max<std::uint64_t>(mp.m, 1), k = std::max<std::uint64_t>(mp.k, 1),
+                  nn = std::max<std::uint64_t>(mp.n, 1);
+    const auto block = [n](std::uint64_t size) {
+      return std::max<std::uint64_t>((size + static_cast<std::uint64_t>(n) - 1) / static_cast<std::uint64_t>(n), 1);
+    };
+    if (mm.einsum.out.find(label) == std::string::npos)
+      k = block(k);
+    else if (on_lhs || mm.einsum.lhs.find(label) != std::string::npos)
+      m = block(m);
+    else
+      nn = block(nn);
+    MatmulRoofline roofline;
+    try {
+      roofline = matmul_roofline(spec_.hardware.spec.chip, static_cast<std::int64_t>(m), static_cast<std::int64_t>(k),
+                                 static_cast<std::int64_t>(nn), buffer(operand).dtype, op.out_dtype);
+    } catch (const Error& e) {
+      fail(op, e.what());
+    }
+    loop.step_compute_s = roofline.time_s;
+    loop.step_transfer_s = hop.book.time_s;
+    loop.book_time_s = std::max(n * loop.step_compute_s, loop.step_compute_s + (n - 1) * loop.step_transfer_s);
+    const PlannedBuffer in = buffer(operand);  // copies: add_buffer below grows the buffer list
+    const PlannedBuffer product = buffer(whole.writes);
+    int block_buffer = operand, sum = -1;
+    for (int i = 0; i < n; ++i) {
+      int next = -1;
+      if (i + 1 < n) {
+        next = add_buffer(PlannedBuffer::Role::temporary, in.tensor,
+                          in.tensor + " block " + std::to_string(i + 2) + " of " + std::to_string(n) + " over " + axis,
+                          in.shape, in.dtype, in.sharding, in.labels, planned.index);
+        PlannedStep step = hop;
+        step.reads = {block_buffer};
+        step.writes = next;
+        push(planned, std::move(step));
+      }
+      PlannedStep compute;
+      compute.kind = StepKind::compute;
+      compute.reads = on_lhs ? std::vector<int>{block_buffer, other} : std::vector<int>{other, block_buffer};
+      if (sum >= 0) compute.reads.push_back(sum);
+      compute.writes =
+          i + 1 < n
+              ? add_buffer(PlannedBuffer::Role::temporary, product.tensor,
+                           product.tensor + " after " + std::to_string(i + 1) + " of " + std::to_string(n) + " blocks",
+                           product.shape, product.dtype, product.sharding, product.labels, planned.index)
+              : whole.writes;
+      compute.flops = whole.flops / n;
+      compute.book.time_s = roofline.time_s;
+      compute.bound = bound_name(roofline.bound);
+      compute.in_loop = true;
+      sum = compute.writes;
+      push(planned, std::move(compute));
+      block_buffer = next;
+    }
+    planned.collective_matmul = std::move(loop);
   }
 
   // The tensor a reshard leads to, through plan_resharding's collectives (local slices only: a step without
