@@ -86,21 +86,27 @@ struct PlannedStep {
   bool in_loop = false;
 };
 
-// A matmul's all-gather of one operand over one mesh axis of size N, lowered as a collective matmul
-// (docs/overlap-pipeline-dcn.md): N compute steps, the i-th on the block the chip holds then, while N - 1 permute
-// steps pass the blocks one hop around the axis's ring. Step i's compute reads the block the (i-1)-th permute
-// brought, so the hop of block i+1 runs under the compute of block i.
+// A matmul run as a collective matmul (docs/overlap-pipeline-dcn.md) over one mesh axis of size N, in place of
+// the collective it replaces. An all-gather of an operand: N compute steps, the i-th on the block of the operand
+// the chip holds then, while N - 1 permute steps pass the blocks one hop around the axis's ring (step i's compute
+// reads the block the (i-1)-th permute brought, so the hop of block i+1 runs under the compute of block i). A
+// reduce-scatter of the result: N compute steps, each the matmul of one block of the result, and after each but the
+// first an add of the partial sum received; N - 1 permute steps pass the sums on, so the last sum is the chip's own
+// block of the result.
 struct CollectiveMatmulLoop {
-  PlannedCollective replaces;     // the all-gather it replaces (functional mode applies it to values)
+  PlannedCollective replaces;     // the all-gather or reduce-scatter it replaces (functional mode applies it)
   std::string axis;               // the mesh axis
-  int operand_buffer = -1;        // the operand's buffer before the gather
-  int product_buffer = -1;        // what the last compute step writes
+  std::string tensor;             // the tensor whose blocks move: the gathered operand, or the result
+  int operand_buffer = -1;        // all-gather: the operand's buffer before the gather (-1 for a reduce-scatter)
+  int product_buffer = -1;        // what the last step writes
   int steps = 0;                  // N
-  std::uint64_t block_bytes = 0;  // per chip per hop: the operand's shard
+  std::uint64_t block_bytes = 0;  // per chip per hop: the operand's shard, or the result's
   int hops = 1;                   // the longest hop between ring neighbours (a line's wrap pair crosses N - 1)
   double step_compute_s = 0;      // c: roofline of one block's matmul
   double step_transfer_s = 0;     // t: hops x alpha + block_bytes / W
-  double book_time_s = 0;         // max(N c, c + (N - 1) t)
+  double step_add_s = 0;          // a: reduce-scatter only, adding a received block (reduction time per byte)
+  // all-gather: max(N c, c + (N - 1) t); reduce-scatter: max(N c + a, c + (N - 1) (t + a)).
+  double book_time_s = 0;
 };
 
 struct PlannedOp {

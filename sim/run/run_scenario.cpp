@@ -70,20 +70,21 @@ OpRun op_run(const PlannedOp& op) {
     run.collectives.push_back(std::move(c));
   }
   if (op.collective_matmul) {
-    // The all-gather the loop replaces: its blocks move one hop per step, under the blocks' matmuls.
+    // The all-gather or reduce-scatter the loop replaces: its blocks move one hop per step, under the blocks'
+    // matmuls.
     const CollectiveMatmulLoop& loop = *op.collective_matmul;
     CollectiveRun c;
     c.kind = loop.replaces.kind;
-    c.tensor = op.steps.front().tensor;
+    c.tensor = loop.tensor;
     c.axes = {loop.axis};
     c.array_bytes = loop.replaces.array_bytes;
     c.group_size = loop.steps;
     c.algorithm = "collective-matmul";
     c.book_time_s = (loop.steps - 1) * loop.step_transfer_s;
     c.reason = loop.replaces.reason + (loop.replaces.reason.empty() ? "" : "; ") +
-               "run as a collective matmul: " + std::to_string(loop.steps) +
-               " steps, each block's matmul while the next block moves " + std::to_string(loop.hops) +
-               (loop.hops == 1 ? " hop" : " hops");
+               "run as a collective matmul: " + std::to_string(loop.steps) + " steps, each block's matmul while the " +
+               (loop.replaces.kind == CollectiveKind::reduce_scatter ? "previous sum" : "next block") + " moves " +
+               std::to_string(loop.hops) + (loop.hops == 1 ? " hop" : " hops");
     run.collectives.push_back(std::move(c));
   }
   return run;

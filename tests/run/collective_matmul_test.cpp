@@ -123,6 +123,50 @@ TEST(CollectiveMatmul, ABandwidthBoundLoopTakesOneBlockAndFifteenHops) {
   EXPECT_TRUE(*plan.values_match) << plan.values_note;
 }
 
+// The reduce-scatter half (the book's Tmp[B_X, F_Y] *_F W2[F_Y, D] -> Out[B_X, D_Y], here on a v5e ring of 16): the
+// local product Out[B, D]{U_X} [8, 256] bf16 is reduce-scattered over X into [8, 16] blocks of 256 B. A block's
+// matmul ([8, 64] by [64, 16]) is memory-bound: c = (8 x 64 + 64 x 16 + 8 x 16) x 2 B / 8.2e11; a hop
+// t = 1 us + 256 / 4.5e10; an add of a received block a = 128 elements / 1.97e14. The sums travel in a chain of
+// 15 hops, each followed by an add, so the loop takes c + 15 (t + a); all 16 matmuls end (16 c) before the first
+// sum arrives.
+const char* kScatterRing = R"({
+  "name": "scatter", "hardware": "tpu-v5e", "slice": {"shape": [16], "wraparound": "all"}, "mesh": "X=16",
+  "tensors": {"T": {"shape": [8, 1024], "sharding": "T[B, F_X]"}, "W": {"shape": [1024, 256], "sharding": "W[F_X, D]"}},
+  "program": [{"op": "matmul", "name": "down", "lhs": "T", "rhs": "W", "einsum": "BF,FD->BD", "out": "Out",
+               "out_sharding": "Out[B, D_X]", "collective_matmul": true}],
+  "options": {"verify_values": true}
+})";
+
+TEST(CollectiveMatmul, AReduceScatteredResultPassesItsSumsAroundTheRing) {
+  const ScenarioSpec spec = load_scenario_text(kScatterRing, "scatter.json");
+  const double c = (8.0 * 64 + 64.0 * 16 + 8.0 * 16) * 2 / 8.2e11;
+  const double t = 1e-6 + 256 / 4.5e10;
+  const double a = 128 / 1.97e14;
+  const Planned p = plan_spec(spec, "");
+  const PlannedOp& op = p.program.ops.at(0);
+  ASSERT_TRUE(op.collective_matmul.has_value());
+  const CollectiveMatmulLoop& loop = *op.collective_matmul;
+  EXPECT_EQ(loop.replaces.kind, CollectiveKind::reduce_scatter);
+  EXPECT_EQ(loop.block_bytes, 256u);
+  EXPECT_NEAR(loop.step_compute_s, c, 1e-18);
+  EXPECT_NEAR(loop.step_add_s, a, 1e-21);
+  EXPECT_NEAR(op.book_time_s, c + 15 * (t + a), 1e-15);
+  // 16 block matmuls, 15 adds, 15 hops; the last add writes the result.
+  ASSERT_EQ(op.steps.size(), 46u);
+  EXPECT_EQ(op.steps.back().writes, op.output);
+  const ScenarioRun run = run_scenario(spec);
+  const PlanRun& plan = run.plans.at(0);
+  EXPECT_NEAR(plan.des_time_s, c + 15 * (t + a), 1e-12);
+  // The chip computes 16 c + 15 a; the hops are hidden only while the matmuls run: exposed 15 t - 15 c.
+  EXPECT_NEAR(plan.step_breakdown.compute_s, 16 * c + 15 * a, 1e-12);
+  EXPECT_NEAR(plan.step_breakdown.exposed_communication_s, 15 * (t - c), 1e-12);
+  EXPECT_NEAR(plan.step_breakdown.bubble_s, 0, 1e-12);
+  ASSERT_EQ(plan.ops[0].collectives.size(), 1u);
+  EXPECT_EQ(plan.ops[0].collectives[0].kind, CollectiveKind::reduce_scatter);
+  ASSERT_TRUE(plan.values_match.has_value());
+  EXPECT_TRUE(*plan.values_match) << plan.values_note;
+}
+
 TEST(CollectiveMatmul, ThePlanOptionLeavesMatmulsThatGatherNothing) {
   // The first matmul gathers nothing (its contraction is unsharded); the second gathers a over X, the book's case
   // 2 (a's contracting dim is sharded, W2's is not and X already shards W2's free dim).
