@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/common/dtype.hpp"
@@ -41,7 +43,8 @@ struct PlannedBuffer {
   int last_step = -1;
 };
 
-enum class StepKind { collective, compute, transfer };
+// permute: every chip of each group sends one block to its neighbour at once (a collective matmul's hop).
+enum class StepKind { collective, compute, transfer, permute };
 
 struct PlannedStep {
   // A step runs when the steps that created what it reads have ended (and, for an op's first steps, when the op may
@@ -72,7 +75,38 @@ struct PlannedStep {
   // kind == transfer: one point-to-point send.
   ChipId from = 0;
   ChipId to = 0;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;  // transfer: the send; permute: what each chip sends
+
+  // kind == permute: the sends (from, to) per group of the axis, all at once; each chip receives one block. Empty
+  // when planned for the closed form only (PlanTopology::book_only).
+  std::vector<std::vector<std::pair<ChipId, ChipId>>> sends;
+
+  // A step of the op's collective matmul loop (PlannedOp::collective_matmul): its book time is counted through the
+  // loop's formula, not added to the op's.
+  bool in_loop = false;
+};
+
+// A matmul run as a collective matmul (docs/overlap-pipeline-dcn.md) over one mesh axis of size N, in place of
+// the collective it replaces. An all-gather of an operand: N compute steps, the i-th on the block of the operand
+// the chip holds then, while N - 1 permute steps pass the blocks one hop around the axis's ring (step i's compute
+// reads the block the (i-1)-th permute brought, so the hop of block i+1 runs under the compute of block i). A
+// reduce-scatter of the result: N compute steps, each the matmul of one block of the result, and after each but the
+// first an add of the partial sum received; N - 1 permute steps pass the sums on, so the last sum is the chip's own
+// block of the result.
+struct CollectiveMatmulLoop {
+  PlannedCollective replaces;     // the all-gather or reduce-scatter it replaces (functional mode applies it)
+  std::string axis;               // the mesh axis
+  std::string tensor;             // the tensor whose blocks move: the gathered operand, or the result
+  int operand_buffer = -1;        // all-gather: the operand's buffer before the gather (-1 for a reduce-scatter)
+  int product_buffer = -1;        // what the last step writes
+  int steps = 0;                  // N
+  std::uint64_t block_bytes = 0;  // per chip per hop: the operand's shard, or the result's
+  int hops = 1;                   // the longest hop between ring neighbours (a line's wrap pair crosses N - 1)
+  double step_compute_s = 0;      // c: roofline of one block's matmul
+  double step_transfer_s = 0;     // t: hops x alpha + block_bytes / W
+  double step_add_s = 0;          // a: reduce-scatter only, adding a received block (reduction time per byte)
+  // all-gather: max(N c, c + (N - 1) t); reduce-scatter: max(N c + a, c + (N - 1) (t + a)).
+  double book_time_s = 0;
 };
 
 struct PlannedOp {
@@ -84,11 +118,12 @@ struct PlannedOp {
   std::vector<int> inputs;  // buffers it reads (tensor versions), in operand order
   int output = -1;          // buffer of the tensor version it writes (-1: none)
   std::vector<PlannedStep> steps;
-  int matmul_case = 0;        // 1..4 for matmuls
-  double flops = 0;           // per chip
-  double compute_time_s = 0;  // roofline time of its compute step (0 without one)
-  double book_time_s = 0;     // sum of its steps' book times
-  std::string bound;          // the bound of its largest step
+  int matmul_case = 0;                                    // 1..4 for matmuls
+  double flops = 0;                                       // per chip
+  double compute_time_s = 0;                              // roofline time of its compute step (0 without one)
+  double book_time_s = 0;                                 // sum of its steps' book times
+  std::string bound;                                      // the bound of its largest step
+  std::optional<CollectiveMatmulLoop> collective_matmul;  // set when the matmul runs as a collective matmul
 
   // The buffers the op creates (its temporaries and its result), in creation order.
   std::vector<int> created(const std::vector<PlannedBuffer>& buffers) const;

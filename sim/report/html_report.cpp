@@ -199,6 +199,39 @@ std::string memory_over_time_svg(const PlanRun& plan) {
   return out + "</svg>\n";
 }
 
+// One stacked bar: where the critical chip's step went (compute, exposed communication, bubble, DCN), on the scale
+// of the plan's des time, with a legend giving each part's time.
+std::string step_breakdown_svg(const PlanRun& plan) {
+  const CriticalChipBreakdown& b = plan.step_breakdown;
+  const double left = 10, width = 640, bar_h = 22;
+  const std::pair<double, const char*> parts[] = {
+      {b.compute_s, "#59a14f"}, {b.exposed_communication_s, "#e15759"}, {b.bubble_s, "#bab0ac"}, {b.dcn_s, "#76b7b2"}};
+  const char* names[] = {"compute", "exposed communication", "bubble", "DCN"};
+  const double total = b.compute_s + b.exposed_communication_s + b.bubble_s + b.dcn_s;
+  std::string out =
+      fmt::format("<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"step breakdown on chip {}, plan {}\">\n",
+                  left + width + 20, bar_h + 44, plan.critical_chip, esc(plan.name));
+  double x = left;
+  for (const auto& [seconds, colour] : parts) {
+    const double w = total > 0 ? width * seconds / total : 0;
+    if (w > 0)
+      out +=
+          fmt::format("<rect x=\"{:.1f}\" y=\"2\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>", x, w, bar_h, colour);
+    x += w;
+  }
+  out += "\n";
+  double legend_x = left;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const std::string text = fmt::format("{} {}", names[i], format_seconds(parts[i].first));
+    out += fmt::format(
+        "<rect x=\"{0:.1f}\" y=\"{1}\" width=\"10\" height=\"10\" fill=\"{2}\"/><text x=\"{3:.1f}\" "
+        "y=\"{4}\">{5}</text>\n",
+        legend_x, bar_h + 12, parts[i].second, legend_x + 14, bar_h + 21, esc(text));
+    legend_x += 14 + 7.0 * static_cast<double>(text.size()) + 16;
+  }
+  return out + "</svg>\n";
+}
+
 std::string comparison_html(const ScenarioRun& run) {
   const PlanComparison best = compare_plans(run);
   std::string out = "<h3>Plans</h3>\n<table class=\"comparison\">\n";
@@ -227,18 +260,28 @@ std::string plan_html(const PlanRun& plan) {
   std::string out = "<section class=\"plan\">\n<h3>Plan " + esc(plan.name) + "</h3>\n";
   if (!plan.description.empty()) out += "<p>" + esc(plan.description) + "</p>\n";
   out += "<table class=\"ops\">\n";
-  out += row({"op", "kind", "des time", "book time", "des/book", "bound", "bytes sent", "collectives"}, true);
+  out += row({"op", "kind", "des time", "book time", "des/book", "exposed communication", "bound", "bytes sent",
+              "collectives"},
+             true);
   for (const OpRun& op : plan.ops)
     out += row({esc(op.name), esc(op.kind), num(format_seconds(op.des_time_s)), num(format_seconds(op.book_time_s)),
-                num(ratio_text(des_over_book(op.des_time_s, op.book_time_s))), esc(op.bound),
-                num(bytes_text(op.bytes_sent)), esc(collectives_summary(op))});
+                num(ratio_text(des_over_book(op.des_time_s, op.book_time_s))),
+                num(format_seconds(op.exposed_communication_s)), esc(op.bound), num(bytes_text(op.bytes_sent)),
+                esc(collectives_summary(op))});
   out += row({"<b>total</b>", "", num(format_seconds(plan.des_time_s)), num(format_seconds(plan.book_time_s)),
-              num(ratio_text(des_over_book(plan.des_time_s, plan.book_time_s))), "", "", ""});
+              num(ratio_text(des_over_book(plan.des_time_s, plan.book_time_s))),
+              num(format_seconds(plan.step_breakdown.exposed_communication_s)), "", "", ""});
   out += "</table>\n";
   out +=
       "<p>Critical path: " +
       (plan.critical_path.empty() ? std::string("-") : esc(fmt::format("{}", fmt::join(plan.critical_path, " → ")))) +
       "</p>\n";
+  out += fmt::format(
+      "<p>Step on chip {} (its last task ends last): compute {}, exposed communication {}, bubble {}, DCN {}.</p>\n",
+      plan.critical_chip, esc(format_seconds(plan.step_breakdown.compute_s)),
+      esc(format_seconds(plan.step_breakdown.exposed_communication_s)),
+      esc(format_seconds(plan.step_breakdown.bubble_s)), esc(format_seconds(plan.step_breakdown.dcn_s)));
+  out += step_breakdown_svg(plan);
   std::string schedule = "Schedule: " + esc(plan.schedule);
   for (const OpWait& wait : plan.waits)
     schedule += fmt::format("; {} waits for {} to end (else {} over HBM at {})", esc(wait.op), esc(wait.after),

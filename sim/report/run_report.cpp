@@ -122,6 +122,15 @@ std::string contention_text(const PlanRun& plan) {
   return out;
 }
 
+// "step on chip 0: compute 1.2 ms, exposed communication 300 us, bubble 0 s, DCN 0 s": where the critical chip's
+// step went (the four add up to the plan's des time).
+std::string step_breakdown_text(const PlanRun& plan) {
+  const CriticalChipBreakdown& b = plan.step_breakdown;
+  return fmt::format("  step on chip {}: compute {}, exposed communication {}, bubble {}, DCN {}\n", plan.critical_chip,
+                     format_seconds(b.compute_s), format_seconds(b.exposed_communication_s), format_seconds(b.bubble_s),
+                     format_seconds(b.dcn_s));
+}
+
 std::string memory_text(const PlanRun& plan) {
   TextTable table({"tensor", "sharding", "local shape", "per chip", "total"},
                   {Align::left, Align::left, Align::left, Align::right, Align::right});
@@ -147,6 +156,7 @@ std::string plan_text(const PlanRun& plan) {
   out += ops_text(plan);
   out += fmt::format("  total: des {}, book {}, des/book {}\n", format_seconds(plan.des_time_s),
                      format_seconds(plan.book_time_s), ratio_text(des_over_book(plan.des_time_s, plan.book_time_s)));
+  out += step_breakdown_text(plan);
   out += fmt::format("  critical path: {}\n", plan.critical_path.empty()
                                                   ? std::string("-")
                                                   : fmt::format("{}", fmt::join(plan.critical_path, " -> ")));
@@ -234,6 +244,7 @@ json op_json(const OpRun& op) {
           {"book_time_s", op.book_time_s},
           {"ratio_des_over_book", optional_number(des_over_book(op.des_time_s, op.book_time_s))},
           {"compute_time_s", op.compute_time_s},
+          {"exposed_communication_s", op.exposed_communication_s},
           {"flops", op.flops},
           {"bound", op.bound},
           {"bytes_sent", op.bytes_sent},
@@ -307,6 +318,12 @@ json plan_json(const PlanRun& plan) {
               {"book_time_s", plan.book_time_s},
               {"ratio_des_over_book", optional_number(des_over_book(plan.des_time_s, plan.book_time_s))},
               {"critical_path", plan.critical_path},
+              {"critical_chip", plan.critical_chip},
+              {"step_breakdown",
+               {{"compute_s", plan.step_breakdown.compute_s},
+                {"exposed_communication_s", plan.step_breakdown.exposed_communication_s},
+                {"bubble_s", plan.step_breakdown.bubble_s},
+                {"dcn_s", plan.step_breakdown.dcn_s}}},
               {"schedule", plan.schedule},
               {"waits", waits},
               {"simulations", plan.simulations},
@@ -469,15 +486,16 @@ json run_report_json(const std::vector<ScenarioRun>& runs) {
 }
 
 void write_run_csv(const std::vector<ScenarioRun>& runs, std::ostream& out) {
-  out << "scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,bytes_sent,collectives\n";
+  out << "scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,bytes_sent,collectives,"
+         "exposed_communication_s\n";
   for (const ScenarioRun& run : runs)
     for (const PlanRun& plan : run.plans)
       for (const OpRun& op : plan.ops) {
         const auto ratio = des_over_book(op.des_time_s, op.book_time_s);
-        out << fmt::format("{},{},{},{},{:.9g},{:.9g},{},{},{:.9g},{},{}\n", csv_field(run.name), csv_field(plan.name),
-                           csv_field(op.name), csv_field(op.kind), op.des_time_s, op.book_time_s,
+        out << fmt::format("{},{},{},{},{:.9g},{:.9g},{},{},{:.9g},{},{},{:.9g}\n", csv_field(run.name),
+                           csv_field(plan.name), csv_field(op.name), csv_field(op.kind), op.des_time_s, op.book_time_s,
                            ratio ? fmt::format("{:.9g}", *ratio) : "", csv_field(op.bound), op.flops, op.bytes_sent,
-                           csv_field(collectives_summary(op)));
+                           csv_field(collectives_summary(op)), op.exposed_communication_s);
       }
 }
 

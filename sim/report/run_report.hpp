@@ -68,7 +68,8 @@ nlohmann::json run_report_json(const ScenarioRun& run);
 nlohmann::json run_report_json(const std::vector<ScenarioRun>& runs);
 
 // One row per (scenario, plan, op) under the header
-// scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,bytes_sent,collectives (RFC 4180 quoting).
+// scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,bytes_sent,collectives,exposed_communication_s
+// (RFC 4180 quoting).
 void write_run_csv(const std::vector<ScenarioRun>& runs, std::ostream& out);
 
 // `field` as one CSV field: quoted (with "" for ") when it holds a comma, a quote, CR or LF; as is otherwise.

@@ -55,6 +55,8 @@ Value measure(const ScenarioRun& run, const PlanRun& plan, const Expectation& e)
       return static_cast<double>(plan.total_link_bytes);
     case Metric::messages:
       return static_cast<double>(plan.messages);
+    case Metric::exposed_communication_s:
+      return plan.step_breakdown.exposed_communication_s;
     case Metric::time_s:
       return book ? op_of(run, plan, e).book_time_s : op_of(run, plan, e).des_time_s;
     case Metric::flops:

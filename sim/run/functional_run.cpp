@@ -88,6 +88,25 @@ void verify_plan_values(const ScenarioSpec& spec, const PlannedProgram& program,
       for (const PlannedStep& step : op.steps) {
         if (step.writes < 0) continue;  // loads and sends move no values
         const auto at = [&](int b) -> const ShardedValues& { return *values[static_cast<std::size_t>(b)]; };
+        if (step.in_loop) {
+          // A collective matmul: its blocks and partial sums are not carried as values; its product is the
+          // local matmul with the collective it replaces applied (to the operand, or to the partial sums).
+          const CollectiveMatmulLoop& loop = *op.collective_matmul;
+          if (step.writes != loop.product_buffer) continue;
+          const auto* mm = std::get_if<MatmulOp>(&source.detail);
+          if (loop.replaces.kind == CollectiveKind::reduce_scatter) {
+            values[static_cast<std::size_t>(step.writes)] = apply(
+                local_matmul(mm->einsum, at(op.inputs[0]), at(op.inputs[1]), loop.replaces.before), loop.replaces);
+            continue;
+          }
+          const ShardedValues gathered = apply(at(loop.operand_buffer), loop.replaces);
+          const bool on_lhs = loop.replaces.operand == PlannedCollective::Operand::lhs;
+          const int other = op.inputs[on_lhs ? 1 : 0];
+          values[static_cast<std::size_t>(step.writes)] =
+              local_matmul(mm->einsum, on_lhs ? gathered : at(other), on_lhs ? at(other) : gathered,
+                           program.buffers[static_cast<std::size_t>(step.writes)].sharding);
+          continue;
+        }
         ShardedValues out = at(step.reads.front());
         if (step.kind == StepKind::collective) {
           if (step.value_moves.empty()) out = apply(out, step.collective);

@@ -76,6 +76,9 @@ class Lowering {
         case StepKind::transfer:
           transfer(op, step, deps);
           break;
+        case StepKind::permute:
+          permute(op, step, deps);
+          break;
       }
       ranges.push_back({begin, static_cast<TaskId>(graph_->tasks.size())});
       if (step.writes >= 0) ready_[static_cast<std::size_t>(step.writes)] = deps;
@@ -130,6 +133,30 @@ class Lowering {
     deps.assign(chips_, {});
     deps[static_cast<std::size_t>(step.from)] = {id};
     deps[static_cast<std::size_t>(step.to)] = {id};
+  }
+
+  // Every send of the step at once, each after what its sender waits for; `deps` becomes, per chip, the transfer
+  // it received (a chip that receives nothing has no block to wait for). One phase, a group per ring.
+  void permute(const PlannedOp& op, const PlannedStep& step, ChipDeps& deps) {
+    ChipDeps received(chips_);
+    PhaseGroups& phase = symmetry_->phases.emplace_back();
+    for (const auto& group : step.sends) {
+      phase.begin.push_back(static_cast<TaskId>(graph_->tasks.size()));
+      std::vector<ChipId>& chips = phase.groups.emplace_back();
+      for (const auto& [from, to] : group) {
+        Task task;
+        task.kind = TaskKind::transfer;
+        task.src_chip = from;
+        task.dst_chip = to;
+        task.bytes = step.bytes;
+        task.deps = deps[static_cast<std::size_t>(from)];
+        task.op = op.index;
+        received[static_cast<std::size_t>(to)].push_back(graph_->add(std::move(task)));
+        chips.push_back(from);
+      }
+    }
+    phase.begin.push_back(static_cast<TaskId>(graph_->tasks.size()));
+    deps = std::move(received);
   }
 
   const PlannedProgram& program_;

@@ -25,6 +25,9 @@ std::uint64_t estimate_transfers(const PlannedProgram& program) {
     for (const auto& step : op.steps) {
       if (step.kind == StepKind::collective) transfers += estimate_transfers(step.request);
       if (step.kind == StepKind::transfer) transfers += 1;
+      if (step.kind == StepKind::permute)
+        for (const auto& group : step.sends)
+          transfers += group.size();
     }
   return transfers;
 }

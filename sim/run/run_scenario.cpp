@@ -16,6 +16,7 @@
 #include "sim/run/plan_schedule.hpp"
 #include "sim/run/run_limits.hpp"
 #include "sim/run/scenario_platform.hpp"
+#include "sim/run/step_breakdown.hpp"
 
 namespace podsim {
 namespace {
@@ -66,6 +67,24 @@ OpRun op_run(const PlannedOp& op) {
       c.algorithm += (c.algorithm.empty() ? "" : ",") + std::string(algorithm_name(algorithm));
     c.book_time_s = step.book.time_s;
     c.reason = step.collective.reason;
+    run.collectives.push_back(std::move(c));
+  }
+  if (op.collective_matmul) {
+    // The all-gather or reduce-scatter the loop replaces: its blocks move one hop per step, under the blocks'
+    // matmuls.
+    const CollectiveMatmulLoop& loop = *op.collective_matmul;
+    CollectiveRun c;
+    c.kind = loop.replaces.kind;
+    c.tensor = loop.tensor;
+    c.axes = {loop.axis};
+    c.array_bytes = loop.replaces.array_bytes;
+    c.group_size = loop.steps;
+    c.algorithm = "collective-matmul";
+    c.book_time_s = (loop.steps - 1) * loop.step_transfer_s;
+    c.reason = loop.replaces.reason + (loop.replaces.reason.empty() ? "" : "; ") +
+               "run as a collective matmul: " + std::to_string(loop.steps) + " steps, each block's matmul while the " +
+               (loop.replaces.kind == CollectiveKind::reduce_scatter ? "previous sum" : "next block") + " moves " +
+               std::to_string(loop.hops) + (loop.hops == 1 ? " hop" : " hops");
     run.collectives.push_back(std::move(c));
   }
   return run;
@@ -130,6 +149,11 @@ void fill_des(PlanRun& plan, const EventGraph& graph, const SimulationResult& si
     op.des_time_s = op.des_end_s - op.des_start_s;
   }
   plan.critical_path = critical_path(graph, sim, plan.ops);
+  const StepBreakdown breakdown = step_breakdown(graph, sim, plan.ops.size());
+  plan.critical_chip = breakdown.critical_chip;
+  plan.step_breakdown = breakdown.breakdown;
+  for (auto& op : plan.ops)
+    op.exposed_communication_s = breakdown.op_exposed_s.at(static_cast<std::size_t>(op.op_id));
   plan.max_link_bytes = sim.max_link_bytes();
   plan.total_link_bytes = sim.total_link_bytes();
   plan.max_link_utilisation = sim.max_link_utilisation();

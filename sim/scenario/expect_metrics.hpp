@@ -21,6 +21,7 @@ enum class Metric {
   max_link_bytes,
   total_link_bytes,
   messages,
+  exposed_communication_s,
   time_s,
   array_bytes,
   flops,
@@ -72,7 +73,7 @@ struct MetricInfo {
   bool of_candidate_too = false;  // a plan metric that a model-level scenario's plan has too (fits_hbm)
 };
 
-inline constexpr std::array<MetricInfo, 42> kMetrics = {{
+inline constexpr std::array<MetricInfo, 43> kMetrics = {{
     {"total_time_s", Metric::total_time_s, ExpectScope::plan, MetricValue::number, true, false},
     {"peak_memory_per_chip_bytes", Metric::peak_memory_per_chip_bytes, ExpectScope::plan, MetricValue::number, false,
      false},
@@ -80,6 +81,7 @@ inline constexpr std::array<MetricInfo, 42> kMetrics = {{
     {"max_link_bytes", Metric::max_link_bytes, ExpectScope::plan, MetricValue::number, false, true},
     {"total_link_bytes", Metric::total_link_bytes, ExpectScope::plan, MetricValue::number, false, true},
     {"messages", Metric::messages, ExpectScope::plan, MetricValue::number, false, true},
+    {"exposed_communication_s", Metric::exposed_communication_s, ExpectScope::plan, MetricValue::number, false, true},
     {"time_s", Metric::time_s, ExpectScope::op, MetricValue::number, true, false},
     {"array_bytes", Metric::array_bytes, ExpectScope::op, MetricValue::number, false, false},
     {"flops", Metric::flops, ExpectScope::op, MetricValue::number, false, false},

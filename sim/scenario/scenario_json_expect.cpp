@@ -8,7 +8,7 @@ namespace {
 
 ScenarioPlan read_plan(const Ctx& ctx, const Json& j, const std::string& p) {
   require_object(ctx, j, p);
-  require_known_keys(ctx, j, p, {"name", "description", "shardings", "ops", "parallelism"});
+  require_known_keys(ctx, j, p, {"name", "description", "shardings", "ops", "parallelism", "collective_matmul"});
   require_key(ctx, j, p, "name");
   ScenarioPlan plan;
   plan.name = get_string(ctx, j.at("name"), p + "/name");
@@ -24,6 +24,8 @@ ScenarioPlan read_plan(const Ctx& ctx, const Json& j, const std::string& p) {
   read_shardings("shardings", plan.shardings);
   read_shardings("ops", plan.out_shardings);
   if (j.contains("parallelism")) plan.parallelism = read_parallelism(ctx, j.at("parallelism"), p + "/parallelism");
+  if (j.contains("collective_matmul"))
+    plan.collective_matmul = get_bool(ctx, j.at("collective_matmul"), p + "/collective_matmul");
   return plan;
 }
 

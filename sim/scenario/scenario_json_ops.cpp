@@ -12,7 +12,7 @@ std::vector<std::string> keys_of(OpKind kind) {
   std::vector<std::string> keys = {"op", "name", "after"};
   switch (kind) {
     case OpKind::matmul:
-      keys.insert(keys.end(), {"lhs", "rhs", "einsum", "out", "out_sharding"});
+      keys.insert(keys.end(), {"lhs", "rhs", "einsum", "out", "out_sharding", "collective_matmul"});
       break;
     case OpKind::all_gather:
     case OpKind::all_reduce:
@@ -84,6 +84,8 @@ OpDetail read_detail(const Ctx& ctx, const Json& j, const std::string& p, OpKind
       m.rhs = text("rhs");
       m.einsum_text = text("einsum");
       if (j.contains("out_sharding")) m.out_sharding = ScenarioSharding{text("out_sharding"), {}, {}};
+      if (j.contains("collective_matmul"))
+        m.collective_matmul = get_bool(ctx, j.at("collective_matmul"), p + "/collective_matmul");
       return m;
     }
     case OpKind::all_gather:

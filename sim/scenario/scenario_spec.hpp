@@ -87,6 +87,9 @@ struct MatmulOp {
   Einsum einsum;  // derived from einsum_text
   std::string einsum_text;
   std::optional<ScenarioSharding> out_sharding;  // nullopt: the planner chooses
+  // Lower the all-gather of an operand over one mesh axis as a collective matmul (docs/overlap-pipeline-dcn.md):
+  // N steps, each computing on the block it holds while the next block moves one hop.
+  bool collective_matmul = false;
 };
 
 // all_gather, reduce_scatter, all_reduce, all_to_all over `axes` (mesh axis names, in the listed order).
@@ -147,6 +150,8 @@ struct ScenarioPlan {
   // A model-level scenario's plan: the mesh axes of each parallelism kind (docs/parallelism.md). The tensors'
   // shardings follow from it; `shardings` and `out_shardings` are then empty.
   std::optional<Parallelism> parallelism;
+  // Every matmul of the plan that all-gathers an operand runs as a collective matmul (as MatmulOp's option).
+  bool collective_matmul = false;
   std::string pointer;  // derived: "/plans/<index>"
 };
 

@@ -24,6 +24,9 @@ void verify_plan(State& state, std::size_t index) {
       where.fail(p + "/parallelism", "a parallelism plan needs a model (\"model\"); a program's plans give shardings");
     if (!plan.shardings.empty() || !plan.out_shardings.empty())
       where.fail(p, "a plan is a parallelism assignment or shardings, not both, got: both");
+    if (plan.collective_matmul)
+      where.fail(p + "/collective_matmul",
+                 "collective_matmul is an option of a program's plans, not of a parallelism plan, got: true");
     if (slices_in_search_only(state.spec))
       where.fail(p + "/parallelism", "a plan assigns the mesh axes of the scenario's \"slice\", got: no slice");
     verify_plan_parallelism(state, plan, p + "/parallelism");

@@ -55,8 +55,14 @@ TEST(HtmlReport, SelfContainedAndEscaped) {
 
 TEST(HtmlReport, ComparisonChartsTablesAndChecks) {
   const std::string html = html_of({sample_run()});
-  EXPECT_EQ(count(html, "<svg"), 2u);  // des vs book time, memory vs HBM
-  EXPECT_EQ(count(html, "</svg>"), 2u);
+  EXPECT_EQ(count(html, "<svg"), 4u);  // des vs book time, memory vs HBM, a step breakdown per plan
+  EXPECT_EQ(count(html, "</svg>"), 4u);
+  // fsdp's step breakdown on 640 px for 7.5 us: compute 1.5 us 128 px, exposed 4 us 341.3 px, bubble 2 us 170.7 px.
+  EXPECT_NE(html.find("width=\"128.0\" height=\"22\" fill=\"#59a14f\""), std::string::npos);
+  EXPECT_NE(html.find("width=\"341.3\" height=\"22\" fill=\"#e15759\""), std::string::npos);
+  EXPECT_NE(html.find("width=\"170.7\" height=\"22\" fill=\"#bab0ac\""), std::string::npos);
+  EXPECT_NE(html.find("Step on chip 2 (its last task ends last): compute 1.5 us, exposed communication 4 us"),
+            std::string::npos);
   // The time chart: fsdp's des bar (7.5 us) is the longest, 520 px; its book bar is 6 / 7.5 of it, 416 px.
   EXPECT_NE(html.find("width=\"520.0\" height=\"14\" fill=\"#4e79a7\""), std::string::npos);
   EXPECT_NE(html.find("width=\"416.0\" height=\"14\" fill=\"#f28e2b\""), std::string::npos);

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "sim/report/text_table.hpp"
+#include "sim/run/step_breakdown.hpp"
 #include "tests/report/sample_run.hpp"
 #include "tests/support/skip_unless_ci.hpp"
 
@@ -52,6 +53,19 @@ TEST(RunReportText, OpRowsShowDesBookRatioAndCollectives) {
       << text;
   EXPECT_TRUE(has_line(text, R"(  total: des 7\.5 us, book 6 us, des/book 1\.250)")) << text;
   EXPECT_TRUE(has_line(text, R"(  critical path: h -> gather -> out)")) << text;
+  EXPECT_TRUE(has_line(text, R"(  step on chip 2: compute 1\.5 us, exposed communication 4 us, bubble 2 us, DCN 0 s)"))
+      << text;
+}
+
+TEST(RunReportText, TheSamplesStepBreakdownIsWhatStepBreakdownFinds) {
+  // The sample's breakdown is worked by hand from its timeline; step_breakdown must agree.
+  const PlanRun fsdp = sample_run().plans.at(0);
+  const StepBreakdown b = step_breakdown(*fsdp.graph, *fsdp.simulation, 3);
+  EXPECT_EQ(b.critical_chip, fsdp.critical_chip);
+  EXPECT_DOUBLE_EQ(b.breakdown.compute_s, fsdp.step_breakdown.compute_s);
+  EXPECT_DOUBLE_EQ(b.breakdown.exposed_communication_s, fsdp.step_breakdown.exposed_communication_s);
+  EXPECT_DOUBLE_EQ(b.breakdown.bubble_s, fsdp.step_breakdown.bubble_s);
+  EXPECT_DOUBLE_EQ(b.op_exposed_s.at(1), fsdp.ops.at(1).exposed_communication_s);
 }
 
 TEST(RunReportText, ScheduleWaitsAndContention) {
@@ -145,12 +159,17 @@ TEST(RunReportJson, ScenarioPlansAndComparison) {
   EXPECT_DOUBLE_EQ(fsdp.at("des_time_s").get<double>(), 7.5e-6);
   EXPECT_DOUBLE_EQ(fsdp.at("ratio_des_over_book").get<double>(), 1.25);
   EXPECT_EQ(fsdp.at("critical_path"), nlohmann::json::array({"h", "gather", "out"}));
+  EXPECT_EQ(fsdp.at("critical_chip"), 2);
+  EXPECT_EQ(
+      fsdp.at("step_breakdown"),
+      (nlohmann::json{{"compute_s", 1.5e-6}, {"exposed_communication_s", 4e-6}, {"bubble_s", 2e-6}, {"dcn_s", 0.0}}));
   EXPECT_FALSE(fsdp.contains("values_match"));
   const auto& gather = fsdp.at("ops").at(1);
   EXPECT_EQ(gather.at("name"), "gather");
   EXPECT_DOUBLE_EQ(gather.at("ratio_des_over_book").get<double>(), 2.0);
   EXPECT_TRUE(gather.at("matmul_case").is_null());
   EXPECT_EQ(gather.at("bytes_sent"), 2 * kMiB);
+  EXPECT_DOUBLE_EQ(gather.at("exposed_communication_s").get<double>(), 4e-6);
   EXPECT_EQ(gather.at("collectives").at(0).at("kind"), "all-gather");
   EXPECT_EQ(gather.at("collectives").at(0).at("array_bytes"), 32 * kMiB);
   EXPECT_EQ(fsdp.at("ops").at(0).at("matmul_case"), 1);
@@ -263,12 +282,13 @@ TEST(RunReportCsv, OneRowPerPlanAndOpWithQuoting) {
   write_run_csv({sample_run()}, out);
   const auto records = parse_csv(out.str());
   ASSERT_EQ(records.size(), 5u) << out.str();  // header + 3 fsdp ops + 1 tp op
-  EXPECT_EQ(records[0], (std::vector<std::string>{"scenario", "plan", "op", "kind", "des_time_s", "book_time_s",
-                                                  "ratio", "bound", "flops", "bytes_sent", "collectives"}));
+  EXPECT_EQ(records[0],
+            (std::vector<std::string>{"scenario", "plan", "op", "kind", "des_time_s", "book_time_s", "ratio", "bound",
+                                      "flops", "bytes_sent", "collectives", "exposed_communication_s"}));
   for (const auto& record : records)
-    EXPECT_EQ(record.size(), 11u);
+    EXPECT_EQ(record.size(), 12u);
   EXPECT_EQ(records[2], (std::vector<std::string>{"mlp", "fsdp", "gather", "all_gather", "4e-06", "2e-06", "2",
-                                                  "bandwidth", "0", "2097152", "all-gather X (V=32 MiB)"}));
+                                                  "bandwidth", "0", "2097152", "all-gather X (V=32 MiB)", "4e-06"}));
   EXPECT_EQ(records[4][1], "tp<x>");
   EXPECT_EQ(records[4][2], "out,\"final\"");
   EXPECT_EQ(records[4][6], "0.6");

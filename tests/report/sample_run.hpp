@@ -80,6 +80,7 @@ inline ScenarioRun sample_run() {
   ag.book_time_s = 2e-6;
   gather.collectives = {ag};
   gather.contention = Contention{{"h"}, "ici.x+.0", 2 * kMiB};
+  gather.exposed_communication_s = 4e-6;  // t3 reaches chip 2 over [2, 6] us while chip 2 computes nothing
   OpRun out = make_op("out", "matmul", 2, 6e-6, 7.5e-6, 1.5e-6, "compute");
   out.flops = 1e9;
   out.matmul_case = 2;
@@ -87,6 +88,10 @@ inline ScenarioRun sample_run() {
   fsdp.des_time_s = 7.5e-6;
   fsdp.book_time_s = 6e-6;  // 2.5 + 2 + 1.5 us
   fsdp.critical_path = {"h", "gather", "out"};
+  // The step breakdown, worked from the graph below: chip 2's last task ends last (7.5 us); it computes over
+  // [6, 7.5] us and receives t3 over [2, 6]: compute 1.5 us, exposed communication 4 us, bubble 2 us ([0, 2]).
+  fsdp.critical_chip = 2;
+  fsdp.step_breakdown = {1.5e-6, 4e-6, 2e-6, 0};
   fsdp.memory = {{"W", {128, 512}, 8 * kGiB, 32 * kGiB, "W[D_X, F]"}, {"x", {64, 128}, 4 * kGiB, 16 * kGiB, "x[B, D]"}};
   fsdp.memory_per_chip_bytes = 12 * kGiB;
   fsdp.peak_time_s = 3e-6;

@@ -1,0 +1,99 @@
+// The critical chip's step breakdown and each op's exposed communication, by unions of intervals.
+#include "sim/run/step_breakdown.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "models/common/error.hpp"
+
+namespace podsim {
+namespace {
+
+using Intervals = std::vector<std::pair<double, double>>;
+
+// Length of the union of `intervals` (sorted in place).
+double union_length(Intervals& intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0, start = 0, end = 0;
+  bool open = false;
+  for (const auto& [s, e] : intervals) {
+    if (!(e > s)) continue;
+    if (open && s <= end) {
+      end = std::max(end, e);
+      continue;
+    }
+    if (open) total += end - start;
+    start = s;
+    end = e;
+    open = true;
+  }
+  if (open) total += end - start;
+  return total;
+}
+
+// Length of `part` outside `compute`: |part ∪ compute| - |compute|, never below 0.
+double outside(const Intervals& part, const Intervals& compute, double compute_s) {
+  if (part.empty()) return 0;
+  Intervals both = compute;
+  both.insert(both.end(), part.begin(), part.end());
+  return std::max(0.0, union_length(both) - compute_s);
+}
+
+bool is_communication(const Task& task) {
+  return task.kind == TaskKind::transfer && task.src_chip != task.dst_chip;
+}
+
+}  // namespace
+
+StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& simulation, std::size_t ops) {
+  if (simulation.tasks.size() < graph.tasks.size())
+    throw InternalError("step breakdown: the simulation has " + std::to_string(simulation.tasks.size()) +
+                        " task times for " + std::to_string(graph.tasks.size()) + " tasks");
+  StepBreakdown out;
+  out.op_exposed_s.assign(ops, 0.0);
+  const auto chips = static_cast<std::size_t>(std::max<std::int32_t>(graph.num_chips, 0));
+  if (graph.tasks.empty() || chips == 0) return out;
+
+  // The critical chip: its last task (a compute of it, a transfer it sends or receives) ends last.
+  std::vector<double> last(chips, -1.0);
+  const auto note = [&](ChipId chip, double end_s) {
+    auto& slot = last.at(static_cast<std::size_t>(chip));
+    slot = std::max(slot, end_s);
+  };
+  for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
+    const Task& task = graph.tasks[t];
+    const double end_s = simulation.tasks[t].end_s;
+    note(task.src_chip, end_s);
+    if (task.kind == TaskKind::transfer) note(task.dst_chip, end_s);
+  }
+  std::size_t critical = 0;
+  for (std::size_t chip = 1; chip < chips; ++chip)
+    if (last[chip] > last[critical]) critical = chip;
+  out.critical_chip = static_cast<std::int32_t>(critical);
+  const auto chip = static_cast<ChipId>(critical);
+
+  Intervals compute, communication;
+  std::vector<Intervals> per_op(ops);
+  for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
+    const Task& task = graph.tasks[t];
+    const std::pair<double, double> interval{simulation.tasks[t].start_s, simulation.tasks[t].end_s};
+    if (task.kind == TaskKind::compute) {
+      if (task.src_chip == chip) compute.push_back(interval);
+    } else if (is_communication(task) && (task.src_chip == chip || task.dst_chip == chip)) {
+      communication.push_back(interval);
+      if (task.op >= 0 && static_cast<std::size_t>(task.op) < ops)
+        per_op[static_cast<std::size_t>(task.op)].push_back(interval);
+    }
+  }
+  const double makespan_s = simulation.makespan_s;
+  CriticalChipBreakdown& b = out.breakdown;
+  b.compute_s = union_length(compute);
+  b.exposed_communication_s = outside(communication, compute, b.compute_s);
+  b.dcn_s = 0;  // no DCN transfers exist yet: every transfer crosses ICI
+  b.bubble_s = std::max(0.0, makespan_s - b.compute_s - b.exposed_communication_s - b.dcn_s);
+  for (std::size_t op = 0; op < ops; ++op)
+    out.op_exposed_s[op] = outside(per_op[op], compute, b.compute_s);
+  return out;
+}
+
+}  // namespace podsim

@@ -1,0 +1,31 @@
+// Where a plan's step went on its critical chip (docs/overlap-pipeline-dcn.md, "Overlap"): the chip whose last task
+// ends last, its time split into computing, communication that nothing hides (exposed), waiting on others
+// (bubble) and DCN, and per op the part of its communication that chip spent computing nothing. Read from the
+// event graph and the simulation's task times; no closed form here.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/engine/simulation_result.hpp"
+#include "sim/graph/event_graph.hpp"
+#include "sim/run/run_result.hpp"
+
+namespace podsim {
+
+struct StepBreakdown {
+  std::int32_t critical_chip = 0;    // the chip whose last task ends last (lowest id among ties)
+  CriticalChipBreakdown breakdown;   // of the makespan, on critical_chip
+  std::vector<double> op_exposed_s;  // per op index (Task::op): its exposed communication on critical_chip
+};
+
+// A chip's tasks are its compute tasks and the transfers it sends or receives (a transfer between two chips;
+// chip-local transfers are not communication). Over [0, makespan]: compute_s is the length of the union of the
+// chip's compute intervals; exposed_communication_s the length of the union of its transfers' intervals
+// [start, end] outside them; dcn_s is 0 (no DCN tier yet); bubble_s the rest, so the four add up to the makespan.
+// An op's exposed time is the length of the union of its own transfers on that chip outside the chip's compute, so
+// the ops' figures can add up to more than the chip's when two ops' collectives run at once. `ops` is the number of
+// ops (Task::op < ops). Throws InternalError when the simulation has fewer task times than the graph has tasks.
+StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& simulation, std::size_t ops);
+
+}  // namespace podsim
