@@ -1,14 +1,16 @@
 # Fails when a library crosses a seam of DESIGN.md: its archive refers to SimGrid or nlohmann::json symbols, or
-# one of its files includes a header it must not (SimGrid, nlohmann/json, the engine's SimGrid zone).
+# one of its files includes a header it must not (SimGrid, nlohmann/json, the engine's SimGrid zone, MPI).
 # Run as: cmake -DNAME=podsim_core [-DLIBRARY=libpodsim_core.a] -DSOURCES=a.cpp,b.hpp,...
-#               -DFORBID=simgrid,json[,route_zone] -P check_library_seam.cmake
+#               -DFORBID=simgrid,json[,route_zone][,mpi] -P check_library_seam.cmake
 string(REPLACE "," ";" forbid "${FORBID}")
 string(REPLACE "," ";" sources "${SOURCES}")
 
 set(symbol_simgrid "simgrid::|sg4::|xbt_")
 set(symbol_json "nlohmann::")
+set(symbol_mpi " (P?MPI_[A-Z][a-z_]+|ompi_[a-z_]+)")
 set(include_simgrid "#[ \t]*include[ \t]*[<\"](simgrid|xbt)[/.]")
 set(include_json "#[ \t]*include[ \t]*[<\"]nlohmann/")
+set(include_mpi "#[ \t]*include[ \t]*[<\"]mpi\\.h")
 set(include_route_zone "#[ \t]*include[ \t]*[<\"]sim/engine/route_zone\\.hpp")
 
 set(failures "")

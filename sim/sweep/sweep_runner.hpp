@@ -1,5 +1,5 @@
-// Runs a sweep into its --out folder (docs/sweeps.md): the shard's points spread over worker processes (fork; each
-// point's simulations fork their own children), records written in point order, one write per whole line, points
+// Runs a sweep into its --out folder (docs/sweeps.md): the shard's points handed to an evaluator (forked worker
+// processes, or MPI ranks: sweep_evaluator.hpp), records written in point order, one write per whole line, points
 // already in results.jsonl (same hash and model) skipped, and results.jsonl and results.csv rewritten at the end.
 #pragma once
 
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/sweep/sweep_evaluation.hpp"
+#include "sim/sweep/sweep_evaluator.hpp"
 #include "sim/sweep/sweep_shard.hpp"
 #include "sim/sweep/sweep_spec.hpp"
 
@@ -26,7 +27,8 @@ struct SweepOptions {
   std::string out_dir;
   SweepModel model = SweepModel::book;
   SweepShard shard;
-  std::size_t jobs = 1;                                // worker processes
+  std::size_t jobs = 1;                                // worker processes (when `evaluator` is null)
+  PointEvaluator* evaluator = nullptr;                 // evaluates the points; null: `jobs` forked workers
   std::function<void(const SweepProgress&)> progress;  // after every point, and about once a second
   std::function<bool()> interrupted;                   // polled; true stops the sweep (whole lines kept)
 };
@@ -34,10 +36,11 @@ struct SweepOptions {
 struct SweepOutcome {
   SweepProgress progress;
   bool interrupted = false;
+  int rank = 0;  // across MPI ranks (sim/sweep/mpi): this process's rank; only rank 0 writes and reports
 };
 
 // Throws InputError when the folder cannot be made or written or a filter condition cannot be evaluated (before any
-// point runs), InternalError when a worker process dies.
+// point runs), InternalError when a worker process dies. A given evaluator is finished (its workers end) on return.
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options);
 
 }  // namespace podsim

@@ -14,10 +14,14 @@
 
 #include "models/common/error.hpp"
 #include "sim/report/sweep_report_html.hpp"
+#include "sim/sweep/sweep_launcher.hpp"
 #include "sim/sweep/sweep_progress.hpp"
 #include "sim/sweep/sweep_results.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 #include "tools/podsim/command.hpp"
+#ifdef PODSIM_WITH_MPI
+#include "sim/sweep/mpi/sweep_ranks.hpp"
+#endif
 
 namespace podsim::cli {
 namespace {
@@ -85,6 +89,20 @@ std::function<void(const SweepProgress&)> progress_printer() {
   };
 }
 
+// Under mpirun the ranks share the points (sim/sweep/mpi); a build without MPI says so rather than run K copies.
+SweepOutcome run_on_ranks(const SweepSpec& spec, const SweepOptions& options, const MpiLaunch& launch) {
+#ifdef PODSIM_WITH_MPI
+  (void)launch;
+  return run_sweep_on_ranks(spec, options);
+#else
+  (void)spec, (void)options;
+  throw InputError("mpirun",
+                   "podsim was built without MPI (configure with libopenmpi-dev installed and "
+                   "-DPODSIM_WITH_MPI=ON), got: " +
+                       launch.variable + "; run podsim sweep without mpirun, or split it with --shard");
+#endif
+}
+
 int run(const SweepFlags& flags) {
   if (flags.sweep_file.empty())
     throw InputError("sweep", "a sweep file is required: podsim sweep SWEEP.json --out DIR");
@@ -95,7 +113,8 @@ int run(const SweepFlags& flags) {
   options.out_dir = flags.out;
   options.model = parse_model(flags.model);
   options.shard = located("--shard", [&] { return parse_shard(flags.shard); });
-  options.jobs = flags.jobs > 0 ? flags.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const std::optional<MpiLaunch> launch = mpi_launch();  // under mpirun: one worker per rank unless --jobs
+  options.jobs = flags.jobs > 0 ? flags.jobs : launch ? 1 : std::max(1u, std::thread::hardware_concurrency());
   const SweepSpec spec = load_sweep(flags.sweep_file);
   std::ofstream html;
   if (!flags.report.empty()) html = open_report(flags.report);
@@ -108,9 +127,10 @@ int run(const SweepFlags& flags) {
   struct sigaction previous_term {};
   ::sigaction(SIGINT, &action, &previous_int);
   ::sigaction(SIGTERM, &action, &previous_term);
-  const SweepOutcome outcome = run_sweep(spec, options);
+  const SweepOutcome outcome = launch ? run_on_ranks(spec, options, *launch) : run_sweep(spec, options);
   ::sigaction(SIGINT, &previous_int, nullptr);
   ::sigaction(SIGTERM, &previous_term, nullptr);
+  if (outcome.rank != 0) return outcome.interrupted ? 128 + g_interrupted : 0;  // rank 0 reports
   const auto& p = outcome.progress;
   if (outcome.interrupted) {
     if (html.is_open()) std::filesystem::remove(flags.report);  // drawn by the run that completes the sweep
@@ -136,7 +156,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--model", flags->model, "book (closed form), des or both (simulated, book beside it)")
       ->capture_default_str();
   cmd->add_option("--shard", flags->shard, "i/N: only the points whose index mod N is i")->capture_default_str();
-  cmd->add_option("--jobs", flags->jobs, "Worker processes (default: the number of cores)");
+  cmd->add_option("--jobs", flags->jobs, "Worker processes (default: the number of cores; under mpirun, 1 per rank)");
   cmd->add_option("--format", flags->format, "jsonl or csv: the file the summary names (both are written)")
       ->capture_default_str();
   auto* merge = cmd->add_subcommand("merge", "Join shards' results folders into one, as a single run writes it");

@@ -1,0 +1,19 @@
+// Whether `podsim sweep` was started by an MPI launcher (docs/sweeps.md, "Across machines"). Read from the
+// environment the launcher sets, so an ordinary run never starts MPI and a build without MPI can still tell.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace podsim {
+
+struct MpiLaunch {
+  int rank = 0;
+  std::string variable;  // the variable that told, e.g. OMPI_COMM_WORLD_SIZE=2
+};
+
+// The launch when the process was started by mpirun (Open MPI: OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_RANK) or by a
+// PMIx launcher such as Slurm's srun (PMIX_RANK); nullopt otherwise, a singleton `podsim sweep` included.
+std::optional<MpiLaunch> mpi_launch();
+
+}  // namespace podsim

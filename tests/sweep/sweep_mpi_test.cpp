@@ -1,0 +1,139 @@
+// `mpirun -n 2 podsim sweep` (docs/sweeps.md, "Across machines"): the results files equal, byte for byte, those of
+// a single-process run of the same sweep, book and des; only rank 0 reports (one summary line, one progress line,
+// nothing from Open MPI); a resumed run across ranks skips the points already written. Registered only when podsim
+// is built with MPI (PODSIM_WITH_MPI).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kMlp = std::string(PODSIM_SOURCE_DIR) + "/scenarios/examples/mlp-v5e-4x4.json";
+// Running as root (CI, containers) needs --allow-run-as-root; --oversubscribe lets 2 ranks start on any machine.
+const std::string kMpirun = std::string(PODSIM_MPIEXEC) + " --allow-run-as-root --oversubscribe -n 2 ";
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs COMMAND through the shell: stdout, stderr, exit code.
+Outcome run_shell(const std::string& command, const fs::path& dir) {
+  const auto err_path = dir / "stderr.txt";
+  Outcome result;
+  FILE* pipe = popen((command + " 2>" + err_path.string()).c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  for (std::size_t n = 0; (n = fread(buffer, 1, sizeof(buffer), pipe)) > 0;)
+    result.out.append(buffer, n);
+  const int status = pclose(pipe);
+  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  std::stringstream text;
+  text << err.rdbuf();
+  result.err = text.str();
+  return result;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::size_t line_count(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+fs::path temp_dir(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / ("podsim_sweep_mpi_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+fs::path sweep_file(const fs::path& dir, const std::string& parameters) {
+  const auto path = dir / "sweep.json";
+  std::ofstream(path) << R"({"base": ")" << kMlp << R"(", "parameters": )" << parameters << "}\n";
+  return path;
+}
+
+// 4 batch sizes x 3 chip generations: 12 points.
+const std::string kTwelve = R"([{"pointer": "/tensors/x/shape/0", "range": {"start": 2048, "stop": 8192, "step": 2048}},
+                                {"pointer": "/hardware", "values": ["tpu-v5e", "tpu-v6e", "tpu-v5p"]}])";
+
+// A single-process run and a run over 2 ranks write the same bytes; rank 0 alone prints the summary and progress.
+void expect_ranks_write_one_process_bytes(const std::string& parameters, const std::string& model, std::size_t points) {
+  const auto dir = temp_dir(model);
+  const auto sweep = sweep_file(dir, parameters).string();
+  const std::string flags = " --model " + model;
+  const Outcome one = run_shell(
+      std::string(PODSIM_BINARY) + " sweep " + sweep + " --out " + (dir / "one").string() + flags + " --jobs 1", dir);
+  ASSERT_EQ(one.code, 0) << one.err;
+  const Outcome ranks =
+      run_shell(kMpirun + PODSIM_BINARY + " sweep " + sweep + " --out " + (dir / "ranks").string() + flags, dir);
+  ASSERT_EQ(ranks.code, 0) << ranks.err;
+  EXPECT_EQ(line_count(read_text(dir / "one" / "results.jsonl")), points);
+  EXPECT_EQ(read_text(dir / "ranks" / "results.jsonl"), read_text(dir / "one" / "results.jsonl"));
+  EXPECT_EQ(read_text(dir / "ranks" / "results.csv"), read_text(dir / "one" / "results.csv"));
+  const std::string n = std::to_string(points);
+  EXPECT_EQ(ranks.out, (dir / "ranks" / "results.jsonl").string() + ": " + n + " points (" + n +
+                           " evaluated, 0 already there, 0 failed)\n");
+  // stderr is not a terminal: one progress line at the end, from rank 0 only, and nothing from Open MPI.
+  EXPECT_EQ(line_count(ranks.err), 1u) << ranks.err;
+  EXPECT_EQ(ranks.err.rfind("sweep: " + n + "/" + n + " points, ", 0), 0u) << ranks.err;
+  fs::remove_all(dir);
+}
+
+TEST(SweepMpi, TwoRanksWriteTheBytesOfOneProcessBook) {
+  expect_ranks_write_one_process_bytes(kTwelve, "book", 12);
+}
+
+TEST(SweepMpi, TwoRanksWriteTheBytesOfOneProcessDes) {
+  expect_ranks_write_one_process_bytes(R"([{"pointer": "/tensors/x/shape/0", "values": [2048, 4096, 8192, 16384]},
+                                           {"pointer": "/hardware", "values": ["tpu-v5e", "tpu-v6e"]}])",
+                                       "des", 8);
+}
+
+TEST(SweepMpi, AResumedRunSkipsThePointsAlreadyWritten) {
+  const auto dir = temp_dir("resume");
+  const auto sweep = sweep_file(dir, kTwelve).string();
+  ASSERT_EQ(run_shell(std::string(PODSIM_BINARY) + " sweep " + sweep + " --out " + (dir / "full").string(), dir).code,
+            0);
+  const std::string full = read_text(dir / "full" / "results.jsonl");
+  // An interrupted run: 5 whole lines and half of the sixth.
+  std::size_t cut = 0;
+  for (int i = 0; i < 5; ++i)
+    cut = full.find('\n', cut) + 1;
+  fs::create_directories(dir / "part");
+  std::ofstream(dir / "part" / "results.jsonl") << full.substr(0, cut + 40);
+  const Outcome resumed =
+      run_shell(kMpirun + PODSIM_BINARY + " sweep " + sweep + " --out " + (dir / "part").string(), dir);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("12 points (7 evaluated, 5 already there, 0 failed)"), std::string::npos) << resumed.out;
+  EXPECT_EQ(read_text(dir / "part" / "results.jsonl"), full);
+  EXPECT_EQ(read_text(dir / "part" / "results.csv"), read_text(dir / "full" / "results.csv"));
+  // The written records are kept, not evaluated again: a marker put in them survives a resume across ranks.
+  std::string marked = full.substr(0, cut);
+  marked.replace(marked.find("\"fits_hbm\":"), 11, "\"fits_hbm_kept\":");
+  std::ofstream(dir / "part" / "results.jsonl", std::ios::trunc) << marked;
+  ASSERT_EQ(run_shell(kMpirun + PODSIM_BINARY + " sweep " + sweep + " --out " + (dir / "part").string(), dir).code, 0);
+  EXPECT_NE(read_text(dir / "part" / "results.jsonl").find("\"fits_hbm_kept\":"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
