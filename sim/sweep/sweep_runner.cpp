@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <thread>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +55,15 @@ std::string reindexed(const std::string& line, const SweepSpec& spec, std::size_
 }
 
 }  // namespace
+
+bool signalled_soon(const std::function<bool()>& interrupted) {
+  if (!interrupted) return false;
+  for (int i = 0; i < 25; ++i) {
+    if (interrupted()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return interrupted();
+}
 
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -134,7 +144,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
       try {
         answers = evaluator->collect(std::chrono::milliseconds(1000));
       } catch (const InternalError&) {
-        if (!options.interrupted || !options.interrupted()) throw;
+        if (!signalled_soon(options.interrupted)) throw;
         outcome.interrupted = true;  // a worker ended by the same signal
         break;
       }

@@ -39,6 +39,10 @@ struct SweepOutcome {
   int rank = 0;  // across MPI ranks (sim/sweep/mpi): this process's rank; only rank 0 writes and reports
 };
 
+// Whether `interrupted` says so now or within a quarter of a second: a worker killed by the signal that stops the
+// sweep (a terminal's Ctrl-C, mpirun ending a job) can be seen dead before the sweep's own handler has run.
+bool signalled_soon(const std::function<bool()>& interrupted);
+
 // Throws InputError when the folder cannot be made or written or a filter condition cannot be evaluated (before any
 // point runs), InternalError when a worker process dies. A given evaluator is finished (its workers end) on return.
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options);

@@ -1,7 +1,8 @@
 // `mpirun -n 2 podsim sweep` (docs/sweeps.md, "Across machines"): the results files equal, byte for byte, those of
 // a single-process run of the same sweep, book and des; only rank 0 reports (one summary line, one progress line,
-// nothing from Open MPI); a resumed run across ranks skips the points already written. Registered only when podsim
-// is built with MPI (PODSIM_WITH_MPI).
+// nothing from Open MPI); a resumed run across ranks skips the points already written; Ctrl-C to mpirun leaves whole
+// lines that a resumed run completes into the single-process bytes. Registered only when podsim is built with MPI
+// (PODSIM_WITH_MPI).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -133,6 +134,56 @@ TEST(SweepMpi, AResumedRunSkipsThePointsAlreadyWritten) {
   std::ofstream(dir / "part" / "results.jsonl", std::ios::trunc) << marked;
   ASSERT_EQ(run_shell(kMpirun + PODSIM_BINARY + " sweep " + sweep + " --out " + (dir / "part").string(), dir).code, 0);
   EXPECT_NE(read_text(dir / "part" / "results.jsonl").find("\"fits_hbm_kept\":"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// SIGINT to mpirun (what Ctrl-C sends) once 2 records are written: rank 0 keeps whole lines, rewrites the CSV from
+// them and says so; running the same command again completes the sweep into the bytes of a single-process run. The
+// wait for the records polls the file; nothing here depends on how fast podsim is.
+TEST(SweepMpi, CtrlCToMpirunLeavesWholeLinesAndTheResumeCompletesThem) {
+  const auto dir = temp_dir("interrupt");
+  const auto sweep =
+      sweep_file(dir, R"([{"pointer": "/tensors/x/shape/0", "range": {"start": 256, "stop": 40960, "step": 256}}])")
+          .string();
+  const auto out = dir / "ranks";
+  const std::string command = kMpirun + PODSIM_BINARY + " sweep " + sweep + " --out " + out.string() + " --model des";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setpgid(0, 0);  // mpirun alone gets the signal, as from a terminal's Ctrl-C to its job
+    const std::string redirected =
+        "exec " + command + " >" + (dir / "out.txt").string() + " 2>" + (dir / "err.txt").string();
+    execl("/bin/sh", "sh", "-c", redirected.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (line_count(read_text(out / "results.jsonl")) < 2 && waitpid(pid, &status, WNOHANG) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(pid, SIGINT);
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 0);  // mpirun's own status for a job it ended (Open MPI 4: 1)
+  const std::string text = read_text(out / "results.jsonl");
+  const std::size_t written = line_count(text);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_GE(written, 2u);
+  EXPECT_LT(written, 160u);  // 256 to 40960 by 256: 160 points
+  EXPECT_EQ(line_count(read_text(out / "results.csv")), written + 1);
+  EXPECT_NE(read_text(dir / "err.txt").find("sweep: interrupted after "), std::string::npos)
+      << read_text(dir / "err.txt");
+  const Outcome resumed = run_shell(command, dir);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("160 points (" + std::to_string(160 - written) + " evaluated, " + std::to_string(written) +
+                             " already there, 0 failed)"),
+            std::string::npos)
+      << resumed.out;
+  const auto one = dir / "one";
+  ASSERT_EQ(
+      run_shell(std::string(PODSIM_BINARY) + " sweep " + sweep + " --out " + one.string() + " --model des", dir).code,
+      0);
+  EXPECT_EQ(read_text(out / "results.jsonl"), read_text(one / "results.jsonl"));
+  EXPECT_EQ(read_text(out / "results.csv"), read_text(one / "results.csv"));
   fs::remove_all(dir);
 }
 

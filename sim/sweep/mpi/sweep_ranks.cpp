@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "models/common/error.hpp"
+#include "sim/sweep/sweep_runner.hpp"
 #include "sim/sweep/sweep_worker_pool.hpp"
 
 namespace podsim {
@@ -36,13 +37,18 @@ class MpiWorld {
   }
   MpiWorld(const MpiWorld&) = delete;
   MpiWorld& operator=(const MpiWorld&) = delete;
-  ~MpiWorld() { MPI_Finalize(); }
+  ~MpiWorld() {
+    if (finalize_) MPI_Finalize();
+  }
+  // After a signal mpirun is ending the job: MPI_Finalize would wait for ranks that are gone.
+  void abandon() { finalize_ = false; }
   int rank() const { return rank_; }
   int size() const { return size_; }
 
  private:
   int rank_ = 0;
   int size_ = 1;
+  bool finalize_ = true;
 };
 
 struct Message {
@@ -110,38 +116,39 @@ class RankEvaluator final : public PointEvaluator {
     ++in_flight_[best];
   }
 
+  // One round (the runner polls its interrupt flag between rounds): the records that came in, then a short wait
+  // on the own workers.
   std::vector<EvaluatedPoint> collect(std::chrono::milliseconds timeout) override {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::vector<EvaluatedPoint> done;
-    for (;;) {
-      while (auto message = try_receive(MPI_ANY_SOURCE, MPI_ANY_TAG)) {
-        if (message->tag == kFailedTag)
-          throw InternalError("rank " + std::to_string(message->source) + ": " + message->bytes);
-        if (message->tag != kRecordTag) continue;
-        --in_flight_[static_cast<std::size_t>(message->source)];
-        done.push_back({point_of(message->bytes), message->bytes.substr(sizeof(std::uint64_t))});
-      }
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      const auto wait = done.empty() ? std::max(std::chrono::milliseconds(0), std::min(left, kPollStep))
-                                     : std::chrono::milliseconds(0);
-      for (EvaluatedPoint& answer : local_.collect(in_flight_.size() > 1 ? wait : left))
-        done.push_back(std::move(answer));
-      if (!done.empty() || std::chrono::steady_clock::now() >= deadline) return done;
+    while (auto message = try_receive(MPI_ANY_SOURCE, MPI_ANY_TAG)) {
+      if (message->tag == kFailedTag)
+        throw InternalError("rank " + std::to_string(message->source) + ": " + message->bytes);
+      if (message->tag != kRecordTag) continue;
+      --in_flight_[static_cast<std::size_t>(message->source)];
+      done.push_back({point_of(message->bytes), message->bytes.substr(sizeof(std::uint64_t))});
     }
+    const auto wait = !done.empty()           ? std::chrono::milliseconds(0)
+                      : in_flight_.size() > 1 ? std::min(timeout, kPollStep)
+                                              : timeout;
+    for (EvaluatedPoint& answer : local_.collect(wait))
+      done.push_back(std::move(answer));
+    return done;
   }
 
   void finish(bool interrupted) override {
-    stop_ranks();
+    stop_ranks(interrupted);
     local_.finish(interrupted);
   }
 
  private:
-  void stop_ranks() {
+  // After an interrupt or an error the other ranks may be gone already: then each stop is given a moment only.
+  void stop_ranks(bool hurry = true) {
     if (stopped_) return;
     stopped_ = true;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    const auto late = [&] { return hurry && std::chrono::steady_clock::now() > give_up; };
     for (std::size_t r = 1; r < in_flight_.size(); ++r)
-      send(std::string(), static_cast<int>(r), kStopTag, nullptr);
+      send(std::string(), static_cast<int>(r), kStopTag, late);
   }
 
   SweepWorkerPool& local_;
@@ -176,7 +183,7 @@ bool serve_points(SweepWorkerPool& pool, const std::function<bool()>& interrupte
     try {
       answers = pool.collect(kPollStep);
     } catch (const InternalError& e) {
-      if (stopped()) continue;
+      if (signalled_soon(interrupted)) continue;
       pool.finish(true);
       send(e.what(), 0, kFailedTag, stopped);
       queue.clear();
@@ -198,16 +205,19 @@ bool serve_points(SweepWorkerPool& pool, const std::function<bool()>& interrupte
 
 SweepOutcome run_sweep_on_ranks(const SweepSpec& spec, const SweepOptions& options) {
   SweepWorkerPool pool(spec, options.model, options.jobs);
-  const MpiWorld world;
+  MpiWorld world;
   if (world.rank() == 0) {
     RankEvaluator evaluator(pool, world.size(), kQueuedPerWorker * pool.slots());
     SweepOptions ranked = options;
     ranked.evaluator = &evaluator;
-    return run_sweep(spec, ranked);
+    SweepOutcome outcome = run_sweep(spec, ranked);
+    if (outcome.interrupted) world.abandon();
+    return outcome;
   }
   SweepOutcome outcome;
   outcome.rank = world.rank();
   outcome.interrupted = serve_points(pool, options.interrupted);
+  if (outcome.interrupted) world.abandon();
   return outcome;
 }
 
