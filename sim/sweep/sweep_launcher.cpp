@@ -6,12 +6,9 @@
 namespace podsim {
 
 std::optional<MpiLaunch> mpi_launch() {
-  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
-  if (size != nullptr)
-    return MpiLaunch{rank != nullptr ? std::atoi(rank) : 0, std::string("OMPI_COMM_WORLD_SIZE=") + size};
-  if (const char* pmix = std::getenv("PMIX_RANK"); pmix != nullptr)
-    return MpiLaunch{std::atoi(pmix), std::string("PMIX_RANK=") + pmix};
+  if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE"); size != nullptr)
+    return MpiLaunch{std::string("OMPI_COMM_WORLD_SIZE=") + size};
+  if (const char* rank = std::getenv("PMIX_RANK"); rank != nullptr) return MpiLaunch{std::string("PMIX_RANK=") + rank};
   return std::nullopt;
 }
 

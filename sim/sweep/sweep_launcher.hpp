@@ -8,12 +8,11 @@
 namespace podsim {
 
 struct MpiLaunch {
-  int rank = 0;
-  std::string variable;  // the variable that told, e.g. OMPI_COMM_WORLD_SIZE=2
+  std::string variable;  // the variable that told, e.g. OMPI_COMM_WORLD_SIZE=2 (for messages)
 };
 
-// The launch when the process was started by mpirun (Open MPI: OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_RANK) or by a
-// PMIx launcher such as Slurm's srun (PMIX_RANK); nullopt otherwise, a singleton `podsim sweep` included.
+// The launch when the process was started by mpirun (Open MPI: OMPI_COMM_WORLD_SIZE) or by a PMIx launcher such as
+// Slurm's srun (PMIX_RANK); nullopt otherwise, a singleton `podsim sweep` included.
 std::optional<MpiLaunch> mpi_launch();
 
 }  // namespace podsim
