@@ -91,5 +91,25 @@ TEST(MultiSliceNetwork, TransfersShareTheirHostsNic) {
   EXPECT_NEAR(result.tasks[2].end_s, one, 1e-12);
 }
 
+// The result tells DCN transfers from ICI ones: the ledger marks the NIC links, a transfer between slices crosses
+// one, a transfer within a slice does not.
+TEST(MultiSliceNetwork, TheResultMarksDcnLinksAndTransfers) {
+  const Slice slice({4}, std::vector<bool>{false});
+  const NetworkSpec network = multi_slice_network(slice, 2, kIci, kDcn, 1e12);
+  EventGraph graph;
+  graph.num_chips = 8;
+  graph.add(Task{.src_chip = 0, .dst_chip = 4, .bytes = 1024});
+  graph.add(Task{.src_chip = 0, .dst_chip = 1, .bytes = 1024});
+  graph.add(Task{.src_chip = 2, .dst_chip = 2, .flops = 10, .kind = TaskKind::compute});
+  const SimulationResult result = simulate(network, graph);
+  EXPECT_TRUE(result.crosses_dcn(0));
+  EXPECT_FALSE(result.crosses_dcn(1));
+  EXPECT_FALSE(result.crosses_dcn(2));
+  std::size_t marked = 0;
+  for (const LinkUsage& link : result.links)
+    marked += link.dcn ? 1 : 0;
+  EXPECT_EQ(marked, 2u * 2u * 2u);  // 2 slices x 2 hosts x (up, down)
+}
+
 }  // namespace
 }  // namespace podsim
