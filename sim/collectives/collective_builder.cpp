@@ -7,6 +7,7 @@
 #include "models/common/error.hpp"
 #include "models/common/integer.hpp"
 #include "models/common/units.hpp"
+#include "sim/collectives/hierarchical.hpp"
 #include "sim/collectives/phase.hpp"
 
 namespace podsim {
@@ -175,6 +176,14 @@ void verify_collective(const CollectiveRequest& request, std::int32_t num_chips)
   if (request.reduce_flops_per_byte < 0)
     throw VerifyError("reduction flops per byte must be non-negative, got: " +
                       std::to_string(request.reduce_flops_per_byte));
+  if (crosses_slices(request)) {
+    if (is_a2a)
+      throw VerifyError(
+          "an all-to-all across slices (over the DCN) is not supported, got: an all-to-all over a "
+          "slice axis");
+    if (request.multi_axis == MultiAxis::concurrent && request.axes.size() > 1)
+      throw VerifyError("a collective across slices runs its axes hierarchically (sequential), got: concurrent");
+  }
   for (std::size_t a = 0; a < request.axes.size(); ++a) {
     const auto& axis = request.axes[a];
     std::vector<bool> seen(static_cast<std::size_t>(num_chips), false);
@@ -202,9 +211,10 @@ namespace {
 // Appends the whole request through `composer` (append_collective without the checks).
 void compose(Composer& composer, EventGraph& graph, Frontier& frontier, const CollectiveRequest& request) {
   frontier.per_chip.resize(static_cast<std::size_t>(graph.num_chips));
+  // Axes over the DCN go where the data is smallest (hierarchical.hpp); others keep the request's order.
   std::vector<const AxisGroups*> axes;
-  for (const auto& axis : request.axes)
-    axes.push_back(&axis);
+  for (const std::size_t a : hierarchical_axis_order(request))
+    axes.push_back(&request.axes[a]);
   if (request.multi_axis == MultiAxis::sequential || axes.size() == 1) {
     composer.run(frontier, axes, request.array_bytes);
     return;
@@ -232,8 +242,8 @@ void reserve_tasks(EventGraph& graph, const CollectiveRequest& request) {
   CollectiveRequest probe_request = request;
   probe_request.axes.clear();
   for (const AxisGroups& axis : request.axes)
-    probe_request.axes.push_back(
-        AxisGroups{{axis.groups.begin(), axis.groups.begin() + (axis.groups.empty() ? 0 : 1)}, axis.wraparound});
+    probe_request.axes.push_back(AxisGroups{
+        {axis.groups.begin(), axis.groups.begin() + (axis.groups.empty() ? 0 : 1)}, axis.wraparound, axis.dcn});
   EventGraph probe;
   probe.num_chips = graph.num_chips;
   GraphSymmetry phases;

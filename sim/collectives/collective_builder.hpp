@@ -34,11 +34,13 @@ std::string transfers_over_limit(std::uint64_t transfers);
 
 // Checks the request against a graph of `num_chips` chips; throws VerifyError naming the problem
 // (no axes, an array over kMaxArrayBytes, a chip out of range or twice in one axis, groups of unequal size, an
-// algorithm that does not implement the op, more than kMaxTransfers transfers by estimate_transfers).
+// algorithm that does not implement the op, more than kMaxTransfers transfers by estimate_transfers, an all-to-all
+// or a concurrent multi-axis collective over an axis across slices).
 void verify_collective(const CollectiveRequest& request, std::int32_t num_chips);
 
 // Appends the collective's tasks to `graph`, each chip starting after its tasks in `frontier`, and moves
-// `frontier` to the collective's last tasks. Verifies first. With `symmetry`, appends one PhaseGroups per axis
+// `frontier` to the collective's last tasks. Axes across slices (AxisGroups::dcn) run hierarchically
+// (hierarchical_axis_order). Verifies first. With `symmetry`, appends one PhaseGroups per axis
 // phase (its groups and the task range of each) for simulate_symmetric().
 void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request,
                        GraphSymmetry* symmetry = nullptr);

@@ -2,6 +2,7 @@
 #include "sim/collectives/collective_simulation.hpp"
 
 #include "sim/collectives/collective_builder.hpp"
+#include "sim/collectives/hierarchical.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/symmetric_simulation.hpp"
 
@@ -17,6 +18,9 @@ SimulatedCollective simulate_collectives(const NetworkSpec& network, std::int32_
   SimulatedCollective run;
   run.graph.num_chips = num_chips;
   GraphSymmetry symmetry;
+  // The symmetry path knows the torus only: a collective across slices runs in full (docs/dcn.md).
+  for (const CollectiveRequest& request : requests)
+    if (crosses_slices(request)) use = SymmetryUse::never;
   for (const CollectiveRequest& request : requests) {
     Frontier frontier(num_chips);
     append_collective(run.graph, frontier, request, use == SymmetryUse::automatic ? &symmetry : nullptr);

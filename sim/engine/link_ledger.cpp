@@ -26,6 +26,8 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, Simulation
     throw std::logic_error("link ledger: needs a timing and a published route per task of the graph");
   const auto num_chips = static_cast<std::size_t>(network.num_chips);
   result.links.assign(network.links.size(), LinkUsage{});
+  for (std::size_t id = 0; id < network.links.size(); ++id)
+    result.links[id].dcn = network.links[id].tier == LinkTier::dcn;
   result.chip_bytes_sent.assign(num_chips, 0);
   result.chip_bytes_received.assign(num_chips, 0);
   result.messages = 0;

@@ -9,11 +9,16 @@
 
 namespace podsim {
 
+// Which network a link belongs to: the slice's ICI torus, or the data-centre network between slices (a host's
+// NIC to or from the switch; docs/dcn.md).
+enum class LinkTier : std::uint8_t { ici, dcn };
+
 // One directed link. A transfer of S bytes over links l1..lk alone on them takes sum(latency_s) + S / min(bandwidth).
 struct LinkSpec {
   std::string name;          // for error messages and reports (`ici.x+.0.1.3`); need not be unique
   double bandwidth_Bps = 0;  // > 0, bytes per second
   double latency_s = 0;      // >= 0, seconds
+  LinkTier tier = LinkTier::ici;
 };
 
 struct NetworkSpec {
@@ -23,6 +28,10 @@ struct NetworkSpec {
   // Route from src to dst as directed link ids (empty for src == dst). Must be deterministic: simulate() calls it
   // once per (src, dst) pair that a transfer uses, while validating, before SimGrid runs.
   std::function<std::vector<std::int32_t>(std::int32_t src, std::int32_t dst)> route;
+
+  // True when link `link` (an id in [0, links.size())) is a DCN link: a transfer whose route crosses one is a DCN
+  // transfer (SimulationResult::route_of gives the route).
+  bool is_dcn(std::int32_t link) const { return links[static_cast<std::size_t>(link)].tier == LinkTier::dcn; }
 };
 
 }  // namespace podsim

@@ -19,6 +19,12 @@ std::span<const LinkId> SimulationResult::route_of(TaskId task) const {
   return route < 0 ? std::span<const LinkId>{} : routes.links(route);
 }
 
+bool SimulationResult::crosses_dcn(TaskId task) const {
+  for (const LinkId link : route_of(task))
+    if (static_cast<std::size_t>(link) < links.size() && links[static_cast<std::size_t>(link)].dcn) return true;
+  return false;
+}
+
 double SimulationResult::bandwidth_start_s(TaskId task) const {
   const TaskTiming& timing = tasks[static_cast<std::size_t>(task)];
   const std::int32_t route = route_number(*this, task);

@@ -7,12 +7,14 @@
 #include "models/common/error.hpp"
 #include "models/common/join.hpp"
 #include "models/cost/collective_cost.hpp"
+#include "models/cost/dcn_cost.hpp"
 #include "models/cost/point_to_point.hpp"
 #include "models/hardware/roofline.hpp"
 #include "models/sharding/layout.hpp"
 #include "models/sharding/notation.hpp"
 #include "models/topology/routing.hpp"
 #include "sim/collectives/collective_builder.hpp"
+#include "sim/collectives/hierarchical.hpp"
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/plan/collective_target.hpp"
 
@@ -160,9 +162,9 @@ class Planner {
     try {
       for (const auto& name : step.axis_names) {
         const AxisGroups& groups = groups_of(name);
-        probe.axes.push_back(AxisGroups{{groups.groups.front()}, groups.wraparound});
+        probe.axes.push_back(AxisGroups{{groups.groups.front()}, groups.wraparound, groups.dcn});
       }
-      verify_collective(probe, static_cast<std::int32_t>(topology_.slice.num_chips()));
+      verify_collective(probe, total_chips());
     } catch (const Error& e) {
       fail(op, e.what());
     }
@@ -172,10 +174,23 @@ class Planner {
       if (!topology_.book_only) step.request.axes.push_back(groups);
     }
     step.reduce_s_per_byte = spec_.hardware.spec.chip.reduction_s_per_byte(step.dtype);
-    step.book = book_collective_cost(pc.kind, collective_axes(topology_.slice, topology_.mapping, step.axis_names),
-                                     pc.array_bytes, ici().bandwidth_Bps, ici().hop_latency_s);
+    step.book = book_cost(pc, step.axis_names);
     step.bound = bound_name(step.book.bound);
     return step;
+  }
+
+  std::int32_t total_chips() const { return static_cast<std::int32_t>(topology_.slice.num_chips() * topology_.slices); }
+
+  // The book's cost of a collective: over one slice's axes, or hierarchical when an axis runs over the slices.
+  CostBreakdown book_cost(const PlannedCollective& pc, const std::vector<std::string>& names) const {
+    std::vector<std::string> in_slice;
+    for (const auto& name : names)
+      if (!(topology_.slices > 1 && name == kSliceAxisName)) in_slice.push_back(name);
+    const auto axes = collective_axes(topology_.slice, topology_.mapping, in_slice);
+    if (in_slice.size() == names.size())
+      return book_collective_cost(pc.kind, axes, pc.array_bytes, ici().bandwidth_Bps, ici().hop_latency_s);
+    return book_hierarchical_cost(pc.kind, axes, topology_.slices, pc.array_bytes, ici().bandwidth_Bps,
+                                  ici().hop_latency_s, topology_.dcn_bandwidth_Bps, topology_.dcn_latency_s);
   }
 
   // The groups of a mesh axis, computed and verified once per plan (a slice of 4096 chips has 4096 entries per
@@ -184,8 +199,18 @@ class Planner {
     auto found = groups_.find(axis);
     if (found == groups_.end()) {
       CollectiveRequest whole;
-      whole.axes.push_back(axis_groups(topology_.mapping, topology_.slice, mesh(), axis));
-      verify_collective(whole, static_cast<std::int32_t>(topology_.slice.num_chips()));
+      if (topology_.slices > 1) {
+        // Several slices: the slice axis, or an in-slice axis (placed on the mesh without the slice axis) repeated
+        // in every slice.
+        const std::int64_t per_slice = topology_.slice.num_chips();
+        whole.axes.push_back(axis == kSliceAxisName
+                                 ? slice_axis_groups(per_slice, topology_.slices)
+                                 : repeat_over_slices(axis_groups(topology_.mapping, topology_.slice, axis), per_slice,
+                                                      topology_.slices));
+      } else {
+        whole.axes.push_back(axis_groups(topology_.mapping, topology_.slice, mesh(), axis));
+      }
+      verify_collective(whole, total_chips());
       if (whole.axes.front().groups.empty()) throw VerifyError("axis " + axis + " has no groups");
       found = groups_.emplace(axis, std::move(whole.axes.front())).first;
     }

@@ -17,6 +17,11 @@ struct PlanTopology {
   // Closed form only: the collectives' requests carry no chip groups (the event graph needs them, evaluate_book
   // does not; plan search screens thousands of candidates on slices of thousands of chips this way).
   bool book_only = false;
+  // Several slices over the DCN (docs/dcn.md): `slice` and `mapping` describe one slice, the mesh axis
+  // kSliceAxisName runs over the slices, and every other axis's groups repeat in every slice.
+  std::int32_t slices = 1;
+  double dcn_bandwidth_Bps = 0;  // per chip, with the scenario's override
+  double dcn_latency_s = 0;
 };
 
 // Plans `plan` (nullptr: the scenario's own shardings, named "default"). Throws InputError located at the op,

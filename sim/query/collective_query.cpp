@@ -4,10 +4,12 @@
 #include "sim/query/collective_query.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/common/integer.hpp"
 #include "models/common/units.hpp"
 #include "models/cost/collective_cost.hpp"
+#include "models/cost/dcn_cost.hpp"
 #include "models/sharding/layout.hpp"
 #include "models/sharding/notation.hpp"
 #include "models/sharding/sharding_verify.hpp"
@@ -15,6 +17,7 @@
 #include "models/topology/mesh_mapping.hpp"
 #include "sim/collectives/collective_builder.hpp"
 #include "sim/collectives/collective_simulation.hpp"
+#include "sim/collectives/hierarchical.hpp"
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/collectives/torus_quotient.hpp"
 #include "sim/engine/slice_network.hpp"
@@ -92,6 +95,49 @@ Slice query_slice(const CollectiveQuery& query) {
   return Slice(shape, wraps);
 }
 
+std::string join_axes(const std::vector<std::string>& axes) {
+  std::string out;
+  for (const auto& axis : axes)
+    out += (out.empty() ? "" : ",") + axis;
+  return out;
+}
+
+// The DCN settings of a query with several slices into `answer` (slices, bandwidth, latency, chips per host);
+// returns whether the query has several slices. The slice axis's name must not be a mesh axis, the size must be
+// given in bytes, the chip count must stay within kMaxSliceChips.
+bool query_dcn(const CollectiveQuery& query, const Mesh& mesh, const Slice& slice, CollectiveAnswer& answer) {
+  if (query.slices < 1)
+    throw CollectiveError(Field::slices, "the slice count must be >= 1, got: " + std::to_string(query.slices));
+  answer.slices = query.slices;
+  if (query.slices == 1) {
+    if (query.dcn_bandwidth_Bps || query.dcn_latency_s)
+      throw CollectiveError(query.dcn_bandwidth_Bps ? Field::dcn_bandwidth : Field::dcn_latency,
+                            "a DCN override needs several slices, got: 1 slice");
+    return false;
+  }
+  const HardwareSpec& hardware = query.hardware;
+  if (slice.num_chips() * query.slices > kMaxSliceChips)
+    throw CollectiveError(Field::slices, "slices x chips per slice must be at most " + std::to_string(kMaxSliceChips) +
+                                             ", got: " + std::to_string(slice.num_chips() * query.slices));
+  if (mesh.axis_index(kSliceAxis))
+    throw CollectiveError(Field::mesh, std::string("the axis name ") + kSliceAxis +
+                                           " is the slice axis with several slices, got: a mesh axis " + kSliceAxis);
+  if (std::holds_alternative<CollectiveQuery::Tensor>(query.size))
+    throw CollectiveError(Field::shape, "several slices take the size as bytes (--array-bytes), got: a tensor");
+  answer.dcn_bandwidth_Bps = query.dcn_bandwidth_Bps.value_or(hardware.dcn_bandwidth_Bps);
+  if (!query.dcn_bandwidth_Bps && !(answer.dcn_bandwidth_Bps > 0))
+    throw CollectiveError(Field::dcn_bandwidth,
+                          "the preset has no DCN bandwidth per chip: give one, got: none for " + hardware.name);
+  if (!(answer.dcn_bandwidth_Bps > 0) || !std::isfinite(answer.dcn_bandwidth_Bps))
+    throw CollectiveError(Field::dcn_bandwidth,
+                          "DCN bandwidth per chip must be > 0 B/s, got: " + format_number(answer.dcn_bandwidth_Bps));
+  answer.dcn_latency_s = query.dcn_latency_s.value_or(hardware.dcn_latency_s);
+  if (!(answer.dcn_latency_s >= 0) || !std::isfinite(answer.dcn_latency_s))
+    throw CollectiveError(Field::dcn_latency, "DCN latency must be >= 0 s, got: " + exact_number(answer.dcn_latency_s));
+  answer.chips_per_host = hardware.chips_per_host > 0 ? hardware.chips_per_host : slice.num_chips();
+  return true;
+}
+
 }  // namespace
 
 CollectiveAnswer answer_collective(const CollectiveQuery& query) {
@@ -115,6 +161,7 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
   const Slice& slice = *answer.slice;
   const Mesh mesh = query.mesh ? *query.mesh : default_mesh(slice);
   const MeshMapping mapping = in_field(Field::mesh, [&] { return MeshMapping(mesh, slice); });
+  const bool multi_slice = query_dcn(query, mesh, slice, answer);
 
   answer.kind = query.op;
   answer.axes = query.axes;
@@ -124,9 +171,20 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     if (std::find(answer.axes.begin(), answer.axes.begin() + static_cast<std::ptrdiff_t>(i), axis) !=
         answer.axes.begin() + static_cast<std::ptrdiff_t>(i))
       throw CollectiveError(Field::axes, "axis listed twice, got: " + axis);
+    if (multi_slice && axis == kSliceAxis) {
+      answer.group_size *= answer.slices;
+      continue;
+    }
     in_field(Field::axes, [&] { return mapping.axis_index(axis); });
     answer.group_size *= mesh.axis_size(axis);
   }
+  const bool across = multi_slice && std::find(answer.axes.begin(), answer.axes.end(), kSliceAxis) != answer.axes.end();
+  if (across && answer.kind == CollectiveKind::all_to_all)
+    throw CollectiveError(Field::axes, std::string("an all-to-all across slices (over the ") + kSliceAxis +
+                                           " axis) is not supported, got: " + join_axes(answer.axes));
+  std::vector<std::string> ici_axes;
+  for (const std::string& axis : answer.axes)
+    if (!(multi_slice && axis == kSliceAxis)) ici_axes.push_back(axis);
 
   const auto* tensor = std::get_if<CollectiveQuery::Tensor>(&query.size);
   answer.array_bytes =
@@ -140,14 +198,23 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
 
   if (query.model != EvalModel::des) {
     answer.book = in_field(Field::op, [&] {
-      return book_collective_cost(answer.kind, collective_axes(slice, mapping, answer.axes), answer.array_bytes,
-                                  answer.ici.bandwidth_Bps, answer.ici.hop_latency_s);
+      const auto physical = collective_axes(slice, mapping, ici_axes);
+      if (across)
+        return book_hierarchical_cost(answer.kind, physical, answer.slices, answer.array_bytes,
+                                      answer.ici.bandwidth_Bps, answer.ici.hop_latency_s, answer.dcn_bandwidth_Bps,
+                                      answer.dcn_latency_s);
+      return book_collective_cost(answer.kind, physical, answer.array_bytes, answer.ici.bandwidth_Bps,
+                                  answer.ici.hop_latency_s);
     });
   }
   if (query.model != EvalModel::book) {
     CollectiveRequest request;
     request.op = answer.kind;
-    request.axes = axes_groups(mapping, slice, answer.axes);
+    const std::int64_t per_slice = slice.num_chips();
+    for (const std::string& axis : answer.axes)
+      request.axes.push_back(multi_slice && axis == kSliceAxis
+                                 ? slice_axis_groups(per_slice, answer.slices)
+                                 : repeat_over_slices(axis_groups(mapping, slice, axis), per_slice, answer.slices));
     request.array_bytes = answer.array_bytes;
     request.algorithm = query.algorithm;
     request.multi_axis = query.multi_axis;
@@ -155,7 +222,7 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     // figure `podsim run` uses too); compute tasks carry time x the engine's host speed, so any speed will do.
     const double chip_flops = 1e15;
     request.reduce_flops_per_byte = hardware.chip.reduction_s_per_byte(query.dtype) * chip_flops;
-    const auto chips = static_cast<std::int32_t>(slice.num_chips());
+    const auto chips = static_cast<std::int32_t>(per_slice * answer.slices);
     if (const auto transfers = estimate_transfers(request); transfers > kMaxTransfers)
       throw CollectiveError(Field::slice, "the simulation would build " + transfers_over_limit(transfers) +
                                               " (docs/reliability.md): use fewer chips per axis, or the book model");
@@ -167,17 +234,27 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     for (const auto& axis : request.axes)
       des.algorithms.emplace_back(algorithm_name(resolve_algorithm(query.algorithm, answer.kind, axis)));
     // One representative chip for all on a wrapped torus, else one representative group per axis phase, where
-    // each is proved exact; the full simulation otherwise (docs/performance.md).
-    const NetworkSpec network = slice_network(slice, answer.ici, chip_flops);
-    if (auto ledger = simulate_torus_quotient(slice, network, request)) {
-      des.result = std::move(*ledger);
-      des.symmetric = true;
-      des.simulated = "one chip";
-    } else {
-      SimulatedCollective run = simulate_collective(network, chips, request);
+    // each is proved exact; the full simulation otherwise (docs/performance.md). Several slices always take the
+    // full simulation: the symmetry paths know one torus only (docs/dcn.md).
+    if (multi_slice) {
+      const NetworkSpec network =
+          multi_slice_network(slice, answer.slices, answer.ici,
+                              {answer.dcn_bandwidth_Bps, answer.dcn_latency_s, answer.chips_per_host}, chip_flops);
+      SimulatedCollective run = simulate_collective(network, chips, request, SymmetryUse::never);
       des.result = std::move(run.result);
-      des.symmetric = run.symmetric;
-      if (run.symmetric) des.simulated = "one group per phase";
+      des.symmetric = false;
+    } else {
+      const NetworkSpec network = slice_network(slice, answer.ici, chip_flops);
+      if (auto ledger = simulate_torus_quotient(slice, network, request)) {
+        des.result = std::move(*ledger);
+        des.symmetric = true;
+        des.simulated = "one chip";
+      } else {
+        SimulatedCollective run = simulate_collective(network, chips, request);
+        des.result = std::move(run.result);
+        des.symmetric = run.symmetric;
+        if (run.symmetric) des.simulated = "one group per phase";
+      }
     }
     des.time_s = des.result.makespan_s;
     answer.des = std::move(des);

@@ -38,6 +38,9 @@ struct CollectiveQuery {
     link_bandwidth,
     hop_latency,
     algorithm,
+    slices,         // the number of slices joined by the DCN
+    dcn_bandwidth,  // overrides the preset's DCN egress per chip
+    dcn_latency,    // overrides the preset's DCN latency
   };
 
   // A sharded tensor the collective moves: its size gives the book's V.
@@ -59,7 +62,15 @@ struct CollectiveQuery {
   std::optional<EvalModel> model;            // nullopt: both
   Algorithm algorithm = Algorithm::automatic;
   MultiAxis multi_axis = MultiAxis::sequential;
+  // Several slices joined by the DCN (docs/dcn.md): chips s * M + c, and a mesh axis named kSliceAxis of size
+  // `slices` over the slice index next to the mesh's own axes. Only with `size` given as bytes.
+  std::int32_t slices = 1;
+  std::optional<double> dcn_bandwidth_Bps;  // overrides the preset's DCN egress per chip
+  std::optional<double> dcn_latency_s;      // overrides the preset's DCN latency (none: 0)
 };
+
+// The name of the mesh axis over the slice index in a query with several slices.
+inline constexpr const char* kSliceAxis = "DCN";
 
 using CollectiveError = FieldError<CollectiveQuery::Field>;
 
@@ -79,9 +90,13 @@ struct CollectiveAnswer {
   CollectiveKind kind = CollectiveKind::all_gather;
   std::vector<std::string> axes;
   std::int64_t group_size = 1;
-  std::uint64_t shard_bytes = 0;  // array_bytes / group_size (ceil)
-  std::uint64_t array_bytes = 0;  // the book's V
-  IciModel ici;                   // the preset's, with the query's bandwidth and latency overrides
+  std::uint64_t shard_bytes = 0;    // array_bytes / group_size (ceil)
+  std::uint64_t array_bytes = 0;    // the book's V
+  IciModel ici;                     // the preset's, with the query's bandwidth and latency overrides
+  std::int32_t slices = 1;          // slices joined by the DCN
+  double dcn_bandwidth_Bps = 0;     // per chip, with the override (slices > 1)
+  double dcn_latency_s = 0;         // with the override (slices > 1)
+  std::int64_t chips_per_host = 0;  // chips sharing a NIC: the preset's, or the whole slice without a figure
   std::optional<CostBreakdown> book;
   std::optional<DesAnswer> des;
 };

@@ -28,6 +28,11 @@ nlohmann::json collective_answer_json(const CollectiveAnswer& answer) {
                         {"array_bytes", answer.array_bytes},
                         {"link_bandwidth_Bps", answer.ici.bandwidth_Bps},
                         {"hop_latency_s", answer.ici.hop_latency_s}};
+  if (answer.slices > 1)
+    out["dcn"] = {{"slices", answer.slices},
+                  {"bandwidth_per_chip_Bps", answer.dcn_bandwidth_Bps},
+                  {"latency_s", answer.dcn_latency_s},
+                  {"chips_per_host", answer.chips_per_host}};
   if (answer.book) {
     out["book"] = {{"time_s", answer.book->time_s},       {"bandwidth_s", answer.book->bandwidth_s},
                    {"latency_s", answer.book->latency_s}, {"bound", bound_name(answer.book->bound)},
@@ -62,6 +67,10 @@ std::string collective_answer_text(const CollectiveAnswer& answer) {
                       format_bytes(static_cast<double>(answer.shard_bytes)));
   text += fmt::format("  links:          {} per direction, {} per hop\n", format_bandwidth(answer.ici.bandwidth_Bps),
                       format_seconds(answer.ici.hop_latency_s));
+  if (answer.slices > 1)
+    text += fmt::format("  dcn:            {} slices, {} per chip, {} per transfer, {} chips per host NIC\n",
+                        answer.slices, format_bandwidth(answer.dcn_bandwidth_Bps), format_seconds(answer.dcn_latency_s),
+                        answer.chips_per_host);
   if (answer.book)
     text += fmt::format("  book:           {}  (bandwidth {}, latency {}, {}-bound; {})\n",
                         format_seconds(answer.book->time_s), format_seconds(answer.book->bandwidth_s),

@@ -19,7 +19,7 @@ class Lowering {
       : program_(program),
         platform_(platform),
         order_(order),
-        chips_(static_cast<std::size_t>(platform.slice->num_chips())),
+        chips_(static_cast<std::size_t>(platform.num_chips())),
         graph_(std::make_shared<EventGraph>()),
         symmetry_(std::make_shared<GraphSymmetry>()),
         ready_(program.buffers.size(), ChipDeps(chips_)),

@@ -131,7 +131,7 @@ void fill_memory(PlanRun& plan, const PlannedProgram& program, const ScheduledPl
   plan.schedule_exhausted = scheduled.exhausted;
 }
 
-void fill_des(PlanRun& plan, const EventGraph& graph, const SimulationResult& sim, const Slice& slice) {
+void fill_des(PlanRun& plan, const EventGraph& graph, const SimulationResult& sim, const NetworkSpec& network) {
   plan.des_time_s = sim.makespan_s;
   for (auto& op : plan.ops) {
     op.des_start_s = std::numeric_limits<double>::infinity();
@@ -159,9 +159,10 @@ void fill_des(PlanRun& plan, const EventGraph& graph, const SimulationResult& si
   plan.max_link_utilisation = sim.max_link_utilisation();
   plan.messages = sim.messages;
   std::uint64_t busiest = 0;
-  for (const Link& link : slice.links()) {
-    if (static_cast<std::size_t>(link.id) >= sim.links.size()) break;  // a preset without ICI: no links simulated
-    const LinkUsage& usage = sim.links[static_cast<std::size_t>(link.id)];
+  // Every link of the network: one slice's ICI links (the slice's names), or every slice's and the DCN NICs.
+  for (std::size_t id = 0; id < network.links.size() && id < sim.links.size(); ++id) {
+    const LinkSpec& link = network.links[id];
+    const LinkUsage& usage = sim.links[id];
     const double utilisation = sim.makespan_s > 0 ? usage.busy_s / sim.makespan_s : 0.0;
     plan.links.push_back({link.name, usage.bytes, usage.busy_s, utilisation});
     if (usage.bytes > busiest) {
@@ -206,8 +207,10 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   for (const auto* plan : plans)
     programs.push_back(plan_program(spec, platform.topology(), plan));
   const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
-    return options.symmetry ? simulate_symmetric(platform.network, *lowered.graph, *lowered.symmetry)
-                            : podsim::simulate(platform.network, *lowered.graph);
+    // The symmetry path knows one torus: several slices run in full (docs/dcn.md).
+    return options.symmetry && platform.slices == 1
+               ? simulate_symmetric(platform.network, *lowered.graph, *lowered.symmetry)
+               : podsim::simulate(platform.network, *lowered.graph);
   };
   const SchedulePolicy policy = options.schedule.value_or(spec.options.schedule);
   const bool verify =
@@ -229,7 +232,7 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
       throw InputError(spec.source_file, e.what());
     }
     PlanRun plan = plan_run(program);
-    fill_des(plan, *scheduled.lowered.graph, scheduled.simulation, *platform.slice);
+    fill_des(plan, *scheduled.lowered.graph, scheduled.simulation, platform.network);
     fill_memory(plan, program, scheduled);
     explain_contention(plan, *scheduled.lowered.graph, scheduled.simulation);
     if (verify) verify_plan_values(spec, program, plan);

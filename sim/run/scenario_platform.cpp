@@ -10,12 +10,25 @@ ScenarioPlatform build_platform(const ScenarioSpec& spec) {
   ScenarioPlatform platform;
   platform.slice = std::make_shared<Slice>(spec.slice_shape, spec.wraparound);
   try {
-    platform.mapping = std::make_shared<MeshMapping>(spec.mesh.mesh, *platform.slice, spec.mesh.axis_dims);
+    const auto [mesh, dims] = spec.in_slice_mesh();  // the whole mesh on one slice
+    platform.mapping = std::make_shared<MeshMapping>(mesh, *platform.slice, dims);
   } catch (const Error& e) {
     throw InputError(spec.source_file + ": /mesh", e.what());
   }
   const IciModel& ici = spec.hardware.spec.ici;
-  if (ici.present()) {
+  if (ici.present() && spec.slice_count > 1) {
+    platform.slices = spec.slice_count;
+    platform.dcn_bandwidth_Bps = spec.dcn_bandwidth_or_preset();
+    platform.dcn_latency_s = spec.dcn_latency_or_preset();
+    const HardwareSpec& hw = spec.hardware.spec;
+    const DcnLinks dcn{platform.dcn_bandwidth_Bps, platform.dcn_latency_s,
+                       hw.chips_per_host > 0 ? hw.chips_per_host : platform.slice->num_chips()};
+    try {
+      platform.network = multi_slice_network(*platform.slice, platform.slices, ici, dcn, platform.chip_flops);
+    } catch (const Error& e) {
+      throw InputError(spec.source_file + ": /slice", e.what());
+    }
+  } else if (ici.present()) {
     platform.network = slice_network(*platform.slice, ici, platform.chip_flops);
   } else {
     // No ICI figures (a GPU preset): chips without links; a program that moves data is rejected when planned.

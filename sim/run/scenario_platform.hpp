@@ -19,7 +19,13 @@ struct ScenarioPlatform {
   // The engine's host speed: compute tasks carry time x chip_flops, so any positive speed gives the same times.
   double chip_flops = 1e15;
 
-  PlanTopology topology() const { return {*slice, *mapping}; }
+  // Several slices over the DCN (docs/dcn.md): `slice` and `mapping` are one slice's; the network holds them all.
+  std::int32_t slices = 1;
+  double dcn_bandwidth_Bps = 0;
+  double dcn_latency_s = 0;
+
+  std::int64_t num_chips() const { return slice->num_chips() * slices; }
+  PlanTopology topology() const { return {*slice, *mapping, false, slices, dcn_bandwidth_Bps, dcn_latency_s}; }
 };
 
 // Builds the platform. Throws InputError located in the scenario file.

@@ -72,7 +72,7 @@ StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& si
   out.critical_chip = static_cast<std::int32_t>(critical);
   const auto chip = static_cast<ChipId>(critical);
 
-  Intervals compute, communication;
+  Intervals compute, communication, dcn;  // communication: ICI transfers; dcn: transfers between slices
   std::vector<Intervals> per_op(ops);
   for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
     const Task& task = graph.tasks[t];
@@ -80,7 +80,7 @@ StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& si
     if (task.kind == TaskKind::compute) {
       if (task.src_chip == chip) compute.push_back(interval);
     } else if (is_communication(task) && (task.src_chip == chip || task.dst_chip == chip)) {
-      communication.push_back(interval);
+      (simulation.crosses_dcn(static_cast<TaskId>(t)) ? dcn : communication).push_back(interval);
       if (task.op >= 0 && static_cast<std::size_t>(task.op) < ops)
         per_op[static_cast<std::size_t>(task.op)].push_back(interval);
     }
@@ -89,7 +89,13 @@ StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& si
   CriticalChipBreakdown& b = out.breakdown;
   b.compute_s = union_length(compute);
   b.exposed_communication_s = outside(communication, compute, b.compute_s);
-  b.dcn_s = 0;  // no DCN transfers exist yet: every transfer crosses ICI
+  // DCN time: outside compute and outside ICI transfers (docs/dcn.md): |dcn ∪ ici ∪ compute| - |ici ∪ compute|.
+  if (!dcn.empty()) {
+    Intervals busy = compute;
+    busy.insert(busy.end(), communication.begin(), communication.end());
+    const double busy_s = union_length(busy);
+    b.dcn_s = outside(dcn, busy, busy_s);
+  }
   b.bubble_s = std::max(0.0, makespan_s - b.compute_s - b.exposed_communication_s - b.dcn_s);
   for (std::size_t op = 0; op < ops; ++op)
     out.op_exposed_s[op] = outside(per_op[op], compute, b.compute_s);

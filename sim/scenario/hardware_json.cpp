@@ -48,7 +48,11 @@ constexpr FieldSpec kIciFields[] = {
     {"bandwidth_raw_Bps", Kind::bandwidth, false}, {"bandwidth_effective_Bps", Kind::bandwidth, false},
     {"hop_latency_s", Kind::duration, true},
 };
-constexpr FieldSpec kDcnFields[] = {{"bandwidth_Bps", Kind::bandwidth, true}};
+constexpr FieldSpec kDcnFields[] = {
+    {"bandwidth_Bps", Kind::bandwidth, true},
+    {"latency_s", Kind::duration, false},
+    {"chips_per_host", Kind::count, false},
+};
 
 const char* unit_of(Kind kind) {
   switch (kind) {
@@ -458,6 +462,8 @@ void build_hardware_spec(HardwarePreset& preset) {
   ici.hop_latency_s = figure_or(preset, "ici.hop_latency_s", 0);
   spec.wrap_rule = parse_wrap_rule(preset.wrap_rule_name);
   spec.dcn_bandwidth_Bps = figure_or(preset, "dcn.bandwidth_Bps", 0);
+  spec.dcn_latency_s = figure_or(preset, "dcn.latency_s", 0);
+  spec.chips_per_host = static_cast<std::int64_t>(figure_or(preset, "dcn.chips_per_host", 0));
 }
 
 HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const json* overrides,

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "models/common/nearest_name.hpp"
+#include "models/common/units.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/json_text.hpp"
@@ -130,10 +131,34 @@ HardwarePreset read_hardware(const Ctx& ctx, const Json& j) {
   return read_hardware_preset_with(ctx, preset, "/hardware/preset", &plain);
 }
 
-// The slice's shape and its wraparound choice: a word, or one boolean per dim.
+// A figure as a JSON number in SI or a string with a unit (`parse` reads the string: parse_bandwidth, ...).
+double get_figure(const Ctx& ctx, const Json& j, const std::string& pointer, double (*parse)(std::string_view)) {
+  if (j.is_number()) return j.get<double>();
+  if (!j.is_string()) ctx.fail(pointer, "must be a number or a string with a unit, got: " + shown(j));
+  const auto text = j.get<std::string>();
+  return located(ctx.at(pointer), [&] { return parse(text); });
+}
+
+// Several slices over the DCN: `count` and the `dcn` overrides (docs/dcn.md).
+void read_slice_count(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
+  if (j.contains("count"))
+    spec.slice_count = static_cast<std::int32_t>(get_int(ctx, j.at("count"), "/slice/count", 1, 65536));
+  if (!j.contains("dcn")) return;
+  const Json& dcn = j.at("dcn");
+  require_object(ctx, dcn, "/slice/dcn");
+  require_known_keys(ctx, dcn, "/slice/dcn", {"bandwidth_per_chip", "latency"});
+  if (dcn.contains("bandwidth_per_chip"))
+    spec.dcn_bandwidth_Bps =
+        get_figure(ctx, dcn.at("bandwidth_per_chip"), "/slice/dcn/bandwidth_per_chip", &parse_bandwidth);
+  if (dcn.contains("latency"))
+    spec.dcn_latency_s = get_figure(ctx, dcn.at("latency"), "/slice/dcn/latency", &parse_duration);
+}
+
+// The slice's shape and its wraparound choice: a word, or one boolean per dim; the slice count and DCN overrides.
 void read_slice(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   require_object(ctx, j, "/slice");
-  require_known_keys(ctx, j, "/slice", {"shape", "wraparound"});
+  require_known_keys(ctx, j, "/slice", {"shape", "wraparound", "count", "dcn"});
+  read_slice_count(ctx, j, spec);
   require_key(ctx, j, "/slice", "shape");
   const Json& shape = j.at("shape");
   require_array(ctx, shape, "/slice/shape");
@@ -193,10 +218,18 @@ void read_mesh(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
     for (std::size_t k = 0; k < d.size(); ++k)
       ids.push_back(get_int(ctx, d[k], child("/mesh/device_ids", k), 0));
   }
-  // Axes without dims take the in-order default: axis i covers slice dim i.
+  // Axes without dims take the in-order default: axis i covers slice dim i, not counting the slice axis of a
+  // scenario with several slices (it covers no dim of a slice).
   const auto in_order = in_order_axis_dims(axes.size(), static_cast<int>(spec.slice_shape.size()));
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    mesh.axis_dims.push_back(dims[i] ? *dims[i] : in_order[i]);
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (spec.slice_count > 1 && axes[i].name == kSliceAxisName && !dims[i]) {
+      mesh.axis_dims.emplace_back();
+      continue;
+    }
+    mesh.axis_dims.push_back(dims[i] ? *dims[i] : in_order[next]);
+    ++next;
+  }
   mesh.mesh = make_mesh(std::move(axes), std::move(ids));
 }
 

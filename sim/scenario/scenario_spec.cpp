@@ -7,6 +7,18 @@ std::string_view op_kind_name(OpKind kind) {
   return kOpKindNames.name(kind);
 }
 
+std::pair<Mesh, std::vector<std::vector<int>>> ScenarioSpec::in_slice_mesh() const {
+  if (slice_count <= 1) return {mesh.mesh, mesh.axis_dims};
+  Mesh in_slice;
+  std::vector<std::vector<int>> dims;
+  for (std::size_t i = 0; i < mesh.mesh.axes.size(); ++i) {
+    if (mesh.mesh.axes[i].name == kSliceAxisName) continue;
+    in_slice.axes.push_back(mesh.mesh.axes[i]);
+    if (i < mesh.axis_dims.size()) dims.push_back(mesh.axis_dims[i]);
+  }
+  return {in_slice, dims};
+}
+
 const ScenarioTensor* ScenarioSpec::find_tensor(std::string_view wanted) const {
   for (const auto& t : tensors)
     if (t.name == wanted) return &t;

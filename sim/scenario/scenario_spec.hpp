@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -193,6 +194,9 @@ struct Expectation {
   double tolerance_or_default() const { return tolerance.value_or(kDefaultTolerance); }
 };
 
+// The name of the mesh axis over the slice index when a scenario has several slices.
+inline constexpr const char* kSliceAxisName = "DCN";
+
 struct ScenarioSpec {
   std::string name;
   std::string description;
@@ -201,6 +205,11 @@ struct ScenarioSpec {
   Shape slice_shape;
   std::optional<WrapChoice> wrap;  // the scenario's wraparound; nullopt: the preset's rule ("auto"), not given
   std::vector<bool> wraparound;    // derived: per slice dim, resolved (a dim of size <= 2 never wraps)
+  // Several slices joined by the DCN (docs/dcn.md): `slice.count` identical slices, chip s * M + c being chip c of
+  // slice s; the mesh then has the axis kSliceAxisName of size slice_count first, over the slice index.
+  std::int32_t slice_count = 1;
+  std::optional<double> dcn_bandwidth_Bps;  // `slice.dcn.bandwidth_per_chip`: overrides the preset's egress per chip
+  std::optional<double> dcn_latency_s;      // `slice.dcn.latency`: overrides the preset's DCN latency
   ScenarioMesh mesh;
   DType dtype = DType::bf16;  // default element type of tensors
   std::vector<ScenarioTensor> tensors;
@@ -214,6 +223,13 @@ struct ScenarioSpec {
   std::optional<double> price_per_chip_hour;  // USD per chip-hour, for the cost per million tokens
   ScenarioOptions options;
   std::vector<Expectation> expect;
+
+  // The mesh without its slice axis and the dims of the others (the mesh as it lies on one slice): the whole mesh
+  // when slice_count == 1. Call after verification.
+  std::pair<Mesh, std::vector<std::vector<int>>> in_slice_mesh() const;
+  // The DCN figures in force: the scenario's override, else the preset's (0 when neither gives one).
+  double dcn_bandwidth_or_preset() const { return dcn_bandwidth_Bps.value_or(hardware.spec.dcn_bandwidth_Bps); }
+  double dcn_latency_or_preset() const { return dcn_latency_s.value_or(hardware.spec.dcn_latency_s); }
 
   // nullptr when absent.
   const ScenarioTensor* find_tensor(std::string_view wanted) const;

@@ -3,6 +3,8 @@
 // scenario_verify_capacity.cpp, scenario_verify_ops.cpp and scenario_verify_expect.cpp.
 #include "sim/scenario/scenario_verify.hpp"
 
+#include <cmath>
+
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -219,6 +221,63 @@ void verify_slice(State& state) {
   }
 }
 
+// Several slices over the DCN (docs/dcn.md): the count within the limits, and a DCN bandwidth in force.
+void verify_slice_count(State& state) {
+  const Where& where = state.where;
+  const ScenarioSpec& spec = state.spec;
+  where.require_at_least("/slice/count", spec.slice_count, 1);
+  if (spec.slice_count == 1) {
+    if (spec.dcn_bandwidth_Bps || spec.dcn_latency_s)
+      where.fail("/slice/dcn", "DCN figures need several slices (\"count\" > 1), got: 1 slice");
+    return;
+  }
+  const std::int64_t chips = element_count(spec.slice_shape) * spec.slice_count;
+  if (chips > kMaxSliceChips)
+    where.fail("/slice/count", "slices x chips per slice must be at most " + std::to_string(kMaxSliceChips) +
+                                   ", got: " + std::to_string(chips));
+  if (spec.hardware.spec.ici.links_per_chip == 0)
+    where.fail("/slice/count", "several slices need a chip with ICI links, got: " + spec.hardware.spec.name);
+  if (spec.model)
+    where.fail("/slice/count",
+               "a model-level scenario runs on one slice, got: " + std::to_string(spec.slice_count) + " slices");
+  if (spec.dcn_bandwidth_Bps && !(*spec.dcn_bandwidth_Bps > 0 && std::isfinite(*spec.dcn_bandwidth_Bps)))
+    where.fail("/slice/dcn/bandwidth_per_chip",
+               "must be finite and > 0 B/s, got: " + exact_number(*spec.dcn_bandwidth_Bps));
+  if (!(spec.dcn_bandwidth_or_preset() > 0))
+    where.fail("/slice", "several slices need a DCN bandwidth per chip: the preset " + spec.hardware.spec.name +
+                             " has none, give \"dcn\": {\"bandwidth_per_chip\": ...}, got: none");
+  if (spec.dcn_latency_s && !(*spec.dcn_latency_s >= 0 && std::isfinite(*spec.dcn_latency_s)))
+    where.fail("/slice/dcn/latency", "must be finite and >= 0 s, got: " + exact_number(*spec.dcn_latency_s));
+}
+
+// With several slices the mesh's first axis is the slice axis (kSliceAxisName) of size slice_count, over no slice
+// dim, so that mesh position s * M + c is chip c of slice s; the other axes lie on one slice. No device_ids.
+void verify_slice_axis(const State& state) {
+  const Where& where = state.where;
+  const ScenarioSpec& spec = state.spec;
+  const ScenarioMesh& mesh = spec.mesh;
+  const auto& axes = mesh.mesh.axes;
+  std::size_t found = axes.size();
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (axes[i].name == kSliceAxisName) found = i;
+  if (spec.slice_count == 1) {
+    return;
+  }
+  const std::string expected = std::string("the mesh's first axis must be ") + kSliceAxisName + "=" +
+                               std::to_string(spec.slice_count) + " (the slice index) with " +
+                               std::to_string(spec.slice_count) + " slices";
+  if (found != 0)
+    where.fail("/mesh", expected + ", got: " +
+                            (found == axes.size() ? "no such axis" : "it at position " + std::to_string(found)));
+  if (axes[0].size != spec.slice_count)
+    where.fail("/mesh", expected + ", got: " + kSliceAxisName + "=" + std::to_string(axes[0].size));
+  if (!mesh.mesh.device_ids.empty())
+    where.fail("/mesh/device_ids", "a mesh over several slices places its devices in order, got: device_ids");
+  if (!mesh.axis_dims.empty() && !mesh.axis_dims[0].empty())
+    where.fail("/mesh/axes/0/dims",
+               std::string("the slice axis covers no dim of a slice, got: dims for ") + kSliceAxisName);
+}
+
 // The mesh from its spec text, as written, or the slice's default; then its place on the slice.
 void verify_mesh_section(State& state) {
   const Where& where = state.where;
@@ -253,9 +312,16 @@ void verify_mesh_section(State& state) {
       }
     }
   }
-  if (mesh.axis_dims.empty()) mesh.axis_dims = in_order_axis_dims(mesh.mesh.axes.size(), slice.rank());
+  verify_slice_axis(state);
+  if (mesh.axis_dims.empty()) {
+    // In order over the slice's dims; the slice axis of several slices covers none.
+    const std::size_t skip = spec.slice_count > 1 ? 1 : 0;
+    mesh.axis_dims = in_order_axis_dims(mesh.mesh.axes.size() - skip, slice.rank());
+    if (skip == 1) mesh.axis_dims.insert(mesh.axis_dims.begin(), std::vector<int>{});
+  }
   try {
-    const MeshMapping mapping(mesh.mesh, slice, mesh.axis_dims);
+    const auto [in_slice, dims] = spec.in_slice_mesh();
+    const MeshMapping mapping(in_slice, slice, dims);
     state.meshes.add(mesh.name, mesh.mesh);
   } catch (const Error& e) {
     where.fail("/mesh", e);
@@ -291,6 +357,7 @@ void verify_in_place(ScenarioSpec& spec) {
   if (spec.name.empty()) state.where.fail("/name", "must not be empty, got: \"\"");
   if (!slices_in_search_only(spec)) {
     verify_slice(state);
+    verify_slice_count(state);
     verify_mesh_section(state);
   } else if (!spec.mesh.text.empty() || !spec.mesh.mesh.is_empty()) {
     state.where.fail("/mesh", "a mesh lies on the scenario's \"slice\", got: no slice (the slices are searched)");

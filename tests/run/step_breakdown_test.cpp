@@ -31,9 +31,22 @@ struct Timeline {
     task.op = op;
     graph.add(std::move(task));
     simulation.tasks.push_back({start_s, end_s});
+    simulation.task_route.push_back(-1);
     simulation.makespan_s = std::max(simulation.makespan_s, end_s);
   }
 };
+
+// A transfer between slices: its route crosses link 0, a DCN link (a host NIC).
+void dcn_transfer(Timeline& t, ChipId from, ChipId to, double start_s, double end_s, std::int32_t op = 0) {
+  t.transfer(from, to, start_s, end_s, op);
+  if (t.simulation.links.empty()) {
+    t.simulation.links.resize(1);
+    t.simulation.links[0].dcn = true;
+    const LinkId nic = 0;
+    t.simulation.routes.add(std::span<const LinkId>(&nic, 1), 0.0);
+  }
+  t.simulation.task_route.back() = 0;
+}
 
 double sum(const CriticalChipBreakdown& b) {
   return b.compute_s + b.exposed_communication_s + b.bubble_s + b.dcn_s;
@@ -150,6 +163,25 @@ TEST(StepBreakdown, DataflowHidesAGatherUnderIndependentComputeAndProgramOrderEx
     EXPECT_EQ(b.dcn_s, 0.0);
     EXPECT_NEAR(b.compute_s, plan->ops[1].des_time_s + plan->ops[2].des_time_s, 1e-12);
   }
+}
+
+// Chip 0 computes [0, 2], an ICI transfer of it runs [1, 3], a DCN transfer [2.5, 6], then it computes [6, 7]:
+// compute 3, exposed ICI [2, 3] = 1, DCN alone [3, 6] = 3, no bubble; the op's exposed time counts both tiers.
+TEST(StepBreakdown, DcnTransfersOutsideComputeAndIciCountAsDcn) {
+  Timeline t;
+  t.graph.num_chips = 2;
+  t.compute(0, 0, 2, 0);
+  t.transfer(0, 1, 1, 3, 1);
+  dcn_transfer(t, 0, 1, 2.5, 6, 1);
+  t.compute(0, 6, 7, 2);
+  const StepBreakdown b = step_breakdown(t.graph, t.simulation, 3);
+  EXPECT_EQ(b.critical_chip, 0);
+  EXPECT_DOUBLE_EQ(b.breakdown.compute_s, 3);
+  EXPECT_DOUBLE_EQ(b.breakdown.exposed_communication_s, 1);
+  EXPECT_DOUBLE_EQ(b.breakdown.dcn_s, 3);
+  EXPECT_DOUBLE_EQ(b.breakdown.bubble_s, 0);
+  EXPECT_DOUBLE_EQ(sum(b.breakdown), 7);
+  EXPECT_DOUBLE_EQ(b.op_exposed_s[1], 4);  // [2, 6] outside compute
 }
 
 }  // namespace

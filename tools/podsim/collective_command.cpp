@@ -28,6 +28,9 @@ struct CollectiveFlags {
   std::optional<std::string> array_bytes;
   std::optional<std::string> link_bandwidth;
   std::optional<std::string> hop_latency;
+  std::int32_t slices = 1;
+  std::optional<std::string> dcn_bandwidth;
+  std::optional<std::string> dcn_latency;
   std::string model = "both";
   std::string algorithm = "auto";
   std::string multi_axis = "sequential";
@@ -69,6 +72,11 @@ CollectiveQuery collective_query(const CollectiveFlags& flags) {
     query.link_bandwidth_Bps = located("--link-bw", [&] { return parse_bandwidth(*flags.link_bandwidth); });
   if (flags.hop_latency)
     query.hop_latency_s = located("--hop-latency", [&] { return parse_duration(*flags.hop_latency); });
+  query.slices = flags.slices;
+  if (flags.dcn_bandwidth)
+    query.dcn_bandwidth_Bps = located("--dcn-bw", [&] { return parse_bandwidth(*flags.dcn_bandwidth); });
+  if (flags.dcn_latency)
+    query.dcn_latency_s = located("--dcn-latency", [&] { return parse_duration(*flags.dcn_latency); });
   if (flags.slice.empty()) throw InputError("--slice", "a slice shape such as 8x4 is required, got: none");
   query.slice = located("--slice", [&] { return parse_shape(flags.slice); });
   query.wrap = located("--wrap", [&] { return parse_wrap_choice(flags.wrap, query.slice); });
@@ -115,6 +123,12 @@ std::string flag_of(CollectiveQuery::Field field) {
       return "--hop-latency";
     case Field::algorithm:
       return "--algorithm";
+    case Field::slices:
+      return "--slices";
+    case Field::dcn_bandwidth:
+      return "--dcn-bw";
+    case Field::dcn_latency:
+      return "--dcn-latency";
   }
   return "--op";
 }
@@ -148,6 +162,11 @@ void add_collective_command(CLI::App& app, Action& action) {
   cmd->add_option("--array-bytes", flags->array_bytes, "The gathered or reduced array V over the group (bytes)");
   cmd->add_option("--link-bw", flags->link_bandwidth, "Override the link bandwidth per direction, e.g. 45GB/s");
   cmd->add_option("--hop-latency", flags->hop_latency, "Override the per-hop latency, e.g. 1us");
+  cmd->add_option("--slices", flags->slices,
+                  "Slices joined by the DCN (docs/dcn.md); the mesh then has an axis DCN over the slice index")
+      ->capture_default_str();
+  cmd->add_option("--dcn-bw", flags->dcn_bandwidth, "Override the DCN egress per chip, e.g. 6.25GB/s");
+  cmd->add_option("--dcn-latency", flags->dcn_latency, "Override the DCN latency per transfer, e.g. 10us");
   cmd->add_option("--model", flags->model, "des, book or both")->capture_default_str();
   cmd->add_option("--algorithm", flags->algorithm, kAlgorithmNames.choices())->capture_default_str();
   cmd->add_option("--multi-axis", flags->multi_axis, "Several axes: sequential or concurrent")->capture_default_str();
@@ -158,6 +177,10 @@ void add_collective_command(CLI::App& app, Action& action) {
       try {
         const CollectiveAnswer result = answer(*flags);
         if (!flags->links.empty()) {
+          if (result.slices > 1)
+            throw InputError("--links",
+                             "the link ledger CSV lists one slice's ICI links: not with --slices > 1, got: " +
+                                 std::to_string(result.slices) + " slices");
           std::ofstream out(flags->links);
           if (!out) throw InputError("--links", "cannot write the file, got: " + flags->links);
           report::write_link_ledger_csv(result, out);
