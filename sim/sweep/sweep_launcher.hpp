@@ -9,6 +9,9 @@ namespace podsim {
 
 struct MpiLaunch {
   std::string variable;  // the variable that told, e.g. OMPI_COMM_WORLD_SIZE=2 (for messages)
+  // This process's rank as the launcher numbered it (OMPI_COMM_WORLD_RANK or PMIX_RANK; 0 when neither parses):
+  // known before MPI starts, so that only rank 0 creates the files it alone writes (the --report page).
+  int rank = 0;
 };
 
 // The launch when the process was started by mpirun (Open MPI: OMPI_COMM_WORLD_SIZE) or by a PMIx launcher such as

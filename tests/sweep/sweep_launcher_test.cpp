@@ -29,6 +29,7 @@ TEST(MpiLaunch, OpenMpisMpirunIsALaunch) {
   const auto launch = mpi_launch();
   ASSERT_TRUE(launch.has_value());
   EXPECT_EQ(launch->variable, "OMPI_COMM_WORLD_SIZE=4");
+  EXPECT_EQ(launch->rank, 3);
   clear_launcher();
 }
 
@@ -38,6 +39,20 @@ TEST(MpiLaunch, APmixLauncherAloneIsALaunch) {
   const auto launch = mpi_launch();
   ASSERT_TRUE(launch.has_value());
   EXPECT_EQ(launch->variable, "PMIX_RANK=2");
+  EXPECT_EQ(launch->rank, 2);
+  clear_launcher();
+}
+
+TEST(MpiLaunch, ARankThatDoesNotParseIsRankZero) {
+  clear_launcher();
+  setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+  setenv("OMPI_COMM_WORLD_RANK", "1x", 1);
+  EXPECT_EQ(mpi_launch()->rank, 0);
+  setenv("OMPI_COMM_WORLD_RANK", "-1", 1);
+  EXPECT_EQ(mpi_launch()->rank, 0);
+  unsetenv("OMPI_COMM_WORLD_RANK");
+  setenv("PMIX_RANK", "1", 1);
+  EXPECT_EQ(mpi_launch()->rank, 1);  // Open MPI's size with a PMIx rank
   clear_launcher();
 }
 

@@ -117,7 +117,7 @@ int run(const SweepFlags& flags) {
   options.jobs = flags.jobs > 0 ? flags.jobs : launch ? 1 : std::max(1u, std::thread::hardware_concurrency());
   const SweepSpec spec = load_sweep(flags.sweep_file);
   std::ofstream html;
-  if (!flags.report.empty()) html = open_report(flags.report);
+  if (!flags.report.empty() && (!launch || launch->rank == 0)) html = open_report(flags.report);  // rank 0 draws
   options.progress = progress_printer();
   options.interrupted = [] { return g_interrupted != 0; };
   struct sigaction action {};
