@@ -1,4 +1,4 @@
-// The closed-form ("book") cost of collectives across slices over the data-centre network (docs/dcn.md), in the
+// The closed-form ("book") cost of collectives across slices over the data-centre network (docs/overlap-pipeline-dcn.md), in the
 // book's style (SCALING_BOOK_MODELS.md §9: a DCN all-reduce across slices takes 8 D F / (M W_dcn) for two bf16
 // D x F matrices, i.e. 2 x (V / M) / W_dcn): the (S-1)/S factor of a ring over S slices is dropped, as the ICI
 // formulas drop (N-1)/N.

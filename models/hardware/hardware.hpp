@@ -19,7 +19,7 @@ struct HardwareSpec {
   WrapRule wrap_rule = WrapRule::never;
   std::vector<std::int64_t> pod_shape;  // the full pod in chips per dimension, e.g. {16, 16}; empty = none
   double dcn_bandwidth_Bps = 0;         // data-centre network egress per chip; 0 = no figure
-  double dcn_latency_s = 0;             // one DCN transfer's latency (NIC to NIC); 0 = no figure (docs/dcn.md)
+  double dcn_latency_s = 0;             // one DCN transfer's latency (NIC to NIC); 0 = no figure (docs/overlap-pipeline-dcn.md)
   std::int64_t chips_per_host = 0;      // chips sharing one host's NIC; 0 = no figure (one host per slice)
 };
 

@@ -31,7 +31,7 @@ enum class MultiAxis {
 struct AxisGroups {
   std::vector<std::vector<ChipId>> groups;
   bool wraparound = false;  // the chips of each group form a ring of links (else a line)
-  // The axis runs across slices over the data-centre network (docs/dcn.md): the builder places it where the data
+  // The axis runs across slices over the data-centre network (docs/overlap-pipeline-dcn.md): the builder places it where the data
   // is smallest (first in an all-gather, last in a reduce-scatter or all-reduce) and refuses all-to-all over it.
   bool dcn = false;
 };

@@ -18,7 +18,7 @@ SimulatedCollective simulate_collectives(const NetworkSpec& network, std::int32_
   SimulatedCollective run;
   run.graph.num_chips = num_chips;
   GraphSymmetry symmetry;
-  // The symmetry path knows the torus only: a collective across slices runs in full (docs/dcn.md).
+  // The symmetry path knows the torus only: a collective across slices runs in full (docs/overlap-pipeline-dcn.md).
   for (const CollectiveRequest& request : requests)
     if (crosses_slices(request)) use = SymmetryUse::never;
   for (const CollectiveRequest& request : requests) {

@@ -10,7 +10,7 @@
 namespace podsim {
 
 // Which network a link belongs to: the slice's ICI torus, or the data-centre network between slices (a host's
-// NIC to or from the switch; docs/dcn.md).
+// NIC to or from the switch; docs/overlap-pipeline-dcn.md).
 enum class LinkTier : std::uint8_t { ici, dcn };
 
 // One directed link. A transfer of S bytes over links l1..lk alone on them takes sum(latency_s) + S / min(bandwidth).

@@ -24,7 +24,7 @@ struct LinkUsage {
   std::uint64_t bytes = 0;     // sum of the bytes of the transfers crossing it (each transfer counted once per link)
   double busy_s = 0;           // length of the union of its transfers' bandwidth phases [start + route latency, end]
   std::uint32_t messages = 0;  // transfers crossing it
-  bool dcn = false;            // a DCN link (a host NIC's up or down link, docs/dcn.md), else ICI
+  bool dcn = false;            // a DCN link (a host NIC's up or down link, docs/overlap-pipeline-dcn.md), else ICI
 };
 
 struct SimulationResult {
@@ -45,7 +45,7 @@ struct SimulationResult {
 
   // The directed links the task crossed, in order; empty for a compute, a chip-local transfer or no published route.
   std::span<const LinkId> route_of(TaskId task) const;
-  // True when the task is a transfer whose route crosses a DCN link (between slices, docs/dcn.md).
+  // True when the task is a transfer whose route crosses a DCN link (between slices, docs/overlap-pipeline-dcn.md).
   bool crosses_dcn(TaskId task) const;
   // Seconds: min(start + route latency, end) (start if no route); the bytes flow on route_of(task) from then to end.
   double bandwidth_start_s(TaskId task) const;

@@ -17,7 +17,7 @@ struct PlanTopology {
   // Closed form only: the collectives' requests carry no chip groups (the event graph needs them, evaluate_book
   // does not; plan search screens thousands of candidates on slices of thousands of chips this way).
   bool book_only = false;
-  // Several slices over the DCN (docs/dcn.md): `slice` and `mapping` describe one slice, the mesh axis
+  // Several slices over the DCN (docs/overlap-pipeline-dcn.md): `slice` and `mapping` describe one slice, the mesh axis
   // kSliceAxisName runs over the slices, and every other axis's groups repeat in every slice.
   std::int32_t slices = 1;
   double dcn_bandwidth_Bps = 0;  // per chip, with the scenario's override

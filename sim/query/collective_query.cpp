@@ -235,7 +235,7 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
       des.algorithms.emplace_back(algorithm_name(resolve_algorithm(query.algorithm, answer.kind, axis)));
     // One representative chip for all on a wrapped torus, else one representative group per axis phase, where
     // each is proved exact; the full simulation otherwise (docs/performance.md). Several slices always take the
-    // full simulation: the symmetry paths know one torus only (docs/dcn.md).
+    // full simulation: the symmetry paths know one torus only (docs/overlap-pipeline-dcn.md).
     if (multi_slice) {
       const NetworkSpec network =
           multi_slice_network(slice, answer.slices, answer.ici,

@@ -62,7 +62,7 @@ struct CollectiveQuery {
   std::optional<EvalModel> model;            // nullopt: both
   Algorithm algorithm = Algorithm::automatic;
   MultiAxis multi_axis = MultiAxis::sequential;
-  // Several slices joined by the DCN (docs/dcn.md): chips s * M + c, and a mesh axis named kSliceAxis of size
+  // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): chips s * M + c, and a mesh axis named kSliceAxis of size
   // `slices` over the slice index next to the mesh's own axes. Only with `size` given as bytes.
   std::int32_t slices = 1;
   std::optional<double> dcn_bandwidth_Bps;  // overrides the preset's DCN egress per chip

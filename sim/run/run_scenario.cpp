@@ -207,7 +207,7 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   for (const auto* plan : plans)
     programs.push_back(plan_program(spec, platform.topology(), plan));
   const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
-    // The symmetry path knows one torus: several slices run in full (docs/dcn.md).
+    // The symmetry path knows one torus: several slices run in full (docs/overlap-pipeline-dcn.md).
     return options.symmetry && platform.slices == 1
                ? simulate_symmetric(platform.network, *lowered.graph, *lowered.symmetry)
                : podsim::simulate(platform.network, *lowered.graph);

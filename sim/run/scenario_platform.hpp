@@ -19,7 +19,7 @@ struct ScenarioPlatform {
   // The engine's host speed: compute tasks carry time x chip_flops, so any positive speed gives the same times.
   double chip_flops = 1e15;
 
-  // Several slices over the DCN (docs/dcn.md): `slice` and `mapping` are one slice's; the network holds them all.
+  // Several slices over the DCN (docs/overlap-pipeline-dcn.md): `slice` and `mapping` are one slice's; the network holds them all.
   std::int32_t slices = 1;
   double dcn_bandwidth_Bps = 0;
   double dcn_latency_s = 0;

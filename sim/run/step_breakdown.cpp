@@ -89,7 +89,7 @@ StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& si
   CriticalChipBreakdown& b = out.breakdown;
   b.compute_s = union_length(compute);
   b.exposed_communication_s = outside(communication, compute, b.compute_s);
-  // DCN time: outside compute and outside ICI transfers (docs/dcn.md): |dcn ∪ ici ∪ compute| - |ici ∪ compute|.
+  // DCN time: outside compute and outside ICI transfers (docs/overlap-pipeline-dcn.md): |dcn ∪ ici ∪ compute| - |ici ∪ compute|.
   if (!dcn.empty()) {
     Intervals busy = compute;
     busy.insert(busy.end(), communication.begin(), communication.end());

@@ -23,7 +23,7 @@ struct StepBreakdown {
 // chip-local transfers are not communication). Over [0, makespan]: compute_s is the length of the union of the
 // chip's compute intervals; exposed_communication_s the length of the union of its ICI transfers' intervals
 // [start, end] outside them; dcn_s the length of its DCN transfers' intervals (SimulationResult::crosses_dcn:
-// between slices, docs/dcn.md) outside both; bubble_s the rest, so the four add up to the makespan.
+// between slices, docs/overlap-pipeline-dcn.md) outside both; bubble_s the rest, so the four add up to the makespan.
 // An op's exposed time is the length of the union of its own transfers on that chip outside the chip's compute, so
 // the ops' figures can add up to more than the chip's when two ops' collectives run at once. `ops` is the number of
 // ops (Task::op < ops). Throws InternalError when the simulation has fewer task times than the graph has tasks.

@@ -139,7 +139,7 @@ double get_figure(const Ctx& ctx, const Json& j, const std::string& pointer, dou
   return located(ctx.at(pointer), [&] { return parse(text); });
 }
 
-// Several slices over the DCN: `count` and the `dcn` overrides (docs/dcn.md).
+// Several slices over the DCN: `count` and the `dcn` overrides (docs/overlap-pipeline-dcn.md).
 void read_slice_count(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   if (j.contains("count"))
     spec.slice_count = static_cast<std::int32_t>(get_int(ctx, j.at("count"), "/slice/count", 1, 65536));

@@ -205,7 +205,7 @@ struct ScenarioSpec {
   Shape slice_shape;
   std::optional<WrapChoice> wrap;  // the scenario's wraparound; nullopt: the preset's rule ("auto"), not given
   std::vector<bool> wraparound;    // derived: per slice dim, resolved (a dim of size <= 2 never wraps)
-  // Several slices joined by the DCN (docs/dcn.md): `slice.count` identical slices, chip s * M + c being chip c of
+  // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): `slice.count` identical slices, chip s * M + c being chip c of
   // slice s; the mesh then has the axis kSliceAxisName of size slice_count first, over the slice index.
   std::int32_t slice_count = 1;
   std::optional<double> dcn_bandwidth_Bps;  // `slice.dcn.bandwidth_per_chip`: overrides the preset's egress per chip

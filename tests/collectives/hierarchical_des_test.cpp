@@ -1,4 +1,4 @@
-// Collectives across slices over the DCN (docs/dcn.md), simulated hop by hop: the hierarchical all-reduce
+// Collectives across slices over the DCN (docs/overlap-pipeline-dcn.md), simulated hop by hop: the hierarchical all-reduce
 // (reduce-scatter in the slice over ICI, all-reduce across slices over DCN, all-gather in the slice) takes the
 // time worked here by hand phase by phase, and every host NIC carries the bytes counted by hand. Also the axis
 // order the builder takes and its refusals.

@@ -163,7 +163,7 @@ void add_collective_command(CLI::App& app, Action& action) {
   cmd->add_option("--link-bw", flags->link_bandwidth, "Override the link bandwidth per direction, e.g. 45GB/s");
   cmd->add_option("--hop-latency", flags->hop_latency, "Override the per-hop latency, e.g. 1us");
   cmd->add_option("--slices", flags->slices,
-                  "Slices joined by the DCN (docs/dcn.md); the mesh then has an axis DCN over the slice index")
+                  "Slices joined by the DCN (docs/overlap-pipeline-dcn.md); the mesh then has an axis DCN over the slice index")
       ->capture_default_str();
   cmd->add_option("--dcn-bw", flags->dcn_bandwidth, "Override the DCN egress per chip, e.g. 6.25GB/s");
   cmd->add_option("--dcn-latency", flags->dcn_latency, "Override the DCN latency per transfer, e.g. 10us");
