@@ -3,7 +3,8 @@
 // ring all-gather over X, Y, Z of 64 MiB, from request to ledger (graph build, validation, fork, simulation,
 // ledger), hop by hop with link contention, by the symmetry path (fast:1) and in full (fast:0); the four kinds over
 // X, Y, Z, sequential and concurrent multi-axis, by the translation quotient that `podsim collective` takes first
-// (quotient_*); and the book model's evaluations per second.
+// (quotient_*); the full-path ring all-gather on one wrapped dimension (ring_all_gather_full); and the book model's
+// evaluations per second.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -112,6 +113,45 @@ void shapes(benchmark::internal::Benchmark* bench) {
 
 BENCHMARK(all_reduce)->Apply(shapes);
 BENCHMARK(all_gather)->Apply(shapes);
+
+// range(0): the chips of a one-dimensional wrapped slice. One ring all-gather of 64 MiB over X (automatic
+// algorithm) in the full simulation (build_collective + simulate: every chip an actor), the irregular path's
+// per-message cost with nothing for the symmetry paths to use; msgs_per_s counts the graph's transfers.
+void ring_all_gather_full(benchmark::State& state) {
+  const Slice slice({state.range(0)}, {true});
+  const auto num_chips = static_cast<std::int32_t>(slice.num_chips());
+  const NetworkSpec network = slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
+  const MeshMapping mapping(default_mesh(slice), slice);
+  CollectiveRequest request;
+  request.op = CollectiveKind::all_gather;
+  request.axes = axes_groups(mapping, slice, {"X"});
+  request.array_bytes = kBytes;
+  request.algorithm = Algorithm::automatic;
+  double wall_s = 0, makespan_s = 0;
+  std::uint64_t messages = 0;
+  for (auto _ : state) {
+    const auto began = std::chrono::steady_clock::now();
+    const EventGraph graph = build_collective(num_chips, request);
+    const SimulationResult result = simulate(network, graph);
+    wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    messages = result.messages;
+    makespan_s = result.makespan_s;
+  }
+  const double iterations = static_cast<double>(state.iterations());
+  state.counters["chips"] = num_chips;
+  state.counters["messages"] = static_cast<double>(messages);
+  state.counters["wall_s"] = wall_s / iterations;
+  state.counters["msgs_per_s"] = static_cast<double>(messages) * iterations / wall_s;
+  state.counters["makespan_us"] = makespan_s * 1e6;
+}
+
+BENCHMARK(ring_all_gather_full)
+    ->Arg(64)
+    ->Arg(512)
+    ->ArgNames({"chips"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 // range(0..2): the torus shape; range(3): 0 for sequential, 1 for concurrent multi-axis. The translation quotient
 // (simulate_torus_quotient) from request to lifted ledger; `quotient` is 0 if it declined (it never should here).
