@@ -139,7 +139,6 @@ void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   const bool train = workload.mode == WorkloadMode::train;
   std::vector<std::string> own = {"mode"};
   own.insert(own.end(), (train ? kTrainKeys : kServeKeys).begin(), (train ? kTrainKeys : kServeKeys).end());
-  own.insert(own.end(), kMoeKeys.begin(), kMoeKeys.end());
   const std::string mode = quote(kWorkloadModeNames.name(workload.mode));
   const auto& other = train ? kServeKeys : kTrainKeys;
   for (const auto& [key, value] : j.items())
@@ -147,7 +146,10 @@ void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
       ctx.fail(child(p, key), std::string(train ? "a serving key (modes \"decode\", \"prefill\")" : "a training key") +
                                   " does not apply to mode " + mode + ", got: " + quote(key) + " (mode " + mode +
                                   " takes " + quote_list(own) + ")");
-  require_known_keys_near(ctx, j, p, own);
+  // The routing keys are known in both modes (not listed in the message above: they belong to no mode).
+  std::vector<std::string> known = own;
+  known.insert(known.end(), kMoeKeys.begin(), kMoeKeys.end());
+  require_known_keys_near(ctx, j, p, known);
   for (const auto& [key, value] : j.items()) {
     read_moe_key(ctx, key, value, child(p, key), workload);
     if (train)
