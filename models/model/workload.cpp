@@ -1,5 +1,9 @@
 #include "models/model/workload.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
 namespace podsim {
 
 std::uint64_t Workload::tokens_per_step() const {
@@ -12,6 +16,50 @@ std::uint64_t Workload::tokens_per_step() const {
       return static_cast<std::uint64_t>(batch);
   }
   return 0;
+}
+
+namespace {
+
+// ceil(x), forgiving the last bits of a product that should be a whole number (1.25 x 4096 is exact, 1.1 x 10 is not).
+std::int64_t ceil_whole(double x) {
+  const double nearest = std::round(x);
+  if (std::abs(x - nearest) <= 1e-9 * std::max(1.0, std::abs(x))) return static_cast<std::int64_t>(nearest);
+  return static_cast<std::int64_t>(std::ceil(x));
+}
+
+}  // namespace
+
+std::int64_t expert_capacity(double capacity_factor, std::int64_t tokens, std::int64_t top_k, std::int64_t experts) {
+  const double routed = static_cast<double>(tokens) * static_cast<double>(top_k);
+  return std::max<std::int64_t>(1, ceil_whole(capacity_factor * routed / static_cast<double>(experts)));
+}
+
+ExpertLoad expert_load(const Workload& workload, std::int64_t tokens, std::int64_t top_k, std::int64_t experts,
+                       std::int64_t expert_shards) {
+  ExpertLoad load;
+  load.capacity = expert_capacity(workload.capacity_factor, tokens, top_k, experts);
+  const double routed = static_cast<double>(tokens) * static_cast<double>(top_k);
+  const auto& h = workload.expert_histogram;
+  const double total = h.empty() ? 0.0 : std::accumulate(h.begin(), h.end(), 0.0);
+  const auto cap = static_cast<double>(load.capacity);
+  double dropped = 0;
+  for (std::int64_t e = 0; e < experts; ++e) {
+    const double share = h.empty() ? 1.0 / static_cast<double>(experts) : h[static_cast<std::size_t>(e)] / total;
+    const double demand = share * routed;
+    load.received.push_back(std::min(demand, cap));
+    dropped += std::max(0.0, demand - cap);
+  }
+  load.dropped_fraction = routed > 0 ? dropped / routed : 0.0;
+  const std::int64_t per_shard = experts / std::max<std::int64_t>(1, expert_shards);
+  double busiest = 0;
+  for (std::int64_t s = 0; s * per_shard < experts; ++s) {
+    double sum = 0;
+    for (std::int64_t e = s * per_shard; e < (s + 1) * per_shard; ++e)
+      sum += load.received[static_cast<std::size_t>(e)];
+    busiest = std::max(busiest, sum);
+  }
+  load.busiest_slots = std::max<std::int64_t>(1, ceil_whole(busiest / static_cast<double>(per_shard)));
+  return load;
 }
 
 }  // namespace podsim

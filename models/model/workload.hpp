@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "models/common/dtype.hpp"
 #include "models/common/enum_names.hpp"
@@ -59,8 +60,33 @@ struct Workload {
   DType weight_dtype = DType::bf16;
   DType kv_dtype = DType::bf16;
 
+  // A mixture-of-experts model's routing (docs/overlap-pipeline-dcn.md, "Mixture of experts"): each expert's buffer
+  // holds ceil(capacity_factor x tokens x k / E) tokens; `expert_histogram`, when not empty, is one non-negative
+  // weight per expert, the share of the routed tokens each receives (uniform when empty).
+  double capacity_factor = 1.0;
+  std::vector<double> expert_histogram;
+
   // Tokens one step processes: batch_tokens (train), batch x context (prefill), batch (decode).
   std::uint64_t tokens_per_step() const;
 };
+
+// How a mixture of experts' routed tokens land on the experts for one pass over `tokens` tokens, each sent to `top_k`
+// of `experts` experts, the experts split in equal contiguous blocks over `expert_shards` chips (docs/overlap-
+// pipeline-dcn.md, "Mixture of experts").
+struct ExpertLoad {
+  std::int64_t capacity = 0;       // slots per expert: ceil(capacity_factor x tokens x top_k / experts)
+  std::vector<double> received;    // tokens each expert processes: min(share x tokens x top_k, capacity)
+  double dropped_fraction = 0;     // routed tokens over capacity (dropped), as a fraction of tokens x top_k
+  std::int64_t busiest_slots = 0;  // ceil(busiest shard's received tokens / experts per shard)
+};
+
+// The capacity alone: ceil(capacity_factor x tokens x top_k / experts), at least 1. Expects experts >= 1 and
+// capacity_factor > 0 (the verifier's rules); throws nothing.
+std::int64_t expert_capacity(double capacity_factor, std::int64_t tokens, std::int64_t top_k, std::int64_t experts);
+
+// The load under the workload's capacity factor and histogram (uniform when empty). Expects the verifier's rules:
+// experts divisible by expert_shards >= 1, a histogram of `experts` non-negative weights not all zero.
+ExpertLoad expert_load(const Workload& workload, std::int64_t tokens, std::int64_t top_k, std::int64_t experts,
+                       std::int64_t expert_shards);
 
 }  // namespace podsim

@@ -153,8 +153,8 @@ class Builder {
     return spec_.program.back();
   }
 
-  void matmul(const std::string& out, const std::string& lhs, const std::string& rhs, const std::string& einsum,
-              const std::vector<Axes>& out_dims, std::int64_t repeat, const Axes& unreduced = {}) {
+  ScenarioOp& matmul(const std::string& out, const std::string& lhs, const std::string& rhs, const std::string& einsum,
+                     const std::vector<Axes>& out_dims, std::int64_t repeat, const Axes& unreduced = {}) {
     MatmulOp m;
     m.lhs = lhs;
     m.rhs = rhs;
@@ -162,7 +162,7 @@ class Builder {
     ScenarioSharding s;
     s.text = sharding(out_dims, unreduced);
     m.out_sharding = std::move(s);
-    op(out, OpKind::matmul, std::move(m), out, repeat);
+    return op(out, OpKind::matmul, std::move(m), out, repeat);
   }
 
   // A weight's gradient under gradient accumulation: each microbatch's matmul leaves partial sums over the token
@@ -218,16 +218,23 @@ class Builder {
 
   bool moe() const { return dims_.experts > 1; }
 
-  // Capacity slots per expert for `tokens` tokens: tokens x experts_per_token / experts (capacity factor 1).
-  std::int64_t capacity(std::int64_t tokens) const {
-    return (tokens * dims_.experts_per_token + dims_.experts - 1) / dims_.experts;
+  // How `tokens` tokens' routed rows land on the experts (docs/overlap-pipeline-dcn.md, "Mixture of experts"): the
+  // capacity C sizes the dispatch and combine buffers (the all-to-alls move all C slots of every expert), and the
+  // expert matmuls run over the busiest expert shard's filled slots per expert (C at capacity factor 1, uniform).
+  ExpertLoad load(std::int64_t tokens) const {
+    std::int64_t shards = 1;
+    for (const auto& axis : expert_)
+      shards *= mesh_.axis_size(axis);
+    return expert_load(w_, tokens, dims_.experts_per_token, dims_.experts, shards);
   }
 
   // A mixture of experts' MLP forward: the router, each token's rows dispatched to its experts' capacity slots (an
   // all-to-all over the expert axes), the experts' MLPs as batched matmuls over the experts dim, and the results
   // combined back (the reverse all-to-all, then the weighted sum).
   void moe_forward(std::int64_t tokens) {
-    const std::int64_t r = repeats_.layer_forward, E = dims_.experts, C = capacity(tokens), D = dims_.d_model;
+    const ExpertLoad routed = load(tokens);
+    const std::int64_t r = repeats_.layer_forward, E = dims_.experts, C = routed.capacity, D = dims_.d_model;
+    const std::int64_t busy = routed.busiest_slots;
     const bool gated = dims_.mlp == MlpKind::gated;
     matmul("router", "hn", "Wr", "BD,DE->BE", {tokens_, {}}, r);
     tensor("xe_rows", {E, C, D}, w_.activation_dtype, {{}, dispatch_, {}});
@@ -237,26 +244,55 @@ class Builder {
       collective("dispatch", OpKind::all_to_all, xe, expert_, "xe", r, -1, {}, 1, 0);
       xe = "xe";
     }
+    const std::string received = xe, received_by = expert_.empty() ? "route" : "dispatch";
+    xe = filled(xe, "xe_work", busy, C);
     const std::vector<Axes> hidden = {expert_, slot_axes_, tensor_};
-    if (gated) matmul("hg", xe, "Weg", "ECD,EDF->ECF", hidden, r);
-    matmul("hu", xe, "Weu", "ECD,EDF->ECF", hidden, r);
+    if (gated) after(matmul("hg", xe, "Weg", "ECD,EDF->ECF", hidden, r), received_by, received, xe);
+    after(matmul("hu", xe, "Weu", "ECD,EDF->ECF", hidden, r), received_by, received, xe);
     elementwise("act", gated ? "hg" : "hu", "g", kActivationFlops, r,
                 gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{});
     matmul("ye", "g", "Wed", "ECF,EFD->ECD", {expert_, slot_axes_, {}}, r);
-    std::string ye = "ye";
+    std::string ye = filled("ye", "ye_slots", C, busy);
     if (!expert_.empty()) {
-      collective("combine_a2a", OpKind::all_to_all, ye, expert_, "ye_back", r, -1, {}, 0, 1);
+      collective("combine_a2a", OpKind::all_to_all, ye, expert_, "ye_back", r, -1, after_if("ye", "ye", ye), 0, 1);
       ye = "ye_back";
     }
-    elementwise("combine", ye, "y", 2, r);
+    elementwise("combine", ye, "y", 2, r, after_if("ye", "ye", ye));
+  }
+
+  // The expert tensor `name` [E, slots, D] at the other slot count of `to_slots` != `from_slots` (the buffer's
+  // capacity or the busiest shard's filled slots): a declared tensor named `renamed` that the next op reads after
+  // the op that made `name`; `name` itself when the counts agree.
+  std::string filled(const std::string& name, const std::string& renamed, std::int64_t to_slots,
+                     std::int64_t from_slots) {
+    if (to_slots == from_slots) return name;
+    if (!declared(renamed))
+      tensor(renamed, {dims_.experts, to_slots, dims_.d_model}, w_.activation_dtype, {expert_, slot_axes_, {}});
+    return renamed;
+  }
+
+  bool declared(const std::string& name) const {
+    return std::any_of(spec_.tensors.begin(), spec_.tensors.end(), [&](const auto& t) { return t.name == name; });
+  }
+
+  // Orders `o` after the op `made_by` when `o` reads a stand-in (`read` != `made`) instead of that op's output.
+  static void after(ScenarioOp& o, const std::string& made_by, const std::string& made, const std::string& read) {
+    if (made != read) o.after.push_back(made_by);
+  }
+
+  // Ops to order after `op` when `read` stands in for its output `made`.
+  static std::vector<std::string> after_if(const std::string& op, const std::string& made, const std::string& read) {
+    return made == read ? std::vector<std::string>{} : std::vector<std::string>{op};
   }
 
   // Its backward: the combine's gradient dispatched like the tokens, two matmuls per expert matmul, the inputs'
   // gradients sent back and summed per token.
   void moe_backward(std::int64_t tokens) {
-    const std::int64_t r = repeats_.layer_backward, E = dims_.experts, C = capacity(tokens), D = dims_.d_model;
+    const ExpertLoad routed = load(tokens);
+    const std::int64_t r = repeats_.layer_backward, E = dims_.experts, C = routed.capacity, D = dims_.d_model;
+    const std::int64_t busy = routed.busiest_slots;
     const bool gated = dims_.mlp == MlpKind::gated;
-    const std::string xe = expert_.empty() ? "xe_send" : "xe";
+    const std::string xe = filled(expert_.empty() ? "xe_send" : "xe", "xe_work", busy, C);
     tensor("dye_rows", {E, C, D}, w_.activation_dtype, {{}, dispatch_, {}});
     elementwise("combine_bwd", "dye_rows", "dye_send", 2, r);
     std::string dye = "dye_send";
@@ -264,17 +300,20 @@ class Builder {
       collective("combine_a2a_bwd", OpKind::all_to_all, dye, expert_, "dye", r, -1, {}, 1, 0);
       dye = "dye";
     }
+    const std::string dye_made = dye == "dye" ? "combine_a2a_bwd" : "combine_bwd";
+    const std::string dye_read = filled(dye, "dye_work", busy, C);
     const std::vector<Axes> hidden = {expert_, slot_axes_, tensor_};
-    matmul("dWed", "g", dye, "ECF,ECD->EFD", {expert_, tensor_, fsdp_}, r);
-    matmul("dg", dye, "Wed", "ECD,EFD->ECF", hidden, r);
+    after(matmul("dWed", "g", dye_read, "ECF,ECD->EFD", {expert_, tensor_, fsdp_}, r), dye_made, dye, dye_read);
+    after(matmul("dg", dye_read, "Wed", "ECD,EFD->ECF", hidden, r), dye_made, dye, dye_read);
     elementwise("act_bwd", "dg", "dh", kBackwardFlops, r);
     if (gated) matmul("dWeg", xe, "dh", "ECD,ECF->EDF", {expert_, fsdp_, tensor_}, r);
     matmul("dWeu", xe, "dh", "ECD,ECF->EDF", {expert_, fsdp_, tensor_}, r);
     if (gated) matmul("dxe_g", "dh", "Weg", "ECF,EDF->ECD", {expert_, slot_axes_, {}}, r, tensor_);
     matmul("dxe", "dh", "Weu", "ECF,EDF->ECD", {expert_, slot_axes_, {}}, r);
-    std::string dxe = "dxe";
+    std::string dxe = filled("dxe", "dxe_slots", C, busy);
     if (!expert_.empty()) {
-      collective("dispatch_bwd", OpKind::all_to_all, dxe, expert_, "dxe_back", r, -1, {}, 0, 1);
+      collective("dispatch_bwd", OpKind::all_to_all, dxe, expert_, "dxe_back", r, -1, after_if("dxe", "dxe", dxe), 0,
+                 1);
       dxe = "dxe_back";
     }
     // The router's gradient (its logits' gradient from the combine weights), and each token's k rows summed.
@@ -282,7 +321,7 @@ class Builder {
     matmul("dWr", "hn", "drouter", "BD,BE->DE", {fsdp_, {}}, r);
     tensor("dhn_rows", {tokens, D}, w_.activation_dtype, {tokens_, {}});
     elementwise("unroute", "dhn_rows", "dhn", static_cast<double>(dims_.experts_per_token), r,
-                {dxe == "dxe" ? "dxe" : "dispatch_bwd"});
+                {expert_.empty() ? "dxe" : "dispatch_bwd"});
   }
 
   // One layer's forward over `tokens` tokens attending to `context` positions; `kv_cache`: decode reads the cache.

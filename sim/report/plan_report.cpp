@@ -261,6 +261,19 @@ std::string plan_title(const ScenarioSpec& spec) {
 
 namespace {
 
+// A mixture of experts' routing for the candidate's passes (docs/overlap-pipeline-dcn.md, "Mixture of experts"):
+// tokens per pass (a microbatch's in training), the capacity per expert and the fraction of routed rows dropped.
+// Empty for a dense model.
+std::optional<ExpertLoad> routing(const ScenarioSpec& spec, const Candidate& c) {
+  if (!spec.model || !spec.workload || spec.model->dims.experts <= 1) return std::nullopt;
+  const Workload& w = *spec.workload;
+  const std::uint64_t passes =
+      w.mode == WorkloadMode::train ? static_cast<std::uint64_t>(std::max<std::int64_t>(1, c.microbatches)) : 1;
+  const auto tokens = static_cast<std::int64_t>(w.tokens_per_step() / passes);
+  const TransformerDims& d = spec.model->dims;
+  return expert_load(w, tokens, d.experts_per_token, d.experts, 1);
+}
+
 std::vector<TextTable::Align> alignment(const PlanTable& table) {
   std::vector<TextTable::Align> align;
   for (const bool numeric : table.numeric)
@@ -283,6 +296,12 @@ std::string plan_text(const PlanReport& report) {
   }
   for (const auto& note : ranked.notes)
     out += "  " + note + "\n";
+  if (!report.search.ranked.empty())
+    if (const auto load = routing(report.spec, report.search.ranked.front().candidate))
+      out += fmt::format(
+          "  experts (best candidate): capacity factor {}, {} slots per expert per pass, {} of the routed "
+          "tokens dropped\n",
+          report.spec.workload->capacity_factor, load->capacity, percent(load->dropped_fraction));
   const PlanTable rejected = rejected_table(report);
   if (!rejected.rows.empty()) {
     out += fmt::format("rejected ({}):\n", rejected.rows.size());
@@ -320,6 +339,14 @@ json pipeline_json(const PipelineFigures& f) {
           {"bubble_fraction", book_des(f.bubble_fraction, f.des_bubble_fraction)},
           {"stage_memory_bytes", f.stage_memory_bytes},
           {"worst_stage", f.worst_stage}};
+}
+
+json routing_json(const ScenarioSpec& spec, const Candidate& c) {
+  const auto load = routing(spec, c);
+  if (!load) return nullptr;
+  return {{"capacity_factor", spec.workload->capacity_factor},
+          {"capacity", load->capacity},
+          {"dropped_fraction", load->dropped_fraction}};
 }
 
 json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::optional<std::size_t> rank) {
@@ -362,6 +389,7 @@ json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::opt
       {"token_latency_s", or_null(evaluated && serving(spec), r.token_latency_s)},
       {"cost_per_million_tokens", r.cost_per_million_tokens ? json(*r.cost_per_million_tokens) : json(nullptr)},
       {"des_failed", r.des_failed ? json(*r.des_failed) : json(nullptr)},
+      {"expert_routing", routing_json(spec, c)},
   };
 }
 

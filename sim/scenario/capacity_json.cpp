@@ -16,6 +16,8 @@ const std::vector<std::string> kTrainKeys = {
     "batch_tokens",     "seq_len",        "microbatches", "checkpoints_per_layer", "remat", "param_dtype",
     "activation_dtype", "master_weights", "optimizer",    "pipeline_schedule"};
 const std::vector<std::string> kServeKeys = {"batch", "context", "weight_dtype", "kv_dtype"};
+// Keys of every mode: a mixture of experts' routing.
+const std::vector<std::string> kMoeKeys = {"capacity_factor", "expert_histogram"};
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -119,6 +121,15 @@ void read_model(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   spec.model = std::move(model);
 }
 
+void read_moe_key(const Ctx& ctx, const std::string& key, const Json& value, const std::string& p, Workload& workload) {
+  if (key == "capacity_factor") workload.capacity_factor = get_number(ctx, value, p);
+  if (key == "expert_histogram") {
+    require_list(ctx, value, p, "expert weight");
+    for (std::size_t i = 0; i < value.size(); ++i)
+      workload.expert_histogram.push_back(get_number(ctx, value[i], child(p, i)));
+  }
+}
+
 void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   const std::string p = "/workload";
   require_object(ctx, j, p);
@@ -135,8 +146,12 @@ void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
       ctx.fail(child(p, key), std::string(train ? "a serving key (modes \"decode\", \"prefill\")" : "a training key") +
                                   " does not apply to mode " + mode + ", got: " + quote(key) + " (mode " + mode +
                                   " takes " + quote_list(own) + ")");
-  require_known_keys_near(ctx, j, p, own);
+  // The routing keys are known in both modes (not listed in the message above: they belong to no mode).
+  std::vector<std::string> known = own;
+  known.insert(known.end(), kMoeKeys.begin(), kMoeKeys.end());
+  require_known_keys_near(ctx, j, p, known);
   for (const auto& [key, value] : j.items()) {
+    read_moe_key(ctx, key, value, child(p, key), workload);
     if (train)
       read_train_key(ctx, key, value, child(p, key), workload);
     else

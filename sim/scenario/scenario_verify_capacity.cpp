@@ -74,6 +74,34 @@ void verify_serving(const Where& where, const Workload& w) {
                                    std::to_string(w.context));
 }
 
+// A mixture of experts' routing keys (docs/overlap-pipeline-dcn.md, "Mixture of experts"): a capacity factor > 0
+// and a histogram of one non-negative weight per expert, not all zero; both only on a model with experts.
+void verify_routing(const Where& where, const Workload& w, const TransformerDims& dims) {
+  const std::string p = "/workload";
+  const bool moe = dims.experts > 1;
+  if (w.capacity_factor != 1.0 && !moe)
+    where.fail(p + "/capacity_factor",
+               "applies to mixture-of-experts models (experts > 1), got: experts " + std::to_string(dims.experts));
+  if (!w.expert_histogram.empty() && !moe)
+    where.fail(p + "/expert_histogram",
+               "applies to mixture-of-experts models (experts > 1), got: experts " + std::to_string(dims.experts));
+  if (!(w.capacity_factor > 0) || !std::isfinite(w.capacity_factor) || w.capacity_factor > 1e6)
+    where.fail(p + "/capacity_factor", "must be a finite number > 0 and at most 1e6, got: " + shown(w.capacity_factor));
+  if (w.expert_histogram.empty()) return;
+  const std::string hp = p + "/expert_histogram";
+  if (static_cast<std::int64_t>(w.expert_histogram.size()) != dims.experts)
+    where.fail(hp, "must list one weight per expert (" + std::to_string(dims.experts) +
+                       "), got: " + std::to_string(w.expert_histogram.size()) + " weights");
+  double total = 0;
+  for (std::size_t i = 0; i < w.expert_histogram.size(); ++i) {
+    const double v = w.expert_histogram[i];
+    if (!(v >= 0) || !std::isfinite(v)) where.fail(child(hp, i), "must be a finite number >= 0, got: " + shown(v));
+    total += v;
+  }
+  if (!(total > 0) || !std::isfinite(total))
+    where.fail(hp, "the weights must not all be zero (each is an expert's share of the routed tokens), got: all zero");
+}
+
 void verify_search(const State& state, const SearchSpec& search) {
   const Where& where = state.where;
   const Workload& w = *state.spec.workload;
@@ -160,6 +188,7 @@ void verify_capacity(State& state) {
     verify_training(where, *spec.workload);
   else
     verify_serving(where, *spec.workload);
+  verify_routing(where, *spec.workload, spec.model->dims);
   if (spec.search) verify_search(state, *spec.search);
   if (spec.price_per_chip_hour) {
     const double price = *spec.price_per_chip_hour;
