@@ -5,6 +5,9 @@
 # tools/fuzz/corpus/TARGET are only read); a crash leaves its input in build-fuzz/artifacts/TARGET/ and
 # makes the script exit 1. Extra arguments go to libFuzzer (e.g. -jobs=2, -max_len=64).
 # Usage: scripts/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARGS...]
+# For long runs beside other work: do not edit sources while this builds (a harness linked from objects built against
+# two versions of a header reports nonsense), and give -timeout=300 when the machine is loaded (a starved process hits
+# the 10 s limit on inputs that take milliseconds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(shardy book pspec mesh_spec einsum units scenario hardware collective)
