@@ -118,10 +118,18 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
     const auto found = op_names.find(op);
     return found != op_names.end() ? found->second : "op " + std::to_string(op);
   };
+  // Chips by id, or `slice S chip C` when the graph spans several slices (docs/overlap-pipeline-dcn.md: chip
+  // S * M + C is chip C of slice S); links by the plan's link names (every slice's ICI links and the DCN NICs).
+  const std::int64_t slice_chips = run.slice ? run.slice->num_chips() : num_chips;
   const auto track_name = [&](std::int64_t track) {
-    if (track < num_chips) return "chip " + std::to_string(track);
-    const auto link = static_cast<LinkId>(track - num_chips);
-    if (run.slice && link < run.slice->num_links()) return run.slice->link(link).name;
+    if (track < num_chips) {
+      if (slice_chips <= 0 || num_chips <= slice_chips) return "chip " + std::to_string(track);
+      return "slice " + std::to_string(track / slice_chips) + " chip " + std::to_string(track % slice_chips);
+    }
+    const auto link = static_cast<std::size_t>(track - num_chips);
+    if (link < plan.links.size() && !plan.links[link].name.empty()) return plan.links[link].name;
+    if (run.slice && static_cast<LinkId>(link) < run.slice->num_links())
+      return run.slice->link(static_cast<LinkId>(link)).name;
     return "link " + std::to_string(link);
   };
 

@@ -10,11 +10,14 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/run/run_scenario.hpp"
+#include "sim/scenario/scenario_json.hpp"
 #include "tests/report/sample_run.hpp"
 
 namespace podsim::report {
@@ -213,6 +216,23 @@ TEST(ChromeTrace, PlanWithoutSimulationGetsANote) {
     noted = noted || (e.at("ph") == "i");
   }
   EXPECT_TRUE(noted);
+}
+
+TEST(ChromeTrace, SeveralSlicesNameChipsBySliceAndLinksByTheNetwork) {
+  // scenarios/dcn/all-reduce-v5p-2-slices.json: 2 slices of 4 chips (ids 0..7, chip 5 is chip 1 of slice 1), each
+  // with its ICI ring, and one host NIC per slice up to and down from the switch (4 v5p chips per host).
+  const ScenarioRun run =
+      run_scenario(load_scenario(std::string(PODSIM_SOURCE_DIR) + "/scenarios/dcn/all-reduce-v5p-2-slices.json"), {});
+  std::set<std::string> names;
+  for (const auto& [key, name] : tracks_of(trace_of(run, {})).names)
+    names.insert(name.substr(0, name.find(" #")));
+  for (const char* expected : {"slice 0 chip 0", "slice 1 chip 1", "slice 1 chip 3", "s0.ici.x+.0", "s1.ici.x-.3",
+                               "dcn.up.s0.h0", "dcn.down.s1.h0"})
+    EXPECT_EQ(names.count(expected), 1u) << expected;
+  for (const auto& name : names) {
+    EXPECT_NE(name.rfind("chip ", 0), 0u) << name;  // no bare chip ids across slices
+    EXPECT_NE(name.rfind("link ", 0), 0u) << name;  // no unnamed links
+  }
 }
 
 }  // namespace
