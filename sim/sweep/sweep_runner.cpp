@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/common/error.hpp"
+#include "sim/sweep/fd_write.hpp"
 #include "sim/sweep/sweep_filter.hpp"
 #include "sim/sweep/sweep_points.hpp"
 #include "sim/sweep/sweep_results.hpp"
@@ -26,17 +27,6 @@
 
 namespace podsim {
 namespace {
-
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 std::string key_of(const std::string& hash, const std::string& model) {
   return hash + " " + model;

@@ -12,21 +12,11 @@
 #include <cstdint>
 
 #include "models/common/error.hpp"
+#include "sim/sweep/fd_write.hpp"
 #include "sim/sweep/sweep_points.hpp"
 
 namespace podsim {
 namespace {
-
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 // false at end of file (or an error) before `size` bytes.
 bool read_all(int fd, char* data, std::size_t size) {
