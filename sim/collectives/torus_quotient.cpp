@@ -16,6 +16,7 @@
 
 #include "sim/collectives/collective_builder.hpp"
 #include "sim/engine/graph_symmetry.hpp"
+#include "sim/engine/release_timers.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace podsim {
@@ -275,10 +276,6 @@ SimulationResult by_chip(const Quotient& q) {
   return out;
 }
 
-// A release: a one-byte transfer to a timer chip over a link this fast whose latency is the release (as in
-// simulate_symmetric): the byte adds 1e-30 s.
-constexpr double kReleaseBandwidth_Bps = 1e30;
-
 // The quotient by the translations across each phase's dim: phase by phase, the line through the representative
 // is simulated with its real links, every task released when the representative's twin may start (its
 // dependencies on earlier phases have ended); then no two phases may have used one class of links, or the chips'
@@ -322,7 +319,7 @@ std::optional<SimulationResult> by_line(const Quotient& q) {
     EventGraph sub;
     NetworkSpec net;
     net.chip_flops = network.chip_flops;
-    auto sub_routes = std::make_shared<std::unordered_map<std::uint64_t, std::vector<std::int32_t>>>();
+    auto sub_routes = std::make_shared<SubRoutes>();
     std::vector<std::int32_t> touched;
     const auto chips = static_cast<std::int32_t>(line.size());
     for (TaskId id = begin; id < end; ++id) {
@@ -338,8 +335,7 @@ std::optional<SimulationResult> by_line(const Quotient& q) {
       for (const TaskId d : t.deps)
         if (d >= begin) s.deps.push_back(d - begin);
       if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip) {
-        const std::uint64_t pair =
-            (static_cast<std::uint64_t>(s.src_chip) << 32) | static_cast<std::uint32_t>(s.dst_chip);
+        const std::uint64_t pair = sub_route_key(s.src_chip, s.dst_chip);
         if (!sub_routes->contains(pair)) {
           std::vector<std::int32_t> links;
           for (const std::int32_t l : network.route(t.src_chip, t.dst_chip)) {
@@ -362,27 +358,12 @@ std::optional<SimulationResult> by_line(const Quotient& q) {
     }
     for (const std::int32_t l : touched)
       link_map[static_cast<std::size_t>(l)] = -1;
-    std::map<double, std::pair<std::int32_t, std::int32_t>> timer_of;  // release -> (timer chip, its link)
+    std::vector<std::pair<TaskId, double>> releases;
     for (TaskId k = 0; k < end - begin; ++k) {
       const double at = release[static_cast<std::size_t>(k)] - base;
-      if (release[static_cast<std::size_t>(k)] < 0 || at <= 0) continue;
-      auto [it, added] = timer_of.emplace(at, std::pair{chips + static_cast<std::int32_t>(timer_of.size()),
-                                                        static_cast<std::int32_t>(net.links.size())});
-      if (added) net.links.push_back({"release", kReleaseBandwidth_Bps, at});
-      Task wait;
-      wait.kind = TaskKind::transfer;
-      wait.bytes = 1;
-      wait.src_chip = sub.tasks[static_cast<std::size_t>(k)].src_chip;
-      wait.dst_chip = it->second.first;
-      sub_routes->emplace((static_cast<std::uint64_t>(wait.src_chip) << 32) | static_cast<std::uint32_t>(wait.dst_chip),
-                          std::vector<std::int32_t>{it->second.second});
-      const TaskId wait_id = sub.add(std::move(wait));
-      sub.tasks[static_cast<std::size_t>(k)].deps.push_back(wait_id);
+      if (release[static_cast<std::size_t>(k)] >= 0 && at > 0) releases.emplace_back(k, at);
     }
-    net.num_chips = sub.num_chips = chips + static_cast<std::int32_t>(timer_of.size());
-    net.route = [sub_routes](std::int32_t src, std::int32_t dst) {
-      return sub_routes->at((static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst));
-    };
+    add_release_timers(releases, chips, sub, net, sub_routes);
     const SimulationResult run = simulate(net, sub);
     simulated += run.tasks.size();
     wall_s += run.wall_s;

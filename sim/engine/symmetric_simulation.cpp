@@ -13,6 +13,7 @@
 
 #include "sim/engine/input_check.hpp"
 #include "sim/engine/link_ledger.hpp"
+#include "sim/engine/release_timers.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/validated_run.hpp"
 
@@ -22,9 +23,6 @@ namespace {
 using engine::RouteTable;
 
 constexpr double kReleaseQuantum_s = 1e-15;  // releases closer than this put groups in one class
-// A release is a 1-byte transfer (SimGrid 3.32 never completes a 0-byte one) over a link this fast: the byte adds
-// 1e-30 s, far below the rounding of any time of the simulation.
-constexpr double kReleaseBandwidth_Bps = 1e30;
 
 // A task whose start waits on an earlier phase, or on nothing at all (it starts at 0).
 bool has_release(const Task& task, TaskId phase_first) {
@@ -231,7 +229,7 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
     EventGraph sub;
     NetworkSpec net;
     net.chip_flops = network.chip_flops;
-    auto sub_routes = std::make_shared<std::unordered_map<std::uint64_t, std::vector<std::int32_t>>>();
+    auto sub_routes = std::make_shared<SubRoutes>();
     std::vector<std::int32_t> touched;
     std::int32_t chips = 0;
     std::vector<std::pair<TaskId, double>> timers;
@@ -254,8 +252,7 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
         for (const TaskId d : t.deps)
           if (d >= begin) s.deps.push_back(offset + (d - begin));
         if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip) {
-          const std::uint64_t pair =
-              (static_cast<std::uint64_t>(s.src_chip) << 32) | static_cast<std::uint32_t>(s.dst_chip);
+          const std::uint64_t pair = sub_route_key(s.src_chip, s.dst_chip);
           if (!sub_routes->contains(pair)) {
             std::vector<std::int32_t> links;
             for (const std::int32_t l : routes.links(t.src_chip, t.dst_chip)) {
@@ -277,26 +274,7 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
     }
     for (const std::int32_t l : touched)
       link_map[static_cast<std::size_t>(l)] = -1;
-    // Releases: a one-byte transfer from the task's chip to a timer chip, over a link whose latency is the release.
-    std::map<double, std::pair<std::int32_t, std::int32_t>> timer_of;  // release -> (timer chip, its link)
-    for (const auto& [task, at] : timers) {
-      auto [it, added] = timer_of.emplace(at, std::pair{chips + static_cast<std::int32_t>(timer_of.size()),
-                                                        static_cast<std::int32_t>(net.links.size())});
-      if (added) net.links.push_back({"release", kReleaseBandwidth_Bps, at});
-      Task wait;
-      wait.kind = TaskKind::transfer;
-      wait.bytes = 1;
-      wait.src_chip = sub.tasks[static_cast<std::size_t>(task)].src_chip;
-      wait.dst_chip = it->second.first;
-      sub_routes->emplace((static_cast<std::uint64_t>(wait.src_chip) << 32) | static_cast<std::uint32_t>(wait.dst_chip),
-                          std::vector<std::int32_t>{it->second.second});
-      const TaskId id = sub.add(std::move(wait));
-      sub.tasks[static_cast<std::size_t>(task)].deps.push_back(id);
-    }
-    net.num_chips = sub.num_chips = chips + static_cast<std::int32_t>(timer_of.size());
-    net.route = [sub_routes](std::int32_t src, std::int32_t dst) {
-      return sub_routes->at((static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst));
-    };
+    add_release_timers(timers, chips, sub, net, sub_routes);
     const SimulationResult run = simulate(net, sub);
     result.simulated_tasks += run.tasks.size();
     result.wall_s += run.wall_s;
