@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "models/hardware/calibration.hpp"
 #include "models/hardware/chip.hpp"
 #include "models/hardware/ici.hpp"
 #include "models/topology/wraparound.hpp"
@@ -19,8 +21,10 @@ struct HardwareSpec {
   WrapRule wrap_rule = WrapRule::never;
   std::vector<std::int64_t> pod_shape;  // the full pod in chips per dimension, e.g. {16, 16}; empty = none
   double dcn_bandwidth_Bps = 0;         // data-centre network egress per chip; 0 = no figure
-  double dcn_latency_s = 0;             // one DCN transfer's latency (NIC to NIC); 0 = no figure (docs/overlap-pipeline-dcn.md)
-  std::int64_t chips_per_host = 0;      // chips sharing one host's NIC; 0 = no figure (one host per slice)
+  double dcn_latency_s = 0;  // one DCN transfer's latency (NIC to NIC); 0 = no figure (docs/overlap-pipeline-dcn.md)
+  std::int64_t chips_per_host = 0;  // chips sharing one host's NIC; 0 = no figure (one host per slice)
+  // Measured-machine corrections the des applies (models/hardware/calibration.hpp); nullopt = uncalibrated.
+  std::optional<Calibration> calibration;
 };
 
 }  // namespace podsim

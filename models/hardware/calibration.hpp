@@ -1,0 +1,34 @@
+// What measurements of a real machine change in the simulation (docs/validation.md): per-hop latency, a fixed
+// cost per collective step, achieved link bandwidth as a function of message size, MXU efficiency as a function
+// of matmul shape, HBM efficiency and the DCN figures. A preset may carry one (its `calibration` section, a
+// source per figure) and `podsim calibrate` writes one as an overlay; the des applies it when present, the
+// book model never does, and `--uncalibrated` drops it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace podsim {
+
+// One point of an efficiency curve: at `at` (bytes of one message, or FLOPs of one matmul) the machine achieves
+// `efficiency` (0 < e <= 1) of the nominal figure. A curve is piecewise linear in log(at) between its points, in
+// increasing `at`, and flat beyond its ends; the ends are the sizes the fit saw (the curve says over which sizes
+// it holds).
+struct EfficiencyPoint {
+  double at = 0;
+  double efficiency = 1;
+};
+
+struct Calibration {
+  std::string source;                   // where the figures come from: a preset's source key or an overlay file
+  std::optional<double> hop_latency_s;  // replaces the preset's ICI alpha in the des
+  double collective_step_s = 0;         // fixed cost of every collective step (launch and synchronisation)
+  std::vector<EfficiencyPoint> link_efficiency;  // achieved / nominal ICI bandwidth vs message bytes; empty = 1
+  std::vector<EfficiencyPoint> mxu_efficiency;   // achieved / peak FLOP/s vs matmul FLOPs; empty = 1
+  double hbm_efficiency = 1;                     // achieved / nominal HBM bandwidth
+  std::optional<double> dcn_bandwidth_Bps;       // replaces the preset's DCN egress per chip in the des
+  std::optional<double> dcn_latency_s;           // replaces the preset's DCN latency in the des
+};
+
+}  // namespace podsim
