@@ -5,8 +5,8 @@
 // The CSV (RFC 4180: a header line, then one row per measurement; quoted fields may hold commas and "" for a quote;
 // columns are found by their header name, in any order, and unknown columns are an error):
 //   id          required, unique in the file
-//   kind        collective | matmul | copy | mfu
-//   quantity    time_s (default for collective, matmul, copy) | mfu (the only one for kind mfu)
+//   kind        collective | matmul | copy | scenario
+//   quantity    time_s (the default) | mfu (kind scenario only)
 //   measured    the measured value: seconds (a number or a duration such as "680us") for time_s, a fraction
 //               (0.462) or a percentage ("46.2%") for mfu
 //   hardware    preset name; optional in `podsim calibrate` (then --hardware), where it must equal --hardware
@@ -15,7 +15,8 @@
 //               array: a number or "34MB"), wrap (auto | none | all; default auto), dtype (default bf16)
 //   matmul:     m, k, n, dtype (default bf16): x[m, k] @ w[k, n] on one chip
 //   copy:       bytes (read once and written once from HBM on one chip)
-//   mfu:        scenario (a model-level scenario file, relative to the CSV's folder)
+//   scenario:   scenario (a scenario file, relative to the CSV's folder; time_s: its plan's step time, mfu: its
+//               model FLOPs utilisation), plan (which of its plans; default the first)
 //   fit         yes | no (default yes): whether a calibration is fitted on the row; "no" rows are held out
 //   source      where the figure was published (free text)
 //   quote       the source's own words giving the figure (free text)
@@ -35,7 +36,7 @@
 
 namespace podsim {
 
-enum class MeasurementKind { collective, matmul, copy, mfu };
+enum class MeasurementKind { collective, matmul, copy, scenario };
 enum class MeasuredQuantity { time_s, mfu };
 
 struct Measurement {
@@ -55,8 +56,9 @@ struct Measurement {
   DType dtype = DType::bf16;
   // matmul
   std::int64_t m = 0, k = 0, n = 0;
-  // mfu: the scenario file, resolved against the CSV's folder
+  // scenario: the file, resolved against the CSV's folder, and the plan's name (empty: the first)
   std::string scenario;
+  std::string plan;
   bool fit = true;
   std::string source;
   std::string quote;
