@@ -72,7 +72,7 @@ std::vector<Measurement> read_measurements(std::string_view text, const std::str
 // A row's predicted value by the book model and by the des (seconds for time_s). The des uses
 // `hardware.calibration` when it is set; pass a spec with it reset for the uncalibrated prediction. Throws
 // InputError (located at the row) when the row does not fit the hardware (e.g. a slice the preset cannot make).
-// Kind mfu needs a scenario loaded from JSON, so `podsim validate` predicts it (podsim_io), not this: throws
+// Kind scenario needs a scenario loaded from JSON, so `podsim validate` predicts it (podsim_io), not this: throws
 // InputError.
 struct Prediction {
   double book = 0;
