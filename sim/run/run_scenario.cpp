@@ -8,6 +8,7 @@
 #include "models/sharding/notation.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/symmetric_simulation.hpp"
+#include "sim/engine/translation_quotient.hpp"
 #include "sim/plan/book_evaluation.hpp"
 #include "sim/plan/program_planner.hpp"
 #include "sim/run/checks.hpp"
@@ -207,10 +208,13 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   for (const auto* plan : plans)
     programs.push_back(plan_program(spec, platform.topology(), plan));
   const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
-    // The symmetry path knows one torus: several slices run in full (docs/overlap-pipeline-dcn.md).
-    return options.symmetry && platform.slices == 1
-               ? simulate_symmetric(platform.network, *lowered.graph, *lowered.symmetry)
-               : podsim::simulate(platform.network, *lowered.graph);
+    // The symmetry paths know one torus: several slices run in full (docs/overlap-pipeline-dcn.md). The
+    // translation quotient first (bit for bit the full simulation), then one group per phase.
+    if (!options.symmetry || platform.slices != 1) return podsim::simulate(platform.network, *lowered.graph);
+    if (options.translation_quotient)
+      if (auto quotient = simulate_translation_quotient(*platform.slice, platform.network, *lowered.graph))
+        return std::move(*quotient);
+    return simulate_symmetric(platform.network, *lowered.graph, *lowered.symmetry);
   };
   const SchedulePolicy policy = options.schedule.value_or(spec.options.schedule);
   const bool verify =

@@ -21,6 +21,9 @@ struct RunOptions {
   // Take the engine's symmetry path where it proves exact (one representative group per phase; identical results);
   // false: simulate every chip.
   bool symmetry = true;
+  // With `symmetry`: try the translation quotient first (chip 0's tasks for all chips, when every chip runs chip 0's
+  // tasks moved; bit for bit the full simulation); false: only one group per phase.
+  bool translation_quotient = true;
 };
 
 // An option the scenario cannot honour (a plan it does not have); front ends name the option in their terms.

@@ -1,0 +1,282 @@
+// The translation quotient of an event graph: match each chip's k-th task to chip 0's k-th, check that it is that
+// task moved (destination, dependencies, route), simulate chip 0's tasks alone behind one link per dim and direction,
+// give every task its twin's timing, and compute the routes and the ledger from the whole graph as simulate() does.
+#include "sim/engine/translation_quotient.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sim/engine/input_check.hpp"
+#include "sim/engine/link_ledger.hpp"
+#include "sim/engine/simulator.hpp"
+
+namespace podsim {
+namespace {
+
+constexpr ChipId kRep = 0;  // the representative: coordinate 0 in every dim
+
+// Chip coordinates, flat (chip * rank + dim), and translation by the coordinates of another chip.
+class Translations {
+ public:
+  explicit Translations(const Slice& slice) : slice_(slice), rank_(static_cast<std::size_t>(slice.rank())) {
+    coords_.resize(static_cast<std::size_t>(slice.num_chips()) * rank_);
+    for (ChipId c = 0; c < static_cast<ChipId>(slice.num_chips()); ++c)
+      for (std::size_t d = 0; d < rank_; ++d)
+        coords_[static_cast<std::size_t>(c) * rank_ + d] = slice.coord(c, static_cast<int>(d));
+  }
+  // The chip at coords(c) + coords(v), modulo the sizes.
+  ChipId moved(ChipId c, ChipId v) const {
+    std::int64_t id = 0;
+    for (std::size_t d = 0; d < rank_; ++d) {
+      const std::int64_t size = slice_.size(static_cast<int>(d));
+      id = id * size + (coord(c, d) + coord(v, d)) % size;
+    }
+    return static_cast<ChipId>(id);
+  }
+  // The class of a link: its dim, and whether it steps +1 along it (both links of a dim of 2 do) or -1.
+  int class_of(const Link& link) const {
+    const auto d = static_cast<std::size_t>(link.dim);
+    const std::int64_t size = slice_.size(link.dim);
+    const std::int64_t step = (coord(link.dst, d) - coord(link.src, d) + size) % size;
+    return link.dim * 2 + (step == 1 ? 0 : 1);
+  }
+
+ private:
+  std::int64_t coord(ChipId c, std::size_t d) const { return coords_[static_cast<std::size_t>(c) * rank_ + d]; }
+  const Slice& slice_;
+  std::size_t rank_;
+  std::vector<std::int64_t> coords_;
+};
+
+// Per task, chip 0's task it is the translate of (by its source chip), or the reason it is not.
+QuotientDecline match_twins(const EventGraph& graph, const Translations& moves, std::vector<TaskId>& twin_of) {
+  const std::size_t chips = static_cast<std::size_t>(graph.num_chips);
+  std::vector<TaskId> rep_tasks;
+  std::vector<TaskId> count(chips, 0);
+  twin_of.assign(graph.tasks.size(), -1);
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+    const Task& t = graph.tasks[id];
+    if (t.src_chip == kRep) rep_tasks.push_back(static_cast<TaskId>(id));
+  }
+  if (rep_tasks.empty()) return QuotientDecline::no_tasks;
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+    TaskId& k = count[static_cast<std::size_t>(graph.tasks[id].src_chip)];
+    if (static_cast<std::size_t>(k) >= rep_tasks.size()) return QuotientDecline::tasks_per_chip;
+    twin_of[id] = rep_tasks[static_cast<std::size_t>(k++)];
+  }
+  for (const TaskId k : count)
+    if (static_cast<std::size_t>(k) != rep_tasks.size()) return QuotientDecline::tasks_per_chip;
+
+  std::vector<std::pair<TaskId, ChipId>> mine, twins;
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+    const Task& t = graph.tasks[id];
+    const Task& r = graph.tasks[static_cast<std::size_t>(twin_of[id])];
+    const ChipId c = t.src_chip;
+    if (t.kind != r.kind || t.bytes != r.bytes || t.flops != r.flops || t.dst_chip != moves.moved(c, r.dst_chip))
+      return QuotientDecline::task_not_translated;
+    if (t.deps.size() != r.deps.size()) return QuotientDecline::dependency_not_translated;
+    // Dependency d of t is the translate of dependency e of r: the same twin, on e's chip moved by c.
+    const auto same = [&](TaskId d, TaskId e) {
+      const auto du = static_cast<std::size_t>(d), eu = static_cast<std::size_t>(e);
+      return twin_of[du] == twin_of[eu] && graph.tasks[du].src_chip == moves.moved(c, graph.tasks[eu].src_chip);
+    };
+    bool in_order = true;
+    for (std::size_t i = 0; in_order && i < t.deps.size(); ++i)
+      in_order = same(t.deps[i], r.deps[i]);
+    if (in_order) continue;
+    mine.clear();
+    twins.clear();
+    for (const TaskId d : t.deps)
+      mine.emplace_back(twin_of[static_cast<std::size_t>(d)], graph.tasks[static_cast<std::size_t>(d)].src_chip);
+    for (const TaskId e : r.deps)
+      twins.emplace_back(twin_of[static_cast<std::size_t>(e)],
+                         moves.moved(c, graph.tasks[static_cast<std::size_t>(e)].src_chip));
+    std::sort(mine.begin(), mine.end());
+    std::sort(twins.begin(), twins.end());
+    if (mine != twins) return QuotientDecline::dependency_not_translated;
+  }
+  return QuotientDecline::none;
+}
+
+// The routes: every chip's route to every offset chip 0 sends to is chip 0's moved, no route of chip 0 crosses a
+// class twice, and each used class has one bandwidth and one latency. Sets `class_used`.
+QuotientDecline check_routes(const Slice& slice, const NetworkSpec& network, const EventGraph& graph,
+                             const Translations& moves, std::vector<bool>& class_used) {
+  std::vector<ChipId> offsets;
+  for (const Task& t : graph.tasks)
+    if (t.src_chip == kRep && t.kind == TaskKind::transfer && t.dst_chip != kRep) offsets.push_back(t.dst_chip);
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  const auto num_links = static_cast<std::int32_t>(network.links.size());
+  const auto num_chips = static_cast<ChipId>(slice.num_chips());
+  class_used.assign(static_cast<std::size_t>(slice.rank()) * 2, false);
+  for (const ChipId v : offsets) {
+    const std::vector<std::int32_t> route = network.route(kRep, v);
+    std::vector<int> classes;
+    for (const std::int32_t l : route) {
+      if (l < 0 || l >= num_links) return QuotientDecline::route_not_translated;
+      classes.push_back(moves.class_of(slice.link(l)));
+    }
+    std::sort(classes.begin(), classes.end());
+    if (std::adjacent_find(classes.begin(), classes.end()) != classes.end())
+      return QuotientDecline::route_repeats_class;
+    for (const int k : classes)
+      class_used[static_cast<std::size_t>(k)] = true;
+    for (ChipId c = 1; c < num_chips; ++c) {
+      const std::vector<std::int32_t> moved = network.route(c, moves.moved(c, v));
+      if (moved.size() != route.size()) return QuotientDecline::route_not_translated;
+      for (std::size_t h = 0; h < route.size(); ++h) {
+        if (moved[h] < 0 || moved[h] >= num_links) return QuotientDecline::route_not_translated;
+        const Link& mine = slice.link(moved[h]);
+        const Link& twin = slice.link(route[h]);
+        if (mine.dim != twin.dim || mine.src != moves.moved(c, twin.src) || mine.dst != moves.moved(c, twin.dst))
+          return QuotientDecline::route_not_translated;
+      }
+    }
+  }
+  std::vector<LinkId> first(class_used.size(), -1);
+  for (const Link& link : slice.links()) {
+    const auto k = static_cast<std::size_t>(moves.class_of(link));
+    if (!class_used[k]) continue;
+    if (first[k] < 0) first[k] = link.id;
+    const LinkSpec& a = network.links[static_cast<std::size_t>(link.id)];
+    const LinkSpec& b = network.links[static_cast<std::size_t>(first[k])];
+    if (a.bandwidth_Bps != b.bandwidth_Bps || a.latency_s != b.latency_s) return QuotientDecline::link_classes_differ;
+  }
+  return QuotientDecline::none;
+}
+
+// Chip 0's tasks alone: each destination a sink chip behind chip 0's route with every link replaced by its class's
+// one link, each dependency on another chip's task one on chip 0's twin (kept once). Quotient task k is chip 0's
+// k-th task.
+void build_quotient(const Slice& slice, const NetworkSpec& network, const EventGraph& graph, const Translations& moves,
+                    const std::vector<TaskId>& twin_of, EventGraph& quotient, NetworkSpec& net) {
+  net.chip_flops = network.chip_flops;
+  std::vector<std::int32_t> class_link(static_cast<std::size_t>(slice.rank()) * 2, -1);
+  std::unordered_map<ChipId, std::int32_t> sink_of;                           // destination chip -> sink chip
+  auto routes = std::make_shared<std::vector<std::vector<std::int32_t>>>(1);  // per sink chip
+  const auto sink = [&](ChipId dst) {
+    if (const auto it = sink_of.find(dst); it != sink_of.end()) return it->second;
+    std::vector<std::int32_t> links;
+    for (const std::int32_t l : network.route(kRep, dst)) {
+      std::int32_t& mapped = class_link[static_cast<std::size_t>(moves.class_of(slice.link(l)))];
+      if (mapped < 0) {
+        mapped = static_cast<std::int32_t>(net.links.size());
+        net.links.push_back(network.links[static_cast<std::size_t>(l)]);
+      }
+      links.push_back(mapped);
+    }
+    const auto chip = static_cast<std::int32_t>(routes->size());
+    routes->push_back(std::move(links));
+    sink_of.emplace(dst, chip);
+    return chip;
+  };
+  std::vector<TaskId> quotient_id(graph.tasks.size(), -1);
+  TaskId next = 0;
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id)
+    if (graph.tasks[id].src_chip == kRep) quotient_id[id] = next++;
+  quotient.tasks.resize(static_cast<std::size_t>(next));
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+    if (quotient_id[id] < 0) continue;
+    const Task& t = graph.tasks[id];
+    Task& s = quotient.tasks[static_cast<std::size_t>(quotient_id[id])];
+    s.kind = t.kind;
+    s.bytes = t.bytes;
+    s.flops = t.flops;
+    s.op = t.op;
+    s.step = t.step;
+    s.src_chip = 0;
+    s.dst_chip = t.kind == TaskKind::transfer && t.dst_chip != kRep ? sink(t.dst_chip) : 0;
+    for (const TaskId d : t.deps) {
+      const TaskId mapped = quotient_id[static_cast<std::size_t>(twin_of[static_cast<std::size_t>(d)])];
+      if (std::find(s.deps.begin(), s.deps.end(), mapped) == s.deps.end()) s.deps.push_back(mapped);
+    }
+  }
+  net.num_chips = quotient.num_chips = static_cast<std::int32_t>(routes->size());
+  net.route = [routes](std::int32_t src, std::int32_t dst) {
+    return src == 0 && dst > 0 ? (*routes)[static_cast<std::size_t>(dst)] : std::vector<std::int32_t>{};
+  };
+}
+
+// The structural checks of the input that the matching reads (the rest is check_simulation_input's).
+bool in_range(const Slice& slice, const NetworkSpec& network, const EventGraph& graph) {
+  const auto chips = static_cast<std::int32_t>(slice.num_chips());
+  if (network.num_chips != chips || graph.num_chips != chips ||
+      network.links.size() != static_cast<std::size_t>(slice.num_links()) || !network.route)
+    return false;
+  const auto tasks = static_cast<TaskId>(graph.tasks.size());
+  return std::all_of(graph.tasks.begin(), graph.tasks.end(), [&](const Task& t) {
+    return t.src_chip >= 0 && t.src_chip < chips && t.dst_chip >= 0 && t.dst_chip < chips &&
+           std::all_of(t.deps.begin(), t.deps.end(), [&](TaskId d) { return d >= 0 && d < tasks; });
+  });
+}
+
+}  // namespace
+
+std::string_view quotient_decline_name(QuotientDecline decline) {
+  switch (decline) {
+    case QuotientDecline::none:
+      return "applies";
+    case QuotientDecline::not_the_slice:
+      return "not the slice's network";
+    case QuotientDecline::no_tasks:
+      return "chip 0 has no task";
+    case QuotientDecline::tasks_per_chip:
+      return "tasks per chip differ";
+    case QuotientDecline::task_not_translated:
+      return "a task is not chip 0's moved";
+    case QuotientDecline::dependency_not_translated:
+      return "a dependency is not chip 0's moved";
+    case QuotientDecline::route_not_translated:
+      return "a route is not chip 0's moved";
+    case QuotientDecline::route_repeats_class:
+      return "a route crosses two links of one dim and direction";
+    case QuotientDecline::link_classes_differ:
+      return "links of one dim and direction differ";
+  }
+  return "unknown";
+}
+
+std::optional<SimulationResult> simulate_translation_quotient(const Slice& slice, const NetworkSpec& network,
+                                                              const EventGraph& graph, QuotientDecline* declined) {
+  const auto decline = [&](QuotientDecline why) -> std::optional<SimulationResult> {
+    if (declined != nullptr) *declined = why;
+    return std::nullopt;
+  };
+  if (!in_range(slice, network, graph)) return decline(QuotientDecline::not_the_slice);
+  const Translations moves(slice);
+  std::vector<TaskId> twin_of;
+  if (const QuotientDecline why = match_twins(graph, moves, twin_of); why != QuotientDecline::none) return decline(why);
+  std::vector<bool> class_used;
+  if (const QuotientDecline why = check_routes(slice, network, graph, moves, class_used); why != QuotientDecline::none)
+    return decline(why);
+  if (declined != nullptr) *declined = QuotientDecline::none;
+
+  // The whole graph is validated (and its routes resolved) as simulate() validates it, before anything runs.
+  const engine::RouteTable routes = engine::check_simulation_input(network, graph);
+  EventGraph quotient;
+  NetworkSpec net;
+  build_quotient(slice, network, graph, moves, twin_of, quotient, net);
+  const SimulationResult run = simulate(net, quotient);
+
+  SimulationResult result;
+  std::vector<TaskId> quotient_id(graph.tasks.size(), -1);
+  TaskId next = 0;
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id)
+    if (graph.tasks[id].src_chip == kRep) quotient_id[id] = next++;
+  result.tasks.resize(graph.tasks.size());
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id)
+    result.tasks[id] = run.tasks[static_cast<std::size_t>(quotient_id[static_cast<std::size_t>(twin_of[id])])];
+  engine::publish_routes(graph, routes, result);
+  engine::fill_ledger(network, graph, result);
+  result.wall_s = run.wall_s;
+  result.simulated_tasks = run.tasks.size();
+  result.child_rss_growth_bytes = run.child_rss_growth_bytes;
+  return result;
+}
+
+}  // namespace podsim
