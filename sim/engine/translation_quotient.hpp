@@ -34,7 +34,8 @@ std::string_view quotient_decline_name(QuotientDecline decline);
 // What simulate(network, graph) returns (task timings, published routes, ledger; simulated_tasks is chip 0's task
 // count), or nullopt when `graph` is not invariant under the translations of `slice` (the reason in `declined` when
 // given). Conditions, checked before anything is simulated:
-//   - the network has the slice's chips and links (link id = slice link id) and so does the graph;
+//   - the network has the slice's chips and so does the graph, and, when a transfer goes between two chips, the
+//     network has the slice's links (link id = slice link id);
 //   - every chip is the source of as many tasks as chip 0, and its k-th task (in id order) is chip 0's k-th moved:
 //     same kind, bytes and flops, destination chip 0's destination moved, and dependencies (in order, or as a set)
 //     the moved twins of chip 0's task's dependencies;

@@ -1,6 +1,6 @@
 // podsim run takes the engine's symmetry path where it proves exact: every shipped and test scenario gives the
 // same per-op times, per-link bytes and messages with and without it, and a pod-scale collective is simulated
-// through one group per phase.
+// through one group per phase, or (by default) through chip 0's tasks alone.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -60,10 +60,16 @@ TEST(RunSymmetry, PodScaleAllGatherSimulatesOneGroupPerPhase) {
       "tensors": {"W": {"shape": [4096, 512], "sharding": "W[I_XYZ, J]"}},
       "program": [{"op": "all_gather", "name": "g", "tensor": "W", "axes": ["X", "Y", "Z"]}]})",
                                                "pod.json");
-  const ScenarioRun run = run_scenario(spec);
+  RunOptions groups;
+  groups.translation_quotient = false;
+  const ScenarioRun run = run_scenario(spec, groups);
   ASSERT_EQ(run.plans.size(), 1u);
   EXPECT_EQ(run.plans[0].messages, 21504u);
   EXPECT_EQ(run.plans[0].simulation->simulated_tasks, 3u * 112u);
+  // By default the translation quotient takes it: chip 0's own tasks, 3 phases x 2 directions x 7 steps.
+  const ScenarioRun quotient = run_scenario(spec);
+  EXPECT_EQ(quotient.plans[0].messages, 21504u);
+  EXPECT_EQ(quotient.plans[0].simulation->simulated_tasks, 3u * 2u * 7u);
 }
 
 }  // namespace
