@@ -21,9 +21,9 @@
 #include "sim/capacity/pipeline_stages.hpp"
 #include "sim/capacity/step_memory.hpp"
 #include "sim/engine/simulator.hpp"
-#include "sim/engine/symmetric_simulation.hpp"
 #include "sim/plan/program_planner.hpp"
 #include "sim/run/plan_schedule.hpp"
+#include "sim/run/program_simulation.hpp"
 #include "sim/run/scenario_platform.hpp"
 
 namespace podsim {
@@ -231,14 +231,12 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
 void simulate_candidate(const CapacityProblem& problem, CandidateResult& result) {
   if (result.rejected) throw VerifyError("a rejected candidate is not simulated: " + *result.rejected);
   const ModelProgram model = expand_model(problem.model.dims, problem.workload, result.candidate, problem.options);
-  // The path `podsim run` takes (plan, lower, simulate in a child process through the symmetry path), without the
+  // The path `podsim run` takes (plan, lower, simulate in a child process through the symmetry paths), without the
   // analyses a report needs (contention, link ledger, values), under program order: each op's simulated span, from
   // its first task's start to its last task's end, counts its repeats times, as its book time does.
   const ScenarioPlatform platform = build_platform(model.spec);
   const PlannedProgram program = plan_program(model.spec, platform.topology(), nullptr);
-  const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
-    return simulate_symmetric(platform.network, *lowered.graph, *lowered.symmetry);
-  };
+  const SimulateProgram simulate = [&](const LoweredProgram& lowered) { return simulate_program(platform, lowered); };
   const ScheduledPlan scheduled = schedule_plan(program, platform, SchedulePolicy::program_order, simulate);
   const EventGraph& graph = *scheduled.lowered.graph;
   std::vector<double> start(program.ops.size(), std::numeric_limits<double>::infinity());

@@ -6,15 +6,13 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/notation.hpp"
-#include "sim/engine/simulator.hpp"
-#include "sim/engine/symmetric_simulation.hpp"
-#include "sim/engine/translation_quotient.hpp"
 #include "sim/plan/book_evaluation.hpp"
 #include "sim/plan/program_planner.hpp"
 #include "sim/run/checks.hpp"
 #include "sim/run/contention.hpp"
 #include "sim/run/functional_run.hpp"
 #include "sim/run/plan_schedule.hpp"
+#include "sim/run/program_simulation.hpp"
 #include "sim/run/run_limits.hpp"
 #include "sim/run/scenario_platform.hpp"
 #include "sim/run/step_breakdown.hpp"
@@ -208,13 +206,7 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   for (const auto* plan : plans)
     programs.push_back(plan_program(spec, platform.topology(), plan));
   const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
-    // The symmetry paths know one torus: several slices run in full (docs/overlap-pipeline-dcn.md). The
-    // translation quotient first (bit for bit the full simulation), then one group per phase.
-    if (!options.symmetry || platform.slices != 1) return podsim::simulate(platform.network, *lowered.graph);
-    if (options.translation_quotient)
-      if (auto quotient = simulate_translation_quotient(*platform.slice, platform.network, *lowered.graph))
-        return std::move(*quotient);
-    return simulate_symmetric(platform.network, *lowered.graph, *lowered.symmetry);
+    return simulate_program(platform, lowered, {options.symmetry, options.translation_quotient});
   };
   const SchedulePolicy policy = options.schedule.value_or(spec.options.schedule);
   const bool verify =

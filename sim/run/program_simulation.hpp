@@ -1,0 +1,22 @@
+// How a scenario's lowered program is simulated: the engine's symmetry paths in order where they prove exact (the
+// translation quotient, bit for bit the full simulation; then one group per phase), else every chip in full. One
+// place for `podsim run` and the capacity search's simulated candidates (docs/performance.md).
+#pragma once
+
+#include "sim/engine/simulation_result.hpp"
+#include "sim/run/program_lowering.hpp"
+#include "sim/run/scenario_platform.hpp"
+
+namespace podsim {
+
+struct ProgramSimulationOptions {
+  bool symmetry = true;              // false: simulate every chip
+  bool translation_quotient = true;  // with `symmetry`: try chip 0's tasks for all first
+};
+
+// What simulate(platform.network, *lowered.graph) returns. Several slices (DCN) run in full. Throws what simulate()
+// throws.
+SimulationResult simulate_program(const ScenarioPlatform& platform, const LoweredProgram& lowered,
+                                  const ProgramSimulationOptions& options = {});
+
+}  // namespace podsim
