@@ -22,34 +22,37 @@ constexpr ChipId kRep = 0;  // the representative: coordinate 0 in every dim
 // Chip coordinates, flat (chip * rank + dim), and translation by the coordinates of another chip.
 class Translations {
  public:
-  explicit Translations(const Slice& slice) : slice_(slice), rank_(static_cast<std::size_t>(slice.rank())) {
+  explicit Translations(const Slice& slice) : rank_(static_cast<std::size_t>(slice.rank())) {
+    for (std::size_t d = 0; d < rank_; ++d)
+      size_[d] = static_cast<std::int32_t>(slice.size(static_cast<int>(d)));
     coords_.resize(static_cast<std::size_t>(slice.num_chips()) * rank_);
     for (ChipId c = 0; c < static_cast<ChipId>(slice.num_chips()); ++c)
       for (std::size_t d = 0; d < rank_; ++d)
-        coords_[static_cast<std::size_t>(c) * rank_ + d] = slice.coord(c, static_cast<int>(d));
+        coords_[static_cast<std::size_t>(c) * rank_ + d] =
+            static_cast<std::int32_t>(slice.coord(c, static_cast<int>(d)));
   }
-  // The chip at coords(c) + coords(v), modulo the sizes.
+  // The chip at coords(c) + coords(v), modulo the sizes (a pass per task of large graphs: no division).
   ChipId moved(ChipId c, ChipId v) const {
     std::int64_t id = 0;
     for (std::size_t d = 0; d < rank_; ++d) {
-      const std::int64_t size = slice_.size(static_cast<int>(d));
-      id = id * size + (coord(c, d) + coord(v, d)) % size;
+      std::int32_t x = coord(c, d) + coord(v, d);
+      if (x >= size_[d]) x -= size_[d];
+      id = id * size_[d] + x;
     }
     return static_cast<ChipId>(id);
   }
   // The class of a link: its dim, and whether it steps +1 along it (both links of a dim of 2 do) or -1.
   int class_of(const Link& link) const {
     const auto d = static_cast<std::size_t>(link.dim);
-    const std::int64_t size = slice_.size(link.dim);
-    const std::int64_t step = (coord(link.dst, d) - coord(link.src, d) + size) % size;
+    const std::int32_t step = (coord(link.dst, d) - coord(link.src, d) + size_[d]) % size_[d];
     return link.dim * 2 + (step == 1 ? 0 : 1);
   }
 
  private:
-  std::int64_t coord(ChipId c, std::size_t d) const { return coords_[static_cast<std::size_t>(c) * rank_ + d]; }
-  const Slice& slice_;
+  std::int32_t coord(ChipId c, std::size_t d) const { return coords_[static_cast<std::size_t>(c) * rank_ + d]; }
   std::size_t rank_;
-  std::vector<std::int64_t> coords_;
+  std::int32_t size_[3] = {1, 1, 1};
+  std::vector<std::int32_t> coords_;
 };
 
 // Per task, chip 0's task it is the translate of (by its source chip), or the reason it is not.
