@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <utility>
 
 #include "models/common/error.hpp"
@@ -228,7 +229,7 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
   return r;
 }
 
-void simulate_candidate(const CapacityProblem& problem, CandidateResult& result) {
+void simulate_candidate(const CapacityProblem& problem, CandidateResult& result, CandidateTimeline* timeline) {
   if (result.rejected) throw VerifyError("a rejected candidate is not simulated: " + *result.rejected);
   const ModelProgram model = expand_model(problem.model.dims, problem.workload, result.candidate, problem.options);
   // The path `podsim run` takes (plan, lower, simulate in a child process through the symmetry paths), without the
@@ -245,6 +246,16 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result)
     const auto op = static_cast<std::size_t>(graph.tasks[t].op);
     start[op] = std::min(start[op], scheduled.simulation.tasks[t].start_s);
     end[op] = std::max(end[op], scheduled.simulation.tasks[t].end_s);
+  }
+  if (timeline) {
+    LayerProgramTimeline& kept = timeline->layer_program;
+    for (const auto& op : program.ops)
+      kept.op_names.push_back(op.name);
+    kept.repeats = model.repeats;
+    kept.graph = scheduled.lowered.graph;
+    kept.simulation = std::make_shared<const SimulationResult>(scheduled.simulation);
+    kept.memory = std::make_shared<const MemoryTimeline>(scheduled.memory);
+    kept.slice = platform.slice;
   }
   if (result.pipeline) {
     // Pipeline stages: each op's simulated span is one run of it; the stages' work from those, and the schedule as
@@ -265,7 +276,9 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result)
     pipeline.microbatches = f.microbatches;
     pipeline.chip_flops = platform.chip_flops;
     pipeline.num_chips = platform.network.num_chips;
-    const SimulationResult simulated = podsim::simulate(platform.network, pipeline_graph(pipeline));
+    std::vector<PipelineGraphTask> roles;
+    EventGraph schedule_graph = pipeline_graph(pipeline, timeline ? &roles : nullptr);
+    SimulationResult simulated = podsim::simulate(platform.network, schedule_graph);
     const PipelineSpan span = pipeline_bubble(simulated.makespan_s, f.microbatches,
                                               PipelineTimes{pipeline.forward_s, pipeline.backward_s, {}});
     f.des_span_s = span.span_s;
@@ -273,6 +286,17 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result)
     f.des_bubble_fraction = span.bubble_fraction;
     result.des_step_s = simulated.makespan_s + work.tail[longest_tail(work)].total();
     derive(problem, result);
+    if (timeline) {
+      PipelineTimeline& kept = timeline->pipeline.emplace();
+      kept.layers = problem.model.dims.layers;
+      for (const auto& tail : work.tail)
+        kept.tail_s.push_back(tail.total());
+      kept.slice_chips = platform.slice->num_chips();
+      kept.spec = std::move(pipeline);
+      kept.roles = std::move(roles);
+      kept.graph = std::move(schedule_graph);
+      kept.simulation = std::move(simulated);
+    }
     return;
   }
   double step = 0;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/capacity/candidate.hpp"
+#include "sim/capacity/candidate_timeline.hpp"
 #include "sim/scenario/model_preset.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
@@ -33,8 +34,8 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
 // Simulates the candidate's step on SimGrid in a child process and sets des_step_s (with pipeline axes, the layer
 // program once and then the stages' schedule as an event graph in a second child, setting the pipeline's des span
 // and bubble) (and the figures derived from
-// the step time). The result must come from evaluate_candidate_book and not be rejected. Throws Error when the
-// simulation fails.
-void simulate_candidate(const CapacityProblem& problem, CandidateResult& result);
+// the step time). The result must come from evaluate_candidate_book and not be rejected. With `timeline`, also
+// keeps the simulated timelines there (for the trace). Throws Error when the simulation fails.
+void simulate_candidate(const CapacityProblem& problem, CandidateResult& result, CandidateTimeline* timeline = nullptr);
 
 }  // namespace podsim

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "models/common/error.hpp"
-#include "sim/capacity/pipeline_schedule.hpp"
 
 namespace podsim {
 
@@ -41,7 +40,7 @@ std::vector<std::vector<ChipId>> stage_chips(const Mesh& mesh, const MeshMapping
   return out;
 }
 
-EventGraph pipeline_graph(const PipelineGraphSpec& spec) {
+EventGraph pipeline_graph(const PipelineGraphSpec& spec, std::vector<PipelineGraphTask>* roles) {
   const auto stages = static_cast<std::int64_t>(spec.chips.size());
   if (stages < 1) throw VerifyError("pipeline graph: at least one stage, got: 0");
   if (spec.forward_s.size() != spec.chips.size() || spec.backward_s.size() != spec.chips.size())
@@ -57,6 +56,7 @@ EventGraph pipeline_graph(const PipelineGraphSpec& spec) {
   const std::int64_t m = spec.microbatches;
   EventGraph graph;
   graph.num_chips = spec.num_chips;
+  if (roles) roles->clear();
   // Per (stage, place in stage): the chip's last task; per (stage, kind, microbatch, place): the transfer that
   // brought the task's input.
   std::vector<std::vector<TaskId>> last(spec.chips.size(), std::vector<TaskId>(width, -1));
@@ -80,6 +80,9 @@ EventGraph pipeline_graph(const PipelineGraphSpec& spec) {
       if (input >= 0) compute.deps.push_back(input);
       const TaskId done = graph.add(std::move(compute));
       last[si][r] = done;
+      const PipelineGraphTask role{static_cast<std::int32_t>(s), static_cast<std::int32_t>(r), task.microbatch,
+                                   task.kind, -1};
+      if (roles) roles->push_back(role);
       // The activation to the next stage, or the gradient to the previous one.
       const std::int64_t to = forward ? s + 1 : s - 1;
       if (to < 0 || to >= stages) continue;
@@ -92,6 +95,7 @@ EventGraph pipeline_graph(const PipelineGraphSpec& spec) {
       send.step = static_cast<std::int32_t>(task.microbatch);
       send.deps.push_back(done);
       incoming[in_slot(to, task.kind, task.microbatch, r)] = graph.add(std::move(send));
+      if (roles) roles->push_back({role.stage, role.place, role.microbatch, role.pass, static_cast<std::int32_t>(to)});
     }
   });
   return graph;

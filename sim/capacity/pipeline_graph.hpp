@@ -12,6 +12,7 @@
 #include "models/model/workload.hpp"
 #include "models/sharding/mesh.hpp"
 #include "models/topology/mesh_mapping.hpp"
+#include "sim/capacity/pipeline_schedule.hpp"
 #include "sim/graph/event_graph.hpp"
 
 namespace podsim {
@@ -33,10 +34,21 @@ struct PipelineGraphSpec {
   std::int32_t num_chips = 0;
 };
 
+// What one task of the pipeline graph is, for reports (the trace): the stage that computes or sends it, the chip's
+// place in its stage (chips[stage][place]), the microbatch and the pass, and for a send the stage it goes to.
+struct PipelineGraphTask {
+  std::int32_t stage = 0;
+  std::int32_t place = 0;
+  std::int64_t microbatch = 0;
+  PipelineTask::Kind pass = PipelineTask::Kind::forward;
+  std::int32_t to_stage = -1;  // a send: the neighbouring stage (stage + 1 forward, stage - 1 backward); -1: compute
+};
+
 // The event graph. Each compute depends on the chip's previous task and on the transfer that brings its input (a
 // forward on stage s > 0: the activation from stage s - 1; a backward on stage s < p - 1: the gradient from stage
-// s + 1); each transfer on the compute that produced what it sends. Task `op` is the stage, `step` the microbatch.
-// Throws VerifyError when the vectors disagree with the number of stages or the stages have different chip counts.
-EventGraph pipeline_graph(const PipelineGraphSpec& spec);
+// s + 1); each transfer on the compute that produced what it sends. Task `op` is the stage, `step` the microbatch;
+// with `roles`, roles[t] says what task t is (one entry per task, replacing its contents). Throws VerifyError when the
+// vectors disagree with the number of stages or the stages have different chip counts.
+EventGraph pipeline_graph(const PipelineGraphSpec& spec, std::vector<PipelineGraphTask>* roles = nullptr);
 
 }  // namespace podsim

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/report/trace_events.hpp"
+
 namespace podsim::report {
 namespace {
 
@@ -29,28 +31,6 @@ struct Candidate {
   EventKind kind;
 };
 
-class TraceWriter {
- public:
-  explicit TraceWriter(std::ostream& out) : out_(out) {}
-
-  void event(const json& e) {
-    out_ << (first_ ? "\n" : ",\n") << e.dump(-1, ' ', false, json::error_handler_t::replace);
-    first_ = false;
-  }
-
- private:
-  std::ostream& out_;
-  bool first_ = true;
-};
-
-constexpr double kMicro = 1e6;
-
-json metadata(const char* name, int pid, std::int64_t tid, json args) {
-  json e = {{"name", name}, {"ph", "M"}, {"pid", pid}, {"args", std::move(args)}};
-  if (tid >= 0) e["tid"] = tid;
-  return e;
-}
-
 struct PlanTrace {
   std::size_t total = 0;
   std::size_t written = 0;
@@ -59,11 +39,11 @@ struct PlanTrace {
 PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t budget, TraceWriter& writer) {
   const PlanRun& plan = run.plans[plan_index];
   const int pid = static_cast<int>(plan_index) + 1;
-  writer.event(metadata("process_name", pid, -1, {{"name", "plan " + plan.name}}));
-  writer.event(metadata("process_sort_index", pid, -1, {{"sort_index", plan_index}}));
+  writer.event(trace_metadata("process_name", pid, -1, {{"name", "plan " + plan.name}}));
+  writer.event(trace_metadata("process_sort_index", pid, -1, {{"sort_index", plan_index}}));
   PlanTrace counts;
   if (!plan.graph || !plan.simulation) {
-    writer.event(metadata("thread_name", pid, 0, {{"name", "notes"}}));
+    writer.event(trace_metadata("thread_name", pid, 0, {{"name", "notes"}}));
     writer.event({{"name", "no event graph was simulated for this plan"},
                   {"ph", "i"},
                   {"s", "p"},
@@ -122,10 +102,7 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
   // S * M + C is chip C of slice S); links by the plan's link names (every slice's ICI links and the DCN NICs).
   const std::int64_t slice_chips = run.slice ? run.slice->num_chips() : num_chips;
   const auto track_name = [&](std::int64_t track) {
-    if (track < num_chips) {
-      if (slice_chips <= 0 || num_chips <= slice_chips) return "chip " + std::to_string(track);
-      return "slice " + std::to_string(track / slice_chips) + " chip " + std::to_string(track % slice_chips);
-    }
+    if (track < num_chips) return chip_track_name(track, slice_chips, num_chips);
     const auto link = static_cast<std::size_t>(track - num_chips);
     if (link < plan.links.size() && !plan.links[link].name.empty()) return plan.links[link].name;
     if (run.slice && static_cast<LinkId>(link) < run.slice->num_links())
@@ -153,8 +130,8 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
       lane_end.push_back(c.end_s);
       lane_tid.push_back(tid);
       const std::string name = track_name(c.track) + (lane == 0 ? "" : fmt::format(" #{}", lane + 1));
-      writer.event(metadata("thread_name", pid, tid, {{"name", name}}));
-      writer.event(metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));
+      writer.event(trace_metadata("thread_name", pid, tid, {{"name", name}}));
+      writer.event(trace_metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));
     }
     lane_end[lane] = std::max(lane_end[lane], c.end_s);
     const Task& task = graph.tasks[static_cast<std::size_t>(c.task)];
@@ -175,14 +152,14 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
                   {"ph", "X"},
                   {"pid", pid},
                   {"tid", lane_tid[lane]},
-                  {"ts", c.start_s * kMicro},
-                  {"dur", std::max(0.0, c.end_s - c.start_s) * kMicro},
+                  {"ts", c.start_s * kTraceMicro},
+                  {"dur", std::max(0.0, c.end_s - c.start_s) * kTraceMicro},
                   {"args", std::move(args)}});
   }
   if (counts.written < counts.total) {
     if (first_tid < 0) {
       first_tid = 0;
-      writer.event(metadata("thread_name", pid, 0, {{"name", "notes"}}));
+      writer.event(trace_metadata("thread_name", pid, 0, {{"name", "notes"}}));
     }
     writer.event(
         {{"name", fmt::format("trace truncated: kept the first {} of {} events", counts.written, counts.total)},
@@ -190,7 +167,7 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
          {"s", "p"},
          {"pid", pid},
          {"tid", first_tid},
-         {"ts", dropped_from_s * kMicro},
+         {"ts", dropped_from_s * kTraceMicro},
          {"args", {{"events_kept", counts.written}, {"events_total", counts.total}}}});
   }
   return counts;
@@ -213,7 +190,8 @@ std::size_t write_memory_counters(const PlanRun& plan, int pid, std::size_t budg
     if (budget != 0 && written > 0 && written + points.size() + 1 > budget) break;
     const std::string name = "memory chip " + std::to_string(chip);
     auto counter = [&](double time_s, std::uint64_t bytes) {
-      writer.event({{"name", name}, {"ph", "C"}, {"pid", pid}, {"ts", time_s * kMicro}, {"args", {{"bytes", bytes}}}});
+      writer.event(
+          {{"name", name}, {"ph", "C"}, {"pid", pid}, {"ts", time_s * kTraceMicro}, {"args", {{"bytes", bytes}}}});
       ++written;
     };
     for (const MemoryPoint& point : points)

@@ -3,6 +3,7 @@
 // (p - 1) / (m + p - 1) under GPipe and 1F1B, and a two-stage schedule with sends the span traced by hand.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "models/topology/mesh_mapping.hpp"
@@ -71,6 +72,34 @@ TEST(PipelineGraph, SendsTakeBytesOverTheLinkBandwidth) {
   // pipeline_schedule_test (7 units), 7 ms, under both schedules.
   for (const auto schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b})
     EXPECT_NEAR(simulated_span(schedule, 2, {1e-3, 1e-3}, {1e-3, 1e-3}, 500000, 1e9), 7e-3, 1e-12);
+}
+
+TEST(PipelineGraph, RolesSayWhatEachTaskIsInTheStagesOrder) {
+  // p = 3, m = 4 under 1F1B on a 3x2 slice: each chip's computes, in task order, are its stage's order (stage 0:
+  // warm-up f0 f1, then f2 b0 f3 b1, then b2 b3); each send goes one stage on in its pass's direction.
+  const Slice slice({3, 2}, {false, false});
+  const MeshMapping mapping(mesh(3, 2), slice);
+  PipelineGraphSpec spec;
+  spec.chips = stage_chips(mesh(3, 2), mapping, {"X"});
+  spec.forward_s = {1, 1, 1};
+  spec.backward_s = {2, 2, 2};
+  spec.microbatches = 4;
+  spec.num_chips = 6;
+  std::vector<PipelineGraphTask> roles = {PipelineGraphTask{}};  // replaced, not appended to
+  const EventGraph graph = pipeline_graph(spec, &roles);
+  ASSERT_EQ(roles.size(), graph.tasks.size());
+  using Kind = PipelineTask::Kind;
+  std::vector<std::string> chip0;
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+    const PipelineGraphTask& role = roles[id];
+    if (graph.tasks[id].kind != TaskKind::compute) {
+      EXPECT_EQ(role.to_stage, role.pass == Kind::forward ? role.stage + 1 : role.stage - 1);
+      continue;
+    }
+    if (graph.tasks[id].src_chip == 0)
+      chip0.push_back((role.pass == Kind::forward ? "f" : "b") + std::to_string(role.microbatch));
+  }
+  EXPECT_EQ(chip0, (std::vector<std::string>{"f0", "f1", "f2", "b0", "f3", "b1", "b2", "b3"}));
 }
 
 TEST(PipelineGraph, StagesOfDifferentSizesAreRefused) {

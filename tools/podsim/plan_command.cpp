@@ -1,13 +1,16 @@
-// `podsim plan SCENARIO.json [--top K] [--model book|des|both] [--json | --csv] [--report FILE.html]`: the
-// candidates a model-level scenario allows, screened by the closed form, the best K simulated, ranked
-// (docs/capacity.md).
+// `podsim plan SCENARIO.json [--top K] [--model book|des|both] [--json | --csv] [--report FILE.html]
+// [--trace FILE [--candidate N]]`: the candidates a model-level scenario allows, screened by the closed form, the
+// best K simulated, ranked (docs/capacity.md); the Chrome trace of one simulated candidate's step.
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "models/common/error.hpp"
+#include "sim/capacity/candidate_evaluation.hpp"
 #include "sim/capacity/plan_search.hpp"
+#include "sim/report/candidate_trace.hpp"
 #include "sim/report/plan_report.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
@@ -22,17 +25,51 @@ struct PlanFlags {
   bool json = false;
   bool csv = false;
   std::string report;
+  std::string trace;
+  std::optional<std::int64_t> candidate;  // rank in the table; the best when not given
 };
+
+// The N-th candidate of the printed ranking (1-based), simulated again with its timeline kept, written as a trace.
+void write_trace(const ScenarioSpec& spec, const PlanSearchResult& result, std::int64_t rank, std::ostream& out) {
+  const auto count = static_cast<std::int64_t>(result.ranked.size());
+  if (rank > count)
+    throw InputError("--candidate",
+                     "the ranking has " + std::to_string(count) + " candidates, got: " + std::to_string(rank));
+  CandidateResult chosen = result.ranked[static_cast<std::size_t>(rank - 1)];
+  if (chosen.des_failed)
+    throw InputError("--candidate", "candidate " + std::to_string(rank) +
+                                        "'s simulation failed, so it has no trace: " + *chosen.des_failed);
+  if (!chosen.des_step_s)
+    throw InputError("--candidate",
+                     "the trace shows a simulated candidate (the best --top K are simulated; --model "
+                     "book simulates none), got: candidate " +
+                         std::to_string(rank) + ", not simulated");
+  CandidateTimeline timeline;
+  simulate_candidate(capacity_problem(spec), chosen, &timeline);
+  const report::CandidateTraceInfo info{spec.name, static_cast<std::size_t>(rank),
+                                        report::candidate_label(chosen.candidate, report::varying_fields(result)),
+                                        chosen.step_s()};
+  report::write_candidate_trace(timeline, info, out);
+}
 
 int plan(const PlanFlags& flags) {
   if (flags.model != "book" && flags.model != "des" && flags.model != "both")
     throw InputError("--model", "model must be book, des or both, got: " + flags.model);
   if (flags.top < 0) throw InputError("--top", "must be at least 0, got: " + std::to_string(flags.top));
   if (flags.json && flags.csv) throw InputError("--csv", "give --json or --csv, not both");
+  if (flags.candidate && flags.trace.empty())
+    throw InputError("--candidate", "chooses the candidate --trace writes: give --trace FILE too");
+  if (flags.candidate && *flags.candidate < 1)
+    throw InputError("--candidate", "must be at least 1, got: " + std::to_string(*flags.candidate));
   std::ofstream html;
   if (!flags.report.empty()) {
     html.open(flags.report);
     if (!html) throw InputError("--report", "cannot write the file, got: " + flags.report);
+  }
+  std::ofstream trace;
+  if (!flags.trace.empty()) {
+    trace.open(flags.trace);
+    if (!trace) throw InputError("--trace", "cannot write the file, got: " + flags.trace);
   }
   const ScenarioSpec spec = load_scenario(flags.scenario);
   PlanSearchOptions options;
@@ -50,6 +87,7 @@ int plan(const PlanFlags& flags) {
     std::cout << report::plan_text(plan_report);
   if (flags.json || flags.csv) std::cerr << report::search_summary(result) << "\n";
   if (html.is_open()) report::write_plan_html(plan_report, html);
+  if (trace.is_open()) write_trace(spec, result, flags.candidate.value_or(1), trace);
   return 0;
 }
 
@@ -68,6 +106,10 @@ void add_plan_command(CLI::App& app, Action& action) {
   cmd->add_flag("--json", flags->json, "Print JSON (\"schema\": \"podsim/1\")");
   cmd->add_flag("--csv", flags->csv, "Print CSV, one row per candidate");
   cmd->add_option("--report", flags->report, "Write a self-contained HTML report to this file");
+  cmd->add_option("--trace", flags->trace,
+                  "Write a Chrome trace (open in Perfetto) of one simulated candidate's step to this file");
+  cmd->add_option("--candidate", flags->candidate,
+                  "With --trace: the candidate traced, its rank in the table (default: 1, the best)");
   cmd->callback([flags, &action] { action = [flags] { return plan(*flags); }; });
 }
 
