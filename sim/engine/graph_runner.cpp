@@ -20,6 +20,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <xbt/log.h>
@@ -113,8 +114,10 @@ struct Observation {
 
 class GraphRunner {
  public:
+  // `shared_latency` (L0) is the least latency of the graph's routes between two chips, `uniform` whether they
+  // all have it (no transfer is deferred then).
   GraphRunner(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes, double shared_latency,
-              RouteZone& zone);
+              bool uniform, RouteZone& zone);
   void create_actors();
   std::vector<TaskTiming> timings() const;
 
@@ -134,6 +137,7 @@ class GraphRunner {
   const EventGraph& graph_;
   const RouteTable& routes_;
   double shared_latency_;  // L0: the latency SimGrid adds to every route
+  bool uniform_;           // every route's latency is L0
   RouteZone& zone_;
   Lists tasks_of_chip_;                       // tasks by src_chip, the chip that starts them
   Lists dependents_on_src_;                   // dependents of a task that start on its src_chip
@@ -148,8 +152,13 @@ class GraphRunner {
 };
 
 GraphRunner::GraphRunner(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes,
-                         double shared_latency, RouteZone& zone)
-    : network_(network), graph_(graph), routes_(routes), shared_latency_(shared_latency), zone_(zone) {
+                         double shared_latency, bool uniform, RouteZone& zone)
+    : network_(network),
+      graph_(graph),
+      routes_(routes),
+      shared_latency_(shared_latency),
+      uniform_(uniform),
+      zone_(zone) {
   const std::size_t n = graph.tasks.size();
   local_waiting_.assign(n, 0);
   remote_waiting_.assign(n, 0);
@@ -275,7 +284,8 @@ void GraphRunner::start(ChipId chip, TaskId id, Pending& pending, std::vector<Ob
   } else if (todo.src_chip == todo.dst_chip) {
     end_s_[at] = now;  // chip-local: no link, no time
     work.push_back({id, false});
-  } else if (const double excess = routes_.latency_s(chip, todo.dst_chip) - shared_latency_; excess > 0) {
+  } else if (const double excess = uniform_ ? 0.0 : routes_.latency_s(chip, todo.dst_chip) - shared_latency_;
+             excess > 0) {
     deferred.push_back({now + excess, now, excess, id});
     std::push_heap(deferred.begin(), deferred.end(), later);
   } else {
@@ -323,15 +333,16 @@ std::vector<TaskTiming> GraphRunner::timings() const {
   return out;
 }
 
-// L0: the least latency of the routes of the graph's transfers between two chips (0 if there are none).
-double least_route_latency(const EventGraph& graph, const RouteTable& routes) {
-  double least = -1;
+// The least and the greatest latency of the routes of the graph's transfers between two chips ({0, 0} if none).
+std::pair<double, double> route_latency_range(const EventGraph& graph, const RouteTable& routes) {
+  double least = -1, greatest = 0;
   for (const Task& task : graph.tasks)
     if (task.kind == TaskKind::transfer && task.src_chip != task.dst_chip) {
       const double latency = routes.latency_s(task.src_chip, task.dst_chip);
       if (least < 0 || latency < least) least = latency;
+      greatest = std::max(greatest, latency);
     }
-  return std::max(least, 0.0);
+  return {std::max(least, 0.0), greatest};
 }
 
 // A size field of /proc/self/status (VmRSS, VmHWM) in bytes, or 0 if it cannot be read.
@@ -357,9 +368,9 @@ GraphRun run_event_graph(const NetworkSpec& network, const EventGraph& graph, co
   auto* engine = new sg4::Engine(&argc, argv);
   apply_exact_network_config();
   sg4::Engine::set_config("contexts/stack-size:128");  // KiB; actors stay shallow (SIMGRID.md §5)
-  const double shared_latency = least_route_latency(graph, routes);
+  const auto [shared_latency, greatest_latency] = route_latency_range(graph, routes);
   RouteZone* zone = RouteZone::create(network, routes, shared_latency);
-  GraphRunner runner(network, graph, routes, shared_latency, *zone);
+  GraphRunner runner(network, graph, routes, shared_latency, greatest_latency == shared_latency, *zone);
   runner.create_actors();
   engine->run();
   GraphRun run;
