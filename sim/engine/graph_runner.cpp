@@ -4,8 +4,15 @@
 // id; other transfers are host-to-host comms. A chip posts the receive for an incoming transfer when a task
 // waiting on it has no other dependency left: it then observes the transfer at max(post time, transfer end),
 // which is exactly when that task can start, while keeping few receives pending per actor.
+//
+// Latency: SimGrid's maxmin solver weights a flow by its route's latency (network_config.hpp), so every route of
+// the platform has the same latency L0, the least of the graph's transfers (RouteZone). A transfer over a route
+// of latency L > L0 starts L - L0 later: its chip defers the send and wakes then (a timeout on its wait), and
+// SimGrid adds L0. Its bandwidth phase starts L after its start, as in the fluid model; with every route's own
+// latency in SimGrid, the weights would differ and the sharing would not be max-min.
 #include "sim/engine/graph_runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +20,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <xbt/log.h>
@@ -85,6 +93,19 @@ struct Pending {
   }
 };
 
+// A transfer whose send is due when its route's latency beyond L0 has passed: `release` = `started` + `latency`.
+struct Deferred {
+  double release;
+  double started;
+  double latency;
+  TaskId task;
+};
+
+// Orders a heap of Deferred by release time (earliest first), then task id.
+bool later(const Deferred& a, const Deferred& b) {
+  return a.release != b.release ? a.release > b.release : a.task > b.task;
+}
+
 // A completion a chip has observed: its own send or compute (received == false) or an incoming transfer.
 struct Observation {
   TaskId task;
@@ -93,7 +114,10 @@ struct Observation {
 
 class GraphRunner {
  public:
-  GraphRunner(const NetworkSpec& network, const EventGraph& graph, RouteZone& zone);
+  // `shared_latency` (L0) is the least latency of the graph's routes between two chips, `uniform` whether they
+  // all have it (no transfer is deferred then).
+  GraphRunner(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes, double shared_latency,
+              bool uniform, RouteZone& zone);
   void create_actors();
   std::vector<TaskTiming> timings() const;
 
@@ -103,12 +127,17 @@ class GraphRunner {
     return dep.kind == TaskKind::transfer && dep.src_chip != dep.dst_chip && dep.dst_chip == chip;
   }
   void chip_main(ChipId chip);
-  void start(ChipId chip, TaskId id, Pending& pending, std::vector<Observation>& work);
+  void start(ChipId chip, TaskId id, Pending& pending, std::vector<Observation>& work, std::vector<Deferred>& deferred);
+  void send(ChipId chip, TaskId id, Pending& pending);
+  std::int64_t wait(Pending& pending, std::vector<Deferred>& deferred);
   void post_receives(ChipId chip, TaskId id, Pending& pending);
-  void drain(ChipId chip, Pending& pending, std::vector<Observation>& work);
+  void drain(ChipId chip, Pending& pending, std::vector<Observation>& work, std::vector<Deferred>& deferred);
 
   const NetworkSpec& network_;
   const EventGraph& graph_;
+  const RouteTable& routes_;
+  double shared_latency_;  // L0: the latency SimGrid adds to every route
+  bool uniform_;           // every route's latency is L0
   RouteZone& zone_;
   Lists tasks_of_chip_;                       // tasks by src_chip, the chip that starts them
   Lists dependents_on_src_;                   // dependents of a task that start on its src_chip
@@ -122,8 +151,14 @@ class GraphRunner {
   void* sink_ = nullptr;  // receives land here: the payload pointer itself is not used
 };
 
-GraphRunner::GraphRunner(const NetworkSpec& network, const EventGraph& graph, RouteZone& zone)
-    : network_(network), graph_(graph), zone_(zone) {
+GraphRunner::GraphRunner(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes,
+                         double shared_latency, bool uniform, RouteZone& zone)
+    : network_(network),
+      graph_(graph),
+      routes_(routes),
+      shared_latency_(shared_latency),
+      uniform_(uniform),
+      zone_(zone) {
   const std::size_t n = graph.tasks.size();
   local_waiting_.assign(n, 0);
   remote_waiting_.assign(n, 0);
@@ -168,16 +203,29 @@ void GraphRunner::create_actors() {
 void GraphRunner::chip_main(ChipId chip) {
   Pending pending;
   std::vector<Observation> work;
+  std::vector<Deferred> deferred;
   for (TaskId id : tasks_of_chip_.of(static_cast<std::size_t>(chip))) {
     if (local_waiting_[static_cast<std::size_t>(id)] != 0) continue;
     if (remote_waiting_[static_cast<std::size_t>(id)] != 0)
       post_receives(chip, id, pending);
     else
-      start(chip, id, pending, work);
+      start(chip, id, pending, work, deferred);
   }
-  drain(chip, pending, work);
-  while (!pending.activities.empty()) {
-    const auto index = static_cast<std::size_t>(sg4::Activity::wait_any(pending.activities));
+  drain(chip, pending, work, deferred);
+  while (!pending.activities.empty() || !deferred.empty()) {
+    const std::int64_t waited = wait(pending, deferred);
+    if (waited < 0) {
+      // The earliest deferred send is due, with every other one released at the same time.
+      const double release = deferred.front().release;
+      while (!deferred.empty() && deferred.front().release == release) {
+        std::pop_heap(deferred.begin(), deferred.end(), later);
+        const TaskId id = deferred.back().task;
+        deferred.pop_back();
+        send(chip, id, pending);
+      }
+      continue;
+    }
+    const auto index = static_cast<std::size_t>(waited);
     const std::int64_t tag = pending.tags[index];
     pending.activities[index] = std::move(pending.activities.back());
     pending.activities.pop_back();
@@ -188,11 +236,27 @@ void GraphRunner::chip_main(ChipId chip) {
     // The sender records the end: a receive posted late completes after the transfer did.
     if (!received) end_s_[static_cast<std::size_t>(id)] = sg4::Engine::get_clock();
     work.push_back({id, received});
-    drain(chip, pending, work);
+    drain(chip, pending, work, deferred);
   }
 }
 
-void GraphRunner::drain(ChipId chip, Pending& pending, std::vector<Observation>& work) {
+// Waits for the next pending activity to complete (its index) or the earliest deferred send to be due (-1).
+std::int64_t GraphRunner::wait(Pending& pending, std::vector<Deferred>& deferred) {
+  if (deferred.empty()) return sg4::Activity::wait_any(pending.activities);
+  const Deferred& next = deferred.front();
+  const double now = sg4::Engine::get_clock();
+  // The timer fires at now + timeout: from the start itself that is started + latency, as SimGrid adds it.
+  const double timeout = now == next.started ? next.latency : std::max(0.0, next.release - now);
+  if (pending.activities.empty()) {
+    sg4::this_actor::sleep_for(timeout);
+    return -1;
+  }
+  const ssize_t index = sg4::Activity::wait_any_for(pending.activities, timeout);
+  return index >= 0 && static_cast<std::size_t>(index) < pending.activities.size() ? index : -1;
+}
+
+void GraphRunner::drain(ChipId chip, Pending& pending, std::vector<Observation>& work,
+                        std::vector<Deferred>& deferred) {
   while (!work.empty()) {
     const Observation done = work.back();
     work.pop_back();
@@ -204,23 +268,37 @@ void GraphRunner::drain(ChipId chip, Pending& pending, std::vector<Observation>&
       } else if (--local_waiting_[at] == 0 && remote_waiting_[at] != 0) {
         post_receives(chip, next, pending);
       }
-      if (local_waiting_[at] == 0 && remote_waiting_[at] == 0) start(chip, next, pending, work);
+      if (local_waiting_[at] == 0 && remote_waiting_[at] == 0) start(chip, next, pending, work, deferred);
     }
   }
 }
 
-void GraphRunner::start(ChipId chip, TaskId id, Pending& pending, std::vector<Observation>& work) {
+void GraphRunner::start(ChipId chip, TaskId id, Pending& pending, std::vector<Observation>& work,
+                        std::vector<Deferred>& deferred) {
   const auto at = static_cast<std::size_t>(id);
   const Task& todo = task(id);
   const double now = sg4::Engine::get_clock();
   start_s_[at] = now;
-  const std::int64_t tag = std::int64_t{id} * 2;
   if (todo.kind == TaskKind::compute) {
-    pending.add(sg4::this_actor::exec_async(todo.flops), tag);
+    pending.add(sg4::this_actor::exec_async(todo.flops), std::int64_t{id} * 2);
   } else if (todo.src_chip == todo.dst_chip) {
     end_s_[at] = now;  // chip-local: no link, no time
     work.push_back({id, false});
-  } else if (via_mailbox_[at] != 0) {
+  } else if (const double excess = uniform_ ? 0.0 : routes_.latency_s(chip, todo.dst_chip) - shared_latency_;
+             excess > 0) {
+    deferred.push_back({now + excess, now, excess, id});
+    std::push_heap(deferred.begin(), deferred.end(), later);
+  } else {
+    send(chip, id, pending);
+  }
+}
+
+// Sends a transfer whose latency beyond L0 has passed.
+void GraphRunner::send(ChipId chip, TaskId id, Pending& pending) {
+  const auto at = static_cast<std::size_t>(id);
+  const Task& todo = task(id);
+  const std::int64_t tag = std::int64_t{id} * 2;
+  if (via_mailbox_[at] != 0) {
     sg4::CommPtr comm = mailboxes_[static_cast<std::size_t>(todo.dst_chip)]->put_init(tag_of(id), todo.bytes);
     comm->set_data(tag_of(id));
     comm->start();
@@ -255,6 +333,18 @@ std::vector<TaskTiming> GraphRunner::timings() const {
   return out;
 }
 
+// The least and the greatest latency of the routes of the graph's transfers between two chips ({0, 0} if none).
+std::pair<double, double> route_latency_range(const EventGraph& graph, const RouteTable& routes) {
+  double least = -1, greatest = 0;
+  for (const Task& task : graph.tasks)
+    if (task.kind == TaskKind::transfer && task.src_chip != task.dst_chip) {
+      const double latency = routes.latency_s(task.src_chip, task.dst_chip);
+      if (least < 0 || latency < least) least = latency;
+      greatest = std::max(greatest, latency);
+    }
+  return {std::max(least, 0.0), greatest};
+}
+
 // A size field of /proc/self/status (VmRSS, VmHWM) in bytes, or 0 if it cannot be read.
 std::uint64_t status_bytes(const std::string& field) {
   std::ifstream status("/proc/self/status");
@@ -278,8 +368,9 @@ GraphRun run_event_graph(const NetworkSpec& network, const EventGraph& graph, co
   auto* engine = new sg4::Engine(&argc, argv);
   apply_exact_network_config();
   sg4::Engine::set_config("contexts/stack-size:128");  // KiB; actors stay shallow (SIMGRID.md §5)
-  RouteZone* zone = RouteZone::create(network, routes);
-  GraphRunner runner(network, graph, *zone);
+  const auto [shared_latency, greatest_latency] = route_latency_range(graph, routes);
+  RouteZone* zone = RouteZone::create(network, routes, shared_latency);
+  GraphRunner runner(network, graph, routes, shared_latency, greatest_latency == shared_latency, *zone);
   runner.create_actors();
   engine->run();
   GraphRun run;

@@ -1,5 +1,5 @@
-// Exact-timing SimGrid configuration: CM02 with unit factors, no cross-traffic, no TCP window bound,
-// and the fairbottleneck solver (the default maxmin weights flows by 1/route latency).
+// Exact-timing SimGrid configuration: CM02 with unit factors, no cross-traffic, no TCP window bound, and the
+// maxmin solver (network_config.hpp says why not fairbottleneck).
 #include "sim/engine/network_config.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -14,7 +14,7 @@ void apply_exact_network_config() {
   sg4::Engine::set_config("network/weight-S:0");
   sg4::Engine::set_config("network/crosstraffic:0");
   sg4::Engine::set_config("network/TCP-gamma:0");
-  sg4::Engine::set_config("network/solver:fairbottleneck");
+  sg4::Engine::set_config("network/solver:maxmin");
 }
 
 }  // namespace podsim::engine

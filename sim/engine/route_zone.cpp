@@ -11,8 +11,8 @@
 
 namespace podsim::engine {
 
-RouteZone* RouteZone::create(const NetworkSpec& network, const RouteTable& routes) {
-  auto* zone = new RouteZone("ici", routes);
+RouteZone* RouteZone::create(const NetworkSpec& network, const RouteTable& routes, double route_latency_s) {
+  auto* zone = new RouteZone("ici", routes, route_latency_s);
   simgrid::s4u::NetZone* iface = zone->get_iface();
   for (std::int32_t chip = 0; chip < network.num_chips; ++chip) {
     simgrid::s4u::Host* host = iface->create_host(fmt::format("chip{}", chip), network.chip_flops);
@@ -22,10 +22,10 @@ RouteZone* RouteZone::create(const NetworkSpec& network, const RouteTable& route
     zone->hosts_.push_back(host);
   }
   // Names are ours (l<id>): spec names need not be unique, SimGrid's must. Links are sealed with the zone,
-  // not one by one (sealing twice fires the creation signal twice).
+  // not one by one (sealing twice fires the creation signal twice). They have no latency: every route has
+  // route_latency_s, and the graph runner delays each transfer by the rest of its route's own latency.
   for (std::size_t id = 0; id < network.links.size(); ++id) {
     simgrid::s4u::Link* link = iface->create_link(fmt::format("l{}", id), network.links[id].bandwidth_Bps);
-    link->set_latency(network.links[id].latency_s);
     zone->links_.push_back(link->get_impl());
   }
   iface->seal();
@@ -44,7 +44,7 @@ void RouteZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
   }
   for (std::int32_t link : routes_.links(from, to))
     into->link_list_.push_back(links_[static_cast<std::size_t>(link)]);
-  if (latency != nullptr) *latency += routes_.latency_s(from, to);
+  if (latency != nullptr) *latency += route_latency_;
 }
 
 }  // namespace podsim::engine

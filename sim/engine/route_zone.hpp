@@ -17,21 +17,26 @@ namespace podsim::engine {
 class RouteZone : public simgrid::kernel::routing::NetZoneImpl {
  public:
   // Creates the zone (the root zone when it is the first one), the chip hosts chip0..chipN-1 (speed
-  // network.chip_flops), the links l0..lM-1, and seals it. Call after apply_exact_network_config().
-  // `routes` must outlive the simulation. The engine owns and deletes the zone.
-  static RouteZone* create(const NetworkSpec& network, const RouteTable& routes);
+  // network.chip_flops), the links l0..lM-1 without latency, and seals it. Every route has the latency
+  // `route_latency_s`, whatever its links (the same for all, so that SimGrid's maxmin solver weights every flow
+  // alike: network_config.hpp); the caller adds the rest of each route's latency. Call after
+  // apply_exact_network_config(). `routes` must outlive the simulation. The engine owns and deletes the zone.
+  static RouteZone* create(const NetworkSpec& network, const RouteTable& routes, double route_latency_s);
 
   simgrid::s4u::Host* host(std::int32_t chip) const { return hosts_[static_cast<std::size_t>(chip)]; }
 
  protected:
-  // Pushes the links of the stored route. Only pairs of the event graph's transfers are ever asked for.
+  // Pushes the links of the stored route and adds route_latency_s. Only pairs of the event graph's transfers are
+  // ever asked for.
   void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;
 
  private:
-  RouteZone(const std::string& name, const RouteTable& routes) : NetZoneImpl(name), routes_(routes) {}
+  RouteZone(const std::string& name, const RouteTable& routes, double route_latency_s)
+      : NetZoneImpl(name), routes_(routes), route_latency_(route_latency_s) {}
 
   const RouteTable& routes_;
+  double route_latency_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<std::int32_t> chip_of_netpoint_;  // NetPoint::id() -> chip
   std::vector<simgrid::kernel::resource::StandardLinkImpl*> links_;
