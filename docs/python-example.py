@@ -82,7 +82,7 @@ for name in records[0]["plans"]:
 axes.set_xlabel("batch (tokens)")
 axes.set_ylabel("step time (ms)")
 axes.set_title("MLP on a v5e 4x4 slice")
-axes.legend()
+axes.legend(loc="center right")
 figure.tight_layout()
 figure.savefig("python-example.png", dpi=100)
 print("\nplot written to python-example.png")

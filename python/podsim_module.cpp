@@ -117,7 +117,7 @@ py::list options(const std::string& command) {
     const std::string name = positional ? option->get_name(true) : option->get_lnames().front();
     entry["name"] = name;
     entry["flag"] = positional ? std::string() : "--" + name;
-    entry["takes_value"] = option->get_type_size_max() > 0;
+    entry["takes_value"] = option->get_expected_max() > 0;  // a flag expects no value
     entry["repeatable"] = option->get_items_expected_max() > 1;
     entry["required"] = option->get_required();
     entry["default"] = option->get_default_str();

@@ -69,9 +69,9 @@ def _text(value):
     return os.fspath(value) if isinstance(value, os.PathLike) else str(value)
 
 
-def _arguments(command, kwargs, positional=()):
+def _arguments(command, kwargs, positional=(), output=()):
     """The command line of ``podsim COMMAND`` for these keyword arguments (checked against the command's options),
-    positional words last."""
+    then the `output` options the function sets (``--json``), then the positional words after ``--``."""
     known = {entry["name"]: entry for entry in options(command)}
     args = []
     for name, value in kwargs.items():
@@ -98,6 +98,7 @@ def _arguments(command, kwargs, positional=()):
             separator = "x" if name in _SHAPE_OPTIONS else ","
             value = separator.join(_text(item) for item in value)
         args += [flag, _text(value)]
+    args += list(output)
     if positional:
         args.append("--")
         args += [_text(word) for word in positional]
@@ -177,7 +178,7 @@ def shard(**kwargs):
     Keywords: mesh (str, or a list of them), shape (list of ints, or "1024x4096"), dtype, sharding, devices (bool).
     Returns the JSON object: "local_shape", "bytes_per_device", "meshes", "printed", ...
     """
-    return _json_call("shard", _arguments("shard", kwargs) + ["--json"])
+    return _json_call("shard", _arguments("shard", kwargs, output=["--json"]))
 
 
 def collective(**kwargs):
@@ -187,7 +188,7 @@ def collective(**kwargs):
     hardware, wrap, mesh, dtype, link_bw, hop_latency, slices, dcn_bw, dcn_latency, model ("des", "book" or "both"),
     algorithm, multi_axis, links (a CSV file to write). Returns the JSON object with "book" and "des".
     """
-    return _json_call("collective", _arguments("collective", kwargs) + ["--json"])
+    return _json_call("collective", _arguments("collective", kwargs, output=["--json"]))
 
 
 def hardware(preset=None, **kwargs):
@@ -197,7 +198,7 @@ def hardware(preset=None, **kwargs):
     if isinstance(kwargs.get("override"), dict):
         kwargs["override"] = json.dumps(kwargs["override"])
     positional = () if preset is None else (preset,)
-    return _json_call("hardware", _arguments("hardware", kwargs, positional) + ["--json"])
+    return _json_call("hardware", _arguments("hardware", kwargs, positional, ["--json"]))
 
 
 def run(scenario, **kwargs):
@@ -209,7 +210,7 @@ def run(scenario, **kwargs):
     try:
         sources = scenario if isinstance(scenario, (list, tuple)) else [scenario]
         paths = [inputs.path(source, "scenario") for source in sources]
-        args = _arguments("run", kwargs, paths) + ["--format", "json"]
+        args = _arguments("run", kwargs, paths, ["--format", "json"])
         if isinstance(scenario, (list, tuple)) and len(sources) == 1:  # keep the list form for a list of one
             return {"schema": "podsim/1", **_wrap_one(_json_call("run", args, inputs))}
         return _json_call("run", args, inputs)
@@ -240,7 +241,7 @@ def plan(scenario, **kwargs):
     report (an HTML file to write). Returns the JSON object ("ranked", "rejected", ...)."""
     inputs = _Inputs()
     try:
-        args = _arguments("plan", kwargs, [inputs.path(scenario, "scenario")]) + ["--json"]
+        args = _arguments("plan", kwargs, [inputs.path(scenario, "scenario")], ["--json"])
         return _json_call("plan", args, inputs)
     finally:
         inputs.close()

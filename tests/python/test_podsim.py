@@ -83,6 +83,50 @@ class CollectiveTest(unittest.TestCase):
         self.assertEqual(result["group_size"], 16)
 
 
+# Run by a watcher process: kills (SIGKILL) the first child of process argv[1] (other than itself) seen alive for a
+# second, as a simulation child dies on a SimGrid abort or the out-of-memory killer. Shorter-lived children (a quick
+# simulation tried before the long one) are left alone.
+KILL_LONG_LIVED_CHILD = """
+import os, signal, sys, time
+parent, deadline, first_seen = sys.argv[1], time.time() + 60, {}
+while time.time() < deadline:
+    now = time.time()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] != parent or fields[0] == "Z":
+            continue
+        if now - first_seen.setdefault(entry, now) >= 1.0:
+            os.kill(int(entry), signal.SIGKILL)
+            sys.exit(0)
+    time.sleep(0.01)
+sys.exit(1)
+"""
+
+
+class ChildDeathTest(unittest.TestCase):
+    def test_a_killed_simulation_child_is_an_internal_error_and_the_interpreter_goes_on(self):
+        watcher = subprocess.Popen([sys.executable, "-c", KILL_LONG_LIVED_CHILD, str(os.getpid())])
+        try:
+            # A simulation of all 256 chips (no symmetry to reduce it): tens of seconds unless its child is killed.
+            with self.assertRaises(podsim.InternalError) as caught:
+                podsim.collective(slice=[16, 16], wrap="none", op="all-to-all", axes=["X", "Y"], array_bytes="1GiB",
+                                  model="des", algorithm="direct", multi_axis="concurrent")
+        finally:
+            self.assertEqual(watcher.wait(timeout=60), 0)
+        self.assertIn("signal 9", str(caught.exception))
+        self.assertIsInstance(caught.exception, podsim.Error)
+        self.assertNotIsInstance(caught.exception, podsim.InputError)
+        result = podsim.collective(slice=[4], wrap="all", op="all-gather", axes="X", array_bytes="64MiB",
+                                   link_bw="45GB/s", hop_latency="1us", model="des")
+        self.assertAlmostEqual(result["des"]["time_s"] / (3 * (ALPHA + (16 * MIB) / (2 * W_UNI))), 1.0, delta=1e-6)
+
+
 class HardwareTest(unittest.TestCase):
     def test_list_and_one_preset(self):
         names = [p["name"] for p in podsim.hardware()["presets"]]
