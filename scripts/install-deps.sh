@@ -9,6 +9,7 @@ packages=(
   libcli11-dev libfmt-dev # command line and formatting
   libgtest-dev libbenchmark-dev
   python3 python3-jsonschema  # the tests validate docs/*.schema.json (in CI a missing tool fails them)
+  python3-dev pybind11-dev    # the Python module podsim (PODSIM_WITH_PYTHON, docs/python.md)
   libopenmpi-dev openmpi-bin  # podsim sweep across MPI ranks (PODSIM_WITH_MPI) and its mpirun tests
   clang libclang-rt-14-dev # the fuzz build (scripts/fuzz.sh): clang, libFuzzer and the sanitizer runtimes
   chromium                # headless, the sweep report's browser test (tests/report/sweep_report_browser_test.cpp)

@@ -1,10 +1,11 @@
-// `podsim check [PATH...]`: runs every scenario's `expect` list; exit 1 on any miss, 2 on bad input.
+// `podsim check [PATH...] [--json]`: runs every scenario's `expect` list; exit 1 on any miss, 2 on bad input.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include "models/common/error.hpp"
 #include "sim/report/check_report.hpp"
+#include "sim/report/run_report.hpp"
 #include "sim/run/checks.hpp"
 #include "sim/run/run_scenario.hpp"
 #include "sim/scenario/scenario_json.hpp"
@@ -36,11 +37,16 @@ std::vector<std::string> scenario_files(const std::vector<std::string>& paths) {
 void add_check_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("check", "Run every scenario's expect list; exit 1 if any check misses");
   auto paths = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
   cmd->add_option("paths", *paths, "Scenario files or folders (default: scenarios)");
-  cmd->callback([&action, paths] {
-    action = [paths] {
+  cmd->add_flag("--json", *json,
+                "Print one JSON object (schema podsim/1): every scenario's `podsim run` object, with its checks, and "
+                "the counts");
+  cmd->callback([&action, paths, json] {
+    action = [paths, json] {
       const auto files = scenario_files(paths->empty() ? std::vector<std::string>{"scenarios"} : *paths);
       int passed = 0, failed = 0, scenarios_without_checks = 0;
+      nlohmann::json scenarios = nlohmann::json::array();
       for (const auto& file : files) {
         const ScenarioSpec spec = load_scenario(file);
         ScenarioRun run;
@@ -53,15 +59,26 @@ void add_check_command(CLI::App& app, Action& action) {
         } else {
           run = run_scenario(spec);
         }
-        std::cout << report::check_lines(run);
-        if (run.checks.empty()) {
-          ++scenarios_without_checks;
-          std::cout << "NOTE  " << file << ": no expect list\n";
+        if (*json) {
+          scenarios.push_back(report::run_report_json(run));
+        } else {
+          std::cout << report::check_lines(run);
+          if (run.checks.empty()) std::cout << "NOTE  " << file << ": no expect list\n";
         }
+        if (run.checks.empty()) ++scenarios_without_checks;
         for (const auto& check : run.checks)
           (check.passed ? passed : failed) += 1;
       }
-      std::cout << passed << " passed, " << failed << " failed\n";
+      if (*json)
+        std::cout << nlohmann::json({{"schema", "podsim/1"},
+                                     {"scenarios", scenarios},
+                                     {"passed", passed},
+                                     {"failed", failed},
+                                     {"checks_passed", failed == 0}})
+                         .dump(2)
+                  << "\n";
+      else
+        std::cout << passed << " passed, " << failed << " failed\n";
       return failed > 0 ? 1 : 0;
     };
   });

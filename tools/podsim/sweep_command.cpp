@@ -119,6 +119,7 @@ int run(const SweepFlags& flags) {
   std::ofstream html;
   if (!flags.report.empty() && (!launch || launch->rank == 0)) html = open_report(flags.report);  // rank 0 draws
   options.progress = progress_printer();
+  g_interrupted = 0;  // a process that runs several sweeps (the Python module) starts each one uninterrupted
   options.interrupted = [] { return g_interrupted != 0; };
   struct sigaction action {};
   action.sa_handler = on_interrupt;
