@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
@@ -132,6 +133,7 @@ class GraphRunner {
   std::int64_t wait(Pending& pending, std::vector<Deferred>& deferred);
   void post_receives(ChipId chip, TaskId id, Pending& pending);
   void drain(ChipId chip, Pending& pending, std::vector<Observation>& work, std::vector<Deferred>& deferred);
+  std::uint64_t simulated_bytes(const Task& transfer) const;
 
   const NetworkSpec& network_;
   const EventGraph& graph_;
@@ -299,13 +301,25 @@ void GraphRunner::send(ChipId chip, TaskId id, Pending& pending) {
   const Task& todo = task(id);
   const std::int64_t tag = std::int64_t{id} * 2;
   if (via_mailbox_[at] != 0) {
-    sg4::CommPtr comm = mailboxes_[static_cast<std::size_t>(todo.dst_chip)]->put_init(tag_of(id), todo.bytes);
+    sg4::CommPtr comm =
+        mailboxes_[static_cast<std::size_t>(todo.dst_chip)]->put_init(tag_of(id), simulated_bytes(todo));
     comm->set_data(tag_of(id));
     comm->start();
     pending.add(comm, tag);
   } else {
-    pending.add(sg4::Comm::sendto_async(zone_.host(chip), zone_.host(todo.dst_chip), todo.bytes), tag);
+    pending.add(sg4::Comm::sendto_async(zone_.host(chip), zone_.host(todo.dst_chip), simulated_bytes(todo)), tag);
   }
+}
+
+// The bytes the links carry for `transfer`: its own, or bytes / efficiency(bytes) under a link-efficiency curve
+// when its route stays on the ICI (the curve is the ICI's; DCN links have their own figures, timers are waits).
+std::uint64_t GraphRunner::simulated_bytes(const Task& transfer) const {
+  const auto& curve = network_.transfer.link_efficiency;
+  if (curve.empty() || transfer.bytes == 0) return transfer.bytes;
+  for (const std::int32_t link : routes_.links(transfer.src_chip, transfer.dst_chip))
+    if (network_.links[static_cast<std::size_t>(link)].tier != LinkTier::ici) return transfer.bytes;
+  const double bytes = static_cast<double>(transfer.bytes);
+  return static_cast<std::uint64_t>(std::ceil(bytes / efficiency_at(curve, bytes)));
 }
 
 void GraphRunner::post_receives(ChipId chip, TaskId id, Pending& pending) {

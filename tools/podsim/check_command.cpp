@@ -1,4 +1,5 @@
-// `podsim check [PATH...] [--json]`: runs every scenario's `expect` list; exit 1 on any miss, 2 on bad input.
+// `podsim check [PATH...] [--json] [--uncalibrated]`: runs every scenario's `expect` list; exit 1 on any miss, 2 on bad
+// input.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include "sim/report/run_report.hpp"
 #include "sim/run/checks.hpp"
 #include "sim/run/run_scenario.hpp"
+#include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
 
@@ -38,17 +40,21 @@ void add_check_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("check", "Run every scenario's expect list; exit 1 if any check misses");
   auto paths = std::make_shared<std::vector<std::string>>();
   auto json = std::make_shared<bool>(false);
+  auto uncalibrated = std::make_shared<bool>(false);
   cmd->add_option("paths", *paths, "Scenario files or folders (default: scenarios)");
   cmd->add_flag("--json", *json,
                 "Print one JSON object (schema podsim/1): every scenario's `podsim run` object, with its checks, and "
                 "the counts");
-  cmd->callback([&action, paths, json] {
-    action = [paths, json] {
+  cmd->add_flag("--uncalibrated", *uncalibrated,
+                "Simulate with the presets' figures, without their calibration (docs/hardware-model.md)");
+  cmd->callback([&action, paths, json, uncalibrated] {
+    action = [paths, json, uncalibrated] {
       const auto files = scenario_files(paths->empty() ? std::vector<std::string>{"scenarios"} : *paths);
       int passed = 0, failed = 0, scenarios_without_checks = 0;
       nlohmann::json scenarios = nlohmann::json::array();
       for (const auto& file : files) {
-        const ScenarioSpec spec = load_scenario(file);
+        ScenarioSpec spec = load_scenario(file);
+        if (*uncalibrated) drop_calibration(spec);
         ScenarioRun run;
         if (spec.model) {
           // A model-level scenario's expectations are figures of its model and of its plans' candidates, by the

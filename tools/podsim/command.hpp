@@ -36,4 +36,7 @@ void add_plan_command(CLI::App& app, Action& action);
 // (tools/podsim/sweep_command.cpp).
 void add_sweep_command(CLI::App& app, Action& action);
 
+// `podsim calibrate`: fit a calibration to measurements, write an overlay (tools/podsim/calibrate_command.cpp).
+void add_calibrate_command(CLI::App& app, Action& action);
+
 }  // namespace podsim::cli

@@ -12,6 +12,7 @@
 #include "sim/capacity/plan_search.hpp"
 #include "sim/report/candidate_trace.hpp"
 #include "sim/report/plan_report.hpp"
+#include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
 
@@ -27,6 +28,7 @@ struct PlanFlags {
   std::string report;
   std::string trace;
   std::optional<std::int64_t> candidate;  // rank in the table; the best when not given
+  bool uncalibrated = false;
 };
 
 // The N-th candidate of the printed ranking (1-based), simulated again with its timeline kept, written as a trace.
@@ -71,7 +73,8 @@ int plan(const PlanFlags& flags) {
     trace.open(flags.trace);
     if (!trace) throw InputError("--trace", "cannot write the file, got: " + flags.trace);
   }
-  const ScenarioSpec spec = load_scenario(flags.scenario);
+  ScenarioSpec spec = load_scenario(flags.scenario);
+  if (flags.uncalibrated) drop_calibration(spec);
   PlanSearchOptions options;
   options.top_k = static_cast<std::size_t>(flags.top);
   options.simulate = flags.model != "book";
@@ -104,6 +107,8 @@ void add_plan_command(CLI::App& app, Action& action) {
                   "book: screen only; des: list the simulated candidates; both: all, des beside book")
       ->capture_default_str();
   cmd->add_flag("--json", flags->json, "Print JSON (\"schema\": \"podsim/1\")");
+  cmd->add_flag("--uncalibrated", flags->uncalibrated,
+                "Simulate with the presets' figures, without their calibration (docs/hardware-model.md)");
   cmd->add_flag("--csv", flags->csv, "Print CSV, one row per candidate");
   cmd->add_option("--report", flags->report, "Write a self-contained HTML report to this file");
   cmd->add_option("--trace", flags->trace,
