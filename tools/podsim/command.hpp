@@ -36,4 +36,7 @@ void add_plan_command(CLI::App& app, Action& action);
 // (tools/podsim/sweep_command.cpp).
 void add_sweep_command(CLI::App& app, Action& action);
 
+// `podsim validate`: podsim against published TPU measurements (tools/podsim/validate_command.cpp).
+void add_validate_command(CLI::App& app, Action& action);
+
 }  // namespace podsim::cli
