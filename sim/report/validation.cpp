@@ -119,6 +119,8 @@ std::vector<std::string> validation_files(const std::vector<std::string>& dirs) 
   for (const auto& dir : dirs) {
     std::error_code ec;
     if (fs::is_regular_file(dir, ec)) {
+      if (fs::path(dir).extension() != ".csv")
+        throw InputError(dir, "a measurement file is a .csv file (or give its folder), got: " + dir);
       files.push_back(dir);
       continue;
     }

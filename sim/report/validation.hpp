@@ -27,8 +27,9 @@ struct ValidationRow {
 // predicted / measured - 1: the signed relative error (0.05 = 5% over the measurement).
 double relative_error(double predicted, double measured);
 
-// The measurement files of `dirs`: each folder's *.csv (sorted by name), or a file given itself. Throws InputError
-// `DIR: cannot read the folder` for a path that is neither, or `DIR: no *.csv files` for a folder without one.
+// The measurement files of `dirs`: each folder's *.csv (sorted by name), or a .csv file given itself. Throws
+// InputError `DIR: cannot read the folder` for a path that is neither, `DIR: no *.csv files` for a folder without
+// one, `FILE: a measurement file is a .csv file` for another file.
 std::vector<std::string> validation_files(const std::vector<std::string>& dirs);
 
 // The notes of a folder (DIR/notes.json: an object of row id -> text), empty when the file is absent. Throws

@@ -168,9 +168,10 @@ std::string validation_text(const std::vector<ValidationRow>& rows) {
   if (!missed.empty()) {
     out << "\nbeyond 10% (calibrated des):\n";
     for (const ValidationRow* row : missed)
-      out << wrapped("  " + row->measurement.id + " (" + error_text(error_of(*row, row->des_calibrated)) +
+      out << "  "
+          << wrapped(row->measurement.id + " (" + error_text(error_of(*row, row->des_calibrated)) +
                          "): " + (row->note.empty() ? "no note" : row->note),
-                     110, 4);
+                     108, 4);
   }
   bool any_uncalibrated = false;
   for (const auto& row : rows)
