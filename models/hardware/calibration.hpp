@@ -31,4 +31,21 @@ struct Calibration {
   std::optional<double> dcn_latency_s;           // replaces the preset's DCN latency in the des
 };
 
+// The curve's efficiency at `at`: 1 for an empty curve, the end's value beyond an end, else linear in log(at)
+// between the two points around it. Expects points in increasing `at` with `at` > 0 (verify_calibration).
+double efficiency_at(const std::vector<EfficiencyPoint>& curve, double at);
+
+// Whether `at` lies outside the sizes the curve was fitted on (an empty curve has no range: false).
+bool outside_curve(const std::vector<EfficiencyPoint>& curve, double at);
+
+// The des's time of one compute step whose roofline terms are `compute_s` (FLOPs at peak) and `memory_s` (bytes at
+// the nominal HBM bandwidth), for a matmul of `flops` FLOPs: max(compute_s / mxu_efficiency(flops),
+// memory_s / hbm_efficiency).
+double calibrated_compute_s(const Calibration& calibration, double compute_s, double memory_s, double flops);
+
+// Checks the figures: latencies and the step cost >= 0 and finite, the DCN bandwidth > 0, efficiencies in (0, 1],
+// curve points at > 0 in strictly increasing order. Throws VerifyError naming the figure
+// (`link_efficiency[2].at: points must be in increasing order, got: 1000 after 4096`).
+void verify_calibration(const Calibration& calibration);
+
 }  // namespace podsim

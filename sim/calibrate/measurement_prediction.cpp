@@ -1,0 +1,96 @@
+// predict_measurement: one measurement row by the book model and by the des. Collectives go through the one
+// collective query (`podsim collective`), matmuls through the roofline (the des's compute-task time, with the
+// calibration's MXU and HBM efficiencies), copies through the HBM bandwidth.
+#include "models/hardware/roofline.hpp"
+#include "sim/calibrate/measurement.hpp"
+#include "sim/query/collective_query.hpp"
+
+#include "models/common/error.hpp"
+
+namespace podsim {
+namespace {
+
+// The CSV column a collective query's field comes from.
+const char* column_of(CollectiveQuery::Field field) {
+  using Field = CollectiveQuery::Field;
+  switch (field) {
+    case Field::slice:
+      return "slice";
+    case Field::wrap:
+      return "wrap";
+    case Field::mesh:
+    case Field::axes:
+      return "axes";
+    case Field::array_bytes:
+    case Field::shape:
+      return "bytes";
+    case Field::op:
+    case Field::algorithm:
+      return "op";
+    default:
+      return "hardware";
+  }
+}
+
+Prediction predict_collective(const Measurement& row, const HardwareSpec& hardware, const std::string& at) {
+  CollectiveQuery query;
+  query.hardware = hardware;
+  query.slice = row.slice;
+  query.wrap = row.wrap;
+  query.op = row.op;
+  query.axes = row.axes;
+  query.dtype = row.dtype;
+  query.size = row.bytes;
+  try {
+    const CollectiveAnswer answer = answer_collective(query);
+    return {answer.book->time_s, answer.des->time_s};
+  } catch (const CollectiveError& e) {
+    throw InputError(at, std::string("column ") + column_of(e.field()) + ": " + e.what());
+  }
+}
+
+Prediction predict_matmul(const Measurement& row, const HardwareSpec& hardware, const std::string& at) {
+  MatmulRoofline roofline;
+  try {
+    roofline = matmul_roofline(hardware.chip, row.m, row.k, row.n, row.dtype, row.dtype);
+  } catch (const MissingFigureError& e) {
+    throw InputError(at, std::string("column hardware: ") + e.what());
+  } catch (const Error& e) {
+    throw InputError(at, std::string("column m: ") + e.what());
+  }
+  const double des = hardware.calibration ? calibrated_compute_s(*hardware.calibration, roofline.compute_time_s,
+                                                                 roofline.memory_time_s, roofline.flops)
+                                          : roofline.time_s;
+  return {roofline.time_s, des};
+}
+
+Prediction predict_copy(const Measurement& row, const HardwareSpec& hardware, const std::string& at) {
+  double book = 0;
+  try {
+    book = hbm_load_time(2.0 * static_cast<double>(row.bytes), hardware.chip);  // read once, written once
+  } catch (const Error& e) {
+    throw InputError(at, std::string("column hardware: ") + e.what());
+  }
+  return {book, hardware.calibration ? book / hardware.calibration->hbm_efficiency : book};
+}
+
+}  // namespace
+
+Prediction predict_measurement(const Measurement& row, const HardwareSpec& hardware) {
+  const std::string at = row.file + ":" + std::to_string(row.line);
+  switch (row.kind) {
+    case MeasurementKind::collective:
+      return predict_collective(row, hardware, at);
+    case MeasurementKind::matmul:
+      return predict_matmul(row, hardware, at);
+    case MeasurementKind::copy:
+      return predict_copy(row, hardware, at);
+    case MeasurementKind::scenario:
+      break;
+  }
+  throw InputError(at,
+                   "column kind: a scenario row needs its scenario loaded (podsim validate predicts it), got: "
+                   "scenario");
+}
+
+}  // namespace podsim

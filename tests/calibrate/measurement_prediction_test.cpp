@@ -1,0 +1,92 @@
+// predict_measurement: a row's book and des times, worked out by hand from the figures (the roofline's two terms,
+// the HBM bandwidth, the book's line all-gather), and the des of a collective row is podsim collective's.
+#include <gtest/gtest.h>
+
+#include "models/common/error.hpp"
+#include "sim/calibrate/measurement.hpp"
+#include "sim/query/collective_query.hpp"
+
+namespace podsim {
+namespace {
+
+// A v5e-like chip: 1.97e14 bf16 FLOP/s, 8.1e11 B/s of HBM, 128x128 MXUs; 4 links of 4.5e10 B/s, 1 us per hop.
+HardwareSpec chip() {
+  HardwareSpec hw;
+  hw.name = "v5e-like";
+  hw.chip.name = "v5e-like";
+  hw.chip.tensorcores = 1;
+  hw.chip.mxu_rows = hw.chip.mxu_cols = 128;
+  hw.chip.mxus_per_core = 4;
+  hw.chip.peak_flops_by_dtype[DType::bf16] = 1.97e14;
+  hw.chip.hbm_bandwidth_Bps = 8.1e11;
+  hw.ici.links_per_chip = 4;
+  hw.ici.bandwidth_Bps = 4.5e10;
+  hw.ici.hop_latency_s = 1e-6;
+  hw.wrap_rule = WrapRule::full_pod_axis;
+  hw.pod_shape = {16, 16};
+  return hw;
+}
+
+Measurement row_of(const std::string& text) {
+  return read_measurements("id,kind,measured,op,slice,axes,bytes,m,k,n\n" + text + "\n", "m.csv").front();
+}
+
+TEST(MeasurementPrediction, MatmulIsTheRooflineAndTheCalibrationDividesTheBoundingTerm) {
+  const Measurement big = row_of("mm,matmul,1ms,,,,,4096,4096,4096");
+  const double compute_s = 2.0 * 4096 * 4096 * 4096 / 1.97e14;
+  Prediction p = predict_measurement(big, chip());
+  EXPECT_DOUBLE_EQ(p.book, compute_s);
+  EXPECT_DOUBLE_EQ(p.des, compute_s);
+  HardwareSpec calibrated = chip();
+  calibrated.calibration = Calibration{};
+  calibrated.calibration->mxu_efficiency = {{1e9, 0.8}};
+  calibrated.calibration->hbm_efficiency = 0.5;
+  p = predict_measurement(big, calibrated);
+  EXPECT_DOUBLE_EQ(p.book, compute_s);
+  EXPECT_DOUBLE_EQ(p.des, compute_s / 0.8);
+  // 8 rows: x 8x4096, w 4096x4096, y 8x4096 in bf16 read and written once: memory-bound.
+  const Measurement thin = row_of("thin,matmul,1ms,,,,,8,4096,4096");
+  const double memory_s = 2.0 * (8.0 * 4096 + 4096.0 * 4096 + 8.0 * 4096) / 8.1e11;
+  p = predict_measurement(thin, calibrated);
+  EXPECT_DOUBLE_EQ(p.book, memory_s);
+  EXPECT_DOUBLE_EQ(p.des, memory_s / 0.5);
+}
+
+TEST(MeasurementPrediction, CopyReadsAndWritesTheBytesOnce) {
+  const Measurement copy = row_of("cp,copy,1ms,,,,1000000000,,,");
+  HardwareSpec calibrated = chip();
+  calibrated.calibration = Calibration{};
+  calibrated.calibration->hbm_efficiency = 0.8;
+  const Prediction p = predict_measurement(copy, calibrated);
+  EXPECT_DOUBLE_EQ(p.book, 2e9 / 8.1e11);
+  EXPECT_DOUBLE_EQ(p.des, 2e9 / 8.1e11 / 0.8);
+}
+
+TEST(MeasurementPrediction, CollectiveIsTheCollectiveQuerysAnswer) {
+  const Measurement ag = row_of("ag,collective,680us,all-gather,4x4,X,33554432,,,");
+  const Prediction p = predict_measurement(ag, chip());
+  // A line of 4 without wraparound: 3 steps of V/4 at W_uni (SCALING_BOOK_MODELS.md).
+  EXPECT_NEAR(p.book, 3.0 * 8388608 / 4.5e10, 1e-12);
+  CollectiveQuery query;
+  query.hardware = chip();
+  query.slice = {4, 4};
+  query.axes = {"X"};
+  query.size = std::uint64_t{33554432};
+  query.model = EvalModel::des;
+  EXPECT_EQ(p.des, answer_collective(query).des->time_s);
+}
+
+TEST(MeasurementPrediction, ARowThatDoesNotFitTheHardwareIsLocatedAtItsColumn) {
+  try {
+    predict_measurement(row_of("ag,collective,680us,all-gather,4x4,Z,1000,,,"), chip());
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "m.csv:2");
+    EXPECT_EQ(e.message().rfind("column axes: ", 0), 0u) << e.message();
+  }
+  const Measurement scenario = read_measurements("id,kind,measured,scenario\ns,scenario,1ms,a.json\n", "m.csv").front();
+  EXPECT_THROW(predict_measurement(scenario, chip()), InputError);
+}
+
+}  // namespace
+}  // namespace podsim
