@@ -220,7 +220,7 @@ std::vector<ValidationRow> evaluate_validation(const std::vector<std::string>& d
     ValidationRow predicted = predict_validation_row(row);
     const auto& notes = notes_by_dir[fs::path(row.file).parent_path().string()];
     if (const auto note = notes.find(row.id); note != notes.end())
-      predicted.note = predicted.note.empty() ? note->second : note->second + " (" + predicted.note + ")";
+      predicted.note = note->second;  // the folder's note says it better than podsim's own remark
     out.push_back(std::move(predicted));
   }
   return out;

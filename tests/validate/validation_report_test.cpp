@@ -135,7 +135,9 @@ TEST(ValidationReport, MarkdownHasTheTablesTheSummaryAndTheNotes) {
   EXPECT_NE(md.find("| fit | 1 | 5.0% / 5.0% | 5.0% / 5.0% |"), std::string::npos) << md;
   EXPECT_NE(md.find("| held out | 1 | 50.0% / 50.0% | 50.0% / 50.0% |"), std::string::npos) << md;
   EXPECT_NE(md.find("- `far` (+50.0%): the model has no launch cost"), std::string::npos) << md;
-  EXPECT_NE(md.find("- `near`: a profile: \"it took 2.5 ms\""), std::string::npos) << md;
+  EXPECT_NE(md.find("- `near`: a profile: \"it took 2.5 ms\"\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("- `far`: a profile: \"it took 2.5 ms\" *the model has no launch cost*\n"), std::string::npos)
+      << md;
   // Regenerates byte for byte.
   EXPECT_EQ(md, report::validation_markdown(rows));
 }
