@@ -3,7 +3,7 @@
 // calibration's MXU and HBM efficiencies), copies through the HBM bandwidth.
 #include "models/hardware/roofline.hpp"
 #include "sim/calibrate/measurement.hpp"
-#include "sim/query/collective_query.hpp"
+#include "sim/calibrate/measurement_query.hpp"
 
 #include "models/common/error.hpp"
 
@@ -32,21 +32,9 @@ const char* column_of(CollectiveQuery::Field field) {
   }
 }
 
-Prediction predict_collective(const Measurement& row, const HardwareSpec& hardware, const std::string& at) {
-  CollectiveQuery query;
-  query.hardware = hardware;
-  query.slice = row.slice;
-  query.wrap = row.wrap;
-  query.op = row.op;
-  query.axes = row.axes;
-  query.dtype = row.dtype;
-  query.size = row.bytes;
-  try {
-    const CollectiveAnswer answer = answer_collective(query);
-    return {answer.book->time_s, answer.des->time_s};
-  } catch (const CollectiveError& e) {
-    throw InputError(at, std::string("column ") + column_of(e.field()) + ": " + e.what());
-  }
+Prediction predict_collective(const Measurement& row, const HardwareSpec& hardware) {
+  const CollectiveAnswer answer = answer_measurement(row, hardware);
+  return {answer.book->time_s, answer.des->time_s};
 }
 
 Prediction predict_matmul(const Measurement& row, const HardwareSpec& hardware, const std::string& at) {
@@ -76,11 +64,32 @@ Prediction predict_copy(const Measurement& row, const HardwareSpec& hardware, co
 
 }  // namespace
 
+CollectiveQuery measurement_collective_query(const Measurement& row, const HardwareSpec& hardware) {
+  CollectiveQuery query;
+  query.hardware = hardware;
+  query.slice = row.slice;
+  query.wrap = row.wrap;
+  query.op = row.op;
+  query.axes = row.axes;
+  query.dtype = row.dtype;
+  query.size = row.bytes;
+  return query;
+}
+
+CollectiveAnswer answer_measurement(const Measurement& row, const HardwareSpec& hardware) {
+  try {
+    return answer_collective(measurement_collective_query(row, hardware));
+  } catch (const CollectiveError& e) {
+    throw InputError(row.file + ":" + std::to_string(row.line),
+                     std::string("column ") + column_of(e.field()) + ": " + e.what());
+  }
+}
+
 Prediction predict_measurement(const Measurement& row, const HardwareSpec& hardware) {
   const std::string at = row.file + ":" + std::to_string(row.line);
   switch (row.kind) {
     case MeasurementKind::collective:
-      return predict_collective(row, hardware, at);
+      return predict_collective(row, hardware);
     case MeasurementKind::matmul:
       return predict_matmul(row, hardware, at);
     case MeasurementKind::copy:

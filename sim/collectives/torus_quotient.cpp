@@ -217,6 +217,7 @@ SimulationResult by_chip(const Quotient& q) {
   EventGraph quotient;
   NetworkSpec net;
   net.chip_flops = q.network.chip_flops;
+  net.transfer = q.network.transfer;
   std::vector<std::int32_t> quotient_link(static_cast<std::size_t>(q.slice.rank()) * 2, -1);
   std::unordered_map<ChipId, std::int32_t> sink_of;                           // destination chip -> sink chip
   auto routes = std::make_shared<std::vector<std::vector<std::int32_t>>>(1);  // per sink chip
@@ -287,7 +288,7 @@ std::optional<SimulationResult> by_line(const Quotient& q) {
   std::vector<std::int32_t> position(static_cast<std::size_t>(skeleton.num_chips), -1);
   std::vector<std::int32_t> link_map(network.links.size(), -1);
   const auto latency_of = [&](const std::vector<std::int32_t>& route) {
-    double latency_s = 0;
+    double latency_s = network.transfer.fixed_s;  // the engine adds it to every route (input_check)
     for (const std::int32_t l : route)
       latency_s += network.links[static_cast<std::size_t>(l)].latency_s;
     return latency_s;
@@ -319,6 +320,7 @@ std::optional<SimulationResult> by_line(const Quotient& q) {
     EventGraph sub;
     NetworkSpec net;
     net.chip_flops = network.chip_flops;
+    net.transfer = network.transfer;
     auto sub_routes = std::make_shared<SubRoutes>();
     std::vector<std::int32_t> touched;
     const auto chips = static_cast<std::int32_t>(line.size());

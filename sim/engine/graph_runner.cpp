@@ -7,6 +7,7 @@
 #include "sim/engine/graph_runner.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
@@ -93,7 +94,7 @@ struct Observation {
 
 class GraphRunner {
  public:
-  GraphRunner(const NetworkSpec& network, const EventGraph& graph, RouteZone& zone);
+  GraphRunner(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes, RouteZone& zone);
   void create_actors();
   std::vector<TaskTiming> timings() const;
 
@@ -106,9 +107,11 @@ class GraphRunner {
   void start(ChipId chip, TaskId id, Pending& pending, std::vector<Observation>& work);
   void post_receives(ChipId chip, TaskId id, Pending& pending);
   void drain(ChipId chip, Pending& pending, std::vector<Observation>& work);
+  std::uint64_t simulated_bytes(const Task& transfer) const;
 
   const NetworkSpec& network_;
   const EventGraph& graph_;
+  const RouteTable& routes_;
   RouteZone& zone_;
   Lists tasks_of_chip_;                       // tasks by src_chip, the chip that starts them
   Lists dependents_on_src_;                   // dependents of a task that start on its src_chip
@@ -122,8 +125,8 @@ class GraphRunner {
   void* sink_ = nullptr;  // receives land here: the payload pointer itself is not used
 };
 
-GraphRunner::GraphRunner(const NetworkSpec& network, const EventGraph& graph, RouteZone& zone)
-    : network_(network), graph_(graph), zone_(zone) {
+GraphRunner::GraphRunner(const NetworkSpec& network, const EventGraph& graph, const RouteTable& routes, RouteZone& zone)
+    : network_(network), graph_(graph), routes_(routes), zone_(zone) {
   const std::size_t n = graph.tasks.size();
   local_waiting_.assign(n, 0);
   remote_waiting_.assign(n, 0);
@@ -221,13 +224,25 @@ void GraphRunner::start(ChipId chip, TaskId id, Pending& pending, std::vector<Ob
     end_s_[at] = now;  // chip-local: no link, no time
     work.push_back({id, false});
   } else if (via_mailbox_[at] != 0) {
-    sg4::CommPtr comm = mailboxes_[static_cast<std::size_t>(todo.dst_chip)]->put_init(tag_of(id), todo.bytes);
+    sg4::CommPtr comm =
+        mailboxes_[static_cast<std::size_t>(todo.dst_chip)]->put_init(tag_of(id), simulated_bytes(todo));
     comm->set_data(tag_of(id));
     comm->start();
     pending.add(comm, tag);
   } else {
-    pending.add(sg4::Comm::sendto_async(zone_.host(chip), zone_.host(todo.dst_chip), todo.bytes), tag);
+    pending.add(sg4::Comm::sendto_async(zone_.host(chip), zone_.host(todo.dst_chip), simulated_bytes(todo)), tag);
   }
+}
+
+// The bytes the links carry for `transfer`: its own, or bytes / efficiency(bytes) under a link-efficiency curve
+// when its route stays on the ICI (the curve is the ICI's; DCN links have their own figures, timers are waits).
+std::uint64_t GraphRunner::simulated_bytes(const Task& transfer) const {
+  const auto& curve = network_.transfer.link_efficiency;
+  if (curve.empty() || transfer.bytes == 0) return transfer.bytes;
+  for (const std::int32_t link : routes_.links(transfer.src_chip, transfer.dst_chip))
+    if (network_.links[static_cast<std::size_t>(link)].tier != LinkTier::ici) return transfer.bytes;
+  const double bytes = static_cast<double>(transfer.bytes);
+  return static_cast<std::uint64_t>(std::ceil(bytes / efficiency_at(curve, bytes)));
 }
 
 void GraphRunner::post_receives(ChipId chip, TaskId id, Pending& pending) {
@@ -279,7 +294,7 @@ GraphRun run_event_graph(const NetworkSpec& network, const EventGraph& graph, co
   apply_exact_network_config();
   sg4::Engine::set_config("contexts/stack-size:128");  // KiB; actors stay shallow (SIMGRID.md §5)
   RouteZone* zone = RouteZone::create(network, routes);
-  GraphRunner runner(network, graph, *zone);
+  GraphRunner runner(network, graph, routes, *zone);
   runner.create_actors();
   engine->run();
   GraphRun run;

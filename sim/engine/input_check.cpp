@@ -42,6 +42,16 @@ void check_network(const NetworkSpec& network, const EventGraph& graph) {
       throw VerifyError(fmt::format("link {} (\"{}\"): latency_s must be finite and non-negative, got: {}", id,
                                     link.name, link.latency_s));
   }
+  if (network.transfer.active()) {
+    Calibration figures;
+    figures.collective_step_s = network.transfer.fixed_s;
+    figures.link_efficiency = network.transfer.link_efficiency;
+    try {
+      verify_calibration(figures);
+    } catch (const VerifyError& e) {
+      throw VerifyError(std::string("network: transfer calibration: ") + e.what());
+    }
+  }
 }
 
 void check_tasks(const NetworkSpec& network, const EventGraph& graph) {
@@ -152,7 +162,9 @@ RouteTable resolve_routes(const NetworkSpec& network, const EventGraph& graph) {
         throw VerifyError(fmt::format("{}: link ids must be in [0, {}), got: {}", where, num_links, link));
       latency_s += network.links[static_cast<std::size_t>(link)].latency_s;
     }
-    routes.add(task.src_chip, task.dst_chip, links, latency_s);
+    // A release timer's wait is no transfer of the machine: no fixed cost (release_timers.hpp).
+    const bool timer = network.links[static_cast<std::size_t>(links.front())].tier == LinkTier::timer;
+    routes.add(task.src_chip, task.dst_chip, links, timer ? latency_s : latency_s + network.transfer.fixed_s);
   }
   return routes;
 }

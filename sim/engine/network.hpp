@@ -7,11 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "models/hardware/calibration.hpp"
+
 namespace podsim {
 
 // Which network a link belongs to: the slice's ICI torus, or the data-centre network between slices (a host's
-// NIC to or from the switch; docs/overlap-pipeline-dcn.md).
-enum class LinkTier : std::uint8_t { ici, dcn };
+// NIC to or from the switch; docs/overlap-pipeline-dcn.md), or a symmetry path's release timer (release_timers.hpp:
+// a wait, not a link of the machine, so the transfer calibration leaves it alone).
+enum class LinkTier : std::uint8_t { ici, dcn, timer };
 
 // One directed link. A transfer of S bytes over links l1..lk alone on them takes sum(latency_s) + S / min(bandwidth).
 struct LinkSpec {
@@ -21,6 +24,18 @@ struct LinkSpec {
   LinkTier tier = LinkTier::ici;
 };
 
+// How the des calibrates every transfer (docs/hardware-model.md, "Calibration"); the default changes nothing.
+struct TransferCalibration {
+  // >= 0: a fixed cost before every transfer moves (a collective step's launch and synchronisation), added to its
+  // route's latency: it holds no link.
+  double fixed_s = 0;
+  // Achieved / nominal link bandwidth vs the transfer's bytes: a transfer of S bytes over ICI links only moves
+  // ceil(S / efficiency(S)) bytes in the simulation, while results and reports keep S. Empty: 1.
+  std::vector<EfficiencyPoint> link_efficiency;
+
+  bool active() const { return fixed_s > 0 || !link_efficiency.empty(); }
+};
+
 struct NetworkSpec {
   std::int32_t num_chips = 0;
   double chip_flops = 1e12;     // host speed for compute tasks, flop/s (one core: concurrent computes share it)
@@ -28,6 +43,7 @@ struct NetworkSpec {
   // Route from src to dst as directed link ids (empty for src == dst). Must be deterministic: simulate() calls it
   // once per (src, dst) pair that a transfer uses, while validating, before SimGrid runs.
   std::function<std::vector<std::int32_t>(std::int32_t src, std::int32_t dst)> route;
+  TransferCalibration transfer;  // the des's calibration of transfers (none: the links' figures as they are)
 
   // True when link `link` (an id in [0, links.size())) is a DCN link: a transfer whose route crosses one is a DCN
   // transfer (SimulationResult::route_of gives the route).

@@ -15,7 +15,7 @@ void add_release_timers(const std::vector<std::pair<TaskId, double>>& releases, 
   for (const auto& [task, at] : releases) {
     auto [it, added] = timer_of.emplace(at, std::pair{chips + static_cast<std::int32_t>(timer_of.size()),
                                                       static_cast<std::int32_t>(network.links.size())});
-    if (added) network.links.push_back({"release", kReleaseBandwidth_Bps, at});
+    if (added) network.links.push_back({"release", kReleaseBandwidth_Bps, at, LinkTier::timer});
     Task wait;
     wait.kind = TaskKind::transfer;
     wait.bytes = 1;

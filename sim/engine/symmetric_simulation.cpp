@@ -229,6 +229,7 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
     EventGraph sub;
     NetworkSpec net;
     net.chip_flops = network.chip_flops;
+    net.transfer = network.transfer;
     auto sub_routes = std::make_shared<SubRoutes>();
     std::vector<std::int32_t> touched;
     std::int32_t chips = 0;

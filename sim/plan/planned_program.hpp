@@ -71,6 +71,10 @@ struct PlannedStep {
 
   // kind == compute: the local work on every chip.
   double flops = 0;  // per chip
+  // The roofline's two terms when the step has them (book.time_s = max of them): FLOPs at the chip's peak, bytes at
+  // its HBM bandwidth. A calibrated des divides each by its efficiency (models/hardware/calibration.hpp).
+  double compute_s = 0;
+  double memory_s = 0;
 
   // kind == transfer: one point-to-point send.
   ChipId from = 0;

@@ -304,6 +304,8 @@ class Planner {
     compute.writes = product;
     compute.flops = mp.local_flops;
     compute.book.time_s = roofline.time_s;
+    compute.compute_s = roofline.compute_time_s;
+    compute.memory_s = roofline.memory_time_s;
     compute.bound = bound_name(roofline.bound);
     planned.flops = mp.local_flops;
     planned.compute_time_s = roofline.time_s;
@@ -430,6 +432,8 @@ class Planner {
     compute.kind = StepKind::compute;
     compute.flops = whole.flops / n;
     compute.book.time_s = roofline.time_s;
+    compute.compute_s = roofline.compute_time_s;
+    compute.memory_s = roofline.memory_time_s;
     compute.bound = bound_name(roofline.bound);
     compute.in_loop = true;
     return compute;
@@ -628,6 +632,7 @@ class Planner {
     load.kind = StepKind::compute;
     load.reads = {tensor};
     load.book.time_s = hbm_load_time(static_cast<double>(buffer(tensor).bytes_per_chip), spec_.hardware.spec.chip);
+    load.memory_s = load.book.time_s;
     load.bound = "memory";
     planned.compute_time_s = load.book.time_s;
     push(planned, std::move(load));
@@ -669,6 +674,8 @@ class Planner {
     const double compute_s = step.flops / found->second;
     const double memory_s = hbm_load_time(2.0 * static_cast<double>(in.bytes_per_chip), chip);  // read + write
     step.book.time_s = std::max(compute_s, memory_s);
+    step.compute_s = compute_s;
+    step.memory_s = memory_s;
     step.bound = compute_s >= memory_s ? "compute" : "memory";
     planned.flops = step.flops;
     planned.compute_time_s = step.book.time_s;

@@ -231,20 +231,33 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
       return 0;
     });
     DesAnswer des;
+    // The calibration's figures replace the preset's in the des, never a figure the query gives itself.
+    IciModel des_ici = answer.ici;
+    DcnLinks dcn{answer.dcn_bandwidth_Bps, answer.dcn_latency_s, answer.chips_per_host};
+    TransferCalibration transfer;
+    if (const auto& calibration = hardware.calibration) {
+      des.calibrated = true;
+      des.calibration_source = calibration->source;
+      if (calibration->hop_latency_s && !query.hop_latency_s) des_ici.hop_latency_s = *calibration->hop_latency_s;
+      if (calibration->dcn_bandwidth_Bps && !query.dcn_bandwidth_Bps)
+        dcn.bandwidth_per_chip_Bps = *calibration->dcn_bandwidth_Bps;
+      if (calibration->dcn_latency_s && !query.dcn_latency_s) dcn.latency_s = *calibration->dcn_latency_s;
+      transfer = {calibration->collective_step_s, calibration->link_efficiency};
+    }
     for (const auto& axis : request.axes)
       des.algorithms.emplace_back(algorithm_name(resolve_algorithm(query.algorithm, answer.kind, axis)));
     // One representative chip for all on a wrapped torus, else one representative group per axis phase, where
     // each is proved exact; the full simulation otherwise (docs/performance.md). Several slices always take the
     // full simulation: the symmetry paths know one torus only (docs/overlap-pipeline-dcn.md).
     if (multi_slice) {
-      const NetworkSpec network =
-          multi_slice_network(slice, answer.slices, answer.ici,
-                              {answer.dcn_bandwidth_Bps, answer.dcn_latency_s, answer.chips_per_host}, chip_flops);
+      NetworkSpec network = multi_slice_network(slice, answer.slices, des_ici, dcn, chip_flops);
+      network.transfer = transfer;
       SimulatedCollective run = simulate_collective(network, chips, request, SymmetryUse::never);
       des.result = std::move(run.result);
       des.symmetric = false;
     } else {
-      const NetworkSpec network = slice_network(slice, answer.ici, chip_flops);
+      NetworkSpec network = slice_network(slice, des_ici, chip_flops);
+      network.transfer = transfer;
       if (auto ledger = simulate_torus_quotient(slice, network, request)) {
         des.result = std::move(*ledger);
         des.symmetric = true;

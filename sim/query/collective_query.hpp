@@ -62,8 +62,8 @@ struct CollectiveQuery {
   std::optional<EvalModel> model;            // nullopt: both
   Algorithm algorithm = Algorithm::automatic;
   MultiAxis multi_axis = MultiAxis::sequential;
-  // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): chips s * M + c, and a mesh axis named kSliceAxis of size
-  // `slices` over the slice index next to the mesh's own axes. Only with `size` given as bytes.
+  // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): chips s * M + c, and a mesh axis named kSliceAxis
+  // of size `slices` over the slice index next to the mesh's own axes. Only with `size` given as bytes.
   std::int32_t slices = 1;
   std::optional<double> dcn_bandwidth_Bps;  // overrides the preset's DCN egress per chip
   std::optional<double> dcn_latency_s;      // overrides the preset's DCN latency (none: 0)
@@ -82,6 +82,10 @@ struct DesAnswer {
   // What was simulated: "full", "one chip" (the translation quotient of a wrapped torus, one chip's tasks for all)
   // or "one group per phase" (docs/performance.md).
   std::string simulated = "full";
+  // The hardware's calibration was applied (HardwareSpec::calibration; docs/hardware-model.md, "Calibration"), and
+  // its source.
+  bool calibrated = false;
+  std::string calibration_source;
 };
 
 struct CollectiveAnswer {

@@ -48,6 +48,11 @@ nlohmann::json collective_answer_json(const CollectiveAnswer& answer) {
                   {"max_link_utilisation", result.max_link_utilisation()},
                   {"symmetry_path", answer.des->symmetric},
                   {"simulated", answer.des->simulated}};
+    // Only a calibrated des says so: an uncalibrated answer's JSON is as it was before calibrations existed.
+    if (answer.des->calibrated) {
+      out["des"]["calibrated"] = true;
+      out["des"]["calibration_source"] = answer.des->calibration_source;
+    }
   }
   if (answer.book && answer.des && answer.book->time_s > 0)
     out["ratio_des_over_book"] = answer.des->time_s / answer.book->time_s;
@@ -82,6 +87,9 @@ std::string collective_answer_text(const CollectiveAnswer& answer) {
                         answer.des->symmetric ? ", " + answer.des->simulated + " simulated" : std::string(),
                         result.max_link_bytes(), format_bytes(static_cast<double>(result.max_link_bytes())),
                         100 * result.max_link_utilisation());
+    if (answer.des->calibrated)
+      text += fmt::format("  des calibrated: {} (--uncalibrated for the preset's figures)\n",
+                          answer.des->calibration_source);
   }
   if (answer.book && answer.des && answer.book->time_s > 0)
     text += fmt::format("  des / book:     {:.4f}\n", answer.des->time_s / answer.book->time_s);

@@ -55,6 +55,8 @@ std::string scenario_header_text(const ScenarioRun& run) {
   if (!run.slice_shape.empty())
     facts.push_back(fmt::format("slice {} ({})", shape_text(run.slice_shape), wrap_text(run.wraparound)));
   if (!facts.empty()) out += fmt::format("  {}\n", fmt::join(facts, ", "));
+  if (run.calibrated)
+    out += fmt::format("  des calibrated: {} (--uncalibrated for the preset's figures)\n", run.calibration_source);
   return out;
 }
 
@@ -458,7 +460,7 @@ json run_report_json(const ScenarioRun& run) {
   for (const CheckResult& check : run.checks)
     checks.push_back(check_json(check));
   const PlanComparison best = compare_plans(run);
-  return {
+  json out = {
       {"schema", "podsim/1"},
       {"scenario",
        {{"name", run.name},
@@ -472,6 +474,12 @@ json run_report_json(const ScenarioRun& run) {
        {{"fastest", optional_name(run, best.fastest)}, {"fastest_fitting", optional_name(run, best.fastest_fitting)}}},
       {"checks", checks},
       {"checks_passed", run.checks_passed()}};
+  // Only a calibrated des says so: an uncalibrated run's JSON is as it was before calibrations existed.
+  if (run.calibrated) {
+    out["scenario"]["calibrated"] = true;
+    out["scenario"]["calibration_source"] = run.calibration_source;
+  }
+  return out;
 }
 
 json run_report_json(const std::vector<ScenarioRun>& runs) {

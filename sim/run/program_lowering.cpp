@@ -113,11 +113,23 @@ class Lowering {
       Task task;
       task.kind = TaskKind::compute;
       task.src_chip = task.dst_chip = static_cast<ChipId>(chip);
-      task.flops = step.book.time_s * platform_.chip_flops;
+      task.flops = des_compute_s(step) * platform_.chip_flops;
       task.deps = std::move(deps[chip]);
       task.op = op.index;
       deps[chip] = {graph_->add(std::move(task))};
     }
+  }
+
+  // A compute step's time in the des: its book time, or under a calibration its roofline terms over the MXU and
+  // HBM efficiencies (calibrated_compute_s); a step without terms (an add of the collective matmul's loop, a local
+  // reshard) scales by the efficiency of what bounds it.
+  double des_compute_s(const PlannedStep& step) const {
+    if (!platform_.calibration) return step.book.time_s;
+    const Calibration& calibration = *platform_.calibration;
+    if (step.compute_s > 0 || step.memory_s > 0)
+      return calibrated_compute_s(calibration, step.compute_s, step.memory_s, step.flops);
+    if (step.bound == "compute") return calibrated_compute_s(calibration, step.book.time_s, 0, step.flops);
+    return step.book.time_s / calibration.hbm_efficiency;
   }
 
   void transfer(const PlannedOp& op, const PlannedStep& step, ChipDeps& deps) {

@@ -155,6 +155,10 @@ struct ScenarioRun {
   std::string description;
   std::string file;
   std::string hardware;
+  // The des simulated the hardware's calibration (docs/hardware-model.md, "Calibration"): its source; empty when
+  // uncalibrated.
+  std::string calibration_source;
+  bool calibrated = false;
   std::vector<std::int64_t> slice_shape;
   std::vector<bool> wraparound;
   std::shared_ptr<const Slice> slice;

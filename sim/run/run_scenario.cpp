@@ -180,6 +180,10 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   run.description = spec.description;
   run.file = spec.source_file;
   run.hardware = spec.hardware.spec.name;
+  if (spec.hardware.spec.calibration) {
+    run.calibrated = true;
+    run.calibration_source = spec.hardware.spec.calibration->source;
+  }
   run.slice_shape = spec.slice_shape;
   run.wraparound = spec.wraparound;
   const ScenarioPlatform platform = build_platform(spec);

@@ -15,14 +15,22 @@ ScenarioPlatform build_platform(const ScenarioSpec& spec) {
   } catch (const Error& e) {
     throw InputError(spec.source_file + ": /mesh", e.what());
   }
-  const IciModel& ici = spec.hardware.spec.ici;
+  // The des simulates the hardware's calibration when it has one (docs/hardware-model.md, "Calibration"): its hop
+  // latency and DCN figures replace the preset's (not a figure the scenario sets itself), its transfer costs go to
+  // the engine. The book's figures (topology()) stay the preset's.
+  const std::optional<Calibration>& calibration = spec.hardware.spec.calibration;
+  IciModel ici = spec.hardware.spec.ici;
+  if (calibration && calibration->hop_latency_s) ici.hop_latency_s = *calibration->hop_latency_s;
   if (ici.present() && spec.slice_count > 1) {
     platform.slices = spec.slice_count;
     platform.dcn_bandwidth_Bps = spec.dcn_bandwidth_or_preset();
     platform.dcn_latency_s = spec.dcn_latency_or_preset();
     const HardwareSpec& hw = spec.hardware.spec;
-    const DcnLinks dcn{platform.dcn_bandwidth_Bps, platform.dcn_latency_s,
-                       hw.chips_per_host > 0 ? hw.chips_per_host : platform.slice->num_chips()};
+    DcnLinks dcn{platform.dcn_bandwidth_Bps, platform.dcn_latency_s,
+                 hw.chips_per_host > 0 ? hw.chips_per_host : platform.slice->num_chips()};
+    if (calibration && calibration->dcn_bandwidth_Bps && !spec.dcn_bandwidth_Bps)
+      dcn.bandwidth_per_chip_Bps = *calibration->dcn_bandwidth_Bps;
+    if (calibration && calibration->dcn_latency_s && !spec.dcn_latency_s) dcn.latency_s = *calibration->dcn_latency_s;
     try {
       platform.network = multi_slice_network(*platform.slice, platform.slices, ici, dcn, platform.chip_flops);
     } catch (const Error& e) {
@@ -36,6 +44,8 @@ ScenarioPlatform build_platform(const ScenarioSpec& spec) {
     platform.network.chip_flops = platform.chip_flops;
     platform.network.route = [](std::int32_t, std::int32_t) { return std::vector<std::int32_t>{}; };
   }
+  if (calibration) platform.network.transfer = {calibration->collective_step_s, calibration->link_efficiency};
+  platform.calibration = calibration;
   return platform;
 }
 

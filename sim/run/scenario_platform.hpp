@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
@@ -18,8 +19,12 @@ struct ScenarioPlatform {
   NetworkSpec network;
   // The engine's host speed: compute tasks carry time x chip_flops, so any positive speed gives the same times.
   double chip_flops = 1e15;
+  // The hardware's calibration the des applies (docs/hardware-model.md, "Calibration"): the network already holds
+  // its hop latency, DCN figures and transfer costs; the lowering takes the compute efficiencies from here.
+  std::optional<Calibration> calibration;
 
-  // Several slices over the DCN (docs/overlap-pipeline-dcn.md): `slice` and `mapping` are one slice's; the network holds them all.
+  // Several slices over the DCN (docs/overlap-pipeline-dcn.md): `slice` and `mapping` are one slice's; the network
+  // holds them all.
   std::int32_t slices = 1;
   double dcn_bandwidth_Bps = 0;
   double dcn_latency_s = 0;

@@ -23,7 +23,7 @@ namespace {
 
 using nlohmann::json;
 
-enum class Kind { count, bytes, bandwidth, duration, rate, frequency };
+enum class Kind { count, bytes, bandwidth, duration, rate, frequency, fraction };
 
 struct FieldSpec {
   const char* name;
@@ -68,6 +68,8 @@ const char* unit_of(Kind kind) {
       return "FLOP/s";
     case Kind::frequency:
       return "Hz";
+    case Kind::fraction:
+      return "";
   }
   return "";
 }
@@ -115,7 +117,8 @@ double figure_value(const Locator& loc, const json& j, const std::string& pointe
     const auto text = j.get<std::string>();
     try {
       switch (kind) {
-        case Kind::count: {
+        case Kind::count:
+        case Kind::fraction: {
           char* end = nullptr;
           value = std::strtod(text.c_str(), &end);
           if (text.empty() || *end != '\0') loc.fail(pointer, "must be a whole number, got: " + shown(j));
@@ -148,6 +151,7 @@ double figure_value(const Locator& loc, const json& j, const std::string& pointe
   } else if (!(value > 0)) {
     loc.fail(pointer, "must be positive, got: " + shown(j));
   }
+  if (kind == Kind::fraction && !(value <= 1)) loc.fail(pointer, "an efficiency must be in (0, 1], got: " + shown(j));
   if ((kind == Kind::count || kind == Kind::bytes) && value != std::floor(value))
     loc.fail(pointer, "must be a whole number, got: " + shown(j));
   if (kind == Kind::count && value > 1e9) loc.fail(pointer, "must be at most 1e9, got: " + shown(j));
@@ -271,6 +275,78 @@ void verify_slice(const Locator& loc, const json& j, bool partial, HardwarePrese
   if (j.contains("note")) preset.slice_note = require_string(loc, j.at("note"), "/slice/note", false);
 }
 
+// The calibration section (docs/hardware-model.md, "Calibration"): figures with sources, and two curves
+// {"points": [{"at", "efficiency"}, ...], "source", "note"?}. Fills preset.spec.calibration; its source names the
+// figures' sources. `partial` (overrides) accepts bare values.
+constexpr FieldSpec kCalibrationFields[] = {
+    {"hop_latency_s", Kind::duration, false},  {"collective_step_s", Kind::duration, false},
+    {"hbm_efficiency", Kind::fraction, false}, {"dcn_bandwidth_Bps", Kind::bandwidth, false},
+    {"dcn_latency_s", Kind::duration, false},
+};
+
+std::vector<EfficiencyPoint> verify_curve(const Locator& loc, const json& j, const std::string& pointer,
+                                          std::vector<std::string>& sources) {
+  require_object(loc, j, pointer);
+  require_known_keys(loc, j, pointer, {"points", "source", "note"});
+  if (!j.contains("points")) loc.fail(pointer, "missing key \"points\"");
+  if (!j.contains("source")) loc.fail(pointer, "missing key \"source\" (every figure names its source)");
+  sources.push_back(require_string(loc, j.at("source"), pointer + "/source", true));
+  if (j.contains("note")) require_string(loc, j.at("note"), pointer + "/note", false);
+  const json& points = j.at("points");
+  if (!points.is_array() || points.empty())
+    loc.fail(pointer + "/points", "must be a non-empty array of {\"at\", \"efficiency\"}, got: " + shown(points));
+  std::vector<EfficiencyPoint> curve;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string p = pointer + "/points/" + std::to_string(i);
+    const json& point = points[i];
+    require_object(loc, point, p);
+    require_known_keys(loc, point, p, {"at", "efficiency"});
+    if (!point.contains("at")) loc.fail(p, "missing key \"at\"");
+    if (!point.contains("efficiency")) loc.fail(p, "missing key \"efficiency\"");
+    if (!point.at("at").is_number() || !(point.at("at").get<double>() > 0))
+      loc.fail(p + "/at",
+               "must be a number > 0 (bytes of a message, FLOPs of a matmul), got: " + shown(point.at("at")));
+    EfficiencyPoint e{point.at("at").get<double>(),
+                      figure_value(loc, point.at("efficiency"), p + "/efficiency", Kind::fraction)};
+    if (!curve.empty() && !(e.at > curve.back().at))
+      loc.fail(p + "/at", "points must be in increasing order of at, got: " + shown(point.at("at")) + " after " +
+                              exact_number(curve.back().at));
+    curve.push_back(e);
+  }
+  return curve;
+}
+
+void verify_calibration_section(const Locator& loc, const json& j, bool partial, HardwarePreset& preset) {
+  const std::string pointer = "/calibration";
+  require_object(loc, j, pointer);
+  std::vector<std::string> known = names_of(kCalibrationFields, kCalibrationFields + 5);
+  known.insert(known.end(), {"link_efficiency", "mxu_efficiency", "note"});
+  require_known_keys(loc, j, pointer, known);
+  Calibration calibration;
+  std::vector<std::string> sources;
+  for (const auto& field : kCalibrationFields) {
+    if (!j.contains(field.name)) continue;
+    const std::string name = field.name;
+    const Figure figure = verify_figure(loc, j.at(name), pointer + "/" + name, field.kind, partial);
+    sources.push_back(figure.source);
+    if (name == "hop_latency_s") calibration.hop_latency_s = figure.value;
+    if (name == "collective_step_s") calibration.collective_step_s = figure.value;
+    if (name == "hbm_efficiency") calibration.hbm_efficiency = figure.value;
+    if (name == "dcn_bandwidth_Bps") calibration.dcn_bandwidth_Bps = figure.value;
+    if (name == "dcn_latency_s") calibration.dcn_latency_s = figure.value;
+  }
+  if (j.contains("link_efficiency"))
+    calibration.link_efficiency = verify_curve(loc, j.at("link_efficiency"), pointer + "/link_efficiency", sources);
+  if (j.contains("mxu_efficiency"))
+    calibration.mxu_efficiency = verify_curve(loc, j.at("mxu_efficiency"), pointer + "/mxu_efficiency", sources);
+  if (j.contains("note")) require_string(loc, j.at("note"), pointer + "/note", false);
+  std::vector<std::string> distinct;
+  for (const auto& source : sources)
+    if (std::find(distinct.begin(), distinct.end(), source) == distinct.end()) distinct.push_back(source);
+  calibration.source = join(distinct, ", ");
+  preset.spec.calibration = std::move(calibration);
+}
+
 // Runs `body`, turning nlohmann's own exceptions (type errors carry a JSON pointer with JSON_DIAGNOSTICS)
 // into InputError located at `where`.
 template <typename Body>
@@ -287,9 +363,9 @@ HardwarePreset verify_document(const json& doc, const std::string& where, bool p
   HardwarePreset preset;
   require_object(loc, doc, "");
   if (partial)
-    require_known_keys(loc, doc, "", {"chip", "ici", "slice", "dcn"});
+    require_known_keys(loc, doc, "", {"chip", "ici", "slice", "dcn", "calibration"});
   else
-    require_known_keys(loc, doc, "", {"name", "description", "sources", "chip", "ici", "slice", "dcn"});
+    require_known_keys(loc, doc, "", {"name", "description", "sources", "chip", "ici", "slice", "dcn", "calibration"});
   if (!partial) {
     if (!doc.contains("name")) loc.fail("", "missing key \"name\"");
     if (!doc.contains("description")) loc.fail("", "missing key \"description\"");
@@ -306,6 +382,7 @@ HardwarePreset verify_document(const json& doc, const std::string& where, bool p
   if (doc.contains("ici")) verify_section(loc, doc.at("ici"), "ici", kIciFields, partial, preset.figures);
   if (doc.contains("slice")) verify_slice(loc, doc.at("slice"), partial, preset);
   if (doc.contains("dcn")) verify_section(loc, doc.at("dcn"), "dcn", kDcnFields, partial, preset.figures);
+  if (doc.contains("calibration")) verify_calibration_section(loc, doc.at("calibration"), partial, preset);
   if (!partial) {
     if (doc.contains("ici") && !doc.contains("slice"))
       loc.fail("", "missing key \"slice\" (a chip with ICI needs one)");
@@ -423,6 +500,8 @@ json merge_hardware_overrides(const json& doc, const json& overrides) {
     for (const auto& [key, value] : fields.items()) {
       if (section == "slice") {
         target[key] = value;
+      } else if (section == "calibration" && (key == "link_efficiency" || key == "mxu_efficiency" || key == "note")) {
+        target[key] = value;  // a curve is replaced as a whole
       } else if (section == "chip" && key == "peak_flops") {
         json& peaks = target[key];
         if (!peaks.is_object()) peaks = json::object();
@@ -466,6 +545,54 @@ void build_hardware_spec(HardwarePreset& preset) {
   spec.chips_per_host = static_cast<std::int64_t>(figure_or(preset, "dcn.chips_per_host", 0));
 }
 
+namespace {
+
+// An overlay (`podsim calibrate -o`, docs/hardware-model.md, "Calibration"): {"name", "description", "base", and
+// "sources", "calibration", "chip", "ici", "slice", "dcn" as needed}. Returns the base preset's document (a name in
+// `config_dir`, or a path relative to the overlay's folder) with the overlay's sections merged over it as overrides,
+// its calibration replacing the base's whole, its name and description, and both sets of sources. A document
+// without "base" is returned as it is.
+json resolve_overlay(const json& doc, const std::string& path, const std::string& config_dir) {
+  if (!doc.is_object() || !doc.contains("base")) return doc;
+  const Locator loc{path};
+  require_known_keys(loc, doc, "",
+                     {"name", "description", "base", "sources", "chip", "ici", "slice", "dcn", "calibration"});
+  const std::string base = require_string(loc, doc.at("base"), "/base", true);
+  std::string base_path = base;
+  if (is_preset_path(base)) {
+    base_path = (std::filesystem::path(path).parent_path() / base).string();
+  } else {
+    const auto known = list_hardware_presets(config_dir);
+    if (std::find(known.begin(), known.end(), base) == known.end())
+      loc.fail("/base", "unknown preset (known: " + join(known, ", ") + "), got: \"" + base + "\"");
+    base_path = (std::filesystem::path(config_dir) / (base + ".json")).string();
+  }
+  json base_doc;
+  try {
+    base_doc = parse_hardware_file(base_path);
+  } catch (const PresetNotFoundError&) {
+    loc.fail("/base", "cannot open the base preset, got: \"" + base + "\"");
+  }
+  if (base_doc.is_object() && base_doc.contains("base"))
+    loc.fail("/base", "a base must be a preset, not another overlay, got: \"" + base + "\"");
+  verify_hardware_json(base_doc, base_path);
+  json overrides = json::object();
+  for (const char* section : {"chip", "ici", "slice", "dcn"})
+    if (doc.contains(section)) overrides[section] = doc.at(section);
+  verify_hardware_overrides(overrides, path);
+  json merged = merge_hardware_overrides(base_doc, overrides);
+  for (const char* key : {"name", "description", "calibration"})
+    if (doc.contains(key)) merged[key] = doc.at(key);
+  if (doc.contains("sources")) {
+    require_object(loc, doc.at("sources"), "/sources");
+    for (const auto& [tag, text] : doc.at("sources").items())
+      merged["sources"][tag] = text;
+  }
+  return merged;
+}
+
+}  // namespace
+
 HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const json* overrides,
                                          const std::string& overrides_where, const std::string& config_dir) {
   std::string path = name_or_path;
@@ -476,7 +603,7 @@ HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const 
                                 "unknown preset \"" + name_or_path + "\" (known: " + join(known, ", ") + ")", true);
     path = (std::filesystem::path(config_dir) / (name_or_path + ".json")).string();
   }
-  json doc = parse_hardware_file(path);
+  json doc = resolve_overlay(parse_hardware_file(path), path, config_dir);
   HardwarePreset preset = verify_hardware_json(doc, path);
   const std::string stem = std::filesystem::path(path).stem().string();
   if (preset.name != stem)

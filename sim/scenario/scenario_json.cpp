@@ -121,14 +121,27 @@ HardwarePreset read_hardware(const Ctx& ctx, const Json& j) {
   if (j.is_string()) return read_hardware_preset(ctx, get_string(ctx, j, "/hardware"), "/hardware");
   if (!j.is_object())
     ctx.fail("/hardware", "must be a preset name or an object {\"preset\", \"overrides\"}, got: " + shown(j));
-  require_known_keys(ctx, j, "/hardware", {"preset", "overrides"});
+  require_known_keys(ctx, j, "/hardware", {"preset", "overrides", "calibrated"});
   require_key(ctx, j, "/hardware", "preset");
   const std::string preset = get_string(ctx, j.at("preset"), "/hardware/preset");
-  if (!j.contains("overrides")) return read_hardware_preset(ctx, preset, "/hardware/preset");
-  const Json& overrides = j.at("overrides");
-  require_object(ctx, overrides, "/hardware/overrides");
-  const nlohmann::json plain = nlohmann::json::parse(overrides.dump());
-  return read_hardware_preset_with(ctx, preset, "/hardware/preset", &plain);
+  // "calibrated": false runs the des without the preset's calibration (docs/hardware-model.md, "Calibration").
+  bool calibrated = true;
+  if (j.contains("calibrated")) {
+    if (!j.at("calibrated").is_boolean())
+      ctx.fail("/hardware/calibrated", "must be true or false, got: " + shown(j.at("calibrated")));
+    calibrated = j.at("calibrated").get<bool>();
+  }
+  HardwarePreset loaded;
+  if (!j.contains("overrides")) {
+    loaded = read_hardware_preset(ctx, preset, "/hardware/preset");
+  } else {
+    const Json& overrides = j.at("overrides");
+    require_object(ctx, overrides, "/hardware/overrides");
+    const nlohmann::json plain = nlohmann::json::parse(overrides.dump());
+    loaded = read_hardware_preset_with(ctx, preset, "/hardware/preset", &plain);
+  }
+  if (!calibrated) loaded.spec.calibration.reset();
+  return loaded;
 }
 
 // A figure as a JSON number in SI or a string with a unit (`parse` reads the string: parse_bandwidth, ...).

@@ -36,6 +36,7 @@ struct CollectiveFlags {
   std::string multi_axis = "sequential";
   std::string links;
   bool json = false;
+  bool uncalibrated = false;
 };
 
 // `X,Y` -> {"X", "Y"} (spaces ignored).
@@ -68,6 +69,7 @@ std::variant<std::uint64_t, CollectiveQuery::Tensor> size_of(const CollectiveFla
 CollectiveQuery collective_query(const CollectiveFlags& flags) {
   CollectiveQuery query;
   query.hardware = located("--hardware", [&] { return load_hardware_preset(flags.hardware); });
+  if (flags.uncalibrated) query.hardware.calibration.reset();
   if (flags.link_bandwidth)
     query.link_bandwidth_Bps = located("--link-bw", [&] { return parse_bandwidth(*flags.link_bandwidth); });
   if (flags.hop_latency)
@@ -162,8 +164,9 @@ void add_collective_command(CLI::App& app, Action& action) {
   cmd->add_option("--array-bytes", flags->array_bytes, "The gathered or reduced array V over the group (bytes)");
   cmd->add_option("--link-bw", flags->link_bandwidth, "Override the link bandwidth per direction, e.g. 45GB/s");
   cmd->add_option("--hop-latency", flags->hop_latency, "Override the per-hop latency, e.g. 1us");
-  cmd->add_option("--slices", flags->slices,
-                  "Slices joined by the DCN (docs/overlap-pipeline-dcn.md); the mesh then has an axis DCN over the slice index")
+  cmd->add_option(
+         "--slices", flags->slices,
+         "Slices joined by the DCN (docs/overlap-pipeline-dcn.md); the mesh then has an axis DCN over the slice index")
       ->capture_default_str();
   cmd->add_option("--dcn-bw", flags->dcn_bandwidth, "Override the DCN egress per chip, e.g. 6.25GB/s");
   cmd->add_option("--dcn-latency", flags->dcn_latency, "Override the DCN latency per transfer, e.g. 10us");
@@ -172,6 +175,8 @@ void add_collective_command(CLI::App& app, Action& action) {
   cmd->add_option("--multi-axis", flags->multi_axis, "Several axes: sequential or concurrent")->capture_default_str();
   cmd->add_option("--links", flags->links, "Write the per-link ledger (bytes, messages, busy time) to this CSV file");
   cmd->add_flag("--json", flags->json, "Print one JSON object (schema podsim/1)");
+  cmd->add_flag("--uncalibrated", flags->uncalibrated,
+                "Simulate with the preset's figures, without its calibration (docs/hardware-model.md)");
   cmd->callback([&action, flags] {
     action = [flags] {
       try {

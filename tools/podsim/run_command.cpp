@@ -23,6 +23,7 @@ struct RunFlags {
   std::string report;
   std::optional<std::string> schedule;
   bool verify_values = false;
+  bool uncalibrated = false;
 };
 
 std::ofstream open_output(const std::string& flag, const std::string& path) {
@@ -54,6 +55,8 @@ void add_run_command(CLI::App& app, Action& action) {
                   "dataflow-hbm)");
   cmd->add_flag("--verify-values", flags->verify_values,
                 "Functional mode: carry real values and compare each plan's result with a dense reference");
+  cmd->add_flag("--uncalibrated", flags->uncalibrated,
+                "Simulate with the presets' figures, without their calibration (docs/hardware-model.md)");
   cmd->callback([&action, flags] {
     action = [flags] {
       if (flags->format != "table" && flags->format != "json" && flags->format != "csv")
@@ -68,7 +71,8 @@ void add_run_command(CLI::App& app, Action& action) {
       std::vector<ScenarioRun> runs;
       for (const auto& file : flags->scenarios) {
         try {
-          const ScenarioSpec spec = load_scenario(file);
+          ScenarioSpec spec = load_scenario(file);
+          if (flags->uncalibrated) spec.hardware.spec.calibration.reset();
           if (spec.model)
             throw InputError(file + ": /model", "a model-level scenario is planned, not run: use `podsim plan " + file +
                                                     "` (its candidates, ranked and simulated)");
