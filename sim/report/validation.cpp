@@ -57,6 +57,7 @@ double model_value(const Measurement& row, const CandidateResult& result, bool d
 }
 
 void predict_model_scenario(const Measurement& row, const ScenarioSpec& spec, ValidationRow& out) {
+  // `spec.hardware.spec.calibration` is the one the calibrated des applies (the caller sets it).
   const std::string at = where(row);
   const std::vector<Candidate> candidates = located(at, [&] { return enumerate_candidates(spec); });
   const Candidate* chosen = nullptr;
@@ -66,6 +67,9 @@ void predict_model_scenario(const Measurement& row, const ScenarioSpec& spec, Va
       break;
     }
   if (!chosen) throw InputError(at, "column plan: the scenario has no such plan, got: " + row.plan);
+  Candidate calibrated_candidate = *chosen;
+  if (calibrated_candidate.hardware.name == spec.hardware.name)
+    calibrated_candidate.hardware.spec.calibration = spec.hardware.spec.calibration;
   const CapacityProblem problem = located(at, [&] { return capacity_problem(spec); });
   Candidate uncalibrated = *chosen;
   uncalibrated.hardware.spec.calibration.reset();
@@ -78,7 +82,8 @@ void predict_model_scenario(const Measurement& row, const ScenarioSpec& spec, Va
   out.des_calibrated = out.des_uncalibrated;
   if (out.has_calibration) {
     std::string ignored;
-    CandidateResult calibrated = located(at, [&] { return evaluate_model_candidate(problem, *chosen, at, ignored); });
+    CandidateResult calibrated =
+        located(at, [&] { return evaluate_model_candidate(problem, calibrated_candidate, at, ignored); });
     located(at, [&] { simulate_candidate(problem, calibrated); });
     out.des_calibrated = model_value(row, calibrated, true);
   }
@@ -168,6 +173,11 @@ ValidationRow predict_validation_row(const Measurement& row) {
     if (!row.hardware.empty() && row.hardware != spec.hardware.name)
       throw InputError(at, "column hardware: a scenario row runs on its scenario's hardware (" + spec.hardware.name +
                                "), got: " + row.hardware);
+    // The calibrated des uses the preset's calibration even where the scenario opts out of it ("calibrated":
+    // false, for expectations worked by hand on the nominal figures): validation measures the calibrated model.
+    if (!spec.hardware.spec.calibration && !spec.hardware.path.empty())
+      spec.hardware.spec.calibration =
+          located(at, [&] { return load_hardware_preset(spec.hardware.path); }).calibration;
     out.has_calibration = spec.hardware.spec.calibration.has_value();
     if (spec.model)
       predict_model_scenario(row, spec, out);
