@@ -28,7 +28,7 @@ TEST(ValidateCli, CopyRowIsTheHbmRooflineAndScenarioRowsRunTheirPlan) {
   ASSERT_EQ(run.code, 0) << run.err;
   const nlohmann::json json = json_of(run);
   EXPECT_EQ(json.at("schema"), "podsim/1");
-  ASSERT_EQ(json.at("rows").size(), 2u);
+  ASSERT_EQ(json.at("rows").size(), 3u);
   // copy: 820,000,000 bytes read and written once from v5e's 8.2e11 B/s HBM: 2 x 8.2e8 / 8.2e11 = 2 ms, against
   // the 2.5 ms of the row: -20%.
   const nlohmann::json& copy = row_of(json, "copy-v5e");
@@ -49,6 +49,15 @@ TEST(ValidateCli, CopyRowIsTheHbmRooflineAndScenarioRowsRunTheirPlan) {
   EXPECT_EQ(scenario.at("kind"), "scenario");
   EXPECT_EQ(scenario.at("hardware"), "tpu-v5e");
   EXPECT_EQ(scenario.at("note"), "the scenario's f32 rate is calibrated on this figure");
+  // The scenario runs uncalibrated ("calibrated": false, for its hand-worked expectations); validation's calibrated
+  // des applies v5e's calibration all the same. Its uncalibrated des is the hand-worked one: the matmul plus three
+  // hops of a 1 MiB block, 3 x (1 us + 1048576 / 4.5e10); the calibration (slower links, a cost per step) only
+  // lengthens the gather.
+  const nlohmann::json& gathered = row_of(json, "default-matmul");
+  const double uncalibrated = matmul + 3 * (1e-6 + 1048576 / 4.5e10);
+  EXPECT_NEAR(gathered.at("des_uncalibrated").get<double>(), uncalibrated, uncalibrated * 1e-6);
+  EXPECT_EQ(gathered.at("calibrated"), true);
+  EXPECT_GT(gathered.at("des_calibrated").get<double>(), uncalibrated * 1.001);
 }
 
 TEST(ValidateCli, ModelScenarioMfuIsModelFlopsOverChipsPeakAndStep) {
