@@ -40,7 +40,9 @@ std::vector<std::string> list_hardware_presets(const std::string& config_dir = d
 std::vector<std::string> list_json_stems(const std::string& dir);
 
 // Loads a preset by name ("tpu-v5e", looked up in `config_dir`) or by path (anything with a '/' or ending in
-// ".json"). `overrides`, when given, is an object of the preset's shape merged over it; its errors are
+// ".json"). A file with a "base" key is an overlay (`podsim calibrate -o`; docs/hardware-model.md, "Calibration"):
+// its base preset (a name, or a path relative to the overlay) with the overlay's sections merged over it, its
+// calibration replacing the base's. `overrides`, when given, is an object of the preset's shape merged over it; its errors are
 // located at `overrides_where` (e.g. "scenarios/a.json: /hardware/overrides"). Throws PresetNotFoundError, or
 // InputError `FILE: /POINTER: RULE, got: VALUE`.
 HardwarePreset load_hardware_preset_full(const std::string& name_or_path, const nlohmann::json* overrides = nullptr,

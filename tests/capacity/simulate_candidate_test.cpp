@@ -10,12 +10,19 @@ namespace {
 using namespace capacity_test;
 using K = ParallelKind;
 
+// The candidate without its preset's calibration: these tests compare the des built from the preset's figures with
+// the book (docs/hardware-model.md, "Calibration").
+Candidate uncalibrated(Candidate c) {
+  c.hardware.spec.calibration.reset();
+  return c;
+}
+
 TEST(SimulateCandidate, SmallModelOnASmallSliceAgreesWithItsBook) {
   // small_model() on 2^16 tokens over a v5e 2x4 (data X, fsdp Y): compute-bound, its collectives over single axes.
   // docs/parallelism.md ("The des") states the gap: within 5% here, where the step is mostly compute and the
   // collectives run on one axis each (the des adds hop latencies the book takes the max of).
   const CapacityProblem p = problem(small_model(), training(1 << 16, 2048));
-  CandidateResult r = evaluate_candidate_book(p, candidate("tpu-v5e", {2, 4}, {K::data, K::fsdp}, 1));
+  CandidateResult r = evaluate_candidate_book(p, uncalibrated(candidate("tpu-v5e", {2, 4}, {K::data, K::fsdp}, 1)));
   ASSERT_FALSE(r.rejected) << *r.rejected;
   const double book_mfu = r.mfu;
   simulate_candidate(p, r);
@@ -42,8 +49,9 @@ namespace {
 
 TEST(SimulateCandidate, AMixtureOfExpertsAgreesWithItsBook) {
   const CapacityProblem p = capacity_test::problem(capacity_test::small_moe(), capacity_test::training(1 << 16, 2048));
-  CandidateResult r = evaluate_candidate_book(
-      p, capacity_test::candidate("tpu-v5e", {2, 4}, {ParallelKind::expert, ParallelKind::fsdp}, 1));
+  Candidate c = capacity_test::candidate("tpu-v5e", {2, 4}, {ParallelKind::expert, ParallelKind::fsdp}, 1);
+  c.hardware.spec.calibration.reset();  // the des from the preset's figures (docs/hardware-model.md, "Calibration")
+  CandidateResult r = evaluate_candidate_book(p, c);
   ASSERT_FALSE(r.rejected) << *r.rejected;
   simulate_candidate(p, r);
   ASSERT_TRUE(r.des_step_s);

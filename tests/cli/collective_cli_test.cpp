@@ -20,13 +20,15 @@ using podsim::test::run_podsim;
 TEST(CollectiveCli, PopQuizTwoBookAndSimulation) {
   // v5e 8x4 (no wraparound: v5e wraps only axes of 16), AllGather_Y of bf16[2048, 8192] as [E_Y, F]:
   // shard 512 x 8192 x 2 = 8,388,608 B; book (N-1) shard / W_uni = 3 x 8388608 / 4.5e10 = 559.24 us;
-  // the line schedule adds one alpha per step: 3 x (1 us + 186.41 us) = 562.24 us.
+  // the line schedule adds one alpha per step: 3 x (1 us + 186.41 us) = 562.24 us (the preset's figures: the des
+  // without the preset's calibration).
   const CliRun run = run_podsim(
       "collective --hardware tpu-v5e --slice 8x4 --op all-gather --axes Y --shape 2048x8192 --dtype bf16 "
-      "--sharding 'A[E_Y, F]' --json");
+      "--sharding 'A[E_Y, F]' --json --uncalibrated");
   ASSERT_EQ(run.code, 0) << run.err;
   const auto j = json_of(run);
   EXPECT_EQ(j["schema"], "podsim/1");
+  EXPECT_FALSE(j["des"].contains("calibrated"));
   EXPECT_EQ(j["op"], "all-gather");
   EXPECT_EQ(j["group_size"], 4);
   EXPECT_EQ(j["shard_bytes"], 8388608);

@@ -249,7 +249,7 @@ TEST(HardwareOverrides, ErrorsPointIntoTheOverrides) {
             "links_per_chip, bandwidth_Bps, bandwidth_raw_Bps, bandwidth_effective_Bps, hop_latency_s)");
   const json name = {{"name", "x"}};
   EXPECT_EQ(load_error("tpu-v5e", &name, "cli"),
-            "cli: /name: unknown key, got: \"name\" (expected one of chip, ici, slice, dcn)");
+            "cli: /name: unknown key, got: \"name\" (expected one of chip, ici, slice, dcn, calibration)");
   const json unit = {{"ici", {{"hop_latency_s", "1 hour"}}}};
   EXPECT_EQ(load_error("tpu-v5e", &unit, "cli"),
             "cli: /ici/hop_latency_s: duration: unknown unit \"hour\" (expected s, ms, us, ns, ps), got: 1 hour");

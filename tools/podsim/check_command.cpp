@@ -7,6 +7,7 @@
 #include "sim/report/check_report.hpp"
 #include "sim/run/checks.hpp"
 #include "sim/run/run_scenario.hpp"
+#include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
 
@@ -36,13 +37,17 @@ std::vector<std::string> scenario_files(const std::vector<std::string>& paths) {
 void add_check_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("check", "Run every scenario's expect list; exit 1 if any check misses");
   auto paths = std::make_shared<std::vector<std::string>>();
+  auto uncalibrated = std::make_shared<bool>(false);
   cmd->add_option("paths", *paths, "Scenario files or folders (default: scenarios)");
-  cmd->callback([&action, paths] {
-    action = [paths] {
+  cmd->add_flag("--uncalibrated", *uncalibrated,
+                "Simulate with the presets' figures, without their calibration (docs/hardware-model.md)");
+  cmd->callback([&action, paths, uncalibrated] {
+    action = [paths, uncalibrated] {
       const auto files = scenario_files(paths->empty() ? std::vector<std::string>{"scenarios"} : *paths);
       int passed = 0, failed = 0, scenarios_without_checks = 0;
       for (const auto& file : files) {
-        const ScenarioSpec spec = load_scenario(file);
+        ScenarioSpec spec = load_scenario(file);
+        if (*uncalibrated) drop_calibration(spec);
         ScenarioRun run;
         if (spec.model) {
           // A model-level scenario's expectations are figures of its model and of its plans' candidates, by the

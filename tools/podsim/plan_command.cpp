@@ -9,6 +9,7 @@
 #include "models/common/error.hpp"
 #include "sim/capacity/plan_search.hpp"
 #include "sim/report/plan_report.hpp"
+#include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
 
@@ -22,6 +23,7 @@ struct PlanFlags {
   bool json = false;
   bool csv = false;
   std::string report;
+  bool uncalibrated = false;
 };
 
 int plan(const PlanFlags& flags) {
@@ -34,7 +36,8 @@ int plan(const PlanFlags& flags) {
     html.open(flags.report);
     if (!html) throw InputError("--report", "cannot write the file, got: " + flags.report);
   }
-  const ScenarioSpec spec = load_scenario(flags.scenario);
+  ScenarioSpec spec = load_scenario(flags.scenario);
+  if (flags.uncalibrated) drop_calibration(spec);
   PlanSearchOptions options;
   options.top_k = static_cast<std::size_t>(flags.top);
   options.simulate = flags.model != "book";
@@ -66,6 +69,8 @@ void add_plan_command(CLI::App& app, Action& action) {
                   "book: screen only; des: list the simulated candidates; both: all, des beside book")
       ->capture_default_str();
   cmd->add_flag("--json", flags->json, "Print JSON (\"schema\": \"podsim/1\")");
+  cmd->add_flag("--uncalibrated", flags->uncalibrated,
+                "Simulate with the presets' figures, without their calibration (docs/hardware-model.md)");
   cmd->add_flag("--csv", flags->csv, "Print CSV, one row per candidate");
   cmd->add_option("--report", flags->report, "Write a self-contained HTML report to this file");
   cmd->callback([flags, &action] { action = [flags] { return plan(*flags); }; });

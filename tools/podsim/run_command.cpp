@@ -8,6 +8,7 @@
 #include "sim/report/html_report.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/run/run_scenario.hpp"
+#include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
 #include "tools/podsim/flags.hpp"
@@ -72,7 +73,7 @@ void add_run_command(CLI::App& app, Action& action) {
       for (const auto& file : flags->scenarios) {
         try {
           ScenarioSpec spec = load_scenario(file);
-          if (flags->uncalibrated) spec.hardware.spec.calibration.reset();
+          if (flags->uncalibrated) drop_calibration(spec);
           if (spec.model)
             throw InputError(file + ": /model", "a model-level scenario is planned, not run: use `podsim plan " + file +
                                                     "` (its candidates, ranked and simulated)");

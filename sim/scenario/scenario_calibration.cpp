@@ -1,0 +1,13 @@
+// drop_calibration (scenario_calibration.hpp).
+#include "sim/scenario/scenario_calibration.hpp"
+
+namespace podsim {
+
+void drop_calibration(ScenarioSpec& spec) {
+  spec.hardware.spec.calibration.reset();
+  if (spec.search)
+    for (HardwarePreset& preset : spec.search->hardware)
+      preset.spec.calibration.reset();
+}
+
+}  // namespace podsim

@@ -1,0 +1,63 @@
+// `podsim calibrate` end to end: fit the scaling book's two v5e all-gather measurements, write the overlay, and
+// simulate with it: the calibrated des reproduces the measured times, --uncalibrated the preset's own figures.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../cli/cli_run.hpp"
+
+namespace podsim {
+namespace {
+
+using test::CliRun;
+using test::json_of;
+using test::run_podsim;
+
+TEST(CalibrateCli, FitsWritesAnOverlayAndTheDesUsesIt) {
+  const auto folder = std::filesystem::temp_directory_path() / ("podsim-calibrate-cli-" + std::to_string(getpid()));
+  std::filesystem::create_directories(folder);
+  const auto csv = folder / "sb.csv";
+  std::ofstream(csv) << "id,kind,measured,hardware,op,slice,axes,bytes,fit,source\n"
+                        "big,collective,680us,tpu-v5e,all-gather,8x4,Y,33554432,yes,sharding.md\n"
+                        "small,collective,8us,tpu-v5e,all-gather,8x4,Y,131072,yes,sharding.md\n"
+                        "v2,collective,1.13ms,tpu-v2,reduce-scatter,4x2,Y,134217728,no,profiling.md\n";
+  const auto overlay = folder / "my-v5e.json";
+  const CliRun fit =
+      run_podsim("calibrate " + csv.string() + " --hardware tpu-v5e --uncalibrated-base -o " + overlay.string());
+  // (an unknown flag is refused with exit code 2)
+  EXPECT_EQ(fit.code, 2);
+  const CliRun ok = run_podsim("calibrate " + csv.string() + " --hardware tpu-v5e -o " + overlay.string());
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("skipped v2 (hardware tpu-v2, not tpu-v5e)"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("hop_latency_s: not separable"), std::string::npos) << ok.out;
+  ASSERT_TRUE(std::filesystem::exists(overlay));
+  const std::string query =
+      "collective --hardware " + overlay.string() + " --slice 8x4 --op all-gather --axes Y --json";
+  const auto big = json_of(run_podsim(query + " --array-bytes 33554432"));
+  EXPECT_NEAR(big["des"]["time_s"].get<double>(), 680e-6, 680e-9);  // the measurement, within 0.1%
+  EXPECT_EQ(big["des"]["calibrated"], true);
+  EXPECT_NEAR(big["book"]["time_s"].get<double>(), 3 * 8388608 / 4.5e10, 1e-15);  // the book is never calibrated
+  const auto small = json_of(run_podsim(query + " --array-bytes 131072"));
+  EXPECT_NEAR(small["des"]["time_s"].get<double>(), 8e-6, 8e-9);
+  const auto plain = json_of(run_podsim(query + " --array-bytes 33554432 --uncalibrated"));
+  EXPECT_NEAR(plain["des"]["time_s"].get<double>(), 3 * (1e-6 + 8388608 / 4.5e10), 1e-12);
+  EXPECT_FALSE(plain["des"].contains("calibrated"));
+  std::filesystem::remove_all(folder);
+}
+
+TEST(CalibrateCli, ABadRowIsLocatedAtItsFileLineAndColumn) {
+  const auto csv =
+      std::filesystem::temp_directory_path() / ("podsim-calibrate-bad-" + std::to_string(getpid()) + ".csv");
+  std::ofstream(csv) << "id,kind,measured,op,slice,axes,bytes\n"
+                        "a,collective,680us,all-gather,8x4,Q,33554432\n";
+  const CliRun run = run_podsim("calibrate " + csv.string() + " --hardware tpu-v5e");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err.rfind("error: " + csv.string() + ":2: column axes: ", 0), 0u) << run.err;
+  std::filesystem::remove(csv);
+}
+
+}  // namespace
+}  // namespace podsim
