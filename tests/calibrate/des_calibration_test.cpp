@@ -102,6 +102,27 @@ TEST(DesCalibration, OneTransferOverThreeHopsTakesTheFixedCostOnce) {
   EXPECT_NEAR(result.makespan_s, 3 * 1e-6 + 5e-6 + 1e6 / 0.25 / 1e9, 1e-12);
 }
 
+TEST(DesCalibration, TheCalibratedDcnLatencyReplacesThePresetsOnceForAOneStepGatherAcrossSlices) {
+  // Two slices of 2x2 over the DCN: an all-gather over the slice axis is one exchange between the slices, each
+  // transfer crossing one NIC up link (which carries the DCN latency) and one down link.
+  HardwareSpec hw = chip();
+  hw.dcn_bandwidth_Bps = 3.125e9;
+  hw.dcn_latency_s = 2e-6;
+  hw.chips_per_host = 4;
+  CollectiveQuery query;
+  query.hardware = hw;
+  query.slice = {2, 2};
+  query.slices = 2;
+  query.axes = {kSliceAxis};
+  query.size = std::uint64_t{1} << 20;
+  query.model = EvalModel::des;
+  const double before = answer_collective(query).des->time_s;
+  query.hardware.calibration = Calibration{};
+  query.hardware.calibration->dcn_latency_s = 12e-6;
+  const double after = answer_collective(query).des->time_s;
+  EXPECT_NEAR(after - before, 12e-6 - 2e-6, 1e-12);
+}
+
 // The symmetry paths carry the calibration: each gives the full simulation's time under it.
 TEST(DesCalibration, TheSymmetryPathsStayExactUnderACalibration) {
   HardwareSpec calibrated = chip();

@@ -91,7 +91,7 @@ TEST(CollectiveMatmul, TheDefaultPlanGathersFirst) {
 // c = (8 x 64 + 64 x 64 + 8 x 64) x 2 B / 8.2e11. t > c, so the loop takes c + 15 t and the simulation, with
 // one transfer per link per step, gives the same.
 const char* kRing = R"({
-  "name": "ring", "hardware": "tpu-v5e", "slice": {"shape": [16], "wraparound": "all"}, "mesh": "X=16",
+  "name": "ring", "hardware": {"preset": "tpu-v5e", "calibrated": false}, "slice": {"shape": [16], "wraparound": "all"}, "mesh": "X=16",
   "tensors": {"A": {"shape": [8, 1024], "sharding": "A[B, D_X]"}, "W": {"shape": [1024, 64], "sharding": "W[D, F]"}},
   "program": [{"op": "matmul", "name": "y", "lhs": "A", "rhs": "W", "einsum": "BD,DF->BF", "out": "Y",
                "out_sharding": "Y[B, F]", "collective_matmul": true}],
@@ -130,7 +130,7 @@ TEST(CollectiveMatmul, ABandwidthBoundLoopTakesOneBlockAndFifteenHops) {
 // 15 hops, each followed by an add, so the loop takes c + 15 (t + a); all 16 matmuls end (16 c) before the first
 // sum arrives.
 const char* kScatterRing = R"({
-  "name": "scatter", "hardware": "tpu-v5e", "slice": {"shape": [16], "wraparound": "all"}, "mesh": "X=16",
+  "name": "scatter", "hardware": {"preset": "tpu-v5e", "calibrated": false}, "slice": {"shape": [16], "wraparound": "all"}, "mesh": "X=16",
   "tensors": {"T": {"shape": [8, 1024], "sharding": "T[B, F_X]"}, "W": {"shape": [1024, 256], "sharding": "W[F_X, D]"}},
   "program": [{"op": "matmul", "name": "down", "lhs": "T", "rhs": "W", "einsum": "BF,FD->BD", "out": "Out",
                "out_sharding": "Out[B, D_X]", "collective_matmul": true}],
