@@ -39,4 +39,7 @@ void add_sweep_command(CLI::App& app, Action& action);
 // `podsim calibrate`: fit a calibration to measurements, write an overlay (tools/podsim/calibrate_command.cpp).
 void add_calibrate_command(CLI::App& app, Action& action);
 
+// `podsim validate`: podsim against published TPU measurements (tools/podsim/validate_command.cpp).
+void add_validate_command(CLI::App& app, Action& action);
+
 }  // namespace podsim::cli
