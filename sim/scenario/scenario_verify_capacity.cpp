@@ -214,6 +214,11 @@ void verify_plan_parallelism(const State& state, const ScenarioPlan& plan, const
       }
     }
   }
+  // Several slices (docs/overlap-pipeline-dcn.md): the slice axis carries data, fsdp or pipeline parallelism.
+  if (state.spec.slice_count > 1) {
+    if (const auto issue = slice_axis_issue(*plan.parallelism, kSliceAxisName))
+      where.fail(issue->kind ? child(child(pointer, kind_name(*issue->kind)), issue->index) : pointer, issue->message);
+  }
   // The model's dims and the workload's counts divide by the axes each kind assigns (docs/parallelism.md,
   // "Constraints"): the rule names the dim, the axes and both sizes.
   try {
