@@ -160,6 +160,9 @@ struct ScenarioPlan {
 // empty means the scenario's own value (its slice, hardware, the workload's microbatches and remat).
 struct SearchSpec {
   std::vector<Shape> slices;               // slice shapes to try, each with one mesh axis per dim
+  // Slice counts to try (docs/overlap-pipeline-dcn.md): N > 1 identical slices over the DCN, the mesh's first axis
+  // kSliceAxisName = N, which carries data, fsdp or pipeline parallelism.
+  std::vector<std::int32_t> slice_counts;
   std::vector<ParallelKind> kinds;         // the kinds assigned to mesh axes, every assignment tried
   std::vector<HardwarePreset> hardware;    // presets to try
   std::vector<std::int64_t> microbatches;  // microbatch counts to try (train)
