@@ -119,14 +119,16 @@ std::optional<SliceAxisIssue> slice_axis_issue(const Parallelism& parallelism, c
     const auto index = static_cast<std::size_t>(found - axes.begin());
     const std::string name(kParallelKindNames.name(kind));
     if (kind != ParallelKind::data && kind != ParallelKind::fsdp && kind != ParallelKind::pipeline)
-      return SliceAxisIssue{kind, index, carries + " (" + name + " parallelism over the DCN is not modelled), got: " + name};
+      return SliceAxisIssue{kind, index,
+                            carries + " (" + name + " parallelism over the DCN is not modelled), got: " + name};
     if (index != 0)
       return SliceAxisIssue{kind, index,
                             "the slice axis " + slice_axis + " comes first among the " + name +
                                 " axes (it is the mesh's major axis), got: it at position " + std::to_string(index)};
     return std::nullopt;
   }
-  return SliceAxisIssue{std::nullopt, 0, carries + " when there are several slices, got: " + slice_axis + " unassigned"};
+  return SliceAxisIssue{std::nullopt, 0,
+                        carries + " when there are several slices, got: " + slice_axis + " unassigned"};
 }
 
 }  // namespace podsim

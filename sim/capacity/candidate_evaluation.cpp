@@ -11,8 +11,8 @@
 
 #include "models/common/error.hpp"
 #include "models/common/join.hpp"
-#include "models/cost/point_to_point.hpp"
 #include "models/cost/dcn_cost.hpp"
+#include "models/cost/point_to_point.hpp"
 #include "models/model/parallel_fit.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/routing.hpp"
@@ -165,8 +165,7 @@ PipelineFigures book_pipeline(const TransformerDims& dims, const Workload& w, co
     if (from / per_slice != to / per_slice) {
       // Across slices (docs/overlap-pipeline-dcn.md): every chip of the stage sends its own part at once, through
       // its host's NIC, at its egress share: the DCN latency plus bytes / W_dcn.
-      times.send_s.push_back(topology.dcn_latency_s +
-                             static_cast<double>(f.send_bytes) / topology.dcn_bandwidth_Bps);
+      times.send_s.push_back(topology.dcn_latency_s + static_cast<double>(f.send_bytes) / topology.dcn_bandwidth_Bps);
       f.send_crosses_dcn = true;
     } else {
       const auto hops = static_cast<int>(hop_count(topology.slice, from % per_slice, to % per_slice));

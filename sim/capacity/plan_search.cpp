@@ -98,8 +98,7 @@ ScenarioMesh searched_mesh(const ScenarioSpec& spec, const Candidate& base, bool
 }
 
 void add_assignments(const Candidate& base, const std::vector<ParallelKind>& kinds,
-                     const std::vector<std::int64_t>& microbatches, const std::vector<Remat>& remats,
-                     Enumeration& out);
+                     const std::vector<std::int64_t>& microbatches, const std::vector<Remat>& remats, Enumeration& out);
 
 // The searched candidates: hardware x slice x slice count x assignment x microbatches x remat, in that nesting.
 Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& search) {
@@ -188,9 +187,10 @@ bool default_layout(const Candidate& c) {
 // 16x16 slice): a permutation of such dims maps the slice onto itself, link for link (ICI links are alike in every
 // dim), and the one program onto the other, so both have the same times and memory.
 bool mirror_images(const Candidate& a, const Candidate& b) {
-  if (a.hardware.name != b.hardware.name || a.slice != b.slice || a.slices != b.slices || a.wraparound != b.wraparound ||
-      a.microbatches != b.microbatches || a.remat.checkpoints_per_layer != b.remat.checkpoints_per_layer ||
-      !a.plan.empty() || !b.plan.empty() || !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
+  if (a.hardware.name != b.hardware.name || a.slice != b.slice || a.slices != b.slices ||
+      a.wraparound != b.wraparound || a.microbatches != b.microbatches ||
+      a.remat.checkpoints_per_layer != b.remat.checkpoints_per_layer || !a.plan.empty() || !b.plan.empty() ||
+      !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
     return false;
   const auto& axes = a.mesh.mesh.axes;
   std::vector<std::size_t> perm(axes.size());

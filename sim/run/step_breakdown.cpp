@@ -93,7 +93,8 @@ StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& si
   CriticalChipBreakdown& b = out.breakdown;
   b.compute_s = union_length(compute);
   b.exposed_communication_s = outside(communication, compute, b.compute_s);
-  // DCN time: outside compute and outside ICI transfers (docs/overlap-pipeline-dcn.md): |dcn ∪ ici ∪ compute| - |ici ∪ compute|.
+  // DCN time: outside compute and outside ICI transfers (docs/overlap-pipeline-dcn.md): |dcn ∪ ici ∪ compute| - |ici ∪
+  // compute|.
   out.op_dcn_s.assign(ops, 0.0);
   if (!dcn.empty()) {
     Intervals busy = compute;

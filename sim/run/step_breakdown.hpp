@@ -27,8 +27,9 @@ struct StepBreakdown {
 // between slices, docs/overlap-pipeline-dcn.md) outside both; bubble_s the rest, so the four add up to the makespan.
 // An op's exposed time is the length of the union of its own transfers on that chip outside the chip's compute, so
 // the ops' figures can add up to more than the chip's when two ops' collectives run at once; an op's DCN time is
-// the length of its own DCN transfers on that chip outside the chip's compute and ICI transfers (as dcn_s). `ops` is the number of
-// ops (Task::op < ops). Throws InternalError when the simulation has fewer task times than the graph has tasks.
+// the length of its own DCN transfers on that chip outside the chip's compute and ICI transfers (as dcn_s). `ops` is
+// the number of ops (Task::op < ops). Throws InternalError when the simulation has fewer task times than the graph has
+// tasks.
 StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& simulation, std::size_t ops);
 
 }  // namespace podsim

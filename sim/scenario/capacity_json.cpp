@@ -191,7 +191,8 @@ void read_search(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
     const std::string cp = p + "/slice_counts";
     require_list(ctx, j.at("slice_counts"), cp, "slice count");
     for (std::size_t i = 0; i < j.at("slice_counts").size(); ++i)
-      search.slice_counts.push_back(static_cast<std::int32_t>(get_int(ctx, j.at("slice_counts")[i], child(cp, i), 1, 65536)));
+      search.slice_counts.push_back(
+          static_cast<std::int32_t>(get_int(ctx, j.at("slice_counts")[i], child(cp, i), 1, 65536)));
   }
   const Json& kinds = j.at("parallelism");
   require_array(ctx, kinds, p + "/parallelism");

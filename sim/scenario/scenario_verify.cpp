@@ -221,7 +221,8 @@ void verify_slice(State& state) {
   }
 }
 
-// Several slices over the DCN (docs/overlap-pipeline-dcn.md): the count within the limits, and a DCN bandwidth in force.
+// Several slices over the DCN (docs/overlap-pipeline-dcn.md): the count within the limits, and a DCN bandwidth in
+// force.
 void verify_slice_count(State& state) {
   const Where& where = state.where;
   const ScenarioSpec& spec = state.spec;
