@@ -4,6 +4,7 @@
 // dropped_fraction of a mixture of experts; each new metric failing when the value is wrong.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "sim/capacity/candidate_evaluation.hpp"
@@ -61,7 +62,9 @@ TEST(MultiSliceChecks, DataParallelGradientAllReduceOverTheDcnByHand) {
 }
 
 TEST(MultiSliceChecks, TheDcnSecondsPassWhenRightAndAreZeroOnOneSlice) {
-  const std::string right = metric("dcn_s", "book", std::to_string(kParams / kWdcn));
+  char value[32];
+  std::snprintf(value, sizeof(value), "%.17g", kParams / kWdcn);
+  const std::string right = metric("dcn_s", "book", value);
   const auto two =
       evaluate_model_checks(load_scenario_text(scenario(2, "25us", R"({"data": ["DCN", "X"]})", right), "s.json"));
   ASSERT_EQ(two.size(), 1u);
