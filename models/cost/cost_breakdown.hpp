@@ -14,6 +14,7 @@ struct CostBreakdown {
   double latency_s = 0;    // hops x per-hop latency
   Bound bound = Bound::bandwidth;  // latency iff latency_s > bandwidth_s
   int hops = 0;
+  double dcn_s = 0;     // of time_s: the phases across slices over the DCN (book_hierarchical_cost; 0 within a slice)
   std::string formula;  // symbolic, e.g. "max(V / W_bidi, floor(N/2) * alpha)"
 };
 

@@ -109,4 +109,26 @@ void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, 
   }
 }
 
+std::optional<SliceAxisIssue> slice_axis_issue(const Parallelism& parallelism, const std::string& slice_axis) {
+  const std::string carries = "the slice axis " + slice_axis + " carries data, fsdp or pipeline parallelism";
+  for (std::size_t k = 0; k < kParallelKinds; ++k) {
+    const auto kind = static_cast<ParallelKind>(k);
+    const auto& axes = parallelism.of(kind);
+    const auto found = std::find(axes.begin(), axes.end(), slice_axis);
+    if (found == axes.end()) continue;
+    const auto index = static_cast<std::size_t>(found - axes.begin());
+    const std::string name(kParallelKindNames.name(kind));
+    if (kind != ParallelKind::data && kind != ParallelKind::fsdp && kind != ParallelKind::pipeline)
+      return SliceAxisIssue{kind, index,
+                            carries + " (" + name + " parallelism over the DCN is not modelled), got: " + name};
+    if (index != 0)
+      return SliceAxisIssue{kind, index,
+                            "the slice axis " + slice_axis + " comes first among the " + name +
+                                " axes (it is the mesh's major axis), got: it at position " + std::to_string(index)};
+    return std::nullopt;
+  }
+  return SliceAxisIssue{std::nullopt, 0,
+                        carries + " when there are several slices, got: " + slice_axis + " unassigned"};
+}
+
 }  // namespace podsim

@@ -3,7 +3,9 @@
 // rule is bad input (exit 2); the plan search lists such a candidate as rejected with the same message.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,5 +29,16 @@ std::vector<std::string> kv_tensor_axes(const Parallelism& parallelism, const Me
 // (128)`; `layers (30) must be a multiple of the pipeline axes X (4)`.
 void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, const Parallelism& parallelism,
                          const Mesh& mesh);
+
+// What is wrong with the slice axis `slice_axis` of a model over several slices (docs/overlap-pipeline-dcn.md,
+// "Model-level scenarios over several slices"): it must carry data, fsdp or pipeline parallelism (tensor, sequence
+// and expert parallelism over the DCN are not modelled: their collectives run every layer, and the expert
+// all-to-all across slices is refused), listed first among its kind's axes (it is the mesh's major axis).
+struct SliceAxisIssue {
+  std::optional<ParallelKind> kind;  // the kind it is listed under; nullopt: under none
+  std::size_t index = 0;             // its place in that kind's list
+  std::string message;               // `the slice axis DCN carries data, fsdp or pipeline parallelism ..., got: ...`
+};
+std::optional<SliceAxisIssue> slice_axis_issue(const Parallelism& parallelism, const std::string& slice_axis);
 
 }  // namespace podsim

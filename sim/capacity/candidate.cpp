@@ -6,7 +6,7 @@ std::int64_t Candidate::chips() const {
   std::int64_t product = 1;
   for (const auto dim : slice)
     product *= dim;
-  return product;
+  return product * slices;
 }
 
 }  // namespace podsim

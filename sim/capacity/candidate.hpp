@@ -21,13 +21,18 @@ struct Candidate {
   HardwarePreset hardware;
   Shape slice;
   std::vector<bool> wraparound;  // per slice dim, resolved
-  ScenarioMesh mesh;             // the logical mesh on the slice (one axis per slice dim unless written)
+  // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md, "Model-level scenarios over several slices"):
+  // `slices` identical slices; the mesh then has the axis kSliceAxisName = slices first, over the slice index.
+  std::int32_t slices = 1;
+  std::optional<double> dcn_bandwidth_Bps;  // the scenario's override of the preset's DCN egress per chip
+  std::optional<double> dcn_latency_s;      // the scenario's override of the preset's DCN latency
+  ScenarioMesh mesh;                        // the logical mesh (one axis per slice dim unless written)
   Parallelism parallelism;
   std::int64_t microbatches = 1;
   Remat remat;
   std::string plan;  // the scenario plan it comes from ("" for a searched candidate)
 
-  std::int64_t chips() const;  // product of the slice dims
+  std::int64_t chips() const;  // product of the slice dims, times the slices
 };
 
 // Bytes per chip by what they hold.
@@ -47,7 +52,7 @@ struct StepBreakdown {
   double compute_s = 0;  // compute steps bound by the MXU
   double hbm_s = 0;      // compute steps bound by HBM bandwidth (weight and KV-cache reads in decode)
   double ici_s = 0;      // collectives and transfers over ICI
-  double dcn_s = 0;      // across slices (0 until multi-slice)
+  double dcn_s = 0;      // collectives' phases across slices over the DCN (docs/overlap-pipeline-dcn.md)
   double bubble_s = 0;   // pipeline stages: the busiest stage idle, waiting for its neighbours (0 without stages)
   double total() const { return compute_s + hbm_s + ici_s + dcn_s + bubble_s; }
 };
@@ -64,7 +69,9 @@ struct PipelineFigures {
   std::vector<double> forward_s;   // per stage, one microbatch (book)
   std::vector<double> backward_s;  // per stage, one microbatch (book; with the recomputed forward under remat)
   std::uint64_t send_bytes = 0;    // per chip and microbatch: an activation forward, or its gradient back
-  double send_s = 0;               // its book time over the slowest boundary (hops x alpha + bytes / W)
+  double send_s = 0;               // its book time over the slowest boundary (hops x alpha + bytes / W; across
+                                   // slices: the DCN latency + bytes / W_dcn per chip)
+  bool send_crosses_dcn = false;   // some neighbouring stages lie on different slices
   double span_s = 0;               // book: first forward to last backward
   double bubble_s = 0;             // book: the busiest stage's idle time within the span
   double bubble_fraction = 0;      // book: bubble_s / span_s
@@ -99,6 +106,14 @@ struct CandidateResult {
 
   // Why the simulation failed, when it did (plan search keeps the candidate at its book rank).
   std::optional<std::string> des_failed;
+
+  // The des's DCN seconds (once simulated; docs/overlap-pipeline-dcn.md): per op of the layer program, its transfers
+  // between slices on the critical chip outside that chip's compute and ICI transfers, times its repeats; with
+  // pipeline stages, the schedule graph's critical chip's DCN seconds.
+  std::optional<double> des_dcn_s;
+  // A mixture of experts' routed rows over capacity, as a fraction of tokens x top_k (docs/overlap-pipeline-dcn.md,
+  // "Mixture of experts"); 0 for a dense model.
+  double dropped_fraction = 0;
 
   // The step time used for ranking and the derived figures: des when simulated, else book.
   double step_s() const { return des_step_s.value_or(book_step_s); }

@@ -11,11 +11,13 @@
 
 #include "models/common/error.hpp"
 #include "models/common/join.hpp"
+#include "models/cost/dcn_cost.hpp"
 #include "models/cost/point_to_point.hpp"
 #include "models/model/parallel_fit.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/routing.hpp"
 #include "models/topology/slice.hpp"
+#include "sim/capacity/des_dcn.hpp"
 #include "sim/capacity/model_program.hpp"
 #include "sim/capacity/pipeline_graph.hpp"
 #include "sim/capacity/pipeline_schedule.hpp"
@@ -69,6 +71,16 @@ void derive(const CapacityProblem& problem, CandidateResult& r) {
     r.cost_per_million_tokens = *problem.price_per_chip_hour * chips * step / 3600.0 / tokens * 1e6;
 }
 
+// A mixture of experts' dropped fraction for one pass (a microbatch's tokens in training, the step's in serving), as
+// the expanded program routes them (docs/overlap-pipeline-dcn.md, "Mixture of experts"); 0 for a dense model.
+double dropped_fraction(const TransformerDims& dims, const Workload& w) {
+  if (dims.experts <= 1) return 0;
+  const std::uint64_t passes =
+      w.mode == WorkloadMode::train ? static_cast<std::uint64_t>(std::max<std::int64_t>(1, w.microbatches)) : 1;
+  const auto tokens = static_cast<std::int64_t>(w.tokens_per_step() / passes);
+  return expert_load(w, tokens, dims.experts_per_token, dims.experts, 1).dropped_fraction;
+}
+
 const char* largest(const StepBreakdown& b) {
   const char* name = "compute";
   double best = b.compute_s;
@@ -78,18 +90,27 @@ const char* largest(const StepBreakdown& b) {
   return name;
 }
 
+// A step's book time `repeat` times into its part: a collective's phases across slices (its book's dcn_s) into
+// dcn_s, the rest into ici_s; a compute step by its bound.
+void add_step(StepBreakdown& to, const PlannedStep& step, double repeat) {
+  const double t = step.book.time_s * repeat;
+  if (step.kind != StepKind::compute) {
+    const double dcn = step.book.dcn_s * repeat;
+    to.dcn_s += dcn;
+    to.ici_s += t - dcn;
+  } else if (step.bound == "compute") {
+    to.compute_s += t;
+  } else {
+    to.hbm_s += t;
+  }
+}
+
 // One run of each op of the layer program by part, from the closed form.
 std::vector<StepBreakdown> book_op_times(const PlannedProgram& program) {
   std::vector<StepBreakdown> out(program.ops.size());
   for (std::size_t i = 0; i < program.ops.size(); ++i)
-    for (const auto& step : program.ops[i].steps) {
-      if (step.kind != StepKind::compute)
-        out[i].ici_s += step.book.time_s;
-      else if (step.bound == "compute")
-        out[i].compute_s += step.book.time_s;
-      else
-        out[i].hbm_s += step.book.time_s;
-    }
+    for (const auto& step : program.ops[i].steps)
+      add_step(out[i], step, 1);
   return out;
 }
 
@@ -118,8 +139,8 @@ std::size_t longest_tail(const StageWork& work) {
 // neighbouring stages at the book's point-to-point time, the schedule's span by recurrence, then the longest tail.
 // Sets `breakdown` to the busiest stage's work by part (m microbatches and the longest tail) plus its bubble.
 PipelineFigures book_pipeline(const TransformerDims& dims, const Workload& w, const Candidate& candidate,
-                              const ModelProgram& model, const PlannedProgram& program, const Slice& slice,
-                              const MeshMapping& mapping, StepBreakdown& breakdown) {
+                              const ModelProgram& model, const PlannedProgram& program, const PlanTopology& topology,
+                              StepBreakdown& breakdown) {
   const Mesh& mesh = model.spec.mesh.mesh;
   PipelineFigures f;
   f.axes = candidate.parallelism.of(ParallelKind::pipeline);
@@ -137,10 +158,19 @@ PipelineFigures book_pipeline(const TransformerDims& dims, const Workload& w, co
   if (!ici.present())
     throw VerifyError("pipeline axes " + join(f.axes, ",") + ": stages send activations over ICI, got: hardware " +
                       model.spec.hardware.spec.name + " without ICI figures");
-  const auto chips = stage_chips(mesh, mapping, f.axes);
+  const auto chips = stage_chips(mesh, topology.mapping, f.axes, topology.slices);
+  const ChipId per_slice = static_cast<ChipId>(topology.slice.num_chips());
   for (std::size_t b = 0; b + 1 < chips.size(); ++b) {
-    const auto hops = static_cast<int>(hop_count(slice, chips[b].front(), chips[b + 1].front()));
-    times.send_s.push_back(book_point_to_point(f.send_bytes, hops, 1, ici.bandwidth_Bps, ici.hop_latency_s).time_s);
+    const ChipId from = chips[b].front(), to = chips[b + 1].front();
+    if (from / per_slice != to / per_slice) {
+      // Across slices (docs/overlap-pipeline-dcn.md): every chip of the stage sends its own part at once, through
+      // its host's NIC, at its egress share: the DCN latency plus bytes / W_dcn.
+      times.send_s.push_back(topology.dcn_latency_s + static_cast<double>(f.send_bytes) / topology.dcn_bandwidth_Bps);
+      f.send_crosses_dcn = true;
+    } else {
+      const auto hops = static_cast<int>(hop_count(topology.slice, from % per_slice, to % per_slice));
+      times.send_s.push_back(book_point_to_point(f.send_bytes, hops, 1, ici.bandwidth_Bps, ici.hop_latency_s).time_s);
+    }
     f.send_s = std::max(f.send_s, times.send_s.back());
   }
   const PipelineSpan span = pipeline_span(f.schedule, f.microbatches, times);
@@ -155,10 +185,12 @@ PipelineFigures book_pipeline(const TransformerDims& dims, const Workload& w, co
     breakdown.compute_s += m * part->compute_s;
     breakdown.hbm_s += m * part->hbm_s;
     breakdown.ici_s += m * part->ici_s;
+    breakdown.dcn_s += m * part->dcn_s;
   }
   breakdown.compute_s += tail.compute_s;
   breakdown.hbm_s += tail.hbm_s;
   breakdown.ici_s += tail.ici_s;
+  breakdown.dcn_s += tail.dcn_s;
   breakdown.bubble_s = f.bubble_s;
   return f;
 }
@@ -183,27 +215,28 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
   const TransformerDims& dims = problem.model.dims;
   const Workload w = effective_workload(problem, candidate);
   try {
+    if (candidate.slices > 1) {
+      if (const auto issue = slice_axis_issue(candidate.parallelism, kSliceAxisName)) throw VerifyError(issue->message);
+    }
     const ModelProgram model = expand_model(dims, problem.workload, candidate, problem.options);
     const Slice slice(model.spec.slice_shape, model.spec.wraparound);
-    const MeshMapping mapping(model.spec.mesh.mesh, slice, model.spec.mesh.axis_dims);
-    PlannedProgram program = plan_program(model.spec, PlanTopology{slice, mapping, true}, nullptr);
+    const auto [in_slice, in_slice_dims] = model.spec.in_slice_mesh();
+    const MeshMapping mapping(in_slice, slice, in_slice_dims);
+    const PlanTopology topology{slice,
+                                mapping,
+                                true,
+                                model.spec.slice_count,
+                                model.spec.slice_count > 1 ? model.spec.dcn_bandwidth_or_preset() : 0.0,
+                                model.spec.slice_count > 1 ? model.spec.dcn_latency_or_preset() : 0.0};
+    PlannedProgram program = plan_program(model.spec, topology, nullptr);
     const std::int64_t stages = candidate.parallelism.degree(ParallelKind::pipeline, model.spec.mesh.mesh);
     if (stages > 1) {
-      r.pipeline = book_pipeline(dims, w, candidate, model, program, slice, mapping, r.breakdown);
+      r.pipeline = book_pipeline(dims, w, candidate, model, program, topology, r.breakdown);
       r.book_step_s = r.breakdown.total();
     } else {
-      for (std::size_t i = 0; i < program.ops.size(); ++i) {
-        const auto repeat = static_cast<double>(model.repeats[i]);
-        for (const auto& step : program.ops[i].steps) {
-          const double t = step.book.time_s * repeat;
-          if (step.kind != StepKind::compute)
-            r.breakdown.ici_s += t;
-          else if (step.bound == "compute")
-            r.breakdown.compute_s += t;
-          else
-            r.breakdown.hbm_s += t;
-        }
-      }
+      for (std::size_t i = 0; i < program.ops.size(); ++i)
+        for (const auto& step : program.ops[i].steps)
+          add_step(r.breakdown, step, static_cast<double>(model.repeats[i]));
       r.book_step_s = r.breakdown.total();
     }
     r.bound = largest(r.breakdown);
@@ -225,6 +258,7 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     r.rejected = "needs " + gib(r.memory_per_chip_bytes) + " per chip, HBM holds " + gib(r.hbm_bytes) + ": " +
                  gib(r.memory_per_chip_bytes - r.hbm_bytes) + " over";
   r.model_flops_per_step = model_flops(dims, w);
+  r.dropped_fraction = dropped_fraction(dims, w);
   derive(problem, r);
   return r;
 }
@@ -268,7 +302,7 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
     const StageWork work =
         stage_work(model, op_time, problem.model.dims.layers, f.stages, w.remat.checkpoints_per_layer > 0);
     PipelineGraphSpec pipeline;
-    pipeline.chips = stage_chips(model.spec.mesh.mesh, *platform.mapping, f.axes);
+    pipeline.chips = stage_chips(model.spec.mesh.mesh, *platform.mapping, f.axes, platform.slices);
     pipeline.forward_s = work.forward_s();
     pipeline.backward_s = work.backward_s();
     pipeline.send_bytes = f.send_bytes;
@@ -285,6 +319,7 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
     f.des_bubble_s = span.bubble_s;
     f.des_bubble_fraction = span.bubble_fraction;
     result.des_step_s = simulated.makespan_s + work.tail[longest_tail(work)].total();
+    result.des_dcn_s = platform.slices > 1 ? critical_chip_dcn_seconds(schedule_graph, simulated) : 0.0;
     derive(problem, result);
     if (timeline) {
       PipelineTimeline& kept = timeline->pipeline.emplace();
@@ -303,6 +338,13 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
   for (std::size_t i = 0; i < program.ops.size(); ++i)
     if (end[i] > start[i]) step += (end[i] - start[i]) * static_cast<double>(model.repeats[i]);
   result.des_step_s = step;
+  double dcn = 0;
+  if (platform.slices > 1) {
+    const std::vector<double> op_dcn = op_dcn_seconds(graph, scheduled.simulation, program.ops.size());
+    for (std::size_t i = 0; i < program.ops.size(); ++i)
+      dcn += op_dcn[i] * static_cast<double>(model.repeats[i]);
+  }
+  result.des_dcn_s = dcn;
   derive(problem, result);
 }
 

@@ -38,6 +38,9 @@ class Builder {
     spec_.hardware = candidate.hardware;
     spec_.slice_shape = candidate.slice;
     if (!candidate.wraparound.empty()) spec_.wrap = WrapChoice{WrapMode::listed, candidate.wraparound};
+    spec_.slice_count = candidate.slices;
+    spec_.dcn_bandwidth_Bps = candidate.dcn_bandwidth_Bps;
+    spec_.dcn_latency_s = candidate.dcn_latency_s;
     spec_.mesh = candidate.mesh;
     spec_.options = options;
     spec_.options.verify_values = false;

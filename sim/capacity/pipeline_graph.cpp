@@ -1,6 +1,7 @@
 // Stage chips and the event graph of a pipeline schedule.
 #include "sim/capacity/pipeline_graph.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "models/common/error.hpp"
@@ -8,7 +9,7 @@
 namespace podsim {
 
 std::vector<std::vector<ChipId>> stage_chips(const Mesh& mesh, const MeshMapping& mapping,
-                                             const std::vector<std::string>& pipeline_axes) {
+                                             const std::vector<std::string>& pipeline_axes, std::int64_t slices) {
   std::vector<std::size_t> pipeline;  // mesh axis indices, in the listed order
   std::vector<bool> is_pipeline(mesh.axes.size(), false);
   std::int64_t stages = 1;
@@ -24,6 +25,9 @@ std::vector<std::vector<ChipId>> stage_chips(const Mesh& mesh, const MeshMapping
     chips *= axis.size;
   std::vector<std::vector<ChipId>> out(static_cast<std::size_t>(stages));
   std::vector<std::int64_t> coords(mesh.axes.size(), 0);
+  const bool several = slices > 1 && !mesh.axes.empty();
+  const std::int64_t per_slice = several ? chips / mesh.axes.front().size : chips;
+  std::vector<std::int64_t> in_slice(several ? mesh.axes.size() - 1 : 0);
   // Row-major over the mesh (last axis fastest): within each stage, the other axes' coordinates come in row-major
   // order too, so every stage lists its chips at the same places.
   for (std::int64_t position = 0; position < chips; ++position) {
@@ -35,7 +39,13 @@ std::vector<std::vector<ChipId>> stage_chips(const Mesh& mesh, const MeshMapping
     std::int64_t stage = 0;
     for (const auto a : pipeline)
       stage = stage * mesh.axes[a].size + coords[a];
-    out[static_cast<std::size_t>(stage)].push_back(mapping.chip_at(coords));
+    if (several) {
+      std::copy(coords.begin() + 1, coords.end(), in_slice.begin());
+      out[static_cast<std::size_t>(stage)].push_back(
+          static_cast<ChipId>(coords.front() * per_slice + mapping.chip_at(in_slice)));
+    } else {
+      out[static_cast<std::size_t>(stage)].push_back(mapping.chip_at(coords));
+    }
   }
   return out;
 }

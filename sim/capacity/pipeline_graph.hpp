@@ -19,9 +19,11 @@ namespace podsim {
 
 // The chips of each stage: stage = the row-major index over `pipeline_axes` (in the listed order) of a chip's mesh
 // coordinates, and within a stage the chips in row-major order over the other mesh axes, so that chips[s][r] and
-// chips[s + 1][r] differ in their pipeline coordinates only. Throws VerifyError on an axis not on the mesh.
+// chips[s + 1][r] differ in their pipeline coordinates only. With `slices` > 1 (docs/overlap-pipeline-dcn.md) the
+// mesh's first axis is the slice index, `mapping` places the other axes on one slice of M chips, and the chip at
+// slice s is s * M + its place in the slice. Throws VerifyError on an axis not on the mesh.
 std::vector<std::vector<ChipId>> stage_chips(const Mesh& mesh, const MeshMapping& mapping,
-                                             const std::vector<std::string>& pipeline_axes);
+                                             const std::vector<std::string>& pipeline_axes, std::int64_t slices = 1);
 
 struct PipelineGraphSpec {
   std::vector<std::vector<ChipId>> chips;  // per stage, as stage_chips gives them (the same count in each)

@@ -8,6 +8,9 @@ Candidate plan_candidate(const ScenarioSpec& spec, const ScenarioPlan& plan) {
   candidate.hardware = spec.hardware;
   candidate.slice = spec.slice_shape;
   candidate.wraparound = spec.wraparound;
+  candidate.slices = spec.slice_count;
+  candidate.dcn_bandwidth_Bps = spec.dcn_bandwidth_Bps;
+  candidate.dcn_latency_s = spec.dcn_latency_s;
   candidate.mesh = spec.mesh;
   candidate.parallelism = plan.parallelism.value_or(Parallelism{});
   if (spec.workload) {

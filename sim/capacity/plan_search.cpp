@@ -9,6 +9,7 @@
 #include <string>
 
 #include "models/common/error.hpp"
+#include "models/model/parallel_fit.hpp"
 #include "models/sharding/mesh_spec.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
@@ -69,7 +70,37 @@ std::vector<ParallelKind> distinct(const std::vector<ParallelKind>& kinds) {
   return out;
 }
 
-// The searched candidates: hardware x slice x assignment x microbatches x remat, in that nesting.
+// `slice` (`4x4`), or `2 x 4x4` for several slices.
+std::string slice_text(const Shape& shape, std::int32_t count) {
+  return count > 1 ? std::to_string(count) + " x " + shape_string(shape) : "slice " + shape_string(shape);
+}
+
+// The mesh of `base`: the scenario's own (its slice and count as written), else the slice's default, or the
+// scenario's mesh on one slice when its slice is the one searched; with several slices, the slice axis
+// kSliceAxisName = base.slices first, over no slice dim.
+ScenarioMesh searched_mesh(const ScenarioSpec& spec, const Candidate& base, bool own_slice) {
+  if (own_slice && base.slices == spec.slice_count) return spec.mesh;
+  ScenarioMesh mesh;
+  mesh.name = own_slice && !spec.mesh.name.empty() ? spec.mesh.name : std::string(kDefaultMeshName);
+  if (own_slice) {
+    auto [in_slice, dims] = spec.in_slice_mesh();
+    mesh.mesh = std::move(in_slice);
+    mesh.axis_dims = std::move(dims);
+  } else {
+    mesh.mesh = default_mesh(Slice(base.slice, base.wraparound));
+    mesh.axis_dims = in_order_axis_dims(mesh.mesh.axes.size(), static_cast<int>(base.slice.size()));
+  }
+  if (base.slices > 1) {
+    mesh.mesh.axes.insert(mesh.mesh.axes.begin(), MeshAxis{kSliceAxisName, base.slices});
+    mesh.axis_dims.insert(mesh.axis_dims.begin(), std::vector<int>{});
+  }
+  return mesh;
+}
+
+void add_assignments(const Candidate& base, const std::vector<ParallelKind>& kinds,
+                     const std::vector<std::int64_t>& microbatches, const std::vector<Remat>& remats, Enumeration& out);
+
+// The searched candidates: hardware x slice x slice count x assignment x microbatches x remat, in that nesting.
 Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& search) {
   Enumeration out;
   const Workload workload = spec.workload.value_or(Workload{});
@@ -81,42 +112,56 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
   const std::vector<std::int64_t> microbatches =
       train && !search.microbatches.empty() ? search.microbatches : std::vector<std::int64_t>{workload.microbatches};
   const std::vector<Remat> remats = train && !search.remat.empty() ? search.remat : std::vector<Remat>{workload.remat};
+  const std::vector<std::int32_t> counts =
+      search.slice_counts.empty() ? std::vector<std::int32_t>{spec.slice_count} : search.slice_counts;
   const std::vector<ParallelKind> kinds = distinct(search.kinds);
   for (const HardwarePreset& preset : hardware) {
     for (const Shape& shape : slices) {
-      Candidate base;
-      base.hardware = preset;
-      base.slice = shape;
-      try {
-        base.wraparound = slice_wraparound(spec, preset, shape, own_slice);
-      } catch (const std::exception& e) {
-        CandidateResult rejected;
-        rejected.candidate = base;
-        rejected.rejected = "slice " + shape_string(shape) + " cannot be formed on " + preset.name + ": " + e.what();
-        out.unformable.push_back(std::move(rejected));
-        continue;
-      }
-      if (own_slice) {
-        base.mesh = spec.mesh;
-      } else {
-        base.mesh.name = std::string(kDefaultMeshName);
-        base.mesh.mesh = default_mesh(Slice(shape, base.wraparound));
-        base.mesh.axis_dims = in_order_axis_dims(base.mesh.mesh.axes.size(), static_cast<int>(shape.size()));
-      }
-      for (Parallelism& parallelism : assignments(base.mesh.mesh, kinds)) {
-        for (const auto count : microbatches) {
-          for (const Remat& remat : remats) {
-            Candidate candidate = base;
-            candidate.parallelism = parallelism;
-            candidate.microbatches = count;
-            candidate.remat = remat;
-            out.candidates.push_back(std::move(candidate));
-          }
+      for (const std::int32_t count : counts) {
+        Candidate base;
+        base.hardware = preset;
+        base.slice = shape;
+        base.slices = count;
+        if (count > 1) {
+          base.dcn_bandwidth_Bps = spec.dcn_bandwidth_Bps;
+          base.dcn_latency_s = spec.dcn_latency_s;
         }
+        try {
+          base.wraparound = slice_wraparound(spec, preset, shape, own_slice);
+          if (count > 1 && !(base.dcn_bandwidth_Bps.value_or(preset.spec.dcn_bandwidth_Bps) > 0))
+            throw InputError("", "several slices need a DCN bandwidth per chip, got: none");
+        } catch (const std::exception& e) {
+          CandidateResult rejected;
+          rejected.candidate = base;
+          rejected.rejected = slice_text(shape, count) + " cannot be formed on " + preset.name + ": " + e.what();
+          out.unformable.push_back(std::move(rejected));
+          continue;
+        }
+        base.mesh = searched_mesh(spec, base, own_slice);
+        add_assignments(base, kinds, microbatches, remats, out);
       }
     }
   }
   return out;
+}
+
+// The candidates of `base` (its hardware, slices and mesh): every assignment of `kinds` to its mesh axes (with
+// several slices, those whose slice axis carries data, fsdp or pipeline) x microbatches x remat.
+void add_assignments(const Candidate& base, const std::vector<ParallelKind>& kinds,
+                     const std::vector<std::int64_t>& microbatches, const std::vector<Remat>& remats,
+                     Enumeration& out) {
+  for (Parallelism& parallelism : assignments(base.mesh.mesh, kinds)) {
+    if (base.slices > 1 && slice_axis_issue(parallelism, kSliceAxisName)) continue;
+    for (const auto count : microbatches) {
+      for (const Remat& remat : remats) {
+        Candidate candidate = base;
+        candidate.parallelism = parallelism;
+        candidate.microbatches = count;
+        candidate.remat = remat;
+        out.candidates.push_back(std::move(candidate));
+      }
+    }
+  }
 }
 
 // Without a search section: the scenario's parallelism plans on its own hardware, slice and mesh.
@@ -142,9 +187,10 @@ bool default_layout(const Candidate& c) {
 // 16x16 slice): a permutation of such dims maps the slice onto itself, link for link (ICI links are alike in every
 // dim), and the one program onto the other, so both have the same times and memory.
 bool mirror_images(const Candidate& a, const Candidate& b) {
-  if (a.hardware.name != b.hardware.name || a.slice != b.slice || a.wraparound != b.wraparound ||
-      a.microbatches != b.microbatches || a.remat.checkpoints_per_layer != b.remat.checkpoints_per_layer ||
-      !a.plan.empty() || !b.plan.empty() || !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
+  if (a.hardware.name != b.hardware.name || a.slice != b.slice || a.slices != b.slices ||
+      a.wraparound != b.wraparound || a.microbatches != b.microbatches ||
+      a.remat.checkpoints_per_layer != b.remat.checkpoints_per_layer || !a.plan.empty() || !b.plan.empty() ||
+      !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
     return false;
   const auto& axes = a.mesh.mesh.axes;
   std::vector<std::size_t> perm(axes.size());

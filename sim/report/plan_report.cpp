@@ -133,7 +133,9 @@ std::string mesh_text(const Candidate& candidate) {
 }
 
 std::string slice_text(const Candidate& candidate) {
-  return shape_text(candidate.slice);
+  // Several slices over the DCN: `2 x 4x4`.
+  return candidate.slices > 1 ? std::to_string(candidate.slices) + " x " + shape_text(candidate.slice)
+                              : shape_text(candidate.slice);
 }
 
 std::int64_t headroom_bytes(const CandidateResult& result) {
@@ -162,6 +164,10 @@ PlanTable ranked_table(const PlanReport& report) {
   if (pipelined)
     for (const char* h : {"stages", "schedule", "bubble"})
       table.headers.push_back(h);
+  // Several slices (docs/overlap-pipeline-dcn.md): the DCN seconds of the des when simulated, else the book's.
+  const bool multi_slice = std::any_of(search.ranked.begin(), search.ranked.end(),
+                                       [](const CandidateResult& r) { return r.candidate.slices > 1; });
+  if (multi_slice) table.headers.push_back("DCN");
   if (decode) {
     table.headers.push_back("token latency");
     table.headers.push_back("tokens/s");
@@ -194,6 +200,7 @@ PlanTable ranked_table(const PlanReport& report) {
       row.push_back(f ? std::string(kPipelineScheduleNames.name(f->schedule)) : "-");
       row.push_back(f ? percent(f->des_bubble_fraction.value_or(f->bubble_fraction)) : "-");
     }
+    if (multi_slice) row.push_back(format_seconds(r.des_dcn_s.value_or(r.breakdown.dcn_s)));
     if (decode) {
       row.push_back(format_seconds(r.token_latency_s));
       row.push_back(rate(r.tokens_per_s_per_chip * static_cast<double>(c.chips())));
@@ -374,6 +381,9 @@ json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::opt
       // Beside the contract.
       {"hardware", c.hardware.name},
       {"wraparound", c.wraparound},
+      {"slices", c.slices},
+      {"dcn_s",
+       {{"book", or_null(evaluated, r.breakdown.dcn_s)}, {"des", r.des_dcn_s ? json(*r.des_dcn_s) : json(nullptr)}}},
       {"microbatches", c.microbatches},
       {"remat", remat_json(c.remat)},
       {"plan", c.plan.empty() ? json(nullptr) : json(c.plan)},

@@ -57,6 +57,8 @@ Value measure(const ScenarioRun& run, const PlanRun& plan, const Expectation& e)
       return static_cast<double>(plan.messages);
     case Metric::exposed_communication_s:
       return plan.step_breakdown.exposed_communication_s;
+    case Metric::dcn_s:
+      return plan.step_breakdown.dcn_s;
     case Metric::time_s:
       return book ? op_of(run, plan, e).book_time_s : op_of(run, plan, e).des_time_s;
     case Metric::flops:
@@ -244,6 +246,10 @@ Value candidate_figure(CandidateFigureCache& cache, const Expectation& e) {
       return bytes(r.memory.kv_cache);
     case Metric::memory_temporaries_bytes:
       return bytes(r.memory.temporaries);
+    case Metric::dcn_s:
+      return des ? *r.des_dcn_s : r.breakdown.dcn_s;
+    case Metric::dropped_fraction:
+      return r.dropped_fraction;
     case Metric::mfu:
       return r.mfu;
     case Metric::tokens_per_s_per_chip:

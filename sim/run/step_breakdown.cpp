@@ -51,6 +51,7 @@ StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& si
                         " task times for " + std::to_string(graph.tasks.size()) + " tasks");
   StepBreakdown out;
   out.op_exposed_s.assign(ops, 0.0);
+  out.op_dcn_s.assign(ops, 0.0);
   const auto chips = static_cast<std::size_t>(std::max<std::int32_t>(graph.num_chips, 0));
   if (graph.tasks.empty() || chips == 0) return out;
 
@@ -73,28 +74,35 @@ StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& si
   const auto chip = static_cast<ChipId>(critical);
 
   Intervals compute, communication, dcn;  // communication: ICI transfers; dcn: transfers between slices
-  std::vector<Intervals> per_op(ops);
+  std::vector<Intervals> per_op(ops), per_op_dcn(ops);
   for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
     const Task& task = graph.tasks[t];
     const std::pair<double, double> interval{simulation.tasks[t].start_s, simulation.tasks[t].end_s};
     if (task.kind == TaskKind::compute) {
       if (task.src_chip == chip) compute.push_back(interval);
     } else if (is_communication(task) && (task.src_chip == chip || task.dst_chip == chip)) {
-      (simulation.crosses_dcn(static_cast<TaskId>(t)) ? dcn : communication).push_back(interval);
-      if (task.op >= 0 && static_cast<std::size_t>(task.op) < ops)
+      const bool crosses = simulation.crosses_dcn(static_cast<TaskId>(t));
+      (crosses ? dcn : communication).push_back(interval);
+      if (task.op >= 0 && static_cast<std::size_t>(task.op) < ops) {
         per_op[static_cast<std::size_t>(task.op)].push_back(interval);
+        if (crosses) per_op_dcn[static_cast<std::size_t>(task.op)].push_back(interval);
+      }
     }
   }
   const double makespan_s = simulation.makespan_s;
   CriticalChipBreakdown& b = out.breakdown;
   b.compute_s = union_length(compute);
   b.exposed_communication_s = outside(communication, compute, b.compute_s);
-  // DCN time: outside compute and outside ICI transfers (docs/overlap-pipeline-dcn.md): |dcn ∪ ici ∪ compute| - |ici ∪ compute|.
+  // DCN time: outside compute and outside ICI transfers (docs/overlap-pipeline-dcn.md): |dcn ∪ ici ∪ compute| - |ici ∪
+  // compute|.
+  out.op_dcn_s.assign(ops, 0.0);
   if (!dcn.empty()) {
     Intervals busy = compute;
     busy.insert(busy.end(), communication.begin(), communication.end());
     const double busy_s = union_length(busy);
     b.dcn_s = outside(dcn, busy, busy_s);
+    for (std::size_t op = 0; op < ops; ++op)
+      out.op_dcn_s[op] = outside(per_op_dcn[op], busy, busy_s);
   }
   b.bubble_s = std::max(0.0, makespan_s - b.compute_s - b.exposed_communication_s - b.dcn_s);
   for (std::size_t op = 0; op < ops; ++op)

@@ -17,6 +17,7 @@ struct StepBreakdown {
   std::int32_t critical_chip = 0;    // the chip whose last task ends last (lowest id among ties)
   CriticalChipBreakdown breakdown;   // of the makespan, on critical_chip
   std::vector<double> op_exposed_s;  // per op index (Task::op): its exposed communication on critical_chip
+  std::vector<double> op_dcn_s;      // per op index: its DCN transfers on critical_chip outside compute and ICI
 };
 
 // A chip's tasks are its compute tasks and the transfers it sends or receives (a transfer between two chips;
@@ -25,8 +26,10 @@ struct StepBreakdown {
 // [start, end] outside them; dcn_s the length of its DCN transfers' intervals (SimulationResult::crosses_dcn:
 // between slices, docs/overlap-pipeline-dcn.md) outside both; bubble_s the rest, so the four add up to the makespan.
 // An op's exposed time is the length of the union of its own transfers on that chip outside the chip's compute, so
-// the ops' figures can add up to more than the chip's when two ops' collectives run at once. `ops` is the number of
-// ops (Task::op < ops). Throws InternalError when the simulation has fewer task times than the graph has tasks.
+// the ops' figures can add up to more than the chip's when two ops' collectives run at once; an op's DCN time is
+// the length of its own DCN transfers on that chip outside the chip's compute and ICI transfers (as dcn_s). `ops` is
+// the number of ops (Task::op < ops). Throws InternalError when the simulation has fewer task times than the graph has
+// tasks.
 StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& simulation, std::size_t ops);
 
 }  // namespace podsim

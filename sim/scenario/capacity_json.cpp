@@ -172,7 +172,7 @@ void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
 void read_search(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   const std::string p = "/search";
   require_object(ctx, j, p);
-  require_known_keys_near(ctx, j, p, {"slices", "parallelism", "hardware", "microbatches", "remat"});
+  require_known_keys_near(ctx, j, p, {"slices", "slice_counts", "parallelism", "hardware", "microbatches", "remat"});
   require_key(ctx, j, p, "parallelism");
   SearchSpec search;
   if (j.contains("slices")) {
@@ -186,6 +186,13 @@ void read_search(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
         dims.push_back(get_int(ctx, shape[d], child(child(sp, i), d)));
       search.slices.push_back(std::move(dims));
     }
+  }
+  if (j.contains("slice_counts")) {
+    const std::string cp = p + "/slice_counts";
+    require_list(ctx, j.at("slice_counts"), cp, "slice count");
+    for (std::size_t i = 0; i < j.at("slice_counts").size(); ++i)
+      search.slice_counts.push_back(
+          static_cast<std::int32_t>(get_int(ctx, j.at("slice_counts")[i], child(cp, i), 1, 65536)));
   }
   const Json& kinds = j.at("parallelism");
   require_array(ctx, kinds, p + "/parallelism");

@@ -58,6 +58,8 @@ enum class Metric {
   tokens_per_s_per_chip,
   bubble_time_s,
   bubble_fraction,
+  dcn_s,
+  dropped_fraction,
 };
 
 // The kind of a metric's value.
@@ -69,11 +71,11 @@ struct MetricInfo {
   ExpectScope scope;
   MetricValue value;
   bool per_model;                 // the book and the simulation each give one (times)
-  bool des_only;                  // link and message counts exist only in the simulation
+  bool des_only;                  // link and message counts exist only in the simulation (of a program's plan)
   bool of_candidate_too = false;  // a plan metric that a model-level scenario's plan has too (fits_hbm)
 };
 
-inline constexpr std::array<MetricInfo, 43> kMetrics = {{
+inline constexpr std::array<MetricInfo, 45> kMetrics = {{
     {"total_time_s", Metric::total_time_s, ExpectScope::plan, MetricValue::number, true, false},
     {"peak_memory_per_chip_bytes", Metric::peak_memory_per_chip_bytes, ExpectScope::plan, MetricValue::number, false,
      false},
@@ -128,6 +130,10 @@ inline constexpr std::array<MetricInfo, 43> kMetrics = {{
     {"tokens_per_s_per_chip", Metric::tokens_per_s_per_chip, ExpectScope::candidate, MetricValue::number, true, false},
     {"bubble_time_s", Metric::bubble_time_s, ExpectScope::candidate, MetricValue::number, true, false},
     {"bubble_fraction", Metric::bubble_fraction, ExpectScope::candidate, MetricValue::number, true, false},
+    // The step breakdown's DCN seconds (docs/overlap-pipeline-dcn.md): des only for a program's plan; a model-level
+    // plan's candidate has a book figure (its collectives' DCN phases) and a des one.
+    {"dcn_s", Metric::dcn_s, ExpectScope::plan, MetricValue::number, true, true, true},
+    {"dropped_fraction", Metric::dropped_fraction, ExpectScope::candidate, MetricValue::number, false, false},
 }};
 
 // Whether a model metric is a figure of a training step (the training state), which a serving workload lacks.

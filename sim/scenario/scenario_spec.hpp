@@ -159,7 +159,10 @@ struct ScenarioPlan {
 // A model-level scenario's search space (docs/capacity.md): the candidates `podsim plan` enumerates. A list left
 // empty means the scenario's own value (its slice, hardware, the workload's microbatches and remat).
 struct SearchSpec {
-  std::vector<Shape> slices;               // slice shapes to try, each with one mesh axis per dim
+  std::vector<Shape> slices;  // slice shapes to try, each with one mesh axis per dim
+  // Slice counts to try (docs/overlap-pipeline-dcn.md): N > 1 identical slices over the DCN, the mesh's first axis
+  // kSliceAxisName = N, which carries data, fsdp or pipeline parallelism.
+  std::vector<std::int32_t> slice_counts;
   std::vector<ParallelKind> kinds;         // the kinds assigned to mesh axes, every assignment tried
   std::vector<HardwarePreset> hardware;    // presets to try
   std::vector<std::int64_t> microbatches;  // microbatch counts to try (train)
@@ -205,8 +208,8 @@ struct ScenarioSpec {
   Shape slice_shape;
   std::optional<WrapChoice> wrap;  // the scenario's wraparound; nullopt: the preset's rule ("auto"), not given
   std::vector<bool> wraparound;    // derived: per slice dim, resolved (a dim of size <= 2 never wraps)
-  // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): `slice.count` identical slices, chip s * M + c being chip c of
-  // slice s; the mesh then has the axis kSliceAxisName of size slice_count first, over the slice index.
+  // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): `slice.count` identical slices, chip s * M + c
+  // being chip c of slice s; the mesh then has the axis kSliceAxisName of size slice_count first, over the slice index.
   std::int32_t slice_count = 1;
   std::optional<double> dcn_bandwidth_Bps;  // `slice.dcn.bandwidth_per_chip`: overrides the preset's egress per chip
   std::optional<double> dcn_latency_s;      // `slice.dcn.latency`: overrides the preset's DCN latency

@@ -221,7 +221,8 @@ void verify_slice(State& state) {
   }
 }
 
-// Several slices over the DCN (docs/overlap-pipeline-dcn.md): the count within the limits, and a DCN bandwidth in force.
+// Several slices over the DCN (docs/overlap-pipeline-dcn.md): the count within the limits, and a DCN bandwidth in
+// force.
 void verify_slice_count(State& state) {
   const Where& where = state.where;
   const ScenarioSpec& spec = state.spec;
@@ -237,9 +238,6 @@ void verify_slice_count(State& state) {
                                    ", got: " + std::to_string(chips));
   if (spec.hardware.spec.ici.links_per_chip == 0)
     where.fail("/slice/count", "several slices need a chip with ICI links, got: " + spec.hardware.spec.name);
-  if (spec.model)
-    where.fail("/slice/count",
-               "a model-level scenario runs on one slice, got: " + std::to_string(spec.slice_count) + " slices");
   if (spec.dcn_bandwidth_Bps && !(*spec.dcn_bandwidth_Bps > 0 && std::isfinite(*spec.dcn_bandwidth_Bps)))
     where.fail("/slice/dcn/bandwidth_per_chip",
                "must be finite and > 0 B/s, got: " + exact_number(*spec.dcn_bandwidth_Bps));

@@ -2,6 +2,7 @@
 // instead of tensors and a program and needs a workload; the workload's counts and how they divide; the search
 // section (not empty, no kind twice, slices within the limits); the price; a plan's parallelism against the mesh and
 // the model (the dims each kind shards divide by its axes).
+#include <algorithm>
 #include <cmath>
 
 #include "models/model/parallel_fit.hpp"
@@ -102,6 +103,44 @@ void verify_routing(const Where& where, const Workload& w, const TransformerDims
     where.fail(hp, "the weights must not all be zero (each is an expert's share of the routed tokens), got: all zero");
 }
 
+// The searched slice counts (docs/overlap-pipeline-dcn.md, "Model-level scenarios over several slices"): each >= 1
+// and listed once, in place of the scenario's own count; with a count > 1, every chip of every slice within the
+// limit, a searched kind the slice axis can carry, and every hardware searched with ICI links and a DCN bandwidth.
+void verify_slice_counts(const State& state, const SearchSpec& search, const std::vector<HardwarePreset>& hardware) {
+  const Where& where = state.where;
+  const ScenarioSpec& spec = state.spec;
+  const std::string p = "/search/slice_counts";
+  if (search.slice_counts.empty()) return;
+  if (spec.slice_count > 1)
+    where.fail(p, "the slice counts are searched in place of the scenario's \"slice\": {\"count\"}, got: both");
+  auto largest = static_cast<std::int64_t>(element_count(spec.slice_shape));
+  for (const Shape& dims : search.slices)
+    largest = std::max(largest, static_cast<std::int64_t>(element_count(dims)));
+  for (std::size_t i = 0; i < search.slice_counts.size(); ++i) {
+    const std::string cp = child(p, i);
+    const std::int32_t count = search.slice_counts[i];
+    where.require_at_least(cp, count, 1);
+    for (std::size_t k = 0; k < i; ++k)
+      if (search.slice_counts[k] == count) where.fail(cp, "slice count listed twice, got: " + std::to_string(count));
+    if (count == 1) continue;
+    if (largest * count > kMaxSliceChips)
+      where.fail(cp, "slices x chips per slice must be at most " + std::to_string(kMaxSliceChips) +
+                         ", got: " + std::to_string(largest * count));
+    const bool carried = std::any_of(search.kinds.begin(), search.kinds.end(), [](ParallelKind kind) {
+      return kind == ParallelKind::data || kind == ParallelKind::fsdp || kind == ParallelKind::pipeline;
+    });
+    if (!carried)
+      where.fail(cp, std::string("the slice axis ") + kSliceAxisName +
+                         " carries data, fsdp or pipeline parallelism: list one in \"parallelism\", got: none");
+    for (const auto& preset : hardware) {
+      if (preset.spec.ici.links_per_chip == 0)
+        where.fail(cp, "several slices need a chip with ICI links, got: " + preset.spec.name);
+      if (!(preset.spec.dcn_bandwidth_Bps > 0))
+        where.fail(cp, "several slices need a DCN bandwidth per chip, got: none for hardware " + preset.spec.name);
+    }
+  }
+}
+
 void verify_search(const State& state, const SearchSpec& search) {
   const Where& where = state.where;
   const Workload& w = *state.spec.workload;
@@ -142,6 +181,7 @@ void verify_search(const State& state, const SearchSpec& search) {
       }
     }
   }
+  verify_slice_counts(state, search, hardware);
   const bool train = w.mode == WorkloadMode::train;
   if (!train && !search.microbatches.empty())
     where.fail(p + "/microbatches", "applies to training workloads, got: mode " + mode_name(w.mode));
@@ -213,6 +253,11 @@ void verify_plan_parallelism(const State& state, const ScenarioPlan& plan, const
         where.fail(child(child(pointer, kind_name(kind)), j), e);
       }
     }
+  }
+  // Several slices (docs/overlap-pipeline-dcn.md): the slice axis carries data, fsdp or pipeline parallelism.
+  if (state.spec.slice_count > 1) {
+    if (const auto issue = slice_axis_issue(*plan.parallelism, kSliceAxisName))
+      where.fail(issue->kind ? child(child(pointer, kind_name(*issue->kind)), issue->index) : pointer, issue->message);
   }
   // The model's dims and the workload's counts divide by the axes each kind assigns (docs/parallelism.md,
   // "Constraints"): the rule names the dim, the axes and both sizes.

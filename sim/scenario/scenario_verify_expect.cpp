@@ -125,6 +125,9 @@ void verify_candidate_metric(const State& state, const std::string& p, const Met
     where.fail(p, "missing key \"plan\" (metric " + quote(e.metric) +
                       " is a figure of a parallelism plan; the scenario has no plans)");
   verify_plan_reference(state, p, e);  // every plan of a model-level scenario has a parallelism (verify_plan)
+  if (metric.metric == Metric::dropped_fraction && spec.model->dims.experts <= 1)
+    where.fail(p + "/metric", "metric " + quote(e.metric) +
+                                  " is a figure of a mixture of experts (\"experts\" > 1), got: a dense model");
   if (e.model == EvalModel::des && book_only(metric, true))
     where.fail(p + "/model", "metric " + quote(e.metric) +
                                  " has only a book value (the des gives a candidate's step time, not its breakdown, "
@@ -170,7 +173,7 @@ void verify_one_expect(State& state, std::size_t index) {
   if (!e.tensor.empty() && state.tensors.count(e.tensor) == 0)
     where.fail(p + "/tensor", "unknown tensor, got: " + quote(e.tensor));
 
-  if (e.model == EvalModel::book && metric->des_only)
+  if (e.model == EvalModel::book && metric->des_only && e.scope != ExpectScope::candidate)
     where.fail(p + "/model",
                "metric " + quote(e.metric) + " has no book value (the book model has no links), got: \"book\"");
 

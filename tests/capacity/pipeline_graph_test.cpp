@@ -34,6 +34,21 @@ TEST(PipelineGraph, StageChipsFollowThePipelineAxis) {
   EXPECT_EQ(stage_chips(mesh(4, 2), mapping, {"X", "Y"}).size(), 8u);
 }
 
+TEST(PipelineGraph, StageChipsOverTheSlicesPutEachStageOnItsSlice) {
+  // Two slices of 4x2 (8 chips each), mesh DCN=2,X=4,Y=2: pipeline over DCN puts stage s on slice s, chip
+  // 8 s + (2 x + y), in the same order on both; over DCN and X, four stages per slice.
+  const Slice slice({4, 2}, {false, false});
+  const MeshMapping mapping(mesh(4, 2), slice);
+  Mesh slices;
+  slices.axes = {MeshAxis{"DCN", 2}, MeshAxis{"X", 4}, MeshAxis{"Y", 2}};
+  EXPECT_EQ(stage_chips(slices, mapping, {"DCN"}, 2),
+            (std::vector<std::vector<ChipId>>{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}}));
+  const auto eight = stage_chips(slices, mapping, {"DCN", "X"}, 2);
+  ASSERT_EQ(eight.size(), 8u);
+  EXPECT_EQ(eight[3], (std::vector<ChipId>{6, 7}));
+  EXPECT_EQ(eight[4], (std::vector<ChipId>{8, 9}));
+}
+
 // The schedule on a 4x2 slice with pipeline X (stage boundaries one hop apart, each column on its own links).
 double simulated_span(PipelineSchedule schedule, std::int64_t microbatches, std::vector<double> forward,
                       std::vector<double> backward, std::uint64_t send_bytes, double bandwidth_Bps) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "models/common/error.hpp"
@@ -307,6 +308,45 @@ TEST(PlanSearch, ASearchWithoutAModelIsALocatedError) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.where(), "search.json: /model");
   }
+}
+
+// Slice counts (docs/overlap-pipeline-dcn.md): a count N > 1 puts DCN=N first on the mesh, and only assignments
+// whose slice axis carries data, fsdp or pipeline are candidates. On a v5p slice of 4 chips (one axis X) with data
+// and tensor: one slice gives X in {data, tensor} (2); two slices give DCN=data with X in {data, tensor} (2 of 4).
+TEST(PlanSearch, SliceCountsAddTheSliceAxisAndKeepItOnDataFsdpOrPipeline) {
+  ScenarioSpec spec = model_spec("tpu-v5p", {4});
+  spec.search = kinds({data, tensor});
+  spec.search->slice_counts = {1, 2};
+  const auto candidates = enumerate_candidates(verified(spec));
+  ASSERT_EQ(candidates.size(), 4u);
+  std::set<std::string> two;
+  for (const Candidate& c : candidates) {
+    if (c.slices == 1) {
+      EXPECT_EQ(c.chips(), 4);
+      EXPECT_EQ(c.mesh.mesh.axes.size(), 1u);
+      continue;
+    }
+    EXPECT_EQ(c.chips(), 8);
+    ASSERT_EQ(c.mesh.mesh.axes.size(), 2u);
+    EXPECT_EQ(c.mesh.mesh.axes[0], (MeshAxis{"DCN", 2}));
+    two.insert(c.parallelism.to_string());
+  }
+  EXPECT_EQ(two, (std::set<std::string>{"data=DCN,X", "data=DCN tensor=X"}));
+}
+
+TEST(PlanSearch, SeveralSlicesAreSimulatedAndTheDcnTimeIsReported) {
+  ScenarioSpec spec = model_spec("tpu-v5p", {4});
+  spec.search = kinds({data});
+  spec.search->slice_counts = {2};
+  const PlanSearchResult result = search_plans(verified(spec), PlanSearchOptions{});
+  ASSERT_EQ(result.ranked.size(), 1u);
+  const CandidateResult& r = result.ranked[0];
+  ASSERT_TRUE(r.des_step_s);
+  ASSERT_TRUE(r.des_dcn_s);
+  EXPECT_GT(*r.des_dcn_s, 0.0);
+  EXPECT_GT(r.breakdown.dcn_s, 0.0);
+  EXPECT_EQ(r.bound == "dcn",
+            r.breakdown.dcn_s > std::max({r.breakdown.compute_s, r.breakdown.hbm_s, r.breakdown.ici_s}));
 }
 
 }  // namespace

@@ -21,6 +21,24 @@ TEST(DcnCost, DataParallelAllReduceAcrossSlicesIsTheBooks8DFOverMWdcn) {
   EXPECT_DOUBLE_EQ(dcn.time_s, 8 * d * f / (m * w_dcn));
   // ICI part: 2 x V / (W_bidi x 2 axes), the book's two-axis all-reduce.
   EXPECT_DOUBLE_EQ(cost.time_s, 2 * static_cast<double>(v) / (2 * 4.5e10 * 2) + 8 * d * f / (m * w_dcn));
+  // The DCN part alone (what a candidate's breakdown counts as dcn_s): 8 D F / (M W_dcn).
+  EXPECT_DOUBLE_EQ(cost.dcn_s, 8 * d * f / (m * w_dcn));
+  EXPECT_DOUBLE_EQ(dcn.dcn_s, dcn.time_s);
+}
+
+// G gradient bytes over S slices with no in-slice axes (data parallelism over the DCN alone): the whole of G crosses,
+// twice: max(2 G / W_dcn, 2 (S - 1) L), all of it DCN time. G = 64 MiB, W_dcn = 3.125e9 (v5e), S = 4: 2 x 67,108,864 /
+// 3.125e9 = 42.95 ms, above 2 x 3 x 1 ms of latency; at L = 10 ms the latency term, 60 ms, wins.
+TEST(DcnCost, GradientAllReduceOverTheSlicesAloneIsAllDcn) {
+  const double g = 67108864;
+  const CostBreakdown cost =
+      book_hierarchical_cost(CollectiveKind::all_reduce, {}, 4, 67108864, 4.5e10, 1e-6, 3.125e9, 1e-3);
+  EXPECT_DOUBLE_EQ(cost.time_s, 2 * g / 3.125e9);
+  EXPECT_DOUBLE_EQ(cost.dcn_s, cost.time_s);
+  const CostBreakdown slow =
+      book_hierarchical_cost(CollectiveKind::all_reduce, {}, 4, 67108864, 4.5e10, 1e-6, 3.125e9, 10e-3);
+  EXPECT_DOUBLE_EQ(slow.time_s, 2 * 3 * 10e-3);
+  EXPECT_DOUBLE_EQ(slow.dcn_s, 2 * 3 * 10e-3);
 }
 
 // The book's DCN intensity on v5p: peak bf16 over DCN egress per chip, 4.59e14 / 6.25e9 = 73,440. At a batch per

@@ -182,6 +182,10 @@ TEST(StepBreakdown, DcnTransfersOutsideComputeAndIciCountAsDcn) {
   EXPECT_DOUBLE_EQ(b.breakdown.bubble_s, 0);
   EXPECT_DOUBLE_EQ(sum(b.breakdown), 7);
   EXPECT_DOUBLE_EQ(b.op_exposed_s[1], 4);  // [2, 6] outside compute
+  // The op's DCN transfer [2.5, 6] outside compute and the ICI transfer [1, 3]: [3, 6].
+  EXPECT_DOUBLE_EQ(b.op_dcn_s[1], 3);
+  EXPECT_DOUBLE_EQ(b.op_dcn_s[0], 0);
+  EXPECT_DOUBLE_EQ(b.op_dcn_s[2], 0);
 }
 
 }  // namespace
