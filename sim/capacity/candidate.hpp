@@ -100,6 +100,10 @@ struct CandidateResult {
   // Why the simulation failed, when it did (plan search keeps the candidate at its book rank).
   std::optional<std::string> des_failed;
 
+  // Once simulated: per op of the layer program (model_program.hpp), its simulated span, first task start to last
+  // task end, for one run of it (the step counts it `repeats` times); `podsim run` lists them.
+  std::vector<double> des_op_s;
+
   // The step time used for ranking and the derived figures: des when simulated, else book.
   double step_s() const { return des_step_s.value_or(book_step_s); }
 };
