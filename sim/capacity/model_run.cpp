@@ -123,10 +123,10 @@ ModelStepBreakdown model_step_breakdown(const CandidateResult& r) {
   const double compute = r.breakdown.compute_s + r.breakdown.hbm_s;
   const double parts = compute + r.breakdown.ici_s + r.breakdown.dcn_s;
   const double rest = step - out.bubble_s;
-  if (parts > 0) {
-    out.compute_s = rest * compute / parts;
+  if (parts > 0) {  // the compute part takes the rounding, so a step without communication is all compute
     out.exposed_communication_s = rest * r.breakdown.ici_s / parts;
-    out.dcn_s = rest - out.compute_s - out.exposed_communication_s;
+    out.dcn_s = rest * r.breakdown.dcn_s / parts;
+    out.compute_s = rest - out.exposed_communication_s - out.dcn_s;
   } else {
     out.compute_s = rest;
   }

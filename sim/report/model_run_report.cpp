@@ -229,9 +229,14 @@ json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
 std::string model_run_simulated_text(const ModelPlanRun& plan) {
   const CandidateResult& r = plan.result;
   if (!r.des_step_s) return "nothing (the candidate does not fit HBM: the des simulates candidates that can run)";
-  std::string out =
-      "the step program once under program order: one layer's forward and backward plus the edges (embedding, "
-      "unembedding and loss, optimizer update); each op's simulated span counts its repeats times";
+  bool training = false;
+  for (const ModelOpRun& op : plan.ops)
+    training = training || op.phase == "backward";
+  std::string out = training ? "the step program once under program order: one layer's forward and backward plus "
+                               "the edges (embedding, unembedding and loss, optimizer update)"
+                             : "the step program once under program order: one layer's forward plus the edges "
+                               "(embedding, unembedding)";
+  out += "; each op's simulated span counts its repeats times";
   if (r.pipeline)
     out +=
         "; then the pipeline stages' schedule as an event graph of the stages' forwards, backwards and sends, "
