@@ -71,7 +71,8 @@ std::vector<ModelOpRun> op_rows(const CapacityProblem& problem, const CandidateR
 
 }  // namespace
 
-ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const std::optional<std::string>& plan) {
+ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const ModelRunOptions& options) {
+  const std::optional<std::string>& plan = options.plan;
   const std::string file = spec.source_file.empty() ? std::string("scenario") : spec.source_file;
   if (spec.search)
     throw InputError(file + ": /search",
@@ -108,7 +109,15 @@ ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const std::optiona
     if (out.result.rejected && out.result.book_step_s <= 0)  // not planned at all (not an HBM overflow)
       throw InputError(file + ": " + p->pointer + "/parallelism",
                        "the plan's candidate cannot be planned, got: " + *out.result.rejected);
-    if (!out.result.rejected) simulate_candidate(problem, out.result);
+    if (!out.result.rejected) {
+      if (options.keep_timeline) {
+        auto timeline = std::make_shared<CandidateTimeline>();
+        simulate_candidate(problem, out.result, timeline.get());
+        out.timeline = std::move(timeline);
+      } else {
+        simulate_candidate(problem, out.result);
+      }
+    }
     out.ops = op_rows(problem, out.result);
     run.plans.push_back(std::move(out));
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/capacity/candidate.hpp"
+#include "sim/capacity/candidate_timeline.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim {
@@ -34,6 +35,8 @@ struct ModelPlanRun {
   std::string description;
   CandidateResult result;       // book and des step times, breakdown, memory by kind, fit, MFU (as `podsim plan`)
   std::vector<ModelOpRun> ops;  // in program order (empty when the candidate cannot be planned)
+  // With ModelRunOptions::keep_timeline and once simulated: the simulated step's timeline (for the Chrome trace).
+  std::shared_ptr<const CandidateTimeline> timeline;
 };
 
 struct ModelScenarioRun {
@@ -47,13 +50,18 @@ struct ModelScenarioRun {
   std::vector<ModelPlanRun> plans;
 };
 
-// Runs every plan of a verified model-level scenario (only `plan` when given): evaluate_candidate_book, then, when
-// the candidate fits HBM, simulate_candidate. A candidate that does not fit is reported with its rejection and
+struct ModelRunOptions {
+  std::optional<std::string> plan;  // run only this plan
+  bool keep_timeline = false;       // keep each simulated plan's timeline (podsim run --trace)
+};
+
+// Runs every plan of a verified model-level scenario (only options.plan when given): evaluate_candidate_book, then,
+// when the candidate fits HBM, simulate_candidate. A candidate that does not fit is reported with its rejection and
 // without des figures. Throws InputError at `/search` for a scenario with a search section (its candidates are
 // ranked by `podsim plan`), at `/plans` for one without plans, at the plan's `/plans/N/parallelism` when its
 // candidate cannot be planned; RunError (RunOptions::Field::plan) for a `plan` the scenario does not have; what
 // simulate_candidate throws when the simulation fails.
-ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const std::optional<std::string>& plan);
+ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const ModelRunOptions& options = {});
 
 // The step breakdown of `podsim run` (docs/report-format.md, plans[].step_breakdown) for a model-level plan: the
 // step time in force (des when simulated, else book) split into compute (the book's MXU- and HBM-bound compute),

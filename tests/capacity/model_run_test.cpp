@@ -27,7 +27,7 @@ const std::string kOneChip = R"([{"name": "one-chip", "parallelism": {}}])";
 
 TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
   const ScenarioSpec spec = load_scenario_text(scenario("[1, 1, 1]", kOneChip), "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec, std::nullopt);
+  const ModelScenarioRun run = run_model_scenario(spec);
   ASSERT_EQ(run.plans.size(), 1u);
   const CandidateResult& r = run.plans[0].result;
   ASSERT_FALSE(r.rejected) << *r.rejected;
@@ -63,7 +63,7 @@ TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
 
 TEST(ModelRun, RepeatsCountLayersForTheLayerAndOnceForTheEdges) {
   const ScenarioSpec spec = load_scenario_text(scenario("[1, 1, 1]", kOneChip), "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec, std::nullopt);
+  const ModelScenarioRun run = run_model_scenario(spec);
   bool saw_layer = false, saw_edge = false;
   for (const ModelOpRun& op : run.plans[0].ops) {
     if (op.name == "q") {  // a layer's forward matmul: L x microbatches = 2
@@ -87,7 +87,7 @@ TEST(ModelRun, StepIsThePlanSearchsForTheSameCandidate) {
   const ScenarioSpec spec = load_scenario_text(
       scenario("[2, 2, 1]", R"([{"name": "dp-fsdp", "parallelism": {"data": ["X"], "fsdp": ["Y"]}}])"),
       "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec, std::nullopt);
+  const ModelScenarioRun run = run_model_scenario(spec);
   ASSERT_EQ(run.plans.size(), 1u);
   const CandidateResult& r = run.plans[0].result;
   ASSERT_TRUE(r.des_step_s);
@@ -109,11 +109,11 @@ TEST(ModelRun, RunsOnlyThePlanAskedFor) {
   const ScenarioSpec spec = load_scenario_text(
       scenario("[1, 1, 1]", R"([{"name": "a", "parallelism": {}}, {"name": "b", "parallelism": {}}])"),
       "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec, std::string("b"));
+  const ModelScenarioRun run = run_model_scenario(spec, ModelRunOptions{std::string("b")});
   ASSERT_EQ(run.plans.size(), 1u);
   EXPECT_EQ(run.plans[0].name, "b");
   try {
-    run_model_scenario(spec, std::string("c"));
+    run_model_scenario(spec, ModelRunOptions{std::string("c")});
     FAIL() << "expected RunError";
   } catch (const RunError& e) {
     EXPECT_EQ(e.field(), RunOptions::Field::plan);
@@ -125,7 +125,7 @@ TEST(ModelRun, RefusesASearchPointingToPlan) {
   const ScenarioSpec spec = load_scenario_text(
       scenario("[2, 2, 1]", "[]", R"("search": {"parallelism": ["data", "fsdp"]}, )"), "two-layers.json");
   try {
-    run_model_scenario(spec, std::nullopt);
+    run_model_scenario(spec);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     const std::string what = e.what();

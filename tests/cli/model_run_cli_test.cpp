@@ -74,23 +74,54 @@ TEST(ModelRunCli, CsvAndText) {
   EXPECT_NE(text.out.find("  step breakdown (des): compute "), std::string::npos) << text.out;
 }
 
-TEST(ModelRunCli, RefusesTraceReportScheduleAndMixing) {
+TEST(ModelRunCli, RefusesReportScheduleAndMixing) {
   const fs::path file = write_scenario();
   const std::string f = file.string();
-  const auto trace = test::run_podsim("run " + f + " --trace /tmp/never.json");
   const auto report = test::run_podsim("run " + f + " --report /tmp/never.html");
   const auto schedule = test::run_podsim("run " + f + " --schedule dataflow");
   const auto mixed = test::run_podsim("run " + f + " " + std::string(PODSIM_SOURCE_DIR) +
                                       "/scenarios/examples/jax-sharded-matmul.json");
   fs::remove(file);
-  EXPECT_EQ(trace.code, 2);
-  EXPECT_EQ(trace.err.rfind("error: --trace: ", 0), 0u) << trace.err;
   EXPECT_EQ(report.code, 2);
   EXPECT_EQ(report.err.rfind("error: --report: ", 0), 0u) << report.err;
   EXPECT_EQ(schedule.code, 2);
   EXPECT_EQ(schedule.err.rfind("error: --schedule: ", 0), 0u) << schedule.err;
   EXPECT_EQ(mixed.code, 2);
   EXPECT_NE(mixed.err.find("separate commands"), std::string::npos) << mixed.err;
+}
+
+TEST(ModelRunCli, TraceShowsTheSimulatedStepProgramOnce) {
+  const fs::path file = write_scenario();
+  const fs::path trace = fs::temp_directory_path() / ("model_run_cli_" + std::to_string(getpid()) + ".trace.json");
+  const auto run = test::run_podsim("run " + file.string() + " --trace " + trace.string() + " --format json");
+  fs::remove(file);
+  ASSERT_EQ(run.code, 0) << run.err;
+  std::ifstream in(trace);
+  const auto json = nlohmann::json::parse(in);
+  fs::remove(trace);
+  ASSERT_TRUE(json.contains("traceEvents"));
+  // Every op of the step program appears as a slice of the trace, each once per chip track (the layer program run
+  // once): q, a layer's forward matmul, is there.
+  const auto plan = nlohmann::json::parse(run.out)["plans"][0];
+  bool q = false;
+  for (const auto& e : json["traceEvents"])
+    q = q || (e.value("ph", "") == "X" && e.value("name", "") == "q");
+  EXPECT_TRUE(q);
+  EXPECT_EQ(plan["name"], "dp-fsdp");
+}
+
+TEST(ModelRunCli, TraceOfSeveralPlansAsksForOne) {
+  const fs::path file = fs::temp_directory_path() / ("model_run_cli_two_" + std::to_string(getpid()) + ".json");
+  std::ofstream(file) << R"({"name": "two", "hardware": "tpu-v5p", "slice": {"shape": [1, 1, 1]},
+    "model": {"layers": 2, "d_model": 1024, "d_ff": 4096, "heads": 8, "kv_heads": 8, "head_dim": 128, "vocab": 32768},
+    "workload": {"mode": "train", "batch_tokens": 8192, "seq_len": 2048},
+    "plans": [{"name": "a", "parallelism": {}}, {"name": "b", "parallelism": {}}]})";
+  const auto run = test::run_podsim("run " + file.string() + " --trace /tmp/never.json");
+  const auto one = test::run_podsim("run " + file.string() + " --plan b --trace /dev/null");
+  fs::remove(file);
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: --trace: a model-level trace shows one plan's step: give --plan NAME, got: 2 plans\n");
+  EXPECT_EQ(one.code, 0) << one.err;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "models/common/error.hpp"
 #include "models/plan/schedule_policy.hpp"
 #include "sim/capacity/model_run.hpp"
+#include "sim/report/candidate_trace.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/model_run_report.hpp"
@@ -42,14 +43,12 @@ std::string flag_of(RunOptions::Field field) {
 }
 
 // The options a model-level scenario's run does not take (docs/capacity.md, "`podsim run` of a model-level
-// scenario"): its step is simulated by the plan search's code, under program order, without values, a trace or an
-// HTML page.
+// scenario"): its step is simulated by the plan search's code, under program order, without values or an HTML
+// page.
 void refuse_for_model_level(const RunFlags& flags, const std::string& file) {
   const auto refuse = [&](const std::string& flag, const std::string& why) {
     throw InputError(flag, why + " for a model-level scenario, got: " + file);
   };
-  if (!flags.trace.empty())
-    refuse("--trace", "no trace yet (the step's timeline is not kept; `podsim plan` traces candidates once it can)");
   if (!flags.report.empty()) refuse("--report", "no HTML report (use --format json)");
   if (flags.schedule) refuse("--schedule", "the step program runs under program order, no other schedule");
   if (flags.verify_values) refuse("--verify-values", "no functional mode");
@@ -88,7 +87,7 @@ void add_run_command(CLI::App& app, Action& action) {
           const ScenarioSpec spec = load_scenario(file);
           if (spec.model) {
             refuse_for_model_level(*flags, file);
-            model_runs.push_back(run_model_scenario(spec, flags->plan));
+            model_runs.push_back(run_model_scenario(spec, ModelRunOptions{flags->plan, !flags->trace.empty()}));
           } else {
             runs.push_back(run_scenario(spec, options));
           }
@@ -105,6 +104,19 @@ void add_run_command(CLI::App& app, Action& action) {
           report::write_model_run_csv(model_runs, std::cout);
         else
           std::cout << report::model_run_text(model_runs);
+        if (!flags->trace.empty()) {
+          const ModelScenarioRun& run = model_runs.front();
+          if (run.plans.size() != 1)
+            throw InputError("--trace", "a model-level trace shows one plan's step: give --plan NAME, got: " +
+                                            std::to_string(run.plans.size()) + " plans");
+          const ModelPlanRun& plan = run.plans.front();
+          if (!plan.timeline)
+            throw InputError("--trace", "the trace shows a simulated step, got: plan " + plan.name +
+                                            ", not simulated (" + plan.result.rejected.value_or("") + ")");
+          std::ofstream out = open_output("--trace", flags->trace);
+          report::write_candidate_trace(
+              *plan.timeline, report::CandidateTraceInfo{run.name, 1, "plan " + plan.name, plan.result.step_s()}, out);
+        }
         return 0;
       }
       if (flags->format == "json") {
