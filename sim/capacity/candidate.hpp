@@ -114,6 +114,9 @@ struct CandidateResult {
   // A mixture of experts' routed rows over capacity, as a fraction of tokens x top_k (docs/overlap-pipeline-dcn.md,
   // "Mixture of experts"); 0 for a dense model.
   double dropped_fraction = 0;
+  // Once simulated: per op of the layer program (model_program.hpp), its simulated span, first task start to last
+  // task end, for one run of it (the step counts it `repeats` times); `podsim run` lists them.
+  std::vector<double> des_op_s;
 
   // The step time used for ranking and the derived figures: des when simulated, else book.
   double step_s() const { return des_step_s.value_or(book_step_s); }

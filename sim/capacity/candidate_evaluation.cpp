@@ -276,10 +276,12 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
   const EventGraph& graph = *scheduled.lowered.graph;
   std::vector<double> start(program.ops.size(), std::numeric_limits<double>::infinity());
   std::vector<double> end(program.ops.size(), 0.0);
+  result.des_op_s.assign(program.ops.size(), 0.0);
   for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
     const auto op = static_cast<std::size_t>(graph.tasks[t].op);
     start[op] = std::min(start[op], scheduled.simulation.tasks[t].start_s);
     end[op] = std::max(end[op], scheduled.simulation.tasks[t].end_s);
+    result.des_op_s[op] = end[op] - start[op];  // final once the op's last task is seen
   }
   if (timeline) {
     LayerProgramTimeline& kept = timeline->layer_program;

@@ -428,6 +428,10 @@ json plan_json(const PlanReport& report) {
             {"simulate_seconds", search.simulate_seconds}}}};
 }
 
+json candidate_result_json(const ScenarioSpec& spec, const CandidateResult& result) {
+  return candidate_json(spec, result, std::nullopt);
+}
+
 void write_plan_csv(const PlanReport& report, std::ostream& out) {
   static const char* const kHeader[] = {"rank",
                                         "hardware",

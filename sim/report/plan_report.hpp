@@ -81,6 +81,9 @@ std::string plan_text(const PlanReport& report);
 // docs/capacity.md.
 nlohmann::json plan_json(const PlanReport& report);
 
+// One candidate's object as plan_json lists it (rank null): `podsim run` of a model-level scenario embeds it.
+nlohmann::json candidate_result_json(const ScenarioSpec& spec, const CandidateResult& result);
+
 // One row per candidate, ranked then rejected, under a header row: the JSON's fields flattened
 // (memory_per_chip.params -> memory_params_bytes, step_time_s.book -> step_time_book_s), empty cells for nulls.
 void write_plan_csv(const PlanReport& report, std::ostream& out);

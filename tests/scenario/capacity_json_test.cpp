@@ -301,12 +301,24 @@ TEST(ModelScenarioCli, CheckEvaluatesTheModelMetricsAndExitsOneOnAMiss) {
   EXPECT_NE(run.out.find("1 passed, 1 failed"), std::string::npos) << run.out;
 }
 
-TEST(ModelScenarioCli, RunRefusesAModelLevelScenarioAndPointsToPlan) {
-  const std::string file = (kData / "good/model_dims_decode_plans.json").string();
+TEST(ModelScenarioCli, RunRefusesASearchAndPointsToPlan) {
+  const std::string file = (kData / "good/model_llama3_70b_train_search.json").string();
   const auto run = test::run_podsim("run " + file);
   EXPECT_EQ(run.code, 2);
-  EXPECT_EQ(run.err, "error: " + file + ": /model: a model-level scenario is planned, not run: use `podsim plan " +
-                         file + "` (its candidates, ranked and simulated)\n");
+  EXPECT_EQ(run.err, "error: " + file +
+                         ": /search: a search has several candidates, `podsim run` runs a model-level scenario's fixed "
+                         "plans, got: a search section (rank its candidates with `podsim plan " +
+                         file + "`, or write the chosen one as a plan with a parallelism)\n");
+}
+
+TEST(ModelScenarioCli, RunRunsEveryPlanOfAModelLevelScenario) {
+  const std::string file = (kData / "good/model_dims_decode_plans.json").string();
+  const auto run = test::run_podsim("run " + file + " --format json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto json = nlohmann::json::parse(run.out);
+  ASSERT_EQ(json["plans"].size(), 2u);
+  EXPECT_EQ(json["plans"][0]["name"], "tp");
+  EXPECT_EQ(json["plans"][1]["name"], "dp-tp");
 }
 
 }  // namespace

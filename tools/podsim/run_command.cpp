@@ -4,8 +4,11 @@
 
 #include "models/common/error.hpp"
 #include "models/plan/schedule_policy.hpp"
+#include "sim/capacity/model_run.hpp"
+#include "sim/report/candidate_trace.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/html_report.hpp"
+#include "sim/report/model_run_report.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/run/run_scenario.hpp"
 #include "sim/scenario/scenario_calibration.hpp"
@@ -41,6 +44,18 @@ std::string flag_of(RunOptions::Field field) {
   return "--plan";
 }
 
+// The options a model-level scenario's run does not take (docs/capacity.md, "`podsim run` of a model-level
+// scenario"): its step is simulated by the plan search's code, under program order, without values or an HTML
+// page.
+void refuse_for_model_level(const RunFlags& flags, const std::string& file) {
+  const auto refuse = [&](const std::string& flag, const std::string& why) {
+    throw InputError(flag, why + " for a model-level scenario, got: " + file);
+  };
+  if (!flags.report.empty()) refuse("--report", "no HTML report (use --format json)");
+  if (flags.schedule) refuse("--schedule", "the step program runs under program order, no other schedule");
+  if (flags.verify_values) refuse("--verify-values", "no functional mode");
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app, Action& action) {
@@ -70,17 +85,44 @@ void add_run_command(CLI::App& app, Action& action) {
       if (flags->schedule)
         options.schedule = located("--schedule", [&] { return parse_schedule_policy(*flags->schedule); });
       std::vector<ScenarioRun> runs;
+      std::vector<ModelScenarioRun> model_runs;  // model-level scenarios (docs/capacity.md): not mixed with the rest
       for (const auto& file : flags->scenarios) {
         try {
           ScenarioSpec spec = load_scenario(file);
           if (flags->uncalibrated) drop_calibration(spec);
-          if (spec.model)
-            throw InputError(file + ": /model", "a model-level scenario is planned, not run: use `podsim plan " + file +
-                                                    "` (its candidates, ranked and simulated)");
-          runs.push_back(run_scenario(spec, options));
+          if (spec.model) {
+            refuse_for_model_level(*flags, file);
+            model_runs.push_back(run_model_scenario(spec, ModelRunOptions{flags->plan, !flags->trace.empty()}));
+          } else {
+            runs.push_back(run_scenario(spec, options));
+          }
         } catch (const RunError& error) {
           throw at_flag(error, flag_of(error.field()));
         }
+        if (!runs.empty() && !model_runs.empty())
+          throw InputError(file, "run model-level scenarios and op-level ones in separate commands, got: both");
+      }
+      if (!model_runs.empty()) {
+        if (flags->format == "json")
+          std::cout << report::model_run_json(model_runs).dump(2) << "\n";
+        else if (flags->format == "csv")
+          report::write_model_run_csv(model_runs, std::cout);
+        else
+          std::cout << report::model_run_text(model_runs);
+        if (!flags->trace.empty()) {
+          const ModelScenarioRun& run = model_runs.front();
+          if (run.plans.size() != 1)
+            throw InputError("--trace", "a model-level trace shows one plan's step: give --plan NAME, got: " +
+                                            std::to_string(run.plans.size()) + " plans");
+          const ModelPlanRun& plan = run.plans.front();
+          if (!plan.timeline)
+            throw InputError("--trace", "the trace shows a simulated step, got: plan " + plan.name +
+                                            ", not simulated (" + plan.result.rejected.value_or("") + ")");
+          std::ofstream out = open_output("--trace", flags->trace);
+          report::write_candidate_trace(
+              *plan.timeline, report::CandidateTraceInfo{run.name, 1, "plan " + plan.name, plan.result.step_s()}, out);
+        }
+        return 0;
       }
       if (flags->format == "json") {
         const nlohmann::json json =

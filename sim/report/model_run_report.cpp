@@ -1,0 +1,297 @@
+// `podsim run` of a model-level scenario as text, JSON and CSV. The figures come from the ModelScenarioRun (the plan
+// search's candidate evaluation); ratios, fits and the comparison use the op-level report's helpers.
+#include "sim/report/model_run_report.hpp"
+
+#include <cstddef>
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "models/common/units.hpp"
+#include "sim/report/plan_report.hpp"
+#include "sim/report/run_report.hpp"
+#include "sim/report/text_table.hpp"
+
+namespace podsim::report {
+namespace {
+
+using nlohmann::json;
+using Align = TextTable::Align;
+
+json optional_number(std::optional<double> value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+std::optional<double> des_step(const ModelPlanRun& plan) {
+  return plan.result.des_step_s;
+}
+
+std::optional<double> op_des_step(const ModelOpRun& op) {
+  if (!op.des_time_s) return std::nullopt;
+  return *op.des_time_s * static_cast<double>(op.repeats);
+}
+
+// `text` wrapped to 118 columns, every line indented by `indent` and later lines by 2 more.
+std::string indented(std::size_t indent, const std::string& text) {
+  const std::string lines = wrapped(text, 118 - indent, 2);
+  std::string out;
+  std::size_t start = 0;
+  while (start < lines.size()) {
+    const std::size_t end = lines.find('\n', start);
+    out += std::string(indent, ' ') + lines.substr(start, end - start + 1);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string seconds_or_dash(std::optional<double> s) {
+  return s ? format_seconds(*s) : "-";
+}
+
+std::string percent(double fraction) {
+  return fmt::format("{:.1f}%", 100.0 * fraction);
+}
+
+std::string remat_words(const Remat& remat) {
+  if (remat.checkpoints_per_layer <= 0) return "no remat";
+  return fmt::format("{} checkpoint{} per layer", remat.checkpoints_per_layer,
+                     remat.checkpoints_per_layer == 1 ? "" : "s");
+}
+
+// Fastest plans by the step time in force (des when simulated), ties to the plan listed first; only a plan that fits
+// HBM (and so was simulated) counts for `fastest_fitting`.
+struct Fastest {
+  std::optional<std::size_t> fastest, fastest_fitting;
+};
+Fastest fastest(const ModelScenarioRun& run) {
+  Fastest best;
+  for (std::size_t i = 0; i < run.plans.size(); ++i) {
+    const double step = run.plans[i].result.step_s();
+    if (!best.fastest || step < run.plans[*best.fastest].result.step_s()) best.fastest = i;
+    if (run.plans[i].result.fits_hbm &&
+        (!best.fastest_fitting || step < run.plans[*best.fastest_fitting].result.step_s()))
+      best.fastest_fitting = i;
+  }
+  return best;
+}
+
+std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
+  const CandidateResult& r = plan.result;
+  const Candidate& c = r.candidate;
+  std::string out = fmt::format("plan {}", plan.name);
+  if (!plan.description.empty()) out += ": " + plan.description;
+  out = wrapped(out, 118, 2);
+  std::vector<std::string> assigned;
+  for (std::size_t k = 0; k < kParallelKinds; ++k) {
+    const auto kind = static_cast<ParallelKind>(k);
+    if (!c.parallelism.of(kind).empty())
+      assigned.push_back(fmt::format("{}={}", kParallelKindNames.name(kind), fmt::join(c.parallelism.of(kind), ",")));
+  }
+  if (assigned.empty()) assigned.push_back("no parallelism");
+  out += fmt::format("  {} on mesh {}, {} chip{}, {} microbatch{}, {}\n", fmt::join(assigned, " "), mesh_text(c),
+                     c.chips(), c.chips() == 1 ? "" : "s", c.microbatches, c.microbatches == 1 ? "" : "es",
+                     remat_words(c.remat));
+  out += indented(2, "simulated: " + model_run_simulated_text(plan));
+  TextTable table(
+      {"op", "kind", "phase", "repeats", "des", "book", "des/book", "des x repeats", "book x repeats", "bound"},
+      {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
+       Align::right, Align::left});
+  for (const ModelOpRun& op : plan.ops)
+    table.add_row({op.name, op.kind, op.phase, std::to_string(op.repeats), seconds_or_dash(op.des_time_s),
+                   format_seconds(op.book_time_s),
+                   op.des_time_s ? ratio_text(des_over_book(*op.des_time_s, op.book_time_s)) : "-",
+                   seconds_or_dash(op_des_step(op)), format_seconds(op.book_time_s * static_cast<double>(op.repeats)),
+                   op.bound});
+  out += table.render("  ");
+  const auto des = des_step(plan);
+  out += fmt::format("  step: des {}, book {}, des/book {}\n", seconds_or_dash(des), format_seconds(r.book_step_s),
+                     des ? ratio_text(des_over_book(*des, r.book_step_s)) : "-");
+  if (r.book_step_s > 0) {
+    const ModelStepBreakdown b = model_step_breakdown(r);
+    out += fmt::format("  step breakdown ({}): compute {}, exposed communication {}, bubble {}, DCN {}\n",
+                       des ? "des" : "book", format_seconds(b.compute_s), format_seconds(b.exposed_communication_s),
+                       format_seconds(b.bubble_s), format_seconds(b.dcn_s));
+  }
+  if (r.pipeline) {
+    const PipelineFigures& f = *r.pipeline;
+    out += fmt::format("  pipeline: {} stages over {}, {} layers each, {} microbatches; bubble des {}, book {}\n",
+                       f.stages, fmt::join(f.axes, ","), f.layers_per_stage, f.microbatches,
+                       seconds_or_dash(f.des_bubble_s), format_seconds(f.bubble_s));
+  }
+  const MemoryByKind& m = r.memory;
+  out += indented(
+      2, fmt::format("memory per chip: params {}, grads {}, optimizer {}, activations {}, KV cache {}, "
+                     "temporaries {}: {} of {} HBM: {}",
+                     bytes_text(m.params), bytes_text(m.grads), bytes_text(m.optimizer), bytes_text(m.activations),
+                     bytes_text(m.kv_cache), bytes_text(m.temporaries), bytes_text(r.memory_per_chip_bytes),
+                     bytes_text(r.hbm_bytes), fit_text(r.memory_per_chip_bytes, r.hbm_bytes)));
+  if (r.rejected) out += indented(2, "not simulated: " + *r.rejected);
+  out += fmt::format("  MFU {} ({}), {:.0f} tokens/s/chip, bound {}\n", percent(r.mfu), des ? "des" : "book",
+                     r.tokens_per_s_per_chip, r.bound);
+  (void)run;
+  return out;
+}
+
+std::string scenario_text(const ModelScenarioRun& run) {
+  std::string out = "scenario " + run.name;
+  if (!run.description.empty()) out += ": " + run.description;
+  out = wrapped(out, 118, 2);
+  std::vector<std::string> wraps;
+  for (const bool w : run.wraparound)
+    wraps.push_back(w ? "wrap" : "line");
+  std::vector<std::string> facts;
+  if (!run.file.empty()) facts.push_back("file " + run.file);
+  facts.push_back("hardware " + run.hardware);
+  facts.push_back(fmt::format("slice {} ({})", shape_text(run.slice_shape), fmt::join(wraps, " ")));
+  out += fmt::format("  {}\n", fmt::join(facts, ", "));
+  if (run.spec) out += indented(2, plan_title(*run.spec));
+  for (const ModelPlanRun& plan : run.plans)
+    out += "\n" + plan_text(run, plan);
+  if (run.plans.size() > 1) {
+    const Fastest best = fastest(run);
+    out += "\nverdict: ";
+    if (best.fastest_fitting)
+      out += "fastest plan that fits: " + run.plans[*best.fastest_fitting].name;
+    else
+      out += "no plan fits";
+    if (best.fastest && best.fastest != best.fastest_fitting)
+      out +=
+          " (fastest overall: " + run.plans[*best.fastest].name + ", " +
+          fit_text(run.plans[*best.fastest].result.memory_per_chip_bytes, run.plans[*best.fastest].result.hbm_bytes) +
+          ")";
+    out += "\n";
+  }
+  return out;
+}
+
+json op_json(const ModelOpRun& op) {
+  const auto des = op_des_step(op);
+  return {{"name", op.name},
+          {"kind", op.kind},
+          {"phase", op.phase},
+          {"place", op.place},
+          {"repeats", op.repeats},
+          {"des_time_s", optional_number(op.des_time_s)},
+          {"book_time_s", op.book_time_s},
+          {"ratio_des_over_book",
+           op.des_time_s ? optional_number(des_over_book(*op.des_time_s, op.book_time_s)) : json(nullptr)},
+          {"des_step_s", optional_number(des)},
+          {"book_step_s", op.book_time_s * static_cast<double>(op.repeats)},
+          {"compute_time_s", op.compute_time_s},
+          {"flops", op.flops},
+          {"bound", op.bound}};
+}
+
+json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
+  const CandidateResult& r = plan.result;
+  const ModelStepBreakdown b = model_step_breakdown(r);
+  json ops = json::array();
+  for (const ModelOpRun& op : plan.ops)
+    ops.push_back(op_json(op));
+  const MemoryByKind& m = r.memory;
+  return {{"name", plan.name},
+          {"description", plan.description},
+          {"des_time_s", optional_number(r.des_step_s)},
+          {"book_time_s", r.book_step_s},
+          {"ratio_des_over_book",
+           r.des_step_s ? optional_number(des_over_book(*r.des_step_s, r.book_step_s)) : json(nullptr)},
+          {"step_breakdown",
+           {{"compute_s", b.compute_s},
+            {"exposed_communication_s", b.exposed_communication_s},
+            {"bubble_s", b.bubble_s},
+            {"dcn_s", b.dcn_s}}},
+          {"schedule", "program-order"},
+          {"simulated", model_run_simulated_text(plan)},
+          {"ops", ops},
+          {"memory",
+           {{"per_chip_bytes", r.memory_per_chip_bytes},
+            {"hbm_bytes", r.hbm_bytes},
+            {"fits_hbm", r.fits_hbm},
+            {"over_hbm_bytes", r.memory_per_chip_bytes > r.hbm_bytes && r.hbm_bytes > 0
+                                   ? r.memory_per_chip_bytes - r.hbm_bytes
+                                   : std::uint64_t{0}},
+            {"by_kind",
+             {{"params", m.params},
+              {"grads", m.grads},
+              {"optimizer", m.optimizer},
+              {"activations", m.activations},
+              {"kv_cache", m.kv_cache},
+              {"temporaries", m.temporaries}}}}},
+          {"mfu", r.mfu},
+          {"tokens_per_s_per_chip", r.tokens_per_s_per_chip},
+          {"rejected", r.rejected ? json(*r.rejected) : json(nullptr)},
+          {"candidate", run.spec ? candidate_result_json(*run.spec, r) : json(nullptr)}};
+}
+
+}  // namespace
+
+std::string model_run_simulated_text(const ModelPlanRun& plan) {
+  const CandidateResult& r = plan.result;
+  if (!r.des_step_s) return "nothing (the candidate does not fit HBM: the des simulates candidates that can run)";
+  bool training = false;
+  for (const ModelOpRun& op : plan.ops)
+    training = training || op.phase == "backward";
+  std::string out = training ? "the step program once under program order: one layer's forward and backward plus "
+                               "the edges (embedding, unembedding and loss, optimizer update)"
+                             : "the step program once under program order: one layer's forward plus the edges "
+                               "(embedding, unembedding)";
+  out += "; each op's simulated span counts its repeats times";
+  if (r.pipeline)
+    out +=
+        "; then the pipeline stages' schedule as an event graph of the stages' forwards, backwards and sends, "
+        "plus the longest stage tail";
+  return out;
+}
+
+std::string model_run_text(const std::vector<ModelScenarioRun>& runs) {
+  std::string out;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    out += (i ? "\n" : "") + scenario_text(runs[i]);
+  return out;
+}
+
+json model_run_json(const ModelScenarioRun& run) {
+  json plans = json::array();
+  for (const ModelPlanRun& plan : run.plans)
+    plans.push_back(plan_json(run, plan));
+  const Fastest best = fastest(run);
+  const auto name = [&](std::optional<std::size_t> i) { return i ? json(run.plans[*i].name) : json(nullptr); };
+  return {{"schema", "podsim/1"},
+          {"level", "model"},
+          {"scenario",
+           {{"name", run.name},
+            {"description", run.description},
+            {"file", run.file},
+            {"hardware", run.hardware},
+            {"slice", run.slice_shape},
+            {"wraparound", run.wraparound},
+            {"model", run.spec && run.spec->model ? json(run.spec->model->name) : json(nullptr)}}},
+          {"plans", plans},
+          {"comparison", {{"fastest", name(best.fastest)}, {"fastest_fitting", name(best.fastest_fitting)}}}};
+}
+
+json model_run_json(const std::vector<ModelScenarioRun>& runs) {
+  if (runs.size() == 1) return model_run_json(runs.front());
+  json all = json::array();
+  for (const ModelScenarioRun& run : runs)
+    all.push_back(model_run_json(run));
+  return {{"schema", "podsim/1"}, {"scenarios", all}};
+}
+
+void write_model_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out) {
+  out << "scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,phase,place,repeats,des_step_s,"
+         "book_step_s\n";
+  const auto number = [](std::optional<double> v) { return v ? fmt::format("{:.9g}", *v) : std::string(); };
+  for (const ModelScenarioRun& run : runs)
+    for (const ModelPlanRun& plan : run.plans)
+      for (const ModelOpRun& op : plan.ops) {
+        const auto ratio = op.des_time_s ? des_over_book(*op.des_time_s, op.book_time_s) : std::nullopt;
+        out << fmt::format("{},{},{},{},{},{:.9g},{},{},{:.9g},{},{},{},{},{:.9g}\n", csv_field(run.name),
+                           csv_field(plan.name), csv_field(op.name), csv_field(op.kind), number(op.des_time_s),
+                           op.book_time_s, number(ratio), csv_field(op.bound), op.flops, op.phase, op.place, op.repeats,
+                           number(op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
+      }
+}
+
+}  // namespace podsim::report

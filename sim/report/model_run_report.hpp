@@ -1,0 +1,33 @@
+// Writers for `podsim run` of a model-level scenario (docs/report-format.md, "Model-level scenarios"): each plan's
+// step (des beside book), its step breakdown, the expanded step program's ops with their repeats, memory per chip
+// by kind against HBM and MFU, as text, the versioned JSON object and a per-op CSV.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/capacity/model_run.hpp"
+
+namespace podsim::report {
+
+// What the des simulates of a model-level step, one sentence (the text and the JSON's "simulated").
+std::string model_run_simulated_text(const ModelPlanRun& plan);
+
+// The human report of one model-level scenario, several one after the other separated by a blank line.
+std::string model_run_text(const std::vector<ModelScenarioRun>& runs);
+
+// One scenario: {"schema": "podsim/1", "level": "model", "scenario", "plans", "comparison"}; several:
+// {"schema": "podsim/1", "scenarios": [object, ...]}. Keys as the op-level run's where they mean the same
+// (docs/report-format.md).
+nlohmann::json model_run_json(const ModelScenarioRun& run);
+nlohmann::json model_run_json(const std::vector<ModelScenarioRun>& runs);
+
+// One row per (scenario, plan, op) under the header
+// scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,phase,place,repeats,des_step_s,book_step_s
+// (the op-level CSV's first nine columns, then the model-level ones; RFC 4180 quoting).
+void write_model_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out);
+
+}  // namespace podsim::report
