@@ -36,4 +36,7 @@ void add_plan_command(CLI::App& app, Action& action);
 // (tools/podsim/sweep_command.cpp).
 void add_sweep_command(CLI::App& app, Action& action);
 
+// `podsim import`: a StableHLO module with Shardy shardings as a scenario (tools/podsim/import_command.cpp).
+void add_import_command(CLI::App& app, Action& action);
+
 }  // namespace podsim::cli

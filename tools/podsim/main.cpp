@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   podsim::cli::add_model_command(app, action);
   podsim::cli::add_plan_command(app, action);
   podsim::cli::add_sweep_command(app, action);
+  podsim::cli::add_import_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
