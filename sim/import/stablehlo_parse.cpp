@@ -244,6 +244,17 @@ void Reader::read_signature(std::size_t at) {
   if (name != "main") fail(at, "unsupported function @" + name + " (only @main is imported)");
   if (module_.mesh_name.empty()) fail(at, "no sdy.mesh before @main: the module must declare its mesh");
   main_seen_ = in_main_ = true;
+  // Shardings first: a malformed one would otherwise show as an unbalanced signature.
+  for (std::size_t s = line_.find("#sdy.sharding<"); s != std::string::npos; s = line_.find("#sdy.sharding<", s + 1)) {
+    const std::size_t open = s + 13;
+    const std::size_t end = match_close(line_, open);
+    const std::string text = line_.substr(open, end == std::string::npos ? std::string::npos : end - open);
+    try {
+      parse_shardy_sharding(text);
+    } catch (const ParseError& e) {
+      fail(open + e.column() - 1, std::string("malformed sharding: ") + e.what() + ", got: " + text);
+    }
+  }
   const std::size_t open = line_.find('(', name_end);
   const std::size_t close = open == std::string::npos ? open : match_close(line_, open);
   if (close == std::string::npos) fail(at, "malformed signature (it must fit on one line)");
@@ -305,8 +316,9 @@ void Reader::read_op(std::size_t at) {
       ++op_end;
   const std::string op_name =
       generic ? line_.substr(op_at + 1, op_end - op_at - 2) : line_.substr(op_at, op_end - op_at);
-  const bool supported = op_name == "stablehlo.dot_general" || op_name == "sdy.sharding_constraint" ||
-                         kUnaryElementwise.count(op_name) || kBinaryElementwise.count(op_name);
+  const bool supported = op_name == "stablehlo.dot_general" || op_name == "stablehlo.dot" ||
+                         op_name == "sdy.sharding_constraint" || kUnaryElementwise.count(op_name) ||
+                         kBinaryElementwise.count(op_name);
   if (!supported) fail(op_at, "unsupported op \"" + op_name + "\"");
   if (generic)
     fail(op_at, "the generic op form is not read, print the module in its pretty form, got: \"" + op_name + "\"");
@@ -347,7 +359,7 @@ void Reader::read_op(std::size_t at) {
       fail(op_at,
            "\"" + op_name + "\" takes " + std::to_string(n) + " operand(s), got: " + std::to_string(operands.size()));
   };
-  if (op_name == "stablehlo.dot_general") {
+  if (op_name == "stablehlo.dot_general" || op_name == "stablehlo.dot") {
     need(2);
     const Value& lhs = value(operands[0].second, operands[0].first);
     const Value& rhs = value(operands[1].second, operands[1].first);
@@ -367,7 +379,11 @@ void Reader::read_op(std::size_t at) {
       }
     };
     const auto batch = dims("batching_dims");
-    const auto contract = dims("contracting_dims");
+    auto contract = dims("contracting_dims");
+    if (op_name == "stablehlo.dot") {  // a matrix product: lhs dim 1 with rhs dim 0
+      if (lhs.shape.size() != 2 || rhs.shape.size() != 2) fail(op_at, "stablehlo.dot is read for rank-2 operands only");
+      contract = {{1}, {0}};
+    }
     // Labels: the lhs dims in order (A, B, ...), a paired rhs dim takes its lhs dim's label, the rhs's free dims
     // the next letters. Output order (StableHLO's): batch dims, lhs free dims, rhs free dims.
     if (lhs.shape.size() + rhs.shape.size() > 26) fail(op_at, "dot_general has more than 26 dims");
