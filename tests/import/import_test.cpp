@@ -112,6 +112,18 @@ TEST(ImportModule, PlainDotIsAMatrixProduct) {
   EXPECT_EQ(module.ops[0].einsum, "AB,BC->AC");
 }
 
+TEST(ImportModule, JaxDebugLocationsAreSkipped) {
+  const auto module = read_module("jax_locations.mlir");
+  ASSERT_EQ(module.tensors.size(), 2u);
+  EXPECT_EQ(module.tensors[1].sharding, "<@mesh, [{}, {\"y\"}]>");
+  ASSERT_EQ(module.ops.size(), 2u);  // the result has no sharding: no reshard
+  EXPECT_EQ(module.ops[0].einsum, "AB,BC->AC");
+  EXPECT_EQ(module.ops[0].line, 8);
+  EXPECT_EQ(module.ops[1].stablehlo_op, "stablehlo.add");
+  EXPECT_TRUE(module.ops[1].after.empty());  // both operands are %0, the op's own input
+  EXPECT_EQ(module.results, (std::vector<std::string>{"v1"}));
+}
+
 TEST(ImportErrors, UnsupportedOpIsLocated) {
   // Line 6 is `    %1 = stablehlo.transpose ...`: the op name starts at column 4 + 5 + 1 = 10.
   EXPECT_EQ(error_of(read_text(data_path("unsupported_op.mlir"))),
