@@ -42,4 +42,7 @@ void add_calibrate_command(CLI::App& app, Action& action);
 // `podsim validate`: podsim against published TPU measurements (tools/podsim/validate_command.cpp).
 void add_validate_command(CLI::App& app, Action& action);
 
+// `podsim import`: a StableHLO module with Shardy shardings as a scenario (tools/podsim/import_command.cpp).
+void add_import_command(CLI::App& app, Action& action);
+
 }  // namespace podsim::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   podsim::cli::add_sweep_command(app, action);
   podsim::cli::add_calibrate_command(app, action);
   podsim::cli::add_validate_command(app, action);
+  podsim::cli::add_import_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,115 @@
+// Scenario JSON from an imported module: see import_scenario.hpp.
+#include "sim/import/import_scenario.hpp"
+
+#include <filesystem>
+
+#include "models/common/error.hpp"
+
+namespace podsim::import {
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? "x" : "") + std::to_string(shape[i]);
+  return out;
+}
+
+std::string mesh_text(const ImportedModule& module) {
+  std::string out;
+  for (const auto& [name, size] : module.axes)
+    out += (out.empty() ? "\"" : ", \"") + name + "\"=" + std::to_string(size);
+  return "<[" + out + "]>";
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> map_mesh_to_slice(const ImportedModule& module, const std::vector<std::int64_t>& slice,
+                                                const std::string& where) {
+  const auto no_fit = [&](const std::string& why) {
+    return InputError(
+        where, "the mesh " + mesh_text(module) + " does not fit the slice (" + why + "), got: " + shape_text(slice));
+  };
+  std::vector<std::vector<int>> dims;
+  std::size_t d = 0;
+  for (const auto& [name, size] : module.axes) {
+    dims.emplace_back();
+    if (size == 1) continue;
+    while (d < slice.size() && slice[d] == 1)
+      ++d;
+    std::int64_t product = 1;
+    while (d < slice.size() && product < size) {
+      product *= slice[d];
+      dims.back().push_back(static_cast<int>(d++));
+    }
+    if (product != size)
+      throw no_fit("axis \"" + name + "\"=" + std::to_string(size) + " does not cover whole slice dims");
+  }
+  for (; d < slice.size(); ++d)
+    if (slice[d] != 1) throw no_fit("slice dim " + std::to_string(d) + " is not covered by any mesh axis");
+  return dims;
+}
+
+std::vector<std::int64_t> default_slice(const ImportedModule& module, const std::vector<std::int64_t>& pod_shape,
+                                        const std::string& where) {
+  std::vector<std::int64_t> slice;
+  for (const auto& [name, size] : module.axes)
+    if (size > 1) slice.push_back(size);
+  const std::size_t rank = pod_shape.empty() ? std::max<std::size_t>(slice.size(), 1) : pod_shape.size();
+  if (slice.size() > rank)
+    throw InputError(where, "the mesh " + mesh_text(module) + " has " + std::to_string(slice.size()) +
+                                " axes of size > 1 but the generation's slices have " + std::to_string(rank) +
+                                " dims; give --slice");
+  slice.resize(rank, 1);
+  for (std::size_t d = 0; d < pod_shape.size(); ++d)
+    if (slice[d] > pod_shape[d])
+      throw InputError(where, "the mesh " + mesh_text(module) + " does not fit the generation's pod " +
+                                  shape_text(pod_shape) + " as the slice " + shape_text(slice) + "; give --slice");
+  return slice;
+}
+
+nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const std::string& file,
+                                            const std::string& hardware, const std::vector<std::int64_t>& slice) {
+  const auto dims = map_mesh_to_slice(module, slice, "--slice");
+  nlohmann::ordered_json doc;
+  std::string name = std::filesystem::path(file).stem().string();
+  doc["name"] = name.empty() ? "imported" : name;
+  doc["description"] = "Imported by podsim import from " + file +
+                       " (StableHLO with Shardy shardings, docs/import.md): " + std::to_string(module.tensors.size()) +
+                       " arguments, " + std::to_string(module.ops.size()) + " ops.";
+  doc["hardware"] = hardware;
+  doc["slice"] = {{"shape", slice}, {"wraparound", "auto"}};
+  nlohmann::ordered_json axes = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < module.axes.size(); ++i)
+    axes.push_back({{"name", module.axes[i].first}, {"size", module.axes[i].second}, {"dims", dims[i]}});
+  doc["mesh"] = {{"name", module.mesh_name}, {"axes", axes}};
+  if (!module.device_ids.empty()) doc["mesh"]["device_ids"] = module.device_ids;
+  doc["tensors"] = nlohmann::ordered_json::object();
+  for (const auto& t : module.tensors) {
+    nlohmann::ordered_json tensor = {{"shape", t.shape}, {"dtype", t.dtype}};
+    if (!t.sharding.empty()) tensor["sharding"] = t.sharding;
+    doc["tensors"][t.name] = tensor;
+  }
+  doc["program"] = nlohmann::ordered_json::array();
+  for (const auto& op : module.ops) {
+    nlohmann::ordered_json j;
+    switch (op.kind) {
+      case ImportedOpKind::matmul:
+        j = {{"op", "matmul"}, {"name", op.name},     {"lhs", op.lhs},
+             {"rhs", op.rhs},  {"einsum", op.einsum}, {"out", op.name}};
+        if (!op.sharding.empty()) j["out_sharding"] = op.sharding;
+        break;
+      case ImportedOpKind::elementwise:
+        j = {{"op", "elementwise"}, {"name", op.name}, {"tensor", op.lhs}, {"flops_per_element", 1}, {"out", op.name}};
+        if (!op.after.empty()) j["after"] = op.after;
+        break;
+      case ImportedOpKind::reshard:
+        j = {{"op", "reshard"}, {"name", op.name}, {"tensor", op.lhs}, {"to", op.sharding}, {"out", op.name}};
+        break;
+    }
+    doc["program"].push_back(j);
+  }
+  return doc;
+}
+
+}  // namespace podsim::import
