@@ -159,6 +159,7 @@ QuotientDecline check_routes(const Slice& slice, const NetworkSpec& network, con
 void build_quotient(const Slice& slice, const NetworkSpec& network, const EventGraph& graph, const Translations& moves,
                     const std::vector<TaskId>& twin_of, EventGraph& quotient, NetworkSpec& net) {
   net.chip_flops = network.chip_flops;
+  net.transfer = network.transfer;  // the calibration of transfers, as the whole graph has it
   std::vector<std::int32_t> class_link(static_cast<std::size_t>(slice.rank()) * 2, -1);
   std::unordered_map<ChipId, std::int32_t> sink_of;                           // destination chip -> sink chip
   auto routes = std::make_shared<std::vector<std::vector<std::int32_t>>>(1);  // per sink chip

@@ -122,6 +122,8 @@ const std::vector<std::pair<std::string, std::string>> kGroupPerPhase = {
     {"scenarios/problem-sets/jax-stuff-collective-matmul.json",
      "a 2x4 v5e without wraparound: lines, and the collective matmul's loop"},
     {"scenarios/problem-sets/pop-quiz-2-all-gather.json", "gathers over lines of 4 on an 8x4 v5e without wraparound"},
+    {"scenarios/problem-sets/pop-quiz-2-all-gather-calibrated.json",
+     "the same gathers under the v5e calibration: lines of 4 without wraparound"},
 };
 
 bool on_group_per_phase(const std::string& scenario) {
