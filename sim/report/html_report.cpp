@@ -73,6 +73,9 @@ std::string header_html(const ScenarioRun& run) {
   out += row({"file", esc(run.file)});
   out += row({"hardware", esc(run.hardware)});
   out += row({"slice", esc(shape_text(run.slice_shape)) + " (" + esc(fmt::format("{}", fmt::join(wraps, " "))) + ")"});
+  out += row({"des", run.calibrated
+                         ? "calibrated: " + esc(run.calibration_source) + " (--uncalibrated for the preset's figures)"
+                         : std::string("the preset's figures (no calibration)")});
   const auto passed = std::count_if(run.checks.begin(), run.checks.end(), [](const auto& c) { return c.passed; });
   out += row({"checks", fmt::format("{} of {} passed", passed, run.checks.size())});
   return out + "</table>\n";

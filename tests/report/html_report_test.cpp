@@ -53,6 +53,17 @@ TEST(HtmlReport, SelfContainedAndEscaped) {
   EXPECT_NE(html.find("tensor parallel &amp; &quot;sequence&quot; parallel"), std::string::npos);
 }
 
+TEST(HtmlReport, SaysWhetherTheDesWasCalibrated) {
+  ScenarioRun run = sample_run();
+  run.calibrated = false;
+  EXPECT_NE(html_of({run}).find("<td>des</td><td>the preset's figures (no calibration)</td>"), std::string::npos);
+  run.calibrated = true;
+  run.calibration_source = "CAL rows a & b";
+  const std::string html = html_of({run});
+  EXPECT_NE(html.find("<td>des</td><td>calibrated: CAL rows a &amp; b (--uncalibrated for the preset's figures)</td>"),
+            std::string::npos);
+}
+
 TEST(HtmlReport, ComparisonChartsTablesAndChecks) {
   const std::string html = html_of({sample_run()});
   EXPECT_EQ(count(html, "<svg"), 4u);  // des vs book time, memory vs HBM, a step breakdown per plan
