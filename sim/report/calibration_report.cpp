@@ -121,6 +121,28 @@ std::string calibration_fit_text(const CalibrationFit& fit, const std::string& c
   if (fitted(fit, "hbm_efficiency"))
     out += fmt::format("  hbm_efficiency     {:.4f}  rows {}\n", c.hbm_efficiency,
                        join(rows_of(fit, "hbm_efficiency"), ", "));
+  // An efficiency can only lower a nominal figure: one held at 1 means the rows there ran faster than the preset's
+  // figure allows, which calibration cannot express. Say so rather than leave the error unexplained.
+  const auto at_bound = [](const std::vector<EfficiencyPoint>& curve, auto format) {
+    std::vector<std::string> where;
+    for (const EfficiencyPoint& p : curve)
+      if (p.efficiency >= 1.0) where.push_back(format(p.at));
+    return where;
+  };
+  const auto bytes = [](double at) { return format_bytes(at); };
+  const auto flops = [](double at) { return format_number(at); };
+  if (const auto where = at_bound(c.link_efficiency, bytes); fitted(fit, "link_efficiency") && !where.empty())
+    out += fmt::format(
+        "  note: link_efficiency is at its bound 1 at {}: those rows ran faster than the preset's link bandwidth "
+        "allows; check the preset's ICI figures, the slice's wraparound and the measurement\n",
+        join(where, ", "));
+  if (const auto where = at_bound(c.mxu_efficiency, flops); fitted(fit, "mxu_efficiency") && !where.empty())
+    out += fmt::format(
+        "  note: mxu_efficiency is at its bound 1 at {} FLOPs: those rows ran faster than the preset's peak allows; "
+        "check the preset's peak FLOP/s and the measurement\n",
+        join(where, ", "));
+  if (fitted(fit, "hbm_efficiency") && c.hbm_efficiency >= 1.0)
+    out += "  note: hbm_efficiency is at its bound 1: those rows ran faster than the preset's HBM bandwidth allows\n";
   out += "not fitted (the preset's figures stay):\n";
   for (const UnfittedFigure& figure : fit.unfitted)
     out += fmt::format("  {}: {}\n", figure.figure, figure.reason);

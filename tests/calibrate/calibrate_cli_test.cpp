@@ -33,6 +33,7 @@ TEST(CalibrateCli, FitsWritesAnOverlayAndTheDesUsesIt) {
   ASSERT_EQ(ok.code, 0) << ok.err;
   EXPECT_NE(ok.out.find("skipped v2 (hardware tpu-v2, not tpu-v5e)"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("hop_latency_s: not separable"), std::string::npos) << ok.out;
+  EXPECT_EQ(ok.out.find("at its bound 1"), std::string::npos) << ok.out;  // 680 us is slower than nominal
   ASSERT_TRUE(std::filesystem::exists(overlay));
   const std::string query =
       "collective --hardware " + overlay.string() + " --slice 8x4 --op all-gather --axes Y --json";
@@ -46,6 +47,20 @@ TEST(CalibrateCli, FitsWritesAnOverlayAndTheDesUsesIt) {
   EXPECT_NEAR(plain["des"]["time_s"].get<double>(), 3 * (1e-6 + 8388608 / 4.5e10), 1e-12);
   EXPECT_FALSE(plain["des"].contains("calibrated"));
   std::filesystem::remove_all(folder);
+}
+
+TEST(CalibrateCli, RowsFasterThanTheNominalLinksAreSaidSo) {
+  // A gather of 32 MiB over a line of 4 v5e chips needs at least 3 x 8 MiB / 45 GB/s = 559 us on the preset's links;
+  // a "measured" 300 us cannot be reached by lowering an efficiency, so the report says so.
+  const auto csv =
+      std::filesystem::temp_directory_path() / ("podsim-calibrate-fast-" + std::to_string(getpid()) + ".csv");
+  std::ofstream(csv) << "id,kind,measured,hardware,op,slice,axes,bytes\n"
+                        "fast,collective,300us,tpu-v5e,all-gather,8x4,Y,33554432\n";
+  const CliRun run = run_podsim("calibrate " + csv.string() + " --hardware tpu-v5e");
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("note: link_efficiency is at its bound 1 at "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("faster than the preset's link bandwidth allows"), std::string::npos) << run.out;
+  std::filesystem::remove(csv);
 }
 
 TEST(CalibrateCli, ABadRowIsLocatedAtItsFileLineAndColumn) {
