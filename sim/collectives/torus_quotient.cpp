@@ -16,6 +16,7 @@
 
 #include "sim/collectives/collective_builder.hpp"
 #include "sim/engine/graph_symmetry.hpp"
+#include "sim/engine/quotient_graph.hpp"
 #include "sim/engine/release_timers.hpp"
 #include "sim/engine/simulator.hpp"
 
@@ -214,58 +215,13 @@ SimulationResult lift(const Quotient& q, double makespan_s, const std::vector<Li
 // the representative's route with every link replaced by its class's one link (no route crosses two of a class).
 SimulationResult by_chip(const Quotient& q) {
   const EventGraph& skeleton = q.skeleton;
-  EventGraph quotient;
-  NetworkSpec net;
-  net.chip_flops = q.network.chip_flops;
-  net.transfer = q.network.transfer;
-  std::vector<std::int32_t> quotient_link(static_cast<std::size_t>(q.slice.rank()) * 2, -1);
-  std::unordered_map<ChipId, std::int32_t> sink_of;                           // destination chip -> sink chip
-  auto routes = std::make_shared<std::vector<std::vector<std::int32_t>>>(1);  // per sink chip
-  const auto sink = [&](ChipId dst) {
-    if (const auto it = sink_of.find(dst); it != sink_of.end()) return it->second;
-    std::vector<std::int32_t> links;
-    for (const std::int32_t l : q.network.route(kRep, dst)) {
-      std::int32_t& mapped = quotient_link[static_cast<std::size_t>(class_of(q.slice.link(l)))];
-      if (mapped < 0) {
-        mapped = static_cast<std::int32_t>(net.links.size());
-        net.links.push_back(q.network.links[static_cast<std::size_t>(l)]);
-      }
-      links.push_back(mapped);
-    }
-    const auto chip = static_cast<std::int32_t>(routes->size());
-    routes->push_back(std::move(links));
-    sink_of.emplace(dst, chip);
-    return chip;
-  };
-  std::vector<TaskId> quotient_id(skeleton.tasks.size(), -1);
-  for (std::size_t id = 0; id < skeleton.tasks.size(); ++id)
-    if (skeleton.tasks[id].src_chip == kRep) {
-      quotient_id[id] = static_cast<TaskId>(quotient.tasks.size());
-      quotient.tasks.emplace_back();
-    }
-  for (std::size_t id = 0; id < skeleton.tasks.size(); ++id) {
-    if (quotient_id[id] < 0) continue;
-    const Task& t = skeleton.tasks[id];
-    Task& s = quotient.tasks[static_cast<std::size_t>(quotient_id[id])];
-    s.kind = t.kind;
-    s.bytes = t.bytes;
-    s.flops = t.flops;
-    s.op = t.op;
-    s.step = t.step;
-    s.src_chip = 0;
-    s.dst_chip = t.kind == TaskKind::transfer && t.dst_chip != t.src_chip ? sink(t.dst_chip) : 0;
-    // A dependency on another chip's task becomes one on the representative's task it is a rotation of (the
-    // rotation keeps the time); two that become one are kept once.
-    for (const TaskId d : t.deps) {
-      const TaskId mapped = quotient_id[static_cast<std::size_t>(q.rep_of[static_cast<std::size_t>(d)])];
-      if (std::find(s.deps.begin(), s.deps.end(), mapped) == s.deps.end()) s.deps.push_back(mapped);
-    }
-  }
-  net.num_chips = quotient.num_chips = static_cast<std::int32_t>(routes->size());
-  net.route = [routes](std::int32_t src, std::int32_t dst) {
-    return src == 0 && dst > 0 ? (*routes)[static_cast<std::size_t>(dst)] : std::vector<std::int32_t>{};
-  };
-  const SimulationResult run = simulate(net, quotient);
+  // A dependency on another chip's task becomes one on the representative's task it is a rotation of (the rotation
+  // keeps the time).
+  const QuotientGraph quotient =
+      build_quotient_graph(q.network, skeleton, q.rep_of, static_cast<std::size_t>(q.slice.rank()) * 2,
+                           [&](std::int32_t l) { return static_cast<std::size_t>(class_of(q.slice.link(l))); });
+  const std::vector<std::int32_t>& quotient_link = quotient.class_link;
+  const SimulationResult run = simulate(quotient.network, quotient.graph);
 
   std::vector<LinkUsage> per_class(quotient_link.size());
   for (std::size_t c = 0; c < quotient_link.size(); ++c)

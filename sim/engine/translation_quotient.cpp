@@ -12,6 +12,7 @@
 
 #include "sim/engine/input_check.hpp"
 #include "sim/engine/link_ledger.hpp"
+#include "sim/engine/quotient_graph.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace podsim {
@@ -153,59 +154,6 @@ QuotientDecline check_routes(const Slice& slice, const NetworkSpec& network, con
   return QuotientDecline::none;
 }
 
-// Chip 0's tasks alone: each destination a sink chip behind chip 0's route with every link replaced by its class's
-// one link, each dependency on another chip's task one on chip 0's twin (kept once). Quotient task k is chip 0's
-// k-th task.
-void build_quotient(const Slice& slice, const NetworkSpec& network, const EventGraph& graph, const Translations& moves,
-                    const std::vector<TaskId>& twin_of, EventGraph& quotient, NetworkSpec& net) {
-  net.chip_flops = network.chip_flops;
-  net.transfer = network.transfer;  // the calibration of transfers, as the whole graph has it
-  std::vector<std::int32_t> class_link(static_cast<std::size_t>(slice.rank()) * 2, -1);
-  std::unordered_map<ChipId, std::int32_t> sink_of;                           // destination chip -> sink chip
-  auto routes = std::make_shared<std::vector<std::vector<std::int32_t>>>(1);  // per sink chip
-  const auto sink = [&](ChipId dst) {
-    if (const auto it = sink_of.find(dst); it != sink_of.end()) return it->second;
-    std::vector<std::int32_t> links;
-    for (const std::int32_t l : network.route(kRep, dst)) {
-      std::int32_t& mapped = class_link[static_cast<std::size_t>(moves.class_of(slice.link(l)))];
-      if (mapped < 0) {
-        mapped = static_cast<std::int32_t>(net.links.size());
-        net.links.push_back(network.links[static_cast<std::size_t>(l)]);
-      }
-      links.push_back(mapped);
-    }
-    const auto chip = static_cast<std::int32_t>(routes->size());
-    routes->push_back(std::move(links));
-    sink_of.emplace(dst, chip);
-    return chip;
-  };
-  std::vector<TaskId> quotient_id(graph.tasks.size(), -1);
-  TaskId next = 0;
-  for (std::size_t id = 0; id < graph.tasks.size(); ++id)
-    if (graph.tasks[id].src_chip == kRep) quotient_id[id] = next++;
-  quotient.tasks.resize(static_cast<std::size_t>(next));
-  for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
-    if (quotient_id[id] < 0) continue;
-    const Task& t = graph.tasks[id];
-    Task& s = quotient.tasks[static_cast<std::size_t>(quotient_id[id])];
-    s.kind = t.kind;
-    s.bytes = t.bytes;
-    s.flops = t.flops;
-    s.op = t.op;
-    s.step = t.step;
-    s.src_chip = 0;
-    s.dst_chip = t.kind == TaskKind::transfer && t.dst_chip != kRep ? sink(t.dst_chip) : 0;
-    for (const TaskId d : t.deps) {
-      const TaskId mapped = quotient_id[static_cast<std::size_t>(twin_of[static_cast<std::size_t>(d)])];
-      if (std::find(s.deps.begin(), s.deps.end(), mapped) == s.deps.end()) s.deps.push_back(mapped);
-    }
-  }
-  net.num_chips = quotient.num_chips = static_cast<std::int32_t>(routes->size());
-  net.route = [routes](std::int32_t src, std::int32_t dst) {
-    return src == 0 && dst > 0 ? (*routes)[static_cast<std::size_t>(dst)] : std::vector<std::int32_t>{};
-  };
-}
-
 // The structural checks of the input that the matching reads (the rest is check_simulation_input's).
 bool in_range(const Slice& slice, const NetworkSpec& network, const EventGraph& graph) {
   const auto chips = static_cast<std::int32_t>(slice.num_chips());
@@ -264,16 +212,13 @@ std::optional<SimulationResult> simulate_translation_quotient(const Slice& slice
 
   // The whole graph is validated (and its routes resolved) as simulate() validates it, before anything runs.
   const engine::RouteTable routes = engine::check_simulation_input(network, graph);
-  EventGraph quotient;
-  NetworkSpec net;
-  build_quotient(slice, network, graph, moves, twin_of, quotient, net);
-  const SimulationResult run = simulate(net, quotient);
+  const QuotientGraph quotient =
+      build_quotient_graph(network, graph, twin_of, static_cast<std::size_t>(slice.rank()) * 2,
+                           [&](std::int32_t l) { return static_cast<std::size_t>(moves.class_of(slice.link(l))); });
+  const SimulationResult run = simulate(quotient.network, quotient.graph);
 
   SimulationResult result;
-  std::vector<TaskId> quotient_id(graph.tasks.size(), -1);
-  TaskId next = 0;
-  for (std::size_t id = 0; id < graph.tasks.size(); ++id)
-    if (graph.tasks[id].src_chip == kRep) quotient_id[id] = next++;
+  const std::vector<TaskId> quotient_id = quotient_ids(graph);
   result.tasks.resize(graph.tasks.size());
   for (std::size_t id = 0; id < graph.tasks.size(); ++id)
     result.tasks[id] = run.tasks[static_cast<std::size_t>(quotient_id[static_cast<std::size_t>(twin_of[id])])];

@@ -32,19 +32,6 @@ std::optional<double> op_des_step(const ModelOpRun& op) {
   return *op.des_time_s * static_cast<double>(op.repeats);
 }
 
-// `text` wrapped to 118 columns, every line indented by `indent` and later lines by 2 more.
-std::string indented(std::size_t indent, const std::string& text) {
-  const std::string lines = wrapped(text, 118 - indent, 2);
-  std::string out;
-  std::size_t start = 0;
-  while (start < lines.size()) {
-    const std::size_t end = lines.find('\n', start);
-    out += std::string(indent, ' ') + lines.substr(start, end - start + 1);
-    start = end + 1;
-  }
-  return out;
-}
-
 std::string seconds_or_dash(std::optional<double> s) {
   return s ? format_seconds(*s) : "-";
 }

@@ -33,18 +33,6 @@ json optional_name(const ScenarioRun& run, std::optional<std::size_t> index) {
 
 // --- text -----------------------------------------------------------------------------------------------------
 
-std::string indented(std::size_t indent, const std::string& text, std::size_t hang = 2) {
-  const std::string wrapped_text = wrapped(text, 118 - indent, hang);
-  std::string out;
-  std::size_t start = 0;
-  while (start < wrapped_text.size()) {
-    const std::size_t end = wrapped_text.find('\n', start);
-    out += std::string(indent, ' ') + wrapped_text.substr(start, end - start + 1);
-    start = end + 1;
-  }
-  return out;
-}
-
 std::string scenario_header_text(const ScenarioRun& run) {
   std::string out = "scenario " + run.name;
   if (!run.description.empty()) out += ": " + run.description;

@@ -69,4 +69,16 @@ std::string wrapped(const std::string& text, std::size_t width, std::size_t inde
 
 // `text` wrapped within 118 columns, its first line indented by `indent` spaces and the others by `indent + hang`.
 
+std::string indented(std::size_t indent, const std::string& text, std::size_t hang) {
+  const std::string wrapped_text = wrapped(text, 118 - indent, hang);
+  std::string out;
+  std::size_t start = 0;
+  while (start < wrapped_text.size()) {
+    const std::size_t end = wrapped_text.find('\n', start);
+    out += std::string(indent, ' ') + wrapped_text.substr(start, end - start + 1);
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace podsim::report

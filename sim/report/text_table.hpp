@@ -37,4 +37,7 @@ std::size_t display_width(std::string_view text);
 // ends in a newline.
 std::string wrapped(const std::string& text, std::size_t width, std::size_t indent);
 
+// `text` wrapped to 118 columns, every line indented by `indent` spaces and later lines by `hang` more.
+std::string indented(std::size_t indent, const std::string& text, std::size_t hang = 2);
+
 }  // namespace podsim::report
