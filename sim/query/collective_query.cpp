@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "models/common/integer.hpp"
 #include "models/common/units.hpp"
 #include "models/cost/collective_cost.hpp"
 #include "models/cost/dcn_cost.hpp"
+#include "models/hardware/calibration.hpp"
 #include "models/sharding/layout.hpp"
 #include "models/sharding/notation.hpp"
 #include "models/sharding/sharding_verify.hpp"
@@ -30,6 +32,40 @@ using Field = CollectiveQuery::Field;
 // "an " before all-gather, all-reduce and all-to-all, "a " before reduce-scatter.
 std::string article(CollectiveKind kind) {
   return kind == CollectiveKind::reduce_scatter ? "a " : "an ";
+}
+
+// The distinct bytes of the ICI messages (between two chips of one slice of `per_slice` chips) of `request`, read
+// from the graph of one group of all its axes: the chips that chip 0 reaches through its groups. Every such group
+// runs the same schedule (groups of one axis are equal in size), so it has every size the whole collective sends.
+std::set<std::uint64_t> ici_message_bytes(const CollectiveRequest& request, std::int32_t chips,
+                                          std::int64_t per_slice) {
+  std::vector<char> reached(static_cast<std::size_t>(chips), 0);
+  reached[0] = 1;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const AxisGroups& axis : request.axes)
+      for (const auto& group : axis.groups) {
+        const bool touches = std::any_of(group.begin(), group.end(),
+                                         [&](ChipId chip) { return reached[static_cast<std::size_t>(chip)] != 0; });
+        if (!touches) continue;
+        for (const ChipId chip : group) {
+          if (reached[static_cast<std::size_t>(chip)] != 0) continue;
+          reached[static_cast<std::size_t>(chip)] = 1;
+          grew = true;
+        }
+      }
+  }
+  CollectiveRequest one = request;
+  for (AxisGroups& axis : one.axes)
+    std::erase_if(axis.groups, [&](const std::vector<ChipId>& group) {
+      return group.empty() || reached[static_cast<std::size_t>(group.front())] == 0;
+    });
+  std::set<std::uint64_t> sizes;
+  for (const Task& task : build_collective(chips, one).tasks)
+    if (task.kind == TaskKind::transfer && task.bytes > 0 && task.src_chip != task.dst_chip &&
+        task.src_chip / per_slice == task.dst_chip / per_slice)
+      sizes.insert(task.bytes);
+  return sizes;
 }
 
 bool uses_axis(const std::vector<AxisRef>& refs, const std::string& axis) {
@@ -243,6 +279,12 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
         dcn.bandwidth_per_chip_Bps = *calibration->dcn_bandwidth_Bps;
       if (calibration->dcn_latency_s && !query.dcn_latency_s) dcn.latency_s = *calibration->dcn_latency_s;
       transfer = {calibration->collective_step_s, calibration->link_efficiency};
+      if (const auto& curve = calibration->link_efficiency; !curve.empty()) {
+        des.curve_from = curve.front().at;
+        des.curve_to = curve.back().at;
+        for (const std::uint64_t bytes : ici_message_bytes(request, chips, per_slice))
+          if (outside_curve(curve, static_cast<double>(bytes))) des.extrapolated_message_bytes.push_back(bytes);
+      }
     }
     for (const auto& axis : request.axes)
       des.algorithms.emplace_back(algorithm_name(resolve_algorithm(query.algorithm, answer.kind, axis)));

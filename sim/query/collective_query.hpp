@@ -86,6 +86,12 @@ struct DesAnswer {
   // its source.
   bool calibrated = false;
   std::string calibration_source;
+  // Under a link-efficiency curve: the ICI message sizes (bytes) of the schedule that lie outside the sizes the
+  // curve was fitted on (outside_curve: the curve is held flat there, an extrapolation), distinct and increasing,
+  // and the fitted range [curve_from, curve_to]. Empty without a curve or when every message lies inside.
+  std::vector<std::uint64_t> extrapolated_message_bytes;
+  double curve_from = 0;
+  double curve_to = 0;
 };
 
 struct CollectiveAnswer {

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <string>
+#include <vector>
+
 #include "models/common/units.hpp"
 
 namespace podsim::report {
@@ -52,6 +55,13 @@ nlohmann::json collective_answer_json(const CollectiveAnswer& answer) {
     if (answer.des->calibrated) {
       out["des"]["calibrated"] = true;
       out["des"]["calibration_source"] = answer.des->calibration_source;
+      // Message sizes outside the link-efficiency curve's fitted range: the curve was held flat there.
+      const auto& outside = answer.des->extrapolated_message_bytes;
+      out["des"]["calibration_extrapolated"] = !outside.empty();
+      if (!outside.empty()) {
+        out["des"]["extrapolated_message_bytes"] = outside;
+        out["des"]["link_efficiency_range_bytes"] = {answer.des->curve_from, answer.des->curve_to};
+      }
     }
   }
   if (answer.book && answer.des && answer.book->time_s > 0)
@@ -90,6 +100,14 @@ std::string collective_answer_text(const CollectiveAnswer& answer) {
     if (answer.des->calibrated)
       text += fmt::format("  des calibrated: {} (--uncalibrated for the preset's figures)\n",
                           answer.des->calibration_source);
+    if (const auto& outside = answer.des->extrapolated_message_bytes; !outside.empty()) {
+      std::vector<std::string> sizes;
+      for (const std::uint64_t bytes : outside)
+        sizes.push_back(format_bytes(static_cast<double>(bytes)));
+      text +=
+          fmt::format("  link efficiency extrapolated: messages of {} outside the fitted range {}..{}\n",
+                      fmt::join(sizes, ", "), format_bytes(answer.des->curve_from), format_bytes(answer.des->curve_to));
+    }
   }
   if (answer.book && answer.des && answer.book->time_s > 0)
     text += fmt::format("  des / book:     {:.4f}\n", answer.des->time_s / answer.book->time_s);

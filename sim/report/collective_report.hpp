@@ -12,7 +12,10 @@ namespace podsim::report {
 
 // {"schema": "podsim/1", "op", "axes", "group_size", "shard_bytes", "array_bytes", "wraparound": [...],
 //  "book": {"time_s", "bandwidth_s", "latency_s", "bound", "hops", "formula"},
-//  "des": {"time_s", "algorithm", "messages", "max_link_bytes", "total_link_bytes", "max_link_utilisation"},
+//  "des": {"time_s", "algorithm", "messages", "max_link_bytes", "total_link_bytes", "max_link_utilisation",
+//          and when calibrated "calibrated", "calibration_source", "calibration_extrapolated" (true: some ICI
+//          message lies outside the link-efficiency curve's fitted range, then "extrapolated_message_bytes" and
+//          "link_efficiency_range_bytes": [from, to])},
 //  "ratio_des_over_book"} (book and des when computed).
 nlohmann::json collective_answer_json(const CollectiveAnswer& answer);
 

@@ -82,6 +82,76 @@ json figure_json(const NamedFigure& f) {
   return out;
 }
 
+// A curve's `at` in its own unit: bytes of one message (link) or FLOPs of one matmul (MXU).
+std::string curve_at_text(const std::string& key, double at) {
+  return key == "link_efficiency" ? format_bytes(at) : format_number(at) + " FLOP";
+}
+
+const std::vector<EfficiencyPoint>& curve_points(const Calibration& calibration, const std::string& key) {
+  return key == "link_efficiency" ? calibration.link_efficiency : calibration.mxu_efficiency;
+}
+
+// The calibration section: each figure with its source, each curve with its points and the range it was fitted
+// over (held flat beyond it). Empty when the preset has no calibration.
+std::string calibration_text(const HardwarePreset& preset) {
+  if (!preset.spec.calibration) return "";
+  const Calibration& calibration = *preset.spec.calibration;
+  std::string out = "\ncalibration (the des applies it; --uncalibrated drops it)\n";
+  std::size_t key_width = 6, value_width = 5, source_width = 6;
+  for (const auto& f : preset.calibration_figures) {
+    key_width = std::max(key_width, f.key.size());
+    value_width = std::max(value_width, format_figure_value(f.figure.value, f.figure.unit).size());
+    source_width = std::max(source_width, f.figure.source.size());
+  }
+  for (const auto& c : preset.calibration_curves) {
+    key_width = std::max(key_width, c.key.size());
+    source_width = std::max(source_width, c.source.size());
+  }
+  const auto row = [&](const std::string& key, const std::string& value, const std::string& source,
+                       const std::string& note) {
+    std::string line =
+        fmt::format("{:<{}}  {:<{}}  {:<{}}  {}", key, key_width, value, value_width, source, source_width, note);
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    return line + "\n";
+  };
+  out += row("figure", "value", "source", "note");
+  for (const auto& f : preset.calibration_figures)
+    out += row(f.key, format_figure_value(f.figure.value, f.figure.unit), f.figure.source, f.figure.note);
+  for (const auto& c : preset.calibration_curves) {
+    const auto& points = curve_points(calibration, c.key);
+    out += row(c.key, "curve", c.source, c.note);
+    out += fmt::format("  holds over {}..{} ({} point{}; flat beyond)\n", curve_at_text(c.key, points.front().at),
+                       curve_at_text(c.key, points.back().at), points.size(), points.size() == 1 ? "" : "s");
+    for (const auto& p : points)
+      out += fmt::format("  at {}  efficiency {}\n", curve_at_text(c.key, p.at), format_number(p.efficiency));
+  }
+  return out;
+}
+
+json calibration_json(const HardwarePreset& preset) {
+  if (!preset.spec.calibration) return nullptr;
+  const Calibration& calibration = *preset.spec.calibration;
+  json figures = json::array();
+  for (const auto& f : preset.calibration_figures)
+    figures.push_back(figure_json(f));
+  json curves = json::array();
+  for (const auto& c : preset.calibration_curves) {
+    const auto& points = curve_points(calibration, c.key);
+    json list = json::array();
+    for (const auto& p : points)
+      list.push_back({{"at", p.at}, {"efficiency", p.efficiency}});
+    json curve = {{"key", c.key},
+                  {"at_unit", c.key == "link_efficiency" ? "B" : "FLOP"},
+                  {"points", list},
+                  {"range", {{"from", points.front().at}, {"to", points.back().at}}},
+                  {"source", c.source}};
+    if (!c.note.empty()) curve["note"] = c.note;
+    curves.push_back(curve);
+  }
+  return {{"source", calibration.source}, {"figures", figures}, {"curves", curves}};
+}
+
 }  // namespace
 
 std::vector<PresetSummary> summarize_hardware_presets(const std::string& config_dir) {
@@ -171,6 +241,7 @@ std::string format_hardware_preset(const HardwarePreset& preset) {
       out += line + "\n";
     }
   }
+  out += calibration_text(preset);
   if (!preset.sources.empty()) {
     out += "\nsources\n";
     std::size_t tag_width = 0;
@@ -198,7 +269,8 @@ json hardware_preset_json(const HardwarePreset& preset) {
                       {"figures", figures},
                       {"slice", {{"wraparound_rule", preset.wrap_rule_name}, {"pod_shape", preset.spec.pod_shape}}},
                       {"derived", derived},
-                      {"sources", sources}};
+                      {"sources", sources},
+                      {"calibration", calibration_json(preset)}};
   return {{"schema", "podsim/1"}, {"command", "hardware"}, {"preset", preset_json}};
 }
 

@@ -28,6 +28,9 @@ nlohmann::json hardware_list_json(const std::vector<PresetSummary>& presets);
 // A figure's value in human units ("45 GB/s", "16 GiB", "197 TFLOP/s", "1 us", "4").
 std::string format_figure_value(double value, const std::string& unit);
 
+// One preset: its figures, derived figures, calibration (each figure with its source, each curve with the range it
+// holds over: docs/hardware-model.md, "Calibration") and sources. The JSON's "preset" holds "calibration": null for a
+// preset without one.
 std::string format_hardware_preset(const HardwarePreset& preset);
 nlohmann::json hardware_preset_json(const HardwarePreset& preset);
 

@@ -324,21 +324,29 @@ void verify_calibration_section(const Locator& loc, const json& j, bool partial,
   require_known_keys(loc, j, pointer, known);
   Calibration calibration;
   std::vector<std::string> sources;
+  preset.calibration_figures.clear();
   for (const auto& field : kCalibrationFields) {
     if (!j.contains(field.name)) continue;
     const std::string name = field.name;
     const Figure figure = verify_figure(loc, j.at(name), pointer + "/" + name, field.kind, partial);
     sources.push_back(figure.source);
+    preset.calibration_figures.push_back({name, figure});
     if (name == "hop_latency_s") calibration.hop_latency_s = figure.value;
     if (name == "collective_step_s") calibration.collective_step_s = figure.value;
     if (name == "hbm_efficiency") calibration.hbm_efficiency = figure.value;
     if (name == "dcn_bandwidth_Bps") calibration.dcn_bandwidth_Bps = figure.value;
     if (name == "dcn_latency_s") calibration.dcn_latency_s = figure.value;
   }
-  if (j.contains("link_efficiency"))
-    calibration.link_efficiency = verify_curve(loc, j.at("link_efficiency"), pointer + "/link_efficiency", sources);
-  if (j.contains("mxu_efficiency"))
-    calibration.mxu_efficiency = verify_curve(loc, j.at("mxu_efficiency"), pointer + "/mxu_efficiency", sources);
+  preset.calibration_curves.clear();
+  for (const char* key : {"link_efficiency", "mxu_efficiency"}) {
+    if (!j.contains(key)) continue;
+    auto curve = verify_curve(loc, j.at(key), pointer + "/" + key, sources);
+    const json& c = j.at(key);
+    preset.calibration_curves.push_back(
+        {key, c.at("source").get<std::string>(), c.contains("note") ? c.at("note").get<std::string>() : ""});
+    (std::string(key) == "link_efficiency" ? calibration.link_efficiency : calibration.mxu_efficiency) =
+        std::move(curve);
+  }
   if (j.contains("note")) require_string(loc, j.at("note"), pointer + "/note", false);
   std::vector<std::string> distinct;
   for (const auto& source : sources)

@@ -12,6 +12,13 @@
 
 namespace podsim {
 
+// One efficiency curve of the calibration section as the file states it (the points are in spec.calibration).
+struct CalibrationCurveSource {
+  std::string key;  // "link_efficiency" or "mxu_efficiency"
+  std::string source;
+  std::string note;
+};
+
 // A loaded preset: the model values and, for reports, every figure as the file states it.
 struct HardwarePreset {
   std::string name;
@@ -21,6 +28,8 @@ struct HardwarePreset {
   std::vector<NamedFigure> figures;                          // in file order, keys like "ici.bandwidth_Bps"
   std::string wrap_rule_name;                                // as written, e.g. "full_pod_axis"; "never" if absent
   std::string slice_note;
+  std::vector<NamedFigure> calibration_figures;  // the calibration section's figures, keys like "hop_latency_s"
+  std::vector<CalibrationCurveSource> calibration_curves;  // its curves' sources, in file order
   HardwareSpec spec;
 };
 

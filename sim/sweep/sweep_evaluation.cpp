@@ -14,6 +14,7 @@
 #include "sim/report/plan_report.hpp"
 #include "sim/run/run_scenario.hpp"
 #include "sim/run/scenario_platform.hpp"
+#include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "sim/sweep/sweep_points.hpp"
 
@@ -107,7 +108,7 @@ std::string_view sweep_model_name(SweepModel model) {
   return "book";
 }
 
-std::string evaluate_point(const SweepSpec& spec, std::size_t point, SweepModel model) {
+std::string evaluate_point(const SweepSpec& spec, std::size_t point, SweepModel model, bool uncalibrated) {
   Json line;
   line["point"] = point;
   Json params = Json::object();
@@ -119,7 +120,8 @@ std::string evaluate_point(const SweepSpec& spec, std::size_t point, SweepModel 
   std::optional<std::string> error;
   try {
     text = resolve_point(spec, point).dump();
-    const ScenarioSpec scenario = load_scenario_text(*text, point_name(spec, point), spec.base_folder);
+    ScenarioSpec scenario = load_scenario_text(*text, point_name(spec, point), spec.base_folder);
+    if (uncalibrated) drop_calibration(scenario);
     if (scenario.model)
       plans = searched_plans(scenario, model);
     else
@@ -132,6 +134,7 @@ std::string evaluate_point(const SweepSpec& spec, std::size_t point, SweepModel 
   // A point whose values cannot be applied has no scenario text: its hash covers its parameters instead.
   line["hash"] = content_hash(text ? *text : line["params"].dump());
   line["model"] = std::string(sweep_model_name(model));
+  if (uncalibrated) line["uncalibrated"] = true;
   line["error"] = error ? Json(*error) : Json(nullptr);
   line["plans"] = error ? Json::object() : std::move(plans);
   return line.dump(-1, ' ', false, Json::error_handler_t::replace);

@@ -21,7 +21,8 @@ std::string_view sweep_model_name(SweepModel model);
 inline constexpr std::size_t kSweepRankedCandidates = 3;
 
 // The point's record as one line of compact JSON, without the newline. Keys in this order: point, params, hash,
-// model, error, plans.
-std::string evaluate_point(const SweepSpec& spec, std::size_t point, SweepModel model);
+// model, uncalibrated (only when true), error, plans. `uncalibrated` (`podsim sweep --uncalibrated`): the des runs
+// without the hardware's calibration (drop_calibration; docs/hardware-model.md, "Calibration").
+std::string evaluate_point(const SweepSpec& spec, std::size_t point, SweepModel model, bool uncalibrated = false);
 
 }  // namespace podsim

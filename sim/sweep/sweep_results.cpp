@@ -44,7 +44,8 @@ RecordKey record_key(const std::string& line, const std::string& where) {
       !record.contains("params"))
     throw InputError(where, "not a sweep record (keys point, params, hash, model, error, plans)");
   return {record.at("point").get<std::size_t>(), record.at("hash").get<std::string>(),
-          record.at("model").get<std::string>(), !record.at("error").is_null()};
+          record.at("model").get<std::string>(), record.contains("uncalibrated") && record.at("uncalibrated") == true,
+          !record.at("error").is_null()};
 }
 
 void write_results(const std::string& dir, const std::vector<std::string>& lines) {

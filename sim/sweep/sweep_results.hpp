@@ -25,7 +25,8 @@ struct RecordKey {
   std::size_t point = 0;
   std::string hash;
   std::string model;
-  bool failed = false;  // error is not null
+  bool uncalibrated = false;  // the record says "uncalibrated": true
+  bool failed = false;        // error is not null
 };
 RecordKey record_key(const std::string& line, const std::string& where);
 

@@ -67,14 +67,16 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   std::unordered_map<std::string, std::string> done_lines;
   for (std::size_t i = 0; i < existing.lines.size(); ++i) {
     const RecordKey key = record_key(existing.lines[i], jsonl + ": line " + std::to_string(i + 1));
-    done_lines.emplace(key_of(key.hash, key.model), existing.lines[i]);
+    done_lines.emplace(key_of(key.hash, key.model + (key.uncalibrated ? " uncalibrated" : "")), existing.lines[i]);
   }
   if (std::filesystem::exists(jsonl)) std::filesystem::resize_file(jsonl, existing.whole_bytes);
 
   const std::vector<std::size_t> points = shard_points(point_count(spec), options.shard);
   std::map<std::size_t, std::string> records;  // point -> record, this shard's points
   std::vector<std::size_t> pending;
-  const std::string model(sweep_model_name(options.model));
+  // Records of the other calibration choice are not this run's: never reused when resuming.
+  const std::string model =
+      std::string(sweep_model_name(options.model)) + (options.uncalibrated ? " uncalibrated" : "");
   std::size_t filtered = 0;
   for (const std::size_t point : points) {
     if (!done_lines.empty() || !spec.filter.empty()) {
@@ -110,7 +112,8 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   std::unique_ptr<SweepWorkerPool> own_pool;
   PointEvaluator* evaluator = options.evaluator;
   if (!pending.empty() && evaluator == nullptr) {
-    own_pool = std::make_unique<SweepWorkerPool>(spec, options.model, std::min(options.jobs, pending.size()));
+    own_pool = std::make_unique<SweepWorkerPool>(spec, options.model, std::min(options.jobs, pending.size()),
+                                                 options.uncalibrated);
     evaluator = own_pool.get();
   }
   if (!pending.empty()) {

@@ -26,6 +26,7 @@ struct SweepProgress {
 struct SweepOptions {
   std::string out_dir;
   SweepModel model = SweepModel::book;
+  bool uncalibrated = false;  // the des runs without the hardware's calibration (`podsim sweep --uncalibrated`)
   SweepShard shard;
   std::size_t jobs = 1;                                // worker processes (when `evaluator` is null)
   PointEvaluator* evaluator = nullptr;                 // evaluates the points; null: `jobs` forked workers

@@ -30,13 +30,13 @@ bool read_all(int fd, char* data, std::size_t size) {
   return true;
 }
 
-[[noreturn]] void worker_main(const SweepSpec& spec, SweepModel model, int task_fd, int result_fd) {
+[[noreturn]] void worker_main(const SweepSpec& spec, SweepModel model, bool uncalibrated, int task_fd, int result_fd) {
   ::signal(SIGINT, SIG_DFL);  // the front end's handlers stop the parent; a worker just ends
   ::signal(SIGTERM, SIG_DFL);
   ::signal(SIGPIPE, SIG_DFL);
   std::uint64_t point = 0;
   while (read_all(task_fd, reinterpret_cast<char*>(&point), sizeof(point))) {
-    const std::string line = evaluate_point(spec, static_cast<std::size_t>(point), model);
+    const std::string line = evaluate_point(spec, static_cast<std::size_t>(point), model, uncalibrated);
     const auto size = static_cast<std::uint32_t>(line.size());
     if (!write_all(result_fd, reinterpret_cast<const char*>(&size), sizeof(size)) ||
         !write_all(result_fd, line.data(), line.size()))
@@ -47,7 +47,8 @@ bool read_all(int fd, char* data, std::size_t size) {
 
 }  // namespace
 
-SweepWorkerPool::SweepWorkerPool(const SweepSpec& spec, SweepModel model, std::size_t jobs) : spec_(spec) {
+SweepWorkerPool::SweepWorkerPool(const SweepSpec& spec, SweepModel model, std::size_t jobs, bool uncalibrated)
+    : spec_(spec) {
   for (std::size_t w = 0; w < std::max<std::size_t>(1, jobs); ++w) {
     int task[2], result[2];
     if (::pipe(task) != 0 || ::pipe(result) != 0) throw InternalError("cannot create a pipe for a sweep worker");
@@ -60,7 +61,7 @@ SweepWorkerPool::SweepWorkerPool(const SweepSpec& spec, SweepModel model, std::s
       }
       ::close(task[1]);
       ::close(result[0]);
-      worker_main(spec, model, task[0], result[1]);
+      worker_main(spec, model, uncalibrated, task[0], result[1]);
     }
     ::close(task[0]);
     ::close(result[1]);

@@ -17,8 +17,9 @@ namespace podsim {
 
 class SweepWorkerPool final : public PointEvaluator {
  public:
-  // Forks `jobs` (at least 1) workers. `spec` must outlive the pool. Throws InternalError when a pipe or a fork fails.
-  SweepWorkerPool(const SweepSpec& spec, SweepModel model, std::size_t jobs);
+  // Forks `jobs` (at least 1) workers evaluating points with evaluate_point(spec, point, model, uncalibrated).
+  // `spec` must outlive the pool. Throws InternalError when a pipe or a fork fails.
+  SweepWorkerPool(const SweepSpec& spec, SweepModel model, std::size_t jobs, bool uncalibrated = false);
   SweepWorkerPool(const SweepWorkerPool&) = delete;
   SweepWorkerPool& operator=(const SweepWorkerPool&) = delete;
   ~SweepWorkerPool() override;  // kills and reaps the workers still running

@@ -150,4 +150,50 @@ TEST(CollectiveCli, LimitsAreInputErrors) {
   EXPECT_EQ(run.code, 0) << run.err;
 }
 
+// A calibration overlay whose link-efficiency curve holds over 1 MiB..4 MiB (efficiency 0.5 and 0.8).
+std::string write_curve_overlay() {
+  const auto dir = std::filesystem::temp_directory_path() / ("podsim-curve-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "curve-v5e.json";
+  std::ofstream(path) << R"({"name": "curve-v5e", "description": "v5e with a short curve", "base": "tpu-v5e",
+    "calibration": {"link_efficiency": {"points": [{"at": 1048576, "efficiency": 0.5},
+                                                   {"at": 4194304, "efficiency": 0.8}], "source": "test"}}})";
+  return path.string();
+}
+
+TEST(CollectiveCli, MessagesOutsideTheFittedCurveAreFlagged) {
+  // The unidirectional ring on 4 chips sends whole shards: V = 32 MiB gives 8 MiB messages, beyond the curve's
+  // 4 MiB end (the efficiency there is the end's, held flat: an extrapolation the report says).
+  const std::string overlay = write_curve_overlay();
+  const std::string query = "collective --hardware " + overlay +
+                            " --slice 4 --wrap all --op all-gather --axes X --algorithm unidirectional --model des";
+  const CliRun text = run_podsim(query + " --array-bytes 33554432");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("link efficiency extrapolated: messages of 8 MiB outside the fitted range 1 MiB..4 MiB"),
+            std::string::npos)
+      << text.out;
+  const CliRun json = run_podsim(query + " --array-bytes 33554432 --json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto j = json_of(json);
+  EXPECT_EQ(j["des"]["calibration_extrapolated"], true);
+  EXPECT_EQ(j["des"]["extrapolated_message_bytes"], nlohmann::json({8388608}));
+  EXPECT_EQ(j["des"]["link_efficiency_range_bytes"], nlohmann::json({1048576.0, 4194304.0}));
+
+  // V = 8 MiB: 2 MiB messages, inside the range: nothing flagged.
+  const CliRun inside = run_podsim(query + " --array-bytes 8388608 --json");
+  ASSERT_EQ(inside.code, 0) << inside.err;
+  const auto k = json_of(inside);
+  EXPECT_EQ(k["des"]["calibrated"], true);
+  EXPECT_EQ(k["des"]["calibration_extrapolated"], false);
+  EXPECT_FALSE(k["des"].contains("extrapolated_message_bytes"));
+  const CliRun inside_text = run_podsim(query + " --array-bytes 8388608");
+  EXPECT_EQ(inside_text.out.find("extrapolated"), std::string::npos) << inside_text.out;
+
+  // V = 1 MiB: 256 KiB messages, below the curve's first point.
+  const CliRun below = run_podsim(query + " --array-bytes 1048576 --json");
+  ASSERT_EQ(below.code, 0) << below.err;
+  EXPECT_EQ(json_of(below)["des"]["extrapolated_message_bytes"], nlohmann::json({262144}));
+  std::filesystem::remove_all(std::filesystem::path(overlay).parent_path());
+}
+
 }  // namespace

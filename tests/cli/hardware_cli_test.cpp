@@ -61,6 +61,71 @@ TEST(HardwareCli, JsonOutputIsVersioned) {
   EXPECT_EQ(presets.at("presets").size(), 9u);
 }
 
+// The preset's calibration section as the file states it (read here, not from the program).
+nlohmann::json v5e_calibration() {
+  std::ifstream in(std::string(PODSIM_SOURCE_DIR) + "/configs/tpu-v5e.json");
+  return nlohmann::json::parse(in).at("calibration");
+}
+
+TEST(HardwareCli, ShowsTheCalibrationWithSourcesAndCurveRanges) {
+  const auto file = v5e_calibration();
+  const CliRun run = run_podsim("hardware tpu-v5e");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto section = run.out.find("\ncalibration");
+  ASSERT_NE(section, std::string::npos) << run.out;
+  const std::string text = run.out.substr(section);
+  int seen = 0;
+  for (const auto& [key, figure] : file.items()) {
+    if (!figure.is_object()) continue;
+    ++seen;
+    const auto line = text.find("\n" + key + " ");
+    ASSERT_NE(line, std::string::npos) << key << "\n" << text;
+    const std::string row = text.substr(line + 1, text.find('\n', line + 1) - line - 1);
+    EXPECT_NE(row.find(figure.at("source").get<std::string>()), std::string::npos) << row;
+    if (figure.contains("points")) EXPECT_NE(text.find("holds over", line), std::string::npos) << text;
+  }
+  EXPECT_GE(seen, 2);
+
+  const CliRun json_run = run_podsim("hardware tpu-v5e --json");
+  ASSERT_EQ(json_run.code, 0) << json_run.err;
+  const auto doc = nlohmann::json::parse(json_run.out);
+  const auto& preset = doc.at("preset");
+  EXPECT_TRUE(preset.contains("figures") && preset.contains("derived") && preset.contains("sources"));
+  const auto& calibration = preset.at("calibration");
+  for (const auto& [key, figure] : file.items()) {
+    if (!figure.is_object()) continue;
+    bool found = false;
+    if (figure.contains("points")) {
+      const auto& points = figure.at("points");
+      for (const auto& curve : calibration.at("curves")) {
+        if (curve.at("key") != key) continue;
+        found = true;
+        EXPECT_EQ(curve.at("source"), figure.at("source"));
+        EXPECT_DOUBLE_EQ(curve.at("range").at("from").get<double>(), points.front().at("at").get<double>());
+        EXPECT_DOUBLE_EQ(curve.at("range").at("to").get<double>(), points.back().at("at").get<double>());
+        ASSERT_EQ(curve.at("points").size(), points.size());
+        for (std::size_t i = 0; i < points.size(); ++i)
+          EXPECT_DOUBLE_EQ(curve.at("points")[i].at("efficiency").get<double>(),
+                           points[i].at("efficiency").get<double>());
+      }
+    } else {
+      for (const auto& f : calibration.at("figures")) {
+        if (f.at("key") != key) continue;
+        found = true;
+        EXPECT_EQ(f.at("source"), figure.at("source"));
+        EXPECT_DOUBLE_EQ(f.at("value").get<double>(), figure.at("value").get<double>());
+      }
+    }
+    EXPECT_TRUE(found) << key;
+  }
+}
+
+TEST(HardwareCli, PresetWithoutCalibrationShowsNone) {
+  const CliRun run = run_podsim("hardware h100 --json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_TRUE(nlohmann::json::parse(run.out).at("preset").at("calibration").is_null());
+}
+
 TEST(HardwareCli, UnknownPresetExitsTwo) {
   const CliRun run = run_podsim("hardware tpu-v9");
   EXPECT_EQ(run.code, 2);

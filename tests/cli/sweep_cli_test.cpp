@@ -166,6 +166,59 @@ void compare_with_podsim_plan(const std::string& model, const std::string& plan_
   fs::remove_all(dir);
 }
 
+// --uncalibrated: every point's des runs on the preset's own figures. A bidirectional ring all-gather over a
+// wrapped ring of 4 v5e chips takes (N - 1)(alpha + S / (2 W)) = 3 (1 us + S / 9e10) with the preset's alpha = 1 us
+// and W = 45 GB/s per direction; S = R / 4 x 8192 x 2 B for the points R = 256 and 2048.
+TEST(SweepCli, UncalibratedDesTimesAreThePresetsClosedForm) {
+  const auto dir = temp_dir("uncalibrated");
+  const auto base = dir / "ring.json";
+  std::ofstream(base) << R"({"name": "ring-gather", "hardware": "tpu-v5e",
+    "slice": {"shape": [4], "wraparound": "all"}, "mesh": "X=4", "dtype": "bf16",
+    "tensors": {"A": {"shape": [256, 8192], "sharding": "A[E_X, F]"}},
+    "program": [{"op": "all_gather", "name": "gather", "tensor": "A", "axes": ["X"], "out": "A_full"}]})";
+  const auto sweep = sweep_file(dir, R"([{"pointer": "/tensors/A/shape/0", "values": [256, 2048]}])", base.string());
+  const CliRun run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() +
+                                " --model des --jobs 2 --uncalibrated");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto lines = records(dir / "out");
+  ASSERT_EQ(lines.size(), 2u);
+  const CliRun calibrated_run =
+      run_podsim("sweep " + sweep.string() + " --out " + (dir / "calibrated").string() + " --model des --jobs 2");
+  ASSERT_EQ(calibrated_run.code, 0) << calibrated_run.err;
+  const auto calibrated = records(dir / "calibrated");
+  ASSERT_EQ(calibrated.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const Json& line = lines[k];
+    EXPECT_TRUE(line["error"].is_null()) << line.dump();
+    EXPECT_EQ(line["uncalibrated"], true);
+    EXPECT_FALSE(calibrated[k].contains("uncalibrated"));
+    const double rows = line["params"]["/tensors/A/shape/0"].get<double>();
+    const double shard = rows / 4 * 8192 * 2;
+    const double expected = 3 * (1e-6 + shard / (2 * 4.5e10));
+    ASSERT_FALSE(line["plans"].empty());
+    for (const auto& [name, entry] : line["plans"].items()) {
+      EXPECT_NEAR(entry["des_time_s"].get<double>(), expected, 1e-9 * expected) << name;
+      // The preset's calibration (a fixed cost per step, a link efficiency below 1) makes the calibrated des slower.
+      EXPECT_GT(calibrated[k]["plans"][name]["des_time_s"].get<double>(), 1.01 * expected) << name;
+    }
+  }
+  // Resuming the uncalibrated folder with the calibration reuses none of its records.
+  const CliRun resumed =
+      run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() + " --model des --jobs 1");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const auto after = records(dir / "out");
+  ASSERT_EQ(after.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_FALSE(after[k].contains("uncalibrated"));
+    EXPECT_EQ(after[k]["plans"], calibrated[k]["plans"]);
+  }
+  const CliRun book =
+      run_podsim("sweep " + sweep.string() + " --out " + (dir / "book").string() + " --model book --uncalibrated");
+  EXPECT_EQ(book.code, 2);
+  EXPECT_NE(book.err.find("--uncalibrated"), std::string::npos) << book.err;
+  fs::remove_all(dir);
+}
+
 TEST(SweepCli, ModelLevelPointsListThePlanSearchsBest) {
   compare_with_podsim_plan("book", "--model book");
 }

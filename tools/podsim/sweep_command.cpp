@@ -43,6 +43,7 @@ struct SweepFlags {
   std::string merge_out;
   std::string report;  // --report FILE.html, on a run or `sweep report`
   std::vector<std::string> report_dirs;
+  bool uncalibrated = false;
 };
 
 // The HTML report, opened before a sweep runs so that a path it cannot write stops the sweep before it starts.
@@ -112,6 +113,10 @@ int run(const SweepFlags& flags) {
   SweepOptions options;
   options.out_dir = flags.out;
   options.model = parse_model(flags.model);
+  options.uncalibrated = flags.uncalibrated;
+  if (options.uncalibrated && options.model == SweepModel::book)
+    throw InputError("--uncalibrated",
+                     "the book model never applies a calibration: use --model des or both, got: --model book");
   options.shard = located("--shard", [&] { return parse_shard(flags.shard); });
   const std::optional<MpiLaunch> launch = mpi_launch();  // under mpirun: one worker per rank unless --jobs
   options.jobs = flags.jobs > 0 ? flags.jobs : launch ? 1 : std::max(1u, std::thread::hardware_concurrency());
@@ -163,6 +168,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto* merge = cmd->add_subcommand("merge", "Join shards' results folders into one, as a single run writes it");
   merge->add_option("dirs", flags->merge_dirs, "Shard results folders")->required();
   merge->add_option("--out", flags->merge_out, "The merged results folder")->required();
+  cmd->add_flag("--uncalibrated", flags->uncalibrated,
+                "Simulate every point with the presets' figures, without their calibration (docs/hardware-model.md)");
   cmd->add_option("--report", flags->report, "Also write a self-contained HTML report of the results to this file");
   auto* draw = cmd->add_subcommand("report", "Draw results folders (shards are merged) as one HTML report");
   draw->add_option("dirs", flags->report_dirs, "Results folders")->required();

@@ -204,7 +204,7 @@ bool serve_points(SweepWorkerPool& pool, const std::function<bool()>& interrupte
 }  // namespace
 
 SweepOutcome run_sweep_on_ranks(const SweepSpec& spec, const SweepOptions& options) {
-  SweepWorkerPool pool(spec, options.model, options.jobs);
+  SweepWorkerPool pool(spec, options.model, options.jobs, options.uncalibrated);
   MpiWorld world;
   if (world.rank() == 0) {
     RankEvaluator evaluator(pool, world.size(), kQueuedPerWorker * pool.slots());
