@@ -74,8 +74,9 @@ ParamCounts count_params(const TransformerDims& dims) {
   return p;
 }
 
-FlopsPerToken flops_per_token(const TransformerDims& dims, std::int64_t seq_len) {
-  const double active = static_cast<double>(count_params(dims).active);
+namespace {
+
+FlopsPerToken flops_of(const TransformerDims& dims, double active, std::int64_t seq_len) {
   const double attention = static_cast<double>(dims.layers) * static_cast<double>(seq_len) *
                            static_cast<double>(dims.heads) * static_cast<double>(dims.head_dim);
   FlopsPerToken f;
@@ -84,6 +85,21 @@ FlopsPerToken flops_per_token(const TransformerDims& dims, std::int64_t seq_len)
   f.train = 6 * active;
   f.train_with_attention = f.train + 12 * attention;
   return f;
+}
+
+}  // namespace
+
+FlopsPerToken flops_per_token(const TransformerDims& dims, std::int64_t seq_len) {
+  return flops_of(dims, static_cast<double>(count_params(dims).active), seq_len);
+}
+
+std::uint64_t matmul_params(const TransformerDims& dims) {
+  const ParamCounts p = count_params(dims);
+  return p.active - p.embedding + u(dims.vocab) * u(dims.d_model) - p.norms;
+}
+
+FlopsPerToken model_flops_per_token(const TransformerDims& dims, std::int64_t seq_len) {
+  return flops_of(dims, static_cast<double>(matmul_params(dims)), seq_len);
 }
 
 std::uint64_t kv_cache_bytes_per_token(const TransformerDims& dims, DType dtype) {

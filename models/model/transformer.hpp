@@ -70,6 +70,15 @@ struct FlopsPerToken {
 
 FlopsPerToken flops_per_token(const TransformerDims& dims, std::int64_t seq_len);
 
+// The parameters a token's matmuls multiply, PaLM's N in its model FLOPs (6 N + 12 L N H T per token in training):
+// the active parameters less the input embedding table (a lookup, no matmul) and the norms (elementwise), with the
+// unembedding's V D counted once, tied or untied. That is active - embedding + V D - norms.
+std::uint64_t matmul_params(const TransformerDims& dims);
+
+// The model FLOPs per token that MFU counts (docs/capacity.md, "MFU"): flops_per_token's formulas on
+// matmul_params instead of the active parameters, so that they never exceed what the matmuls execute.
+FlopsPerToken model_flops_per_token(const TransformerDims& dims, std::int64_t seq_len);
+
 // Keys and values of every layer for one token: 2 L K H values of `dtype`.
 std::uint64_t kv_cache_bytes_per_token(const TransformerDims& dims, DType dtype);
 

@@ -96,8 +96,9 @@ struct CandidateResult {
   StepBreakdown breakdown;           // closed form
   std::string bound;  // "compute", "ici", "hbm" or "dcn": the largest part of the breakdown (the bubble is not one)
 
-  double model_flops_per_step = 0;  // useful FLOPs of the whole step (6 N tokens plus attention in training)
-  double mfu = 0;                   // of the des step time when simulated, else of the book's
+  double model_flops_per_step =
+      0;           // useful FLOPs of the whole step (6 N tokens plus attention in training, N the matmul params)
+  double mfu = 0;  // of the des step time when simulated, else of the book's
   double tokens_per_s_per_chip = 0;
   double token_latency_s = 0;                     // decode: one step; prefill: the step
   std::optional<double> cost_per_million_tokens;  // USD, with price_per_chip_hour

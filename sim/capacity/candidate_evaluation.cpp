@@ -47,12 +47,12 @@ std::string gib(std::uint64_t bytes) {
   return text;
 }
 
-// Model FLOPs of one step: 6 N (active) per token plus the attention products in training, 2 N plus attention in
-// serving (at the sequence length the step attends to).
+// Model FLOPs of one step (docs/capacity.md, "MFU"): 6 N per token plus the attention products in training, 2 N plus
+// attention in serving (at the sequence length the step attends to), N the matmul parameters (no input embedding).
 double model_flops(const TransformerDims& dims, const Workload& w) {
   const double tokens = static_cast<double>(w.tokens_per_step());
-  if (w.mode == WorkloadMode::train) return flops_per_token(dims, w.seq_len).train_with_attention * tokens;
-  return flops_per_token(dims, w.context).forward_with_attention * tokens;
+  if (w.mode == WorkloadMode::train) return model_flops_per_token(dims, w.seq_len).train_with_attention * tokens;
+  return model_flops_per_token(dims, w.context).forward_with_attention * tokens;
 }
 
 // MFU, tokens per second per chip, latency and cost from the step time in force (des when simulated).

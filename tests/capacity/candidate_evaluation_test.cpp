@@ -49,8 +49,9 @@ TEST(CandidateEvaluation, DataParallelComputeTermIsSixNTokensOverChipsPeak) {
   const double hbm = 57 * u + 2.0 * 16384 * 32768 * 2 / 2.8e12 + 2.0 * 11 * 134217728 / 2.8e12;
   EXPECT_NEAR(r.breakdown.hbm_s, hbm, 1e-9 * hbm);
   EXPECT_DOUBLE_EQ(r.book_step_s, r.breakdown.compute_s + r.breakdown.hbm_s + r.breakdown.ici_s);
-  // MFU: model FLOPs (6 x all parameters, norms and the input embedding included, plus attention) over the step.
-  const double model = (6.0 * 134226944.0 + 12.0 * 2048 * 1024 * 4) * 1048576.0;
+  // MFU: model FLOPs (6 x the matmul parameters, without the input embedding and the norms, plus attention) over the
+  // step: the compute term's FLOPs, since without remat the program's matmuls are the model's.
+  const double model = flops;
   EXPECT_NEAR(r.model_flops_per_step, model, 1e-9 * model);
   EXPECT_NEAR(r.mfu, model / (64 * 4.59e14 * r.book_step_s), 1e-9);
   EXPECT_NEAR(r.tokens_per_s_per_chip, 1048576.0 / r.book_step_s / 64, 1e-6);
@@ -147,8 +148,10 @@ TEST(CandidateEvaluation, DecodeStepIsAtLeastTheHbmLowerBound) {
   EXPECT_LT(r.book_step_s, 2 * bound);  // the KV heads (8) shard over X only: the cache is read 4 times over
   EXPECT_EQ(r.bound, "hbm");
   EXPECT_DOUBLE_EQ(r.token_latency_s, r.book_step_s);
-  // Forward FLOPs: 2 x active params + 4 T N H L at T = 2048, per token of the batch.
-  const double flops = (2.0 * 70553706496.0 + 4.0 * 2048 * 64 * 128 * 80) * 32;
+  // Model FLOPs: 2 x the matmul params + 4 T N H L at T = 2048, per token of the batch. The matmul params are the
+  // 70,553,706,496 less the input embedding V D = 128,256 x 8192 = 1,050,673,152 and the norms 161 x 8192 = 1,318,912:
+  // 69,501,714,432.
+  const double flops = (2.0 * 69501714432.0 + 4.0 * 2048 * 64 * 128 * 80) * 32;
   EXPECT_NEAR(r.model_flops_per_step, flops, 1e-9 * flops);
   // The cache per chip: 32 x 2048 tokens x 327,680 bytes over the 4 chips of X that shard the KV heads.
   EXPECT_EQ(r.memory.kv_cache, 327680ull * 32 * 2048 / 4);
@@ -194,9 +197,11 @@ TEST(CandidateEvaluation, MixtureOfExpertsComputesTheActiveExpertsOnly) {
   // 3 x 4 x 1024 x 2048 over expert X and fsdp Z (16); embeddings 2 x 32768 x 1024 over Z; norms 5 x 1024 over Z:
   // 2 x (1,048,576 + 1,024 + 1,572,864) + 2 x 8,388,608 + 1,280 = 22,023,424 parameters, 2 bytes each.
   EXPECT_EQ(r.memory.params, 44046848u);
-  // Model FLOPs count the active parameters only: 6 x (125,842,432 total - 2 layers x 2 skipped experts x 3 x 1024
-  // x 2048) + attention.
-  const double active = 125842432.0 - 2 * 2 * 3 * 1024 * 2048;
+  // Model FLOPs count the active matmul parameters only: 6 x (125,842,432 total - 2 layers x 2 skipped experts x 3 x
+  // 1024 x 2048 - the input embedding 32,768 x 1024 - the norms 5 x 1024) + attention; that is the compute term's
+  // 67,108,864 matmul parameters plus the routers' 2 x 1024 x 4.
+  const double active = 125842432.0 - 2 * 2 * 3 * 1024 * 2048 - 32768.0 * 1024 - 5 * 1024;
+  EXPECT_DOUBLE_EQ(active, 402653184.0 / 6 + 2 * 1024 * 4);
   EXPECT_NEAR(r.model_flops_per_step, (6 * active + 50331648.0) * 1048576.0, 1.0);
 }
 
