@@ -271,7 +271,9 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
   // its first task's start to its last task's end, counts its repeats times, as its book time does.
   const ScenarioPlatform platform = build_platform(model.spec);
   const PlannedProgram program = plan_program(model.spec, platform.topology(), nullptr);
-  const SimulateProgram simulate = [&](const LoweredProgram& lowered) { return simulate_program(platform, lowered); };
+  const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
+    return simulate_program(platform, lowered, problem.simulation);
+  };
   const ScheduledPlan scheduled = schedule_plan(program, platform, SchedulePolicy::program_order, simulate);
   const EventGraph& graph = *scheduled.lowered.graph;
   std::vector<double> start(program.ops.size(), std::numeric_limits<double>::infinity());

@@ -8,6 +8,7 @@
 
 #include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_timeline.hpp"
+#include "sim/run/program_simulation.hpp"
 #include "sim/scenario/model_preset.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
@@ -19,7 +20,8 @@ struct CapacityProblem {
   Workload workload;
   ScenarioOptions options;
   std::optional<double> price_per_chip_hour;
-  std::string source_file;  // for messages
+  std::string source_file;              // for messages
+  ProgramSimulationOptions simulation;  // the symmetry paths simulate_candidate may take (all, by default)
 };
 
 // The scenario's model, workload, options and price. Throws VerifyError when the scenario has no model.

@@ -255,7 +255,8 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
   if (!spec.model)
     throw InputError(located(spec, "/model"),
                      "plan search needs a model (\"model\": a \"preset\", a \"config\" or the dims), got: none");
-  const CapacityProblem problem = capacity_problem(spec);
+  CapacityProblem problem = capacity_problem(spec);
+  problem.simulation = options.simulation;
   Enumeration enumeration = enumerate_search(spec);
   PlanSearchResult result;
   result.rejected = std::move(enumeration.unformable);

@@ -25,8 +25,9 @@ struct Enumeration {
 Enumeration enumerate_search(const ScenarioSpec& spec);
 
 struct PlanSearchOptions {
-  std::size_t top_k = 10;  // candidates simulated by the des (0: none)
-  bool simulate = true;    // --model book: false
+  std::size_t top_k = 10;               // candidates simulated by the des (0: none)
+  bool simulate = true;                 // --model book: false
+  ProgramSimulationOptions simulation;  // the symmetry paths the simulations may take (all, by default)
 };
 
 struct PlanSearchResult {

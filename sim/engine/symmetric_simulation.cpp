@@ -1,10 +1,11 @@
-// The representative path: check the hint's structure, then phase by phase put groups in classes by the relative
-// start times their external dependencies allow, simulate one group per class (releases become one-byte
-// transfers to a timer chip over a link whose latency is the release), copy the timings to the class, and check
-// afterwards that no two phases shared a link or a chip's processor at the same time.
+// The representative path: check the hint's structure, then phase by phase put groups in classes by the start
+// times their external dependencies allow (equal to the last bit), simulate one group per class from time 0
+// (releases become one-byte transfers to a timer chip over a link whose latency is the release), copy the timings
+// to the class, and check afterwards that no two phases shared a link or a chip's processor at the same time.
 #include "sim/engine/symmetric_simulation.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -21,8 +22,6 @@ namespace podsim {
 namespace {
 
 using engine::RouteTable;
-
-constexpr double kReleaseQuantum_s = 1e-15;  // releases closer than this put groups in one class
 
 // A task whose start waits on an earlier phase, or on nothing at all (it starts at 0).
 bool has_release(const Task& task, TaskId phase_first) {
@@ -195,15 +194,17 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
       const Task& task = graph.tasks[static_cast<std::size_t>(first + k)];
       if (has_release(task, first)) released.push_back(k);
     }
-    // Per group: base (earliest release), releases relative to it, and its class.
+    // Per group: its releases (absolute times) and its class. Groups whose releases are the same doubles, bit for
+    // bit, form a class: its representative, simulated from time 0 with those releases, computes the very doubles
+    // the full simulation computes for each of them (relative times shifted by a group's start would not: the
+    // sums round differently in the last bits).
     const std::size_t num_groups = phase.groups.size();
-    std::vector<double> base(num_groups);
     std::vector<std::int32_t> class_of(num_groups);
     std::vector<std::size_t> reps;
     std::vector<std::vector<double>> rep_release;
-    std::map<std::vector<std::int64_t>, std::int32_t> classes;
+    std::map<std::vector<std::uint64_t>, std::int32_t> classes;
     std::vector<double> release(released.size());
-    std::vector<std::int64_t> key(released.size());
+    std::vector<std::uint64_t> key(released.size());
     for (std::size_t g = 0; g < num_groups; ++g) {
       const TaskId begin = phase.begin[g];
       for (std::size_t j = 0; j < released.size(); ++j) {
@@ -212,11 +213,8 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
           if (d < first) at = std::max(at, timings[static_cast<std::size_t>(d)].end_s);
         release[j] = at;
       }
-      base[g] = released.empty() ? 0 : *std::min_element(release.begin(), release.end());
-      for (std::size_t j = 0; j < released.size(); ++j) {
-        release[j] -= base[g];
-        key[j] = std::llround(release[j] / kReleaseQuantum_s);
-      }
+      for (std::size_t j = 0; j < released.size(); ++j)
+        key[j] = std::bit_cast<std::uint64_t>(release[j]);
       const auto [it, added] = classes.emplace(key, static_cast<std::int32_t>(reps.size()));
       if (added) {
         reps.push_back(g);
@@ -285,7 +283,7 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
       const auto offset = static_cast<std::size_t>(class_of[g]) * static_cast<std::size_t>(length);
       for (TaskId k = 0; k < length; ++k) {
         const TaskTiming& rep = run.tasks[offset + static_cast<std::size_t>(k)];
-        timings[static_cast<std::size_t>(begin + k)] = {base[g] + rep.start_s, base[g] + rep.end_s};
+        timings[static_cast<std::size_t>(begin + k)] = rep;
       }
     }
   }

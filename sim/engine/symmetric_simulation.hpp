@@ -19,8 +19,9 @@ namespace podsim {
 //     hop, and no link carries transfers of two groups of one phase;
 // and this one after: per link (and per chip for computes) the time spans of different phases never overlap
 // (so groups never met another phase's traffic). Phase by phase, groups are put in classes by the start times
-// their external dependencies allow (relative to the group's earliest); one child simulates one group of each
-// class. `symmetric`, when given, tells which path gave the result.
+// their external dependencies allow, equal bit for bit; one child simulates one group of each class from time 0,
+// so each timing is the double the full simulation computes (docs/performance.md, "One group per phase").
+// `symmetric`, when given, tells which path gave the result.
 SimulationResult simulate_symmetric(const NetworkSpec& network, const EventGraph& graph, const GraphSymmetry& symmetry,
                                     bool* symmetric = nullptr);
 

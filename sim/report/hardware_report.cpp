@@ -91,6 +91,21 @@ const std::vector<EfficiencyPoint>& curve_points(const Calibration& calibration,
   return key == "link_efficiency" ? calibration.link_efficiency : calibration.mxu_efficiency;
 }
 
+// The widths of a figure table's first three columns (key, value, source).
+struct FigureColumns {
+  std::size_t key, value, source;
+};
+
+// One row of a figure table: key, value and source padded to their columns, then the note; no trailing blanks.
+std::string figure_row(const FigureColumns& width, const std::string& key, const std::string& value,
+                       const std::string& source, const std::string& note) {
+  std::string line =
+      fmt::format("{:<{}}  {:<{}}  {:<{}}  {}", key, width.key, value, width.value, source, width.source, note);
+  while (!line.empty() && line.back() == ' ')
+    line.pop_back();
+  return line + "\n";
+}
+
 // The calibration section: each figure with its source, each curve with its points and the range it was fitted
 // over (held flat beyond it). Empty when the preset has no calibration.
 std::string calibration_text(const HardwarePreset& preset) {
@@ -109,11 +124,7 @@ std::string calibration_text(const HardwarePreset& preset) {
   }
   const auto row = [&](const std::string& key, const std::string& value, const std::string& source,
                        const std::string& note) {
-    std::string line =
-        fmt::format("{:<{}}  {:<{}}  {:<{}}  {}", key, key_width, value, value_width, source, source_width, note);
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    return line + "\n";
+    return figure_row({key_width, value_width, source_width}, key, value, source, note);
   };
   out += row("figure", "value", "source", "note");
   for (const auto& f : preset.calibration_figures)
@@ -212,11 +223,7 @@ std::string format_hardware_preset(const HardwarePreset& preset) {
   }
   const auto row = [&](const std::string& key, const std::string& value, const std::string& source,
                        const std::string& note) {
-    std::string line =
-        fmt::format("{:<{}}  {:<{}}  {:<{}}  {}", key, key_width, value, value_width, source, source_width, note);
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    return line + "\n";
+    return figure_row({key_width, value_width, source_width}, key, value, source, note);
   };
   out += row("figure", "value", "source", "note");
   for (const auto& f : preset.figures) {
