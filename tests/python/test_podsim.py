@@ -599,6 +599,32 @@ class TablesTest(unittest.TestCase):
             self.assertEqual(list(frame["plan"]), ["p"])
             self.assertEqual(list(frame["book_time_s"]), [1.0])
 
+    def test_to_pandas_where_pandas_is(self):
+        """to_pandas of validate's rows and of sweep records, in this interpreter or, when it has no pandas, in
+        another one that has it and can load this build's module (Debian's python3-pandas is for /usr/bin/python3
+        when the module was built for another Python 3.11)."""
+        code = ("import podsim\n"
+                "ids = ['sb-allgather-v5e-34mb', 'sb-allgather-v5e-small']\n"
+                "frame = podsim.to_pandas(podsim.validate(rows=ids))\n"
+                "assert list(frame['id']) == ids, list(frame['id'])\n"
+                "assert (frame['measured'] - [680e-6, 8e-6]).abs().max() < 1e-15\n"
+                "assert ((frame['des_calibrated'] / frame['measured'] - 1) - frame['error_calibrated']).abs().max()"
+                " < 1e-12\n"
+                "records = [{'point': 0, 'params': {'/a': 1}, 'hash': 'h', 'model': 'book', 'error': None,\n"
+                "            'plans': {'p': {'book_time_s': 1.0}, 'q': {'book_time_s': 2.0}}}]\n"
+                "frame = podsim.to_pandas(records)\n"
+                "assert list(frame['plan']) == ['p', 'q'] and list(frame['params./a']) == [1, 1]\n"
+                "print('pandas', __import__('pandas').__version__)\n")
+        for python in dict.fromkeys([sys.executable, "/usr/bin/python3"]):
+            if os.path.exists(python) and subprocess.run([python, "-c", "import pandas, podsim"],
+                                                         capture_output=True).returncode == 0:
+                break
+        else:
+            self.skipTest("no Python here has both pandas and this build's module")
+        done = subprocess.run([python, "-c", code], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue(done.stdout.startswith("pandas "))
+
     def test_without_pandas_the_import_error_says_so(self):
         code = ("import sys; sys.modules['pandas'] = None\n"
                 "import podsim\n"
