@@ -572,6 +572,32 @@ class EveryCommandTest(unittest.TestCase):
             self.assertIn(functions.get(name, name), podsim.__all__)
 
 
+class DocsTest(unittest.TestCase):
+    def test_every_example_of_the_python_page_runs(self):
+        """The python blocks of docs/python.md in order, in one namespace, in a scratch folder that sees the
+        repository's folders (the examples write sweep folders, an overlay and a report)."""
+        with open("docs/python.md", encoding="utf-8") as f:
+            page = f.read()
+        blocks = [part.split("```", 1)[0] for part in page.split("```python\n")[1:]]
+        self.assertGreaterEqual(len(blocks), 13)
+        root = os.getcwd()
+        namespace = {}
+        with tempfile.TemporaryDirectory() as folder:
+            for name in ("scenarios", "validation", "configs", "tests"):
+                os.symlink(os.path.join(root, name), os.path.join(folder, name))
+            os.chdir(folder)
+            try:
+                for block in blocks:
+                    with self.subTest(block=block.splitlines()[0]):
+                        exec(compile(block, "docs/python.md", "exec"), namespace)
+                self.assertEqual([(r["point"], r["error"]) for r in namespace["records"]], [(0, None), (1, None),
+                                                                                              (2, None)])
+                self.assertTrue(os.path.exists("sweep.html"))
+                self.assertEqual(namespace["fit"]["overlay"]["base"], "tpu-v5e")
+            finally:
+                os.chdir(root)
+
+
 class TablesTest(unittest.TestCase):
     def test_rows(self):
         from podsim._tables import rows
