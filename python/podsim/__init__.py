@@ -3,8 +3,11 @@
 Each function runs the podsim command of the same name in this process (the extension podsim._podsim registers
 the program's own subcommands), with the command's long options as keyword arguments (dashes become
 underscores: ``array_bytes=`` for ``--array-bytes``), and returns what the command prints with ``--json``,
-decoded into dicts and lists. Simulations run in forked child processes, as in the program, so a SimGrid abort
-becomes an exception and calls can be repeated in one interpreter.
+decoded into dicts and lists. Subcommands are functions named after both words (``podsim sweep merge`` is
+sweep_merge, ``podsim model describe`` model_describe) and ``podsim import`` is import_ (``import`` is a keyword).
+Commands without a --json mode return what they write (sweep_merge its records, sweep_report the report's path).
+Simulations run in forked child processes, as in the program, so a SimGrid abort becomes an exception and calls
+can be repeated in one interpreter.
 
     >>> import podsim
     >>> podsim.shard(mesh="X=8,Y=2", shape=[1024, 4096], dtype="f32", sharding="A[I_XY, J]")["local_shape"]
@@ -236,6 +239,19 @@ def sweep(sweep, out=None, **kwargs):
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def _read_back(path, inputs, keep):
+    """The JSON object a command wrote to `path`, temporary files' names replaced by what they stand for; when the
+    file is kept (`keep`) and named one, it is written again as returned (the temporary file is gone)."""
+    with open(path, encoding="utf-8") as written:
+        raw = json.load(written)
+    shown = inputs.rename(raw)
+    if keep and shown != raw:
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(shown, out, indent=2)
+            out.write("\n")
+    return shown
+
+
 def _records(folder, inputs=None):
     """The records of FOLDER/results.jsonl, one dict per line."""
     with open(os.path.join(folder, "results.jsonl"), encoding="utf-8") as lines:
@@ -273,7 +289,8 @@ def model_describe(**kwargs):
 
     Keywords: preset (a preset of configs/models, e.g. "llama3-8b", or a preset file) or config (a Hugging Face
     config.json), batch_tokens, seq_len, checkpoints_per_layer or remat ("none"), weight_dtype, kv_dtype,
-    master_weights (bool). Returns the JSON object ("params", "flops_per_token", "kv_cache", ...)."""
+    master_weights (bool). Returns the JSON object ("model", "params", "flops_per_token", "kv_cache_bytes_per_token",
+    "weight_bytes", "training_state_bytes", "workload")."""
     return _json_call("model describe", _arguments("model describe", kwargs, output=["--json"]))
 
 
@@ -289,7 +306,7 @@ def calibrate(measurements, hardware, output=None):
     file) they were measured on. Returns the JSON object the command prints ("rows", "fitted", "calibration",
     "skipped", ...) with one key added, "overlay": the overlay (a hardware file: "name", "description", "base",
     "sources", "calibration"). With `output` (a .json path) the overlay is written there, as ``-o`` writes it
-    (its base relative to that file's folder); without, it is written to a temporary file named
+    (its base relative to that file's folder; rows given as dicts named ``<measurement rows>``); without, it is written to a temporary file named
     PRESET-calibrated.json and removed, its "base" the `hardware` as given (a preset file's path relative to the
     current folder). To use it, write it to a file named after its "name" and give that file as `hardware`."""
     inputs = _Inputs()
@@ -305,8 +322,7 @@ def calibrate(measurements, hardware, output=None):
             target = os.fspath(output)
         args = _arguments("calibrate", {"hardware": hardware, "output": target}, [path], ["--json"])
         result = _json_call("calibrate", args, inputs)
-        with open(target, encoding="utf-8") as written:
-            overlay = inputs.rename(json.load(written))
+        overlay = _read_back(target, inputs, keep=output is not None)
         if output is None and overlay.get("base") != hardware:  # a preset file: its path from here, not the folder
             written_base = overlay["base"]
             overlay["base"] = hardware
@@ -337,8 +353,8 @@ def import_(module, output=None, **kwargs):
     ``module``: what ``jax.jit(f).lower(...).as_text()`` returns), or an object with ``as_text()`` (JAX's
     Lowered). Text is written to a temporary NAME.mlir, NAME the module's ``@name`` (the scenario's name), and
     named ``<module text>`` in errors and in the scenario's description. Keywords: hardware (a preset name or
-    file), slice (a list of ints or "4x2"). With `output` the scenario is also written there (as ``-o`` writes it);
-    without, it is written to a temporary file, read and removed. Named ``import_`` because ``import`` is a Python
+    file), slice (a list of ints or "4x2"). With `output` the scenario is also written there (as ``-o`` writes it,
+    module text named ``<module text>``); without, it is written to a temporary file, read and removed. Named ``import_`` because ``import`` is a Python
     keyword."""
     inputs = _Inputs()
     try:
@@ -346,7 +362,6 @@ def import_(module, output=None, **kwargs):
         target = os.fspath(output) if output is not None else inputs.output(".json", "<imported scenario>")
         args = _arguments("import", {**kwargs, "output": target}, [path])
         _call("import", args, inputs)
-        with open(target, encoding="utf-8") as written:
-            return inputs.rename(json.load(written))
+        return _read_back(target, inputs, keep=output is not None)
     finally:
         inputs.close()
