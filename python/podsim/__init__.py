@@ -306,9 +306,10 @@ def calibrate(measurements, hardware, output=None):
     file) they were measured on. Returns the JSON object the command prints ("rows", "fitted", "calibration",
     "skipped", ...) with one key added, "overlay": the overlay (a hardware file: "name", "description", "base",
     "sources", "calibration"). With `output` (a .json path) the overlay is written there, as ``-o`` writes it
-    (its base relative to that file's folder; rows given as dicts named ``<measurement rows>``); without, it is written to a temporary file named
-    PRESET-calibrated.json and removed, its "base" the `hardware` as given (a preset file's path relative to the
-    current folder). To use it, write it to a file named after its "name" and give that file as `hardware`."""
+    (its base relative to that file's folder; rows given as dicts named ``<measurement rows>``); without, it is
+    written to a temporary file named PRESET-calibrated.json and removed, its "base" the `hardware` as given (a
+    preset file's path relative to the current folder). To use it, write it to a file named after its "name" and
+    give that file as `hardware`."""
     inputs = _Inputs()
     hardware = os.fspath(hardware)
     folder = None
@@ -354,8 +355,8 @@ def import_(module, output=None, **kwargs):
     Lowered). Text is written to a temporary NAME.mlir, NAME the module's ``@name`` (the scenario's name), and
     named ``<module text>`` in errors and in the scenario's description. Keywords: hardware (a preset name or
     file), slice (a list of ints or "4x2"). With `output` the scenario is also written there (as ``-o`` writes it,
-    module text named ``<module text>``); without, it is written to a temporary file, read and removed. Named ``import_`` because ``import`` is a Python
-    keyword."""
+    module text named ``<module text>``); without, it is written to a temporary file, read and removed. Named
+    ``import_`` because ``import`` is a Python keyword."""
     inputs = _Inputs()
     try:
         path = inputs.module(module)
