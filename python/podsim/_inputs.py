@@ -18,11 +18,13 @@ MEASUREMENT_COLUMNS = ["id", "kind", "quantity", "measured", "hardware", "op", "
                        "scenario", "plan", "fit", "source", "quote"]
 
 _MODULE_NAME = re.compile(r"^\s*module\s+@([A-Za-z0-9_.$-]+)", re.MULTILINE)
+_MODULE_START = re.compile(r"^\s*module[\s@{]")
 
 
 def is_module_text(value):
-    """Whether a string is a module's text rather than a path: it has a line break or starts with ``module``."""
-    return "\n" in value or value.lstrip().startswith("module")
+    """Whether a string is a module's text rather than a path: it has a line break or starts with the word
+    ``module`` (``module @jit_f ...``, ``module {``; a file ``module.mlir`` is a path)."""
+    return "\n" in value or _MODULE_START.match(value) is not None
 
 
 def _cell(column, value):
@@ -102,8 +104,8 @@ class Inputs:
         return name
 
     def module(self, source):
-        """A path for a StableHLO module: a path as is; module text (a str with a line break or starting with
-        ``module``, or an object with as_text(), such as JAX's Lowered) written to a temporary folder as
+        """A path for a StableHLO module: a path as is; module text (a str with a line break or starting with the
+        word ``module``, or an object with as_text(), such as JAX's Lowered) written to a temporary folder as
         NAME.mlir, NAME the module's ``@name`` (podsim import names the scenario after the file)."""
         if hasattr(source, "as_text") and not isinstance(source, (str, os.PathLike)):
             source = source.as_text()

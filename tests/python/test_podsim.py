@@ -550,9 +550,20 @@ class ImportTest(unittest.TestCase):
         self.assertEqual(scenario["slice"]["shape"], [4, 2, 1])
 
     def test_errors(self):
-        with self.assertRaises(podsim.InputError) as caught:
-            podsim.import_("no/such.mlir")
-        self.assertEqual(caught.exception.where, "no/such.mlir")
+        for path in ("no/such.mlir", "module.mlir"):  # "module.mlir" is a file's name, not a module's text
+            with self.assertRaises(podsim.InputError) as caught:
+                podsim.import_(path)
+            self.assertEqual(caught.exception.where, path)
+        with open(MODULE, encoding="utf-8") as f:
+            body = f.readlines()[3:]  # after the comments and the module's first line
+        one_line = "module @one_line { " + " ".join(line.strip() for line in body)  # text with no line break
+        with self.assertRaises(podsim.InputError) as caught:  # read as text (podsim import reads lines)
+            podsim.import_(one_line)
+        self.assertEqual(caught.exception.where, "<module text>")
+        from podsim._inputs import is_module_text
+
+        self.assertEqual([is_module_text(t) for t in ("module {", "module@m", "modules/x.mlir", "module.mlir")],
+                         [True, True, False, False])
         with open("tests/import/data/malformed_sharding.mlir", encoding="utf-8") as f:
             text = f.read()
         with self.assertRaises(podsim.InputError) as caught:
