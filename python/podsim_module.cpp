@@ -28,10 +28,12 @@ using Register = void (*)(CLI::App&, cli::Action&);
 // The subcommands the module exposes, by the name the CLI gives them.
 const std::map<std::string, Register>& commands() {
   static const std::map<std::string, Register> registry = {
-      {"shard", cli::add_shard_command},       {"collective", cli::add_collective_command},
-      {"hardware", cli::add_hardware_command}, {"run", cli::add_run_command},
-      {"check", cli::add_check_command},       {"plan", cli::add_plan_command},
-      {"sweep", cli::add_sweep_command}};
+      {"shard", cli::add_shard_command},         {"collective", cli::add_collective_command},
+      {"hardware", cli::add_hardware_command},   {"run", cli::add_run_command},
+      {"check", cli::add_check_command},         {"plan", cli::add_plan_command},
+      {"sweep", cli::add_sweep_command},         {"model", cli::add_model_command},
+      {"calibrate", cli::add_calibrate_command}, {"validate", cli::add_validate_command},
+      {"import", cli::add_import_command}};
   return registry;
 }
 
@@ -100,16 +102,29 @@ py::tuple call(const std::string& command, const std::vector<std::string>& args)
   }
 }
 
-// The options of `podsim COMMAND` as the CLI declares them: one dict per option with "name" (the long option
-// without dashes, or the positional's name), "flag" (--name, or "" for a positional), "takes_value" (false for an
-// on/off flag), "repeatable", "required", "default" and "help".
+// The options of `podsim COMMAND` as the CLI declares them, or of a command's subcommand when `command` names it
+// after a space ("sweep merge", "model describe"): one dict per option with "name" (the long option without
+// dashes, or the positional's name), "flag" (--name, or "" for a positional), "takes_value" (false for an on/off
+// flag), "repeatable", "required", "default" and "help". Throws ValueError for a command or subcommand podsim
+// does not have.
 py::list options(const std::string& command) {
-  const Register add_command = find_command(command);
+  std::istringstream words(command);
+  std::string name;
+  words >> name;
+  const Register add_command = find_command(name);
   CLI::App app{"podsim", "podsim"};
   cli::Action action;
   add_command(app, action);
+  CLI::App* sub = app.get_subcommand(name);
+  while (words >> name) {
+    try {
+      sub = sub->get_subcommand(name);
+    } catch (const CLI::OptionNotFound&) {
+      throw py::value_error("podsim has no command " + command);
+    }
+  }
   py::list out;
-  for (const CLI::Option* option : app.get_subcommand(command)->get_options()) {
+  for (const CLI::Option* option : sub->get_options()) {
     if (option->get_lnames().empty() && !option->get_positional()) continue;  // --help's short form only
     if (!option->get_lnames().empty() && option->get_lnames().front() == "help") continue;
     py::dict entry;
@@ -134,7 +149,8 @@ PYBIND11_MODULE(_podsim, module) {
   module.doc() = "podsim's commands run in this process (the Python API is the package podsim, docs/python.md)";
   module.def("call", &podsim::python::call, py::arg("command"), py::arg("args"),
              "Run `podsim COMMAND ARGS...`: (exit code, stdout text, error JSON text or '')");
-  module.def("options", &podsim::python::options, py::arg("command"), "The options of `podsim COMMAND`");
+  module.def("options", &podsim::python::options, py::arg("command"),
+             "The options of `podsim COMMAND` (or of a subcommand: 'sweep merge')");
   py::list names;
   for (const auto& [name, add] : podsim::python::commands())
     names.append(name);

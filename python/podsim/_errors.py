@@ -37,8 +37,9 @@ class InputError(Error):
 
 
 class FlagError(InputError):
-    """A bad keyword argument value (the CLI's bad flag): ``where`` is the option (``"--array-bytes"``) or, for a
-    value the command line parser refused, ``""`` with the parser's message."""
+    """A bad keyword argument value (the CLI's bad flag): ``where`` is the option (``"--array-bytes"``). For a
+    value the command line parser refused (a number that is not one, a missing required option) ``where`` is the
+    first option its message names (``""`` when it names none) and the message is the parser's, unprefixed."""
 
 
 class ScenarioError(InputError):
@@ -52,6 +53,7 @@ class InternalError(Error):
 
 
 _BARE_WORD = re.compile(r"^[a-z_]+$")
+_OPTION = re.compile(r"--[a-z][a-z0-9-]*")
 
 
 def _error_for(detail):
@@ -62,6 +64,9 @@ def _error_for(detail):
         return InternalError(message)
     column = detail.get("column")
     text = (where + ": " if where else "") + (f"column {column}: " if column else "") + message
+    if kind == "flag" and not where:  # the command line parser's own message: it names the option itself
+        named = _OPTION.search(message)
+        where = named.group(0) if named else ""
     if kind == "flag" or where.startswith("--") or _BARE_WORD.match(where):
         cls = FlagError
     elif where:

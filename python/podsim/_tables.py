@@ -48,7 +48,7 @@ def _sweep_rows(records):
 def rows(result):
     """The natural rows of a podsim result, as a list of dicts: a plan search's candidates (ranked, then rejected),
     a run's ops (of every plan and scenario), a check's checks, sweep records one per (point, plan), the hardware
-    list's presets; any other object is one row."""
+    list's presets, validate's and calibrate's measurement rows; any other object is one row."""
     if isinstance(result, list):
         if all(isinstance(r, dict) and "point" in r and "plans" in r for r in result):
             return _sweep_rows(result)
@@ -64,6 +64,8 @@ def rows(result):
         return [row for scenario in result["scenarios"] for row in per_scenario(scenario)]
     if isinstance(result.get("presets"), list):
         return list(result["presets"])
+    if isinstance(result.get("rows"), list):
+        return list(result["rows"])
     return [result]
 
 

@@ -239,6 +239,13 @@ class SameAsTheProgramTest(unittest.TestCase):
         code, printed = self.program("check", path, "--json")
         self.assertEqual(code, 0)
         self.assertEqual(podsim.check(path), printed)
+        code, printed = self.program("model", "describe", "--preset", "llama3-70b", "--batch-tokens", "4096",
+                                     "--master-weights", "--json")
+        self.assertEqual(code, 0)
+        self.assertEqual(podsim.model_describe(preset="llama3-70b", batch_tokens=4096, master_weights=True), printed)
+        code, printed = self.program("validate", "--rows", "sb-allgather-v5e-small", "--json")
+        self.assertEqual(code, 0)
+        self.assertEqual(podsim.validate(rows=["sb-allgather-v5e-small"]), printed)
         code, printed = self.program("shard", "--mesh", "X=8", "--shape", "16", "--sharding", "A[I_Q]", "--json")
         self.assertEqual(code, 2)
         with self.assertRaises(podsim.FlagError) as caught:
@@ -298,6 +305,315 @@ class ErrorTest(unittest.TestCase):
         self.assertEqual(podsim.shard(mesh="X=2", shape=[4], sharding="A[I_X]")["local_shape"], [2])
 
 
+def csv_rows(path):
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def seconds(text):
+    """A measured time as the CSVs write it (680us, 1.13ms, 8us) in seconds."""
+    for unit, scale in (("us", 1e-6), ("ms", 1e-3), ("ns", 1e-9), ("s", 1.0)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * scale
+    return float(text)
+
+
+class SweepMergeAndReportTest(unittest.TestCase):
+    def test_two_shards_merged_are_the_whole_sweep(self):
+        rows = [1024, 2048, 4096]
+        spec = {"base": ring_all_gather_scenario(),
+                "parameters": [{"pointer": "/tensors/A/shape", "values": [[r, 4096] for r in rows]}]}
+        with tempfile.TemporaryDirectory() as folder:
+            shards = [os.path.join(folder, f"shard{i}") for i in range(2)]
+            for i, out in enumerate(shards):
+                part = podsim.sweep(spec, out=out, shard=f"{i}/2", jobs=1)
+                self.assertEqual([r["point"] for r in part], [p for p in range(3) if p % 2 == i])
+            merged = podsim.sweep_merge(*shards, out=os.path.join(folder, "all"))
+            self.assertTrue(os.path.exists(os.path.join(folder, "all", "results.jsonl")))
+            self.assertEqual([r["point"] for r in merged], [0, 1, 2])
+            whole = podsim.sweep(spec, jobs=1)
+            self.assertEqual([r["hash"] for r in merged], [r["hash"] for r in whole])
+            for record, r in zip(merged, rows):
+                (figures,) = record["plans"].values()
+                self.assertAlmostEqual(figures["book_time_s"], r * 4096 * 2 / (2 * W_UNI), delta=1e-12)
+            # The report of the shards (merged as it draws) is one HTML file; its path is returned.
+            html = os.path.join(folder, "sweep.html")
+            self.assertEqual(podsim.sweep.report(*shards, report=html), html)
+            with open(html, encoding="utf-8") as f:
+                self.assertTrue(f.read().startswith("<!DOCTYPE html>"))
+            self.assertIs(podsim.sweep.merge, podsim.sweep_merge)
+
+    def test_a_folder_without_results_is_located(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with self.assertRaises(podsim.InputError) as caught:
+                podsim.sweep_merge(folder, out=os.path.join(folder, "all"))
+            self.assertEqual(caught.exception.where, folder)
+            with self.assertRaises(podsim.InputError) as caught:
+                podsim.sweep_report(folder, report=os.path.join(folder, "r.html"))
+            self.assertEqual(caught.exception.where, folder)
+        with self.assertRaises(TypeError):
+            podsim.sweep_merge(out="somewhere")  # no folder
+
+
+class ModelDescribeTest(unittest.TestCase):
+    def test_llama3_8b_parameters_by_hand(self):
+        result = podsim.model_describe(preset="llama3-8b")
+        d, layers, heads, kv_heads, head_dim, ffn, vocab = 4096, 32, 32, 8, 128, 14336, 128256
+        attention = layers * (2 * d * heads * head_dim + 2 * d * kv_heads * head_dim)  # q, o; k, v
+        mlp = layers * 3 * d * ffn  # gated: gate, up, down
+        embedding = 2 * vocab * d  # untied: the embedding and the output projection
+        norms = (2 * layers + 1) * d
+        params = result["params"]
+        self.assertEqual((params["attention"], params["mlp"], params["embedding"], params["norms"]),
+                         (attention, mlp, embedding, norms))
+        self.assertEqual(params["total"], attention + mlp + embedding + norms)
+        self.assertEqual(params["total"], 8030261248)  # Meta's published count
+        self.assertEqual(result["weight_bytes"], 2 * params["total"])  # bf16
+        self.assertEqual(result["kv_cache_bytes_per_token"], 2 * layers * kv_heads * head_dim * 2)  # K and V, bf16
+        self.assertIs(podsim.model.describe, podsim.model_describe)
+
+    def test_hugging_face_config_and_dtypes(self):
+        config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 1000,
+                  "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                  "intermediate_size": 128, "tie_word_embeddings": True, "hidden_act": "silu"}
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "config.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(config, f)
+            result = podsim.model_describe(config=path, weight_dtype="f32", kv_dtype="int8")
+        # head_dim 64 / 4 = 16: q, o 64 x 64 and k, v 64 x 32 per layer; gated MLP 3 x 64 x 128; tied embedding.
+        total = 2 * (2 * 64 * 64 + 2 * 64 * 32) + 2 * 3 * 64 * 128 + 1000 * 64 + (2 * 2 + 1) * 64
+        self.assertEqual(result["params"]["total"], total)
+        self.assertEqual(result["weight_bytes"], 4 * total)
+        self.assertEqual(result["kv_cache_bytes_per_token"], 2 * 2 * 2 * 16 * 1)
+
+    def test_errors(self):
+        with self.assertRaises(podsim.FlagError) as caught:
+            podsim.model_describe(preset="llama3-8b", remat="some")
+        self.assertEqual(caught.exception.where, "--remat")
+        self.assertEqual(caught.exception.value, "some")
+        with self.assertRaises(podsim.FlagError) as caught:
+            podsim.model_describe(preset="llama3-8b", seq_len="long")  # refused by the command line parser
+        self.assertEqual(caught.exception.where, "--seq-len")
+        with self.assertRaises(podsim.FlagError) as caught:
+            podsim.model_describe(preset="no-such-model")
+        self.assertEqual(caught.exception.where, "--preset")
+        with self.assertRaises(TypeError):
+            podsim.model_describe(preset="llama3-8b", json=True)
+
+
+class ValidateTest(unittest.TestCase):
+    CONTRACT = ["id", "source", "quantity", "measured", "book", "des_uncalibrated", "des_calibrated",
+                "error_calibrated", "fitted"]
+
+    def test_rows_of_the_scaling_book_file(self):
+        shipped = {row["id"]: row for row in csv_rows("validation/scaling-book.csv")}
+        ids = ["sb-allgather-v5e-34mb", "sb-reducescatter-v2"]
+        result = podsim.validate(rows=ids)  # the folder validation
+        self.assertEqual([row["id"] for row in result["rows"]], ids)
+        for row in result["rows"]:
+            for key in self.CONTRACT:
+                self.assertIn(key, row)
+            self.assertAlmostEqual(row["measured"], seconds(shipped[row["id"]]["measured"]), delta=1e-15)
+            self.assertEqual(row["fitted"], shipped[row["id"]]["fit"] == "yes")
+            self.assertEqual(row["source"], shipped[row["id"]]["source"])
+            self.assertAlmostEqual(row["error_calibrated"], row["des_calibrated"] / row["measured"] - 1, delta=1e-12)
+        # The v2 reduce-scatter over one hop, by the book: (N - 1) / N x V / W_bidi with N = 2 and each shard
+        # 2 x 8 x 1024 x 8192 bytes (V twice that), W_bidi = 1.2e11 B/s, plus one hop's latency.
+        v2 = result["rows"][1]
+        shard = 2 * 8 * 1024 * 8192
+        self.assertLess(abs(v2["book"] - shard / 1.2e11) / v2["book"], 0.05)
+        self.assertIn("summary", result)
+
+    def test_errors(self):
+        with self.assertRaises(podsim.FlagError) as caught:
+            podsim.validate(rows="no-such-row")
+        self.assertEqual(caught.exception.where, "--rows")
+        with self.assertRaises(podsim.InputError) as caught:
+            podsim.validate("no/such/folder")
+        self.assertEqual(caught.exception.where, "no/such/folder")
+        with self.assertRaises(TypeError):
+            podsim.validate(markdown=True)  # the functions always return the JSON form
+
+
+class CalibrateTest(unittest.TestCase):
+    # The two v5e all-gathers of the scaling book (validation/scaling-book.csv): 34 MB measured at 680 us,
+    # 128 KiB at 8 us, over the 4-chip axis Y of an 8x4 slice.
+    ROWS = [
+        {"id": "big", "kind": "collective", "measured": "680us", "hardware": "tpu-v5e", "op": "all-gather",
+         "slice": [8, 4], "axes": "Y", "bytes": 33554432, "wrap": "auto", "fit": True, "source": "the book"},
+        {"id": "small", "kind": "collective", "measured": "8us", "hardware": "tpu-v5e", "op": "all-gather",
+         "slice": [8, 4], "axes": "Y", "bytes": 131072, "wrap": "auto", "fit": True, "source": "the book"},
+    ]
+
+    def des(self, hardware, array_bytes):
+        return podsim.collective(hardware=hardware, slice=[8, 4], op="all-gather", axes="Y",
+                                 array_bytes=array_bytes, model="des")["des"]["time_s"]
+
+    def test_rows_fitted_exactly_and_the_overlay_reproduces_them(self):
+        with tempfile.TemporaryDirectory() as folder:
+            output = os.path.join(folder, "my-v5e.json")
+            result = podsim.calibrate(self.ROWS, hardware="tpu-v5e", output=output)
+            with open(output, encoding="utf-8") as f:
+                written = json.load(f)
+            overlay = result["overlay"]
+            self.assertEqual(overlay, written)
+            self.assertIn("<measurement rows>", overlay["description"])  # not the temporary CSV, removed
+            self.assertEqual((overlay["name"], overlay["base"]), ("my-v5e", "tpu-v5e"))
+            # Two rows, two figures (the step cost: latency-bound; the link efficiency: bandwidth-bound): the fit
+            # is exact, and the overlay used as a preset file gives the measured times back.
+            self.assertEqual(sorted(result["fitted"]), ["collective_step_s", "link_efficiency"])
+            for row in result["rows"]:
+                self.assertLess(abs(row["error_after"]), 1e-6)
+            self.assertAlmostEqual(self.des(output, 33554432) / 680e-6, 1.0, delta=1e-4)
+            self.assertAlmostEqual(self.des(output, 131072) / 8e-6, 1.0, delta=1e-4)
+
+    def test_shipped_file_without_output(self):
+        result = podsim.calibrate("validation/scaling-book.csv", hardware="tpu-v5e")
+        shipped = csv_rows("validation/scaling-book.csv")
+        used = [r["id"] for r in shipped if r["kind"] != "scenario" and r["hardware"] in ("", "tpu-v5e")]
+        self.assertEqual(sorted(row["id"] for row in result["rows"]), sorted(used))
+        self.assertEqual(len(result["skipped"]), len(shipped) - len(used))
+        self.assertEqual(result["overlay"]["base"], "tpu-v5e")
+        self.assertEqual(result["overlay"]["name"], "tpu-v5e-calibrated")
+        # A preset file as the base: the overlay names it as given (from the current folder).
+        from_file = podsim.calibrate(self.ROWS, hardware="configs/tpu-v5e.json")
+        self.assertEqual(from_file["overlay"]["base"], "configs/tpu-v5e.json")
+        self.assertEqual(from_file["overlay"]["calibration"].keys(), result["overlay"]["calibration"].keys())
+
+    def test_errors(self):
+        with self.assertRaises(podsim.InputError) as caught:
+            podsim.calibrate("no/such.csv", hardware="tpu-v5e")
+        self.assertEqual(caught.exception.where, "no/such.csv")
+        bad = [dict(self.ROWS[0], bytes="lots")]
+        with self.assertRaises(podsim.InputError) as caught:
+            podsim.calibrate(bad, hardware="tpu-v5e")
+        self.assertEqual(caught.exception.where, "<measurement rows>:2")  # line 2: the header is line 1
+        self.assertIn("column bytes", caught.exception.rule)
+        with self.assertRaises(podsim.FlagError) as caught:
+            podsim.calibrate(self.ROWS, hardware="tpu-v5e", output="overlay.txt")
+        self.assertEqual(caught.exception.where, "--output")
+        self.assertEqual([f for f in os.listdir(".") if f.startswith(".podsim-")], [])
+
+
+MODULE = "tests/import/data/matmul_tanh.mlir"
+
+
+class ImportTest(unittest.TestCase):
+    def test_module_file_to_a_scenario_run_accepts(self):
+        scenario = podsim.import_(MODULE)
+        self.assertEqual(scenario["name"], "matmul_tanh")
+        # The module's mesh <["x"=4, "y"=2]> on the v5e, and its arguments' types and shardings.
+        self.assertEqual(scenario["slice"]["shape"], [4, 2])
+        self.assertEqual(scenario["tensors"]["arg0"]["shape"], [1024, 4096])
+        self.assertEqual(scenario["tensors"]["arg1"]["shape"], [4096, 8192])
+        self.assertEqual(scenario["tensors"]["arg0"]["dtype"], "bf16")
+        result = podsim.run(scenario)
+        self.assertEqual(result["scenario"]["name"], "matmul_tanh")
+        matmul = result["plans"][0]["ops"][0]
+        self.assertEqual(matmul["kind"], "matmul")
+        # Each chip multiplies its [1024/4, 4096] rows by its [4096, 8192/2] columns.
+        self.assertEqual(matmul["flops"], 2 * (1024 // 4) * 4096 * (8192 // 2))
+
+    def test_module_text_and_lowered(self):
+        with open(MODULE, encoding="utf-8") as f:
+            text = f.read()
+        from_file = podsim.import_(MODULE)
+        from_text = podsim.import_(text)
+        self.assertEqual(from_text["name"], "jit_f")  # the module's @name
+        self.assertIn("<module text>", from_text["description"])
+        for key in ("slice", "mesh", "tensors", "program"):
+            self.assertEqual(from_text[key], from_file[key])
+
+        class Lowered:  # what jax.jit(f).lower(...) returns, as far as import_ uses it
+            def as_text(self):
+                return text
+
+        self.assertEqual(podsim.import_(Lowered()), from_text)
+        self.assertEqual(podsim.check(from_text)["failed"], 0)
+
+    def test_slice_hardware_and_output(self):
+        with tempfile.TemporaryDirectory() as folder:
+            output = os.path.join(folder, "imported.json")
+            scenario = podsim.import_(MODULE, output=output, hardware="tpu-v5p", slice=[4, 2, 1])
+            with open(output, encoding="utf-8") as f:
+                self.assertEqual(json.load(f), scenario)
+            with open(MODULE, encoding="utf-8") as f:
+                from_text = podsim.import_(f.read(), output=output)
+            with open(output, encoding="utf-8") as f:
+                self.assertEqual(json.load(f), from_text)
+            self.assertIn("<module text>", from_text["description"])
+            self.assertEqual(podsim.run(output)["scenario"]["name"], "jit_f")
+        self.assertEqual(scenario["hardware"], "tpu-v5p")
+        self.assertEqual(scenario["slice"]["shape"], [4, 2, 1])
+
+    def test_errors(self):
+        for path in ("no/such.mlir", "module.mlir"):  # "module.mlir" is a file's name, not a module's text
+            with self.assertRaises(podsim.InputError) as caught:
+                podsim.import_(path)
+            self.assertEqual(caught.exception.where, path)
+        with open(MODULE, encoding="utf-8") as f:
+            body = f.readlines()[3:]  # after the comments and the module's first line
+        one_line = "module @one_line { " + " ".join(line.strip() for line in body)  # text with no line break
+        with self.assertRaises(podsim.InputError) as caught:  # read as text (podsim import reads lines)
+            podsim.import_(one_line)
+        self.assertEqual(caught.exception.where, "<module text>")
+        from podsim._inputs import is_module_text
+
+        self.assertEqual([is_module_text(t) for t in ("module {", "module@m", "modules/x.mlir", "module.mlir")],
+                         [True, True, False, False])
+        with open("tests/import/data/malformed_sharding.mlir", encoding="utf-8") as f:
+            text = f.read()
+        with self.assertRaises(podsim.InputError) as caught:
+            podsim.import_(text)
+        # Line 4, where the file's sharding <@mesh, [{"x"}, {]> misses its closing quote-and-brace pair.
+        self.assertTrue(caught.exception.where.startswith("<module text>:4:"), caught.exception.where)
+        with self.assertRaises(podsim.FlagError) as caught:
+            podsim.import_(MODULE, slice="4x3x2x1")
+        self.assertEqual(caught.exception.where, "--slice")
+        self.assertEqual([f for f in os.listdir(".") if f.startswith(".podsim-")], [])
+
+
+class EveryCommandTest(unittest.TestCase):
+    def test_every_command_of_the_program_has_a_function(self):
+        done = subprocess.run([os.environ.get("PODSIM_BINARY", "build/podsim"), "--help"], capture_output=True,
+                              text=True, check=True)
+        names = {line.split()[0] for line in done.stdout.split("Subcommands:")[1].strip().splitlines()}
+        self.assertGreaterEqual(len(names), 11)
+        functions = {"import": "import_", "model": "model_describe"}
+        for name in names:
+            self.assertTrue(callable(getattr(podsim, functions.get(name, name))), name)
+            self.assertIn(functions.get(name, name), podsim.__all__)
+
+
+class DocsTest(unittest.TestCase):
+    def test_every_example_of_the_python_page_runs(self):
+        """The python blocks of docs/python.md in order, in one namespace, in a scratch folder that sees the
+        repository's folders (the examples write sweep folders, an overlay and a report)."""
+        with open("docs/python.md", encoding="utf-8") as f:
+            page = f.read()
+        blocks = [part.split("```", 1)[0] for part in page.split("```python\n")[1:]]
+        self.assertGreaterEqual(len(blocks), 13)
+        root = os.getcwd()
+        namespace = {}
+        with tempfile.TemporaryDirectory() as folder:
+            for name in ("scenarios", "validation", "configs", "tests"):
+                os.symlink(os.path.join(root, name), os.path.join(folder, name))
+            os.chdir(folder)
+            try:
+                for block in blocks:
+                    with self.subTest(block=block.splitlines()[0]):
+                        exec(compile(block, "docs/python.md", "exec"), namespace)
+                self.assertEqual([(r["point"], r["error"]) for r in namespace["records"]], [(0, None), (1, None),
+                                                                                              (2, None)])
+                self.assertTrue(os.path.exists("sweep.html"))
+                self.assertEqual(namespace["fit"]["overlay"]["base"], "tpu-v5e")
+            finally:
+                os.chdir(root)
+
+
 class TablesTest(unittest.TestCase):
     def test_rows(self):
         from podsim._tables import rows
@@ -324,6 +640,32 @@ class TablesTest(unittest.TestCase):
             frame = podsim.to_pandas(records)
             self.assertEqual(list(frame["plan"]), ["p"])
             self.assertEqual(list(frame["book_time_s"]), [1.0])
+
+    def test_to_pandas_where_pandas_is(self):
+        """to_pandas of validate's rows and of sweep records, in this interpreter or, when it has no pandas, in
+        another one that has it and can load this build's module (Debian's python3-pandas is for /usr/bin/python3
+        when the module was built for another Python 3.11)."""
+        code = ("import podsim\n"
+                "ids = ['sb-allgather-v5e-34mb', 'sb-allgather-v5e-small']\n"
+                "frame = podsim.to_pandas(podsim.validate(rows=ids))\n"
+                "assert list(frame['id']) == ids, list(frame['id'])\n"
+                "assert (frame['measured'] - [680e-6, 8e-6]).abs().max() < 1e-15\n"
+                "assert ((frame['des_calibrated'] / frame['measured'] - 1) - frame['error_calibrated']).abs().max()"
+                " < 1e-12\n"
+                "records = [{'point': 0, 'params': {'/a': 1}, 'hash': 'h', 'model': 'book', 'error': None,\n"
+                "            'plans': {'p': {'book_time_s': 1.0}, 'q': {'book_time_s': 2.0}}}]\n"
+                "frame = podsim.to_pandas(records)\n"
+                "assert list(frame['plan']) == ['p', 'q'] and list(frame['params./a']) == [1, 1]\n"
+                "print('pandas', __import__('pandas').__version__)\n")
+        for python in dict.fromkeys([sys.executable, "/usr/bin/python3"]):
+            if os.path.exists(python) and subprocess.run([python, "-c", "import pandas, podsim"],
+                                                         capture_output=True).returncode == 0:
+                break
+        else:
+            self.skipTest("no Python here has both pandas and this build's module")
+        done = subprocess.run([python, "-c", code], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue(done.stdout.startswith("pandas "))
 
     def test_without_pandas_the_import_error_says_so(self):
         code = ("import sys; sys.modules['pandas'] = None\n"
