@@ -3,6 +3,8 @@
 // the refusals. Expectations are worked out by hand from the module texts in tests/import/data/ (FLOPs = elements
 // per op, per-device shapes = global / shards of each dim, collectives from the shardings).
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -123,12 +125,12 @@ TEST(ImportMlp, RunPlansTheAllReduces) {
   const auto run = test::run_podsim("run " + out + " --format json");
   ASSERT_EQ(run.code, 0) << run.err;
   const auto report = nlohmann::json::parse(run.out);
-  // Find the op rows anywhere in the report: v6 contracts the y-sharded hidden dim (all-reduce over y of its
-  // 64x1024 bf16 shard = 128 KiB); v8_finish sums the x-partial scalars (all-reduce over x of 2 bytes).
-  std::map<std::string, std::string> collectives;
+  // The op rows, wherever the report holds them: v6 contracts the y-sharded hidden dim (an all-reduce over y of
+  // its 64x1024 bf16 shard, 128 KiB); v8_finish sums the x-partial scalars (an all-reduce over x of 2 bytes).
+  std::map<std::string, nlohmann::json> collectives;
   std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
     if (j.is_object()) {
-      if (j.contains("name") && j.contains("collectives")) collectives[j["name"]] = j["collectives"].dump();
+      if (j.contains("name") && j.contains("collectives")) collectives[j["name"]] = j["collectives"];
       for (const auto& [k, v] : j.items())
         walk(v);
     } else if (j.is_array()) {
@@ -137,11 +139,15 @@ TEST(ImportMlp, RunPlansTheAllReduces) {
     }
   };
   walk(report);
-  ASSERT_TRUE(collectives.count("v6")) << run.out.substr(0, 2000);
-  EXPECT_NE(collectives["v6"].find("all"), std::string::npos) << collectives["v6"];
-  EXPECT_NE(collectives["v6"].find("131072"), std::string::npos) << collectives["v6"];  // 64 x 1024 x 2 bytes
-  EXPECT_NE(collectives["v8_finish"].find("all"), std::string::npos) << collectives["v8_finish"];
-  EXPECT_EQ(collectives["v0"].find("all"), std::string::npos) << collectives["v0"];  // x: batch, y: free dims
+  ASSERT_EQ(collectives["v6"].size(), 1u) << run.out.substr(0, 2000);
+  EXPECT_EQ(collectives["v6"][0]["kind"], "all-reduce");
+  EXPECT_EQ(collectives["v6"][0]["axes"], (nlohmann::json{"y"}));
+  EXPECT_EQ(collectives["v6"][0]["array_bytes"], 64 * 1024 * 2);  // the 64x1024 bf16 shard of v6
+  ASSERT_EQ(collectives["v8_finish"].size(), 1u);
+  EXPECT_EQ(collectives["v8_finish"][0]["kind"], "all-reduce");
+  EXPECT_EQ(collectives["v8_finish"][0]["axes"], (nlohmann::json{"x"}));
+  EXPECT_EQ(collectives["v8_finish"][0]["array_bytes"], 2);  // one bf16 scalar
+  EXPECT_TRUE(collectives["v0"].empty());  // x shards the batch, y the free dim of w1: nothing to move
 }
 
 TEST(ImportLayer, LayoutOpsShardingsAndReduceRegion) {
@@ -172,6 +178,31 @@ TEST(ImportLayer, LayoutOpsShardingsAndReduceRegion) {
   const auto spec = load_scenario_text(scenario_from_module(m, "m.mlir", "tpu-v5e", {2, 4}).dump(), "i.json");
   EXPECT_EQ(local_shape(spec, "v0"), (std::vector<std::int64_t>{128, 128}));  // 512 / y=4
   EXPECT_EQ(local_shape(spec, "v2"), (std::vector<std::int64_t>{32, 128}));   // 64 / x=2
+}
+
+TEST(ImportLayer, AttentionHeadsReshapeTransposeAndBatchedDot) {
+  const auto m = parse_stablehlo_module(
+      "  sdy.mesh @mesh = <[\"x\"=2, \"y\"=4]>\n"
+      "  func.func public @main(%arg0: tensor<8x16x64xbf16> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}, "
+      "{\"y\"}]>}) -> tensor<8x4x16x16xbf16> {\n"
+      "    %0 = stablehlo.reshape %arg0 : (tensor<8x16x64xbf16>) -> tensor<8x16x4x16xbf16>\n"
+      "    %1 = stablehlo.transpose %0, dims = [0, 2, 1, 3] : (tensor<8x16x4x16xbf16>) -> tensor<8x4x16x16xbf16>\n"
+      "    %2 = stablehlo.dot_general %1, %1, batching_dims = [0, 1] x [0, 1], contracting_dims = [3] x [3] : "
+      "(tensor<8x4x16x16xbf16>, tensor<8x4x16x16xbf16>) -> tensor<8x4x16x16xbf16>\n"
+      "    return %2 : tensor<8x4x16x16xbf16>\n  }\n",
+      "m.mlir");
+  // 64 -> 4x16 splits the y-sharded dim; y=4 divides the major part 4, so the heads dim takes y. The transpose
+  // moves it to dim 1. Only %1, which the dot reads, becomes a tensor.
+  ASSERT_EQ(m.tensors.size(), 2u);
+  EXPECT_EQ(m.tensors[1].name, "v1");
+  EXPECT_EQ(m.tensors[1].shape, (std::vector<std::int64_t>{8, 4, 16, 16}));
+  EXPECT_EQ(m.tensors[1].sharding, "<@mesh, [{\"x\"}, {\"y\"}, {}, {}]>");
+  ASSERT_EQ(m.ops.size(), 1u);
+  EXPECT_EQ(m.ops[0].einsum, "ABCD,ABED->ABCE");  // batch (A, B), lhs free C, rhs free E
+  EXPECT_EQ(m.ops[0].lhs, "v1");
+  ASSERT_EQ(m.approximations.size(), 1u);
+  EXPECT_EQ(m.approximations[0].op, "stablehlo.transpose");
+  EXPECT_EQ(m.approximations[0].line, 4);
 }
 
 TEST(ImportReal, TtMlirReshapeMergesTheShardedMajorDim) {
