@@ -721,6 +721,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
         fail(attr, "shardings on a private function's arguments are not read");
       inner[params[k].ssa] = args[k];
     }
+    if (!value_sharding.empty()) fail(op_at, "a sharding on a call's result is not read");
     const auto results = run_body(fn, inner, name + "_", depth + 1);
     set_line(here);
     if (results.size() != 1)
@@ -895,11 +896,15 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
     } else {  // reshape
       std::string why;
       const auto r = reshape_sharding(in.shape, in.sharding, out.shape, *mesh_, why);
-      if (!r)
+      if (!r && value_sharding.empty())
         fail(op_at, op_name + ": cannot derive the result's sharding from the operand's " +
                         print_shardy_sharding(in.sharding) + ": " + why +
                         "; give the result a sharding (sdy.sharding_constraint) before and after");
-      sharding = *r;
+      if (!r)
+        approximate(op_name, line_no_,
+                    "the result takes its given sharding " + value_sharding +
+                        " (none follows from the operand's: " + why + "); the resharding is not simulated");
+      sharding = r ? *r : *given();
     }
     Value v = derived(sharding);
     if (const auto g = given(); g && *g != sharding) {
@@ -908,7 +913,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
                       print_shardy_sharding(sharding) + "); the resharding between them is not simulated");
       v.sharding = *g;
     }
-    v.pending = in.pending;
+    v.pending = value_sharding.empty() ? in.pending : -1;
     v.deps = in.deps;
     if (!in.writer.empty()) v.deps.push_back(in.writer);
     v.constant = in.constant;
@@ -940,7 +945,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
                         print_shardy_sharding(in.sharding) +
                         "): moving data across shards is not simulated; replicate that dim first");
     Value v = derived(given().value_or(in.sharding));
-    v.pending = in.pending;
+    v.pending = value_sharding.empty() ? in.pending : -1;
     bool all_constant = true;
     std::vector<const Value*> others;
     for (std::size_t k = 0; k < operands.size(); ++k) {
@@ -1083,7 +1088,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
       finish.name = name + "_finish";
       finish.out = name;
       finish.lhs = t.name;
-      finish.sharding = print_shardy_sharding(kept);
+      finish.sharding = value_sharding.empty() ? print_shardy_sharding(kept) : value_sharding;
       finish.after = {name};
       add_op(finish);
       how += "; the partial results are the program input \"" + t.name + "\" (" + t.sharding + ") and the reshard \"" +
@@ -1092,6 +1097,12 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
       v.deps.clear();
       v.pending = -1;
       v.dtype = t.dtype;
+      if (!value_sharding.empty()) v.sharding = parse_shardy_sharding(value_sharding);
+    } else if (const auto g = given(); g && *g != kept) {
+      how += "; the result's sharding " + value_sharding + " differs from the kept dims' (" +
+             print_shardy_sharding(kept) + "): the resharding between them is not simulated";
+      v.sharding = *g;
+      v.pending = -1;
     }
     approximate(op_name, line_no_, how);
     scope[ssa] = v;

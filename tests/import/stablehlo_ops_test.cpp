@@ -276,6 +276,27 @@ TEST(ImportRefusals, EachIsLocatedAndNamesTheOp) {
             "%b : tensor<bf16>");
 }
 
+TEST(ImportLayer, GivenShardingsOnLayoutAndReduceResults) {
+  const std::string text = kHead +
+                           "    %0 = stablehlo.reshape %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, "
+                           "[{\"x\"}]>]>} : (tensor<8x16xbf16>) -> tensor<128xbf16>\n"
+                           "    %1 = stablehlo.tanh %0 : tensor<128xbf16>\n"
+                           "    %cst = stablehlo.constant dense<0.0> : tensor<bf16>\n"
+                           "    %2 = stablehlo.reduce(%arg1 init: %cst) applies stablehlo.add across dimensions = [1] "
+                           "{sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}]>]>} : (tensor<8x16xbf16>, "
+                           "tensor<bf16>) -> tensor<8xbf16>\n"
+                           "    return %arg0 : tensor<16x8xbf16>\n  }\n";
+  const auto m = parse_stablehlo_module(text, "m.mlir");
+  // The reshape merges the x-sharded minor dim 16 into 128: no sharding follows, the given one is taken, listed.
+  EXPECT_EQ(tensor_named(m, "v0").sharding, "<@mesh, [{\"x\"}]>");
+  ASSERT_GE(m.approximations.size(), 2u);
+  EXPECT_EQ(m.approximations[0].op, "stablehlo.reshape");
+  EXPECT_EQ(m.approximations[0].line, 3);
+  // The reduce over the x-sharded dim 1: partial sums unreduced over x, resharded to the given [{"x"}].
+  EXPECT_EQ(tensor_named(m, "v2_partial").sharding, "<@mesh, [{}], unreduced={\"x\"}>");
+  EXPECT_EQ(op_named(m, "v2_finish").sharding, "<@mesh, [{\"x\"}]>");
+}
+
 TEST(ImportRefusals, CallsAreBoundedAndChecked) {
   const std::string recursive = kHead +
                                 "    %0 = call @f(%arg0) : (tensor<16x8xbf16>) -> tensor<16x8xbf16>\n"
