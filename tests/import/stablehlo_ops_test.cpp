@@ -127,10 +127,13 @@ TEST(ImportMlp, RunPlansTheAllReduces) {
   const auto report = nlohmann::json::parse(run.out);
   // The op rows, wherever the report holds them: v6 contracts the y-sharded hidden dim (an all-reduce over y of
   // its 64x1024 bf16 shard, 128 KiB); v8_finish sums the x-partial scalars (an all-reduce over x of 2 bytes).
-  std::map<std::string, nlohmann::json> collectives;
+  std::map<std::string, nlohmann::json> collectives, flops;
   std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
     if (j.is_object()) {
-      if (j.contains("name") && j.contains("collectives")) collectives[j["name"]] = j["collectives"];
+      if (j.contains("name") && j.contains("collectives")) {
+        collectives[j["name"]] = j["collectives"];
+        flops[j["name"]] = j.value("flops", nlohmann::json());
+      }
       for (const auto& [k, v] : j.items())
         walk(v);
     } else if (j.is_array()) {
@@ -148,6 +151,14 @@ TEST(ImportMlp, RunPlansTheAllReduces) {
   EXPECT_EQ(collectives["v8_finish"][0]["axes"], (nlohmann::json{"x"}));
   EXPECT_EQ(collectives["v8_finish"][0]["array_bytes"], 2);  // one bf16 scalar
   EXPECT_TRUE(collectives["v0"].empty());  // x shards the batch, y the free dim of w1: nothing to move
+  // FLOPs per chip: matmuls 2 M K N of the local shards, elementwise ops and the reduce one per local element.
+  EXPECT_EQ(flops["v0"], 2.0 * 64 * 1024 * 2048);  // [64, 1024] x [1024, 2048]
+  EXPECT_EQ(flops["v2"], 64.0 * 2048);             // the bias add on v0's [64, 2048] shard
+  EXPECT_EQ(flops["v3_v0"], 64.0 * 2048);          // tanh
+  EXPECT_EQ(flops["v5"], 64.0 * 2048);             // the scale by 0.5
+  EXPECT_EQ(flops["v6"], 2.0 * 64 * 2048 * 1024);  // [64, 2048] x [2048, 1024], then the all-reduce over y
+  EXPECT_EQ(flops["v7"], 64.0 * 1024);             // the square on v6's [64, 1024] shard
+  EXPECT_EQ(flops["v8"], 64.0 * 1024);             // the sum reads each local element once
 }
 
 TEST(ImportLayer, LayoutOpsShardingsAndReduceRegion) {
