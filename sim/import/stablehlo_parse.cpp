@@ -62,7 +62,12 @@ const std::set<std::string> kLayout = {"stablehlo.reshape", "stablehlo.transpose
                                        "stablehlo.convert", "stablehlo.bitcast_convert"};
 // Data movement: a memory-bound copy of the first operand, then the result.
 const std::set<std::string> kDataMovement = {"stablehlo.slice", "stablehlo.concatenate", "stablehlo.pad",
-                                             "stablehlo.dynamic_slice", "stablehlo.reverse"};
+                                             "stablehlo.dynamic_slice"};
+// The elementwise ops of two operands (select and clamp take three, the others one).
+const std::set<std::string> kBinary = {
+    "stablehlo.add",     "stablehlo.subtract", "stablehlo.multiply",  "stablehlo.divide", "stablehlo.maximum",
+    "stablehlo.minimum", "stablehlo.power",    "stablehlo.remainder", "stablehlo.atan2",  "stablehlo.and",
+    "stablehlo.or",      "stablehlo.xor",      "stablehlo.compare"};
 constexpr int kMaxCallDepth = 16;
 
 // A tensor type: shape, the module's element type and podsim's dtype for it ("" when podsim has none).
@@ -128,7 +133,6 @@ class Reader {
   void materialize(Value& v, std::size_t at);
   void pin(int matmul, const std::string& why);
   TensorSharding replicated(std::size_t rank) const;
-  std::int64_t shards(const DimSharding& dim) const { return dim.sharded_size(*mesh_); }
   std::vector<std::string> after_of(const std::vector<const Value*>& read, const std::vector<const Value*>& waited);
 
   std::string_view text_;
@@ -1110,16 +1114,9 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
   }
   // Elementwise ops: the op runs on one operand (its "primary": the first that is a tensor of the result's shape,
   // preferring the data operands of select and clamp); the others are waited for.
-  const std::size_t arity =
-      op_name == "stablehlo.select" || op_name == "stablehlo.clamp" ? 3
-      : op_name == "stablehlo.compare" ||
-              std::set<std::string>{"stablehlo.add",    "stablehlo.subtract",  "stablehlo.multiply",
-                                    "stablehlo.divide", "stablehlo.maximum",   "stablehlo.minimum",
-                                    "stablehlo.power",  "stablehlo.remainder", "stablehlo.atan2",
-                                    "stablehlo.and",    "stablehlo.or",        "stablehlo.xor"}
-                  .count(op_name)
-          ? 2
-          : 1;
+  const std::size_t arity = op_name == "stablehlo.select" || op_name == "stablehlo.clamp" ? 3
+                            : kBinary.count(op_name)                                      ? 2
+                                                                                          : 1;
   need(arity);
   std::vector<std::size_t> order;
   if (op_name == "stablehlo.select")
