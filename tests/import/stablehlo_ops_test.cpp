@@ -308,6 +308,34 @@ TEST(ImportLayer, GivenShardingsOnLayoutAndReduceResults) {
   EXPECT_EQ(op_named(m, "v2_finish").sharding, "<@mesh, [{\"x\"}]>");
 }
 
+TEST(ImportCalls, EachCallIsInlinedUnderItsOwnNames) {
+  const std::string text = kHead +
+                           "    %0 = call @act(%arg0) : (tensor<16x8xbf16>) -> tensor<16x8xbf16>\n"
+                           "    %1 = func.call @act(%0) : (tensor<16x8xbf16>) -> tensor<16x8xbf16>\n"
+                           "    %2 = call @id(%1) : (tensor<16x8xbf16>) -> tensor<16x8xbf16>\n"
+                           "    return %2 : tensor<16x8xbf16>\n  }\n"
+                           "  func.func private @act(%arg0: tensor<16x8xbf16>) -> tensor<16x8xbf16> {\n"
+                           "    %0 = stablehlo.logistic %arg0 : tensor<16x8xbf16>\n"
+                           "    %1 = stablehlo.multiply %arg0, %0 : tensor<16x8xbf16>\n"
+                           "    return %1 : tensor<16x8xbf16>\n  }\n"
+                           "  func.func private @id(%arg0: tensor<16x8xbf16>) -> tensor<16x8xbf16> {\n"
+                           "    return %arg0 : tensor<16x8xbf16>\n  }\n";
+  const auto m = parse_stablehlo_module(text, "m.mlir");
+  // silu twice: logistic then multiply, each under the call's name; @id adds nothing.
+  ASSERT_EQ(m.ops.size(), 4u);
+  EXPECT_EQ(m.ops[0].name, "v0_v0");
+  EXPECT_EQ(m.ops[0].lhs, "arg0");
+  EXPECT_EQ(m.ops[1].name, "v0_v1");
+  EXPECT_EQ(m.ops[1].lhs, "arg0");  // multiply %arg0, %0 runs on %arg0 and waits for the logistic
+  EXPECT_EQ(m.ops[1].after, (std::vector<std::string>{"v0_v0"}));
+  EXPECT_EQ(m.ops[2].name, "v1_v0");
+  EXPECT_EQ(m.ops[2].lhs, "v0_v1");
+  EXPECT_EQ(m.ops[3].name, "v1_v1");
+  EXPECT_EQ(m.ops[2].line, 9);  // lines inside @act
+  EXPECT_EQ(m.ops[3].line, 10);
+  EXPECT_EQ(m.results, (std::vector<std::string>{"v1_v1"}));
+}
+
 TEST(ImportRefusals, CallsAreBoundedAndChecked) {
   const std::string recursive = kHead +
                                 "    %0 = call @f(%arg0) : (tensor<16x8xbf16>) -> tensor<16x8xbf16>\n"
