@@ -76,7 +76,12 @@ nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const 
   doc["name"] = name.empty() ? "imported" : name;
   doc["description"] = "Imported by podsim import from " + file +
                        " (StableHLO with Shardy shardings, docs/import.md): " + std::to_string(module.tensors.size()) +
-                       " arguments, " + std::to_string(module.ops.size()) + " ops.";
+                       " tensors, " + std::to_string(module.ops.size()) + " ops, " +
+                       std::to_string(module.approximations.size()) + " approximations (see source).";
+  nlohmann::ordered_json approximations = nlohmann::ordered_json::array();
+  for (const auto& a : module.approximations)
+    approximations.push_back({{"op", a.op}, {"line", a.line}, {"how", a.how}});
+  doc["source"] = {{"file", file}, {"format", "stablehlo-shardy"}, {"approximations", approximations}};
   doc["hardware"] = hardware;
   doc["slice"] = {{"shape", slice}, {"wraparound", "auto"}};
   nlohmann::ordered_json axes = nlohmann::ordered_json::array();
@@ -93,23 +98,37 @@ nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const 
   doc["program"] = nlohmann::ordered_json::array();
   for (const auto& op : module.ops) {
     nlohmann::ordered_json j;
+    const std::string out = op.out.empty() ? op.name : op.out;
     switch (op.kind) {
       case ImportedOpKind::matmul:
         j = {{"op", "matmul"}, {"name", op.name},     {"lhs", op.lhs},
-             {"rhs", op.rhs},  {"einsum", op.einsum}, {"out", op.name}};
+             {"rhs", op.rhs},  {"einsum", op.einsum}, {"out", out}};
         if (!op.sharding.empty()) j["out_sharding"] = op.sharding;
         break;
       case ImportedOpKind::elementwise:
-        j = {{"op", "elementwise"}, {"name", op.name}, {"tensor", op.lhs}, {"flops_per_element", 1}, {"out", op.name}};
-        if (!op.after.empty()) j["after"] = op.after;
+        j = {{"op", "elementwise"}, {"name", op.name}, {"tensor", op.lhs}, {"out", out}};
+        if (op.flops_per_element == static_cast<double>(static_cast<long long>(op.flops_per_element)))
+          j["flops_per_element"] = static_cast<long long>(op.flops_per_element);
+        else
+          j["flops_per_element"] = op.flops_per_element;
         break;
       case ImportedOpKind::reshard:
-        j = {{"op", "reshard"}, {"name", op.name}, {"tensor", op.lhs}, {"to", op.sharding}, {"out", op.name}};
+        j = {{"op", "reshard"}, {"name", op.name}, {"tensor", op.lhs}, {"to", op.sharding}, {"out", out}};
         break;
     }
+    if (!op.after.empty()) j["after"] = op.after;
     doc["program"].push_back(j);
   }
   return doc;
+}
+
+std::string approximations_text(const ImportedModule& module, const std::string& file) {
+  if (module.approximations.empty()) return "";
+  std::string out = std::to_string(module.approximations.size()) + " approximation" +
+                    (module.approximations.size() == 1 ? "" : "s") + " (docs/import.md):\n";
+  for (const auto& a : module.approximations)
+    out += "  " + file + ":" + std::to_string(a.line) + ": " + a.op + ": " + a.how + "\n";
+  return out;
 }
 
 }  // namespace podsim::import

@@ -27,8 +27,13 @@ std::vector<std::int64_t> default_slice(const ImportedModule& module, const std:
                                         const std::string& where);
 
 // The scenario: `name` from the file's stem, the description naming `file`, `hardware` the preset name, the slice
-// and its mesh mapping (map_mesh_to_slice), tensors and program. Throws as map_mesh_to_slice.
+// and its mesh mapping (map_mesh_to_slice), tensors and program, and `source` (the file, the format
+// "stablehlo-shardy" and the approximations list). Throws as map_mesh_to_slice.
 nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const std::string& file,
                                             const std::string& hardware, const std::vector<std::int64_t>& slice);
+
+// The approximations as `podsim import` prints them: one line each, `  FILE:LINE: OP: HOW`, after a count line
+// (`3 approximations (docs/import.md):`); "" when there are none.
+std::string approximations_text(const ImportedModule& module, const std::string& file);
 
 }  // namespace podsim::import

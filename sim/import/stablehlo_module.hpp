@@ -1,7 +1,8 @@
 // `podsim import`'s reader of StableHLO modules with Shardy shardings (docs/import.md): the text JAX prints for
 // `jax.jit(f).lower(...).as_text()`. It reads the subset podsim can simulate (one `sdy.mesh`, the @main function's
-// arguments and results with their `sdy.sharding`, `stablehlo.dot_general`, elementwise ops,
-// `sdy.sharding_constraint`, `return`) into typed values; import_scenario.hpp turns them into scenario JSON.
+// arguments and results with their `sdy.sharding`, `dot_general`, elementwise ops, reductions, layout and
+// data-movement ops, constants, calls of private functions (inlined), `sdy.sharding_constraint`, `return`) into
+// typed values, with the list of what it approximated; import_scenario.hpp turns them into scenario JSON.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,14 @@ struct ImportedTensor {
   std::string sharding;             // Shardy text `<@mesh, [...]>`; empty = replicated
 };
 
+// One construct the import approximated (docs/import.md, "Approximations"): the op as the module names it, its
+// 1-based line, and how it was approximated.
+struct ImportedApproximation {
+  std::string op;  // e.g. "stablehlo.reshape"
+  int line = 0;
+  std::string how;
+};
+
 enum class ImportedOpKind { matmul, elementwise, reshard };
 
 // One op of the scenario's program, in module order.
@@ -31,7 +40,9 @@ struct ImportedOp {
   std::string lhs, rhs;            // matmul operands; elementwise/reshard: lhs is the input tensor
   std::string einsum;              // matmul only: `BD,DF->BF`
   std::string sharding;            // matmul: out_sharding (may be empty); reshard: the target sharding
-  std::vector<std::string> after;  // elementwise: the op that wrote a second operand (its only trace, see docs)
+  std::string out;                 // the tensor the op writes; empty = `name`
+  double flops_per_element = 1;    // elementwise only
+  std::vector<std::string> after;  // ops this one waits for beyond the tensors it reads (see docs/import.md)
 };
 
 // The subset of a module podsim reads.
@@ -42,13 +53,15 @@ struct ImportedModule {
   std::vector<ImportedTensor> tensors;                     // @main's arguments
   std::vector<ImportedOp> ops;                             // module order
   std::vector<std::string> results;                        // tensor names @main returns
+  std::vector<ImportedApproximation> approximations;       // in module order
 };
 
 // Reads `text` (the module; `file` names it in errors). Throws InputError located `FILE:LINE:COL` (1-based) for
-// anything outside the subset: `FILE:12:10: unsupported op "stablehlo.reduce"` (every such op is refused, never
+// anything outside the subset: `FILE:12:10: unsupported op "stablehlo.while"` (every such op is refused, never
 // dropped), a malformed or mismatching sharding (`FILE:3:60: malformed sharding: column 14: ...`), an unknown
-// value, an unsupported element type, a missing or second `sdy.mesh`, a function other than @main, or a module
-// without @main.
+// value, an unsupported element type, a result whose sharding cannot be derived (`FILE:9:10: stablehlo.reshape:
+// cannot derive the result's sharding ...`), a missing or second `sdy.mesh`, a public function other than @main,
+// calls nested deeper than 16, or a module without @main. Never crashes or hangs on hostile input.
 ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file);
 
 }  // namespace podsim::import

@@ -1,6 +1,9 @@
 // Line-based reader of the StableHLO + Shardy subset of stablehlo_module.hpp. JAX prints one op per line in the
-// pretty form (`%0 = stablehlo.tanh %arg0 : tensor<8x16xbf16>`), the @main signature on one line; this reader
-// relies on that layout and refuses what it does not recognise with the line and column.
+// pretty form (`%0 = stablehlo.tanh %arg0 : tensor<8x16xbf16>`), each signature on one line; this reader relies on
+// that layout and refuses what it does not recognise with the line and column. A first pass finds the mesh and the
+// functions' extents; then @main's body is read op by op, calls of private functions read in place (inlined).
+// Each value carries its derived sharding (docs/import.md); values no op writes (constants, layout results) become
+// scenario tensors only when an op reads them.
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -9,26 +12,91 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/shardy_parse.hpp"
+#include "models/sharding/shardy_print.hpp"
 #include "sim/import/stablehlo_module.hpp"
 
 namespace podsim::import {
 namespace {
 
-// Ops read as podsim elementwise ops (one flop per element, see docs/import.md).
-const std::set<std::string> kUnaryElementwise = {
-    "stablehlo.negate",   "stablehlo.abs",  "stablehlo.exponential", "stablehlo.log",  "stablehlo.tanh",
-    "stablehlo.logistic", "stablehlo.sqrt", "stablehlo.rsqrt",       "stablehlo.sine", "stablehlo.cosine"};
-const std::set<std::string> kBinaryElementwise = {"stablehlo.add",    "stablehlo.subtract", "stablehlo.multiply",
-                                                  "stablehlo.divide", "stablehlo.maximum",  "stablehlo.minimum",
-                                                  "stablehlo.power"};
+// Ops read as podsim elementwise ops (one flop per element, see docs/import.md). `compare`, `select` and `clamp`
+// are elementwise too; their operands are read by read_op's special cases.
+const std::set<std::string> kElementwise = {"stablehlo.negate",
+                                            "stablehlo.abs",
+                                            "stablehlo.exponential",
+                                            "stablehlo.exponential_minus_one",
+                                            "stablehlo.log",
+                                            "stablehlo.log_plus_one",
+                                            "stablehlo.tanh",
+                                            "stablehlo.logistic",
+                                            "stablehlo.sqrt",
+                                            "stablehlo.rsqrt",
+                                            "stablehlo.cbrt",
+                                            "stablehlo.sine",
+                                            "stablehlo.cosine",
+                                            "stablehlo.tan",
+                                            "stablehlo.sign",
+                                            "stablehlo.floor",
+                                            "stablehlo.ceil",
+                                            "stablehlo.round_nearest_afz",
+                                            "stablehlo.round_nearest_even",
+                                            "stablehlo.not",
+                                            "stablehlo.is_finite",
+                                            "chlo.erf",
+                                            "stablehlo.add",
+                                            "stablehlo.subtract",
+                                            "stablehlo.multiply",
+                                            "stablehlo.divide",
+                                            "stablehlo.maximum",
+                                            "stablehlo.minimum",
+                                            "stablehlo.power",
+                                            "stablehlo.remainder",
+                                            "stablehlo.atan2",
+                                            "stablehlo.and",
+                                            "stablehlo.or",
+                                            "stablehlo.xor",
+                                            "stablehlo.compare",
+                                            "stablehlo.select",
+                                            "stablehlo.clamp"};
+// Layout ops: no time; the result is the operand's data with a new shape, layout or dtype.
+const std::set<std::string> kLayout = {"stablehlo.reshape", "stablehlo.transpose", "stablehlo.broadcast_in_dim",
+                                       "stablehlo.convert", "stablehlo.bitcast_convert"};
+// Data movement: a memory-bound copy of the first operand, then the result.
+const std::set<std::string> kDataMovement = {"stablehlo.slice", "stablehlo.concatenate", "stablehlo.pad",
+                                             "stablehlo.dynamic_slice"};
+// The elementwise ops of two operands (select and clamp take three, the others one).
+const std::set<std::string> kBinary = {
+    "stablehlo.add",     "stablehlo.subtract", "stablehlo.multiply",  "stablehlo.divide", "stablehlo.maximum",
+    "stablehlo.minimum", "stablehlo.power",    "stablehlo.remainder", "stablehlo.atan2",  "stablehlo.and",
+    "stablehlo.or",      "stablehlo.xor",      "stablehlo.compare"};
+constexpr int kMaxCallDepth = 16;
 
-// A value of @main: its scenario tensor, shape and dtype, and the op that wrote it (empty for an argument).
-struct Value {
-  std::string tensor;
+// A tensor type: shape, the module's element type and podsim's dtype for it ("" when podsim has none).
+struct TensorType {
   std::vector<std::int64_t> shape;
+  std::string element;
   std::string dtype;
-  std::string op;  // the ImportedOp's name
-  std::size_t op_index = 0;
+  std::size_t element_at = 0;  // column of the element type
+};
+
+// A value of the function being read.
+struct Value {
+  std::string tensor;  // scenario tensor holding it; empty until materialized (constants, layout results)
+  std::string name;    // the scenario name it gets when materialized
+  std::vector<std::int64_t> shape;
+  std::string element;  // the module's element type
+  std::string dtype;    // podsim dtype ("" when none: refused if it must become a tensor)
+  TensorSharding sharding;
+  int pending = -1;               // a matmul whose out_sharding `sharding` assumes but the scenario does not fix
+  std::string writer;             // the op whose `out` is `tensor` (empty: an argument or a declared tensor)
+  std::vector<std::string> deps;  // ops a reader must wait for besides `writer`
+  bool constant = false;          // computed from constants only
+  std::string stablehlo_op;       // the op that defined it, for notes
+  int line = 0;
+};
+
+struct Function {
+  std::string name;
+  std::size_t sig = 0, end = 0;  // line indices: the signature and its closing `}`
 };
 
 class Reader {
@@ -36,28 +104,52 @@ class Reader {
   Reader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
 
   ImportedModule read();
+  // `FILE:LINE` of the line being read.
+  std::string where() const { return file_ + ":" + std::to_string(line_no_); }
 
  private:
+  using Scope = std::map<std::string, Value>;
   [[noreturn]] void fail(std::size_t col, const std::string& message) const {
     throw InputError(file_ + ":" + std::to_string(line_no_) + ":" + std::to_string(col + 1), message);
   }
+  void set_line(std::size_t index) {
+    cur_ = index;
+    line_ = lines_[index];
+    line_no_ = static_cast<int>(index) + 1;
+  }
   void read_mesh(std::size_t at);
-  void read_signature(std::size_t at);
-  void read_op(std::size_t at);
-  void read_return(std::size_t at);
+  void read_signature(std::size_t at, Scope& scope);
+  std::vector<Value> run_body(const Function& fn, Scope& scope, const std::string& prefix, int depth);
+  void read_op(std::size_t at, Scope& scope, const std::string& prefix, int depth, std::size_t end);
+  void read_return(std::size_t at, Scope& scope);
   std::string read_sharding_text(std::size_t at, std::size_t rank);
-  std::pair<std::vector<std::int64_t>, std::string> read_tensor_type(std::size_t at) const;
-  const Value& value(std::size_t at, const std::string& ssa) const;
+  TensorType read_tensor_type(std::size_t at) const;
+  std::string need_dtype(const TensorType& type, std::size_t at, const std::string& what);
+  Value& value(std::size_t at, const std::string& ssa, Scope& scope) const;
   std::size_t find_top(std::string_view what, std::size_t from) const;
+  void approximate(const std::string& op, int line, const std::string& how) {
+    module_.approximations.push_back({op, line, how});
+  }
+  void materialize(Value& v, std::size_t at);
+  void pin(int matmul, const std::string& why);
+  TensorSharding replicated(std::size_t rank) const;
+  std::vector<std::string> after_of(const std::vector<const Value*>& read, const std::vector<const Value*>& waited);
 
   std::string_view text_;
   std::string file_;
+  std::vector<std::string> lines_;
+  std::size_t cur_ = 0;
   std::string line_;  // the current line, `loc(...)` suffixes kept (columns stay those of the file)
   int line_no_ = 0;
-  bool in_main_ = false, main_seen_ = false, returned_ = false;
+  std::map<std::string, Function> functions_;
+  std::optional<Mesh> mesh_;
   ImportedModule module_;
   std::vector<std::string> result_shardings_;  // per result of @main; empty = none
-  std::map<std::string, Value> values_;        // SSA name (with %) -> value
+  std::set<std::string> names_;                // scenario tensor and op names in use
+  std::map<int, std::string> pinned_;          // matmul index -> the out_sharding pin() gives it
+  std::set<std::string> materialized_;         // values declared as tensors by materialize()
+  std::size_t steps_ = 0;                      // lines read, calls inlined included
+  bool returned_ = false;                      // @main's return was read
 };
 
 // Position after the bracket matching the one at `open` (`<`, `(`, `[`, `{`), skipping quoted strings; npos if
@@ -99,12 +191,21 @@ std::string tensor_name(const std::string& ssa) {
   return out;
 }
 
+// podsim's dtype for a module element type: exact for the float and 8-bit types; integers and predicates by their
+// bytes per element (i1 and 8-bit integers as int8, 16-bit as bf16, 32-bit as f32). "" when none fits.
 std::string podsim_dtype(const std::string& element) {
-  static const std::map<std::string, std::string> names = {{"bf16", "bf16"},         {"f32", "f32"},
-                                                           {"f16", "f16"},           {"i8", "int8"},
-                                                           {"f8E4M3FN", "fp8_e4m3"}, {"f8E5M2", "fp8_e5m2"}};
+  static const std::map<std::string, std::string> names = {
+      {"bf16", "bf16"},       {"f32", "f32"},   {"f16", "f16"},  {"i8", "int8"},  {"f8E4M3FN", "fp8_e4m3"},
+      {"f8E5M2", "fp8_e5m2"}, {"i1", "int8"},   {"si8", "int8"}, {"ui8", "int8"}, {"i16", "bf16"},
+      {"si16", "bf16"},       {"ui16", "bf16"}, {"i32", "f32"},  {"si32", "f32"}, {"ui32", "f32"}};
   const auto it = names.find(element);
   return it == names.end() ? "" : it->second;
+}
+
+// Whether podsim_dtype maps `element` by its size only (an approximation to list).
+bool dtype_by_size(const std::string& element) {
+  return element != "bf16" && element != "f32" && element != "f16" && element != "i8" && element != "f8E4M3FN" &&
+         element != "f8E5M2";
 }
 
 std::vector<std::int64_t> parse_int_list(const std::string& s) {
@@ -119,6 +220,35 @@ std::vector<std::int64_t> parse_int_list(const std::string& s) {
     if (i < s.size() && s[i] == ',') ++i;
   }
   return out;
+}
+
+// Net count of `{` minus `}` on a line, outside quoted strings.
+int brace_delta(const std::string& s) {
+  int delta = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '"') {
+      for (++i; i < s.size() && s[i] != '"'; ++i)
+        if (s[i] == '\\') ++i;
+      continue;
+    }
+    if (s[i] == '{') ++delta;
+    if (s[i] == '}') --delta;
+  }
+  return delta;
+}
+
+std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from = 0, std::size_t to = std::string::npos) {
+  std::int64_t p = 1;
+  for (std::size_t i = from; i < std::min(to, v.size()); ++i)
+    p *= v[i];
+  return p;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? "x" : "") + std::to_string(shape[i]);
+  return out.empty() ? "scalar" : out;
 }
 
 std::size_t Reader::find_top(std::string_view what, std::size_t from) const {
@@ -137,25 +267,46 @@ std::size_t Reader::find_top(std::string_view what, std::size_t from) const {
   return std::string::npos;
 }
 
-// `tensor<1024x4096xbf16>` at `at` -> shape and podsim dtype.
-std::pair<std::vector<std::int64_t>, std::string> Reader::read_tensor_type(std::size_t at) const {
+// `tensor<1024x4096xbf16>` at `at` -> shape and element type (dtype "" when podsim has none for it).
+TensorType Reader::read_tensor_type(std::size_t at) const {
   if (line_.compare(at, 7, "tensor<") != 0) fail(at, "expected a tensor type, got: " + line_.substr(at, 40));
   const std::size_t end = match_close(line_, at + 6);
   if (end == std::string::npos) fail(at, "unterminated tensor type");
   const std::string body = line_.substr(at + 7, end - at - 8);
-  std::vector<std::int64_t> shape;
+  TensorType type;
   std::size_t i = 0;
   while (i < body.size() && std::isdigit(static_cast<unsigned char>(body[i]))) {
     std::size_t x = body.find('x', i);
-    if (x == std::string::npos) fail(at, "malformed tensor type, got: " + line_.substr(at, end - at));
-    shape.push_back(std::stoll(body.substr(i, x - i)));
+    if (x == std::string::npos || x - i > 12) fail(at, "malformed tensor type, got: " + line_.substr(at, end - at));
+    type.shape.push_back(std::stoll(body.substr(i, x - i)));
     i = x + 1;
   }
+  if (type.shape.size() > 16) fail(at, "tensor rank above 16, got: " + line_.substr(at, end - at));
+  if (product(type.shape) > (std::int64_t{1} << 48) || (!type.shape.empty() && product(type.shape) == 0))
+    fail(at, "tensor with no elements or more than 2^48, got: " + line_.substr(at, end - at));
   if (i < body.size() && (body[i] == '?' || body.find(',', i) != std::string::npos))
     fail(at, "unsupported tensor type (dynamic shape or encoding), got: " + line_.substr(at, end - at));
-  const std::string dtype = podsim_dtype(body.substr(i));
-  if (dtype.empty()) fail(at + 7 + i, "unsupported element type, got: \"" + body.substr(i) + "\"");
-  return {shape, dtype};
+  type.element = body.substr(i);
+  type.element_at = at + 7 + i;
+  type.dtype = podsim_dtype(type.element);
+  return type;
+}
+
+// The podsim dtype of a type that becomes a scenario tensor (`what` names it in the note); refuses a type podsim
+// has none for, lists one mapped by its bytes per element.
+std::string Reader::need_dtype(const TensorType& type, std::size_t at, const std::string& what) {
+  if (type.dtype.empty()) fail(at, "unsupported element type, got: \"" + type.element + "\"");
+  if (dtype_by_size(type.element))
+    approximate(what, line_no_,
+                "element type " + type.element + " held as " + type.dtype + " (same bytes per element)");
+  return type.dtype;
+}
+
+TensorSharding Reader::replicated(std::size_t rank) const {
+  TensorSharding s;
+  s.mesh_name = module_.mesh_name;
+  s.dims.resize(rank);
+  return s;
 }
 
 // The Shardy sharding `<@mesh, [...]>` (optionally `#sdy.sharding`-prefixed) at `at`: checked to parse, to name
@@ -181,10 +332,68 @@ std::string Reader::read_sharding_text(std::size_t at, std::size_t rank) {
   return text;
 }
 
-const Value& Reader::value(std::size_t at, const std::string& ssa) const {
-  const auto it = values_.find(ssa);
-  if (it == values_.end()) fail(at, "unknown value, got: " + ssa);
+Value& Reader::value(std::size_t at, const std::string& ssa, Scope& scope) const {
+  const auto it = scope.find(ssa);
+  if (it == scope.end()) fail(at, "unknown value, got: " + ssa);
   return it->second;
+}
+
+// Declares `v` as a scenario tensor (a program input) when no op writes it: its bytes are resident from the start
+// and its readers wait for `v.deps`. Fixes the sharding of a matmul it derives from first.
+void Reader::materialize(Value& v, std::size_t at) {
+  if (!v.tensor.empty()) return;
+  if (materialized_.count(v.name)) {  // declared already, through a copy of the value (a call's argument)
+    v.tensor = v.name;
+    return;
+  }
+  if (v.pending >= 0) pin(v.pending, v.stablehlo_op + " at line " + std::to_string(v.line) + " needs its layout");
+  TensorType type{v.shape, v.element, v.dtype, at};
+  ImportedTensor tensor{v.name, v.shape, need_dtype(type, at, v.stablehlo_op), print_shardy_sharding(v.sharding)};
+  if (!names_.insert(v.name).second) fail(at, "the scenario name \"" + v.name + "\" is used twice");
+  module_.tensors.push_back(tensor);
+  materialized_.insert(v.name);
+  v.tensor = v.name;
+  v.dtype = tensor.dtype;
+  approximate(v.stablehlo_op, v.line,
+              v.constant
+                  ? "a constant read as the program input \"" + v.name + "\" (bytes resident, no time)"
+                  : "its result is declared as the program input \"" + v.name +
+                        "\" (no time, bytes resident from the start)" +
+                        (v.deps.empty()
+                             ? std::string()
+                             : "; its readers wait for " + v.deps.front() +
+                                   (v.deps.size() > 1 ? " and " + std::to_string(v.deps.size() - 1) + " more" : "")));
+}
+
+// Fixes matmul `index`'s out_sharding to the sharding the import derived for it (Shardy-style propagation).
+void Reader::pin(int index, const std::string& why) {
+  ImportedOp& op = module_.ops[static_cast<std::size_t>(index)];
+  if (!op.sharding.empty()) return;
+  op.sharding = pinned_.at(index);
+  approximate(op.stablehlo_op, op.line,
+              "out_sharding fixed to " + op.sharding + " (propagated from the operands) because " + why);
+}
+
+// The `after` list of an op reading `read` (its tensors) and waiting for `waited` (operands it does not read):
+// their deps, and the writers of `waited`, without the writers of `read` (implied) and without repeats.
+std::vector<std::string> Reader::after_of(const std::vector<const Value*>& read,
+                                          const std::vector<const Value*>& waited) {
+  std::vector<std::string> out;
+  std::set<std::string> implied;
+  for (const Value* v : read)
+    if (!v->writer.empty()) implied.insert(v->writer);
+  auto add = [&](const std::string& op) {
+    if (!op.empty() && !implied.count(op) && std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
+  };
+  for (const Value* v : read)
+    for (const auto& d : v->deps)
+      add(d);
+  for (const Value* v : waited) {
+    for (const auto& d : v->deps)
+      add(d);
+    add(v->writer);
+  }
+  return out;
 }
 
 // `sdy.mesh @mesh = <["x"=4, "y"=2]>`.
@@ -204,6 +413,7 @@ void Reader::read_mesh(std::size_t at) {
     for (const auto& axis : mesh.axes)
       module_.axes.emplace_back(axis.name, axis.size);
     module_.device_ids = mesh.device_ids;
+    mesh_ = mesh;
   } catch (const ParseError& e) {
     fail(open + e.column() - 1, std::string("malformed sdy.mesh: ") + e.what());
   }
@@ -234,47 +444,112 @@ std::vector<std::pair<std::size_t, std::size_t>> split_top(const std::string& s,
   return parts;
 }
 
-// `func.func public @main(%arg0: tensor<...> {sdy.sharding = ...}, ...) -> (tensor<...> {...}, ...) {`.
-void Reader::read_signature(std::size_t at) {
-  const std::size_t at_sign = line_.find('@', at);
-  std::size_t name_end = at_sign;
-  while (name_end < line_.size() && is_ident(line_[name_end + 1]))
-    ++name_end;
-  const std::string name = at_sign == std::string::npos ? "" : line_.substr(at_sign + 1, name_end - at_sign);
-  if (name != "main") fail(at, "unsupported function @" + name + " (only @main is imported)");
-  if (module_.mesh_name.empty()) fail(at, "no sdy.mesh before @main: the module must declare its mesh");
-  main_seen_ = in_main_ = true;
-  // Shardings first: a malformed one would otherwise show as an unbalanced signature.
-  for (std::size_t s = line_.find("#sdy.sharding<"); s != std::string::npos; s = line_.find("#sdy.sharding<", s + 1)) {
-    const std::size_t open = s + 13;
-    const std::size_t end = match_close(line_, open);
-    const std::string text = line_.substr(open, end == std::string::npos ? std::string::npos : end - open);
-    try {
-      parse_shardy_sharding(text);
-    } catch (const ParseError& e) {
-      fail(open + e.column() - 1, std::string("malformed sharding: ") + e.what() + ", got: " + text);
+// The result sharding of a reshape from `in` to `out` with operand sharding `s`, or nullopt when podsim cannot
+// derive it. Dims are grouped where the running products of sizes meet; in each group only the major-most operand
+// dim may be sharded, and its axes go to the major-most result dim, which must be divisible by their size (a merge
+// keeps the data each device holds contiguous; so does a split whose major part the shards divide).
+std::optional<TensorSharding> reshape_sharding(const std::vector<std::int64_t>& in, const TensorSharding& s,
+                                               const std::vector<std::int64_t>& out, const Mesh& mesh,
+                                               std::string& why) {
+  TensorSharding r = s;
+  r.dims.assign(out.size(), DimSharding{});
+  std::size_t i = 0, j = 0;
+  while (i < in.size() || j < out.size()) {
+    std::vector<std::size_t> gi, gj;
+    std::int64_t pi = 1, pj = 1;
+    if (i < in.size()) gi.push_back(i), pi *= in[i++];
+    if (j < out.size()) gj.push_back(j), pj *= out[j++];
+    while (pi != pj) {
+      if (pi < pj && i < in.size())
+        gi.push_back(i), pi *= in[i++];
+      else if (pj < pi && j < out.size())
+        gj.push_back(j), pj *= out[j++];
+      else {
+        why = "the element counts of the shapes differ";
+        return std::nullopt;
+      }
+    }
+    for (std::size_t k = 0; k < gi.size(); ++k) {
+      const DimSharding& d = s.dims[gi[k]];
+      if (d.axes.empty()) continue;
+      if (k != 0 || gj.empty()) {
+        why = "operand dim " + std::to_string(gi[k]) + " is sharded but is not the major-most dim of the dims it " +
+              "is merged or split with";
+        return std::nullopt;
+      }
+      const std::int64_t n = d.sharded_size(mesh);
+      if (out[gj[0]] % n != 0) {
+        why = "operand dim " + std::to_string(gi[k]) + " is sharded " + std::to_string(n) + " ways but result dim " +
+              std::to_string(gj[0]) + " has size " + std::to_string(out[gj[0]]);
+        return std::nullopt;
+      }
+      r.dims[gj[0]].axes = d.axes;
     }
   }
-  const std::size_t open = line_.find('(', name_end);
+  return r;
+}
+
+// `func.func ... @NAME(%arg0: tensor<...> {...}, ...)` at the current line: the arguments' SSA names, types and
+// columns, and where the list ends.
+struct Argument {
+  std::string ssa;
+  std::size_t col = 0, end = 0;
+};
+
+std::vector<Argument> signature_arguments(const std::string& line, std::size_t open, std::size_t close) {
+  std::vector<Argument> out;
+  for (const auto& [b, e] : split_top(line, open + 1, close - 1)) {
+    const std::size_t colon = line.find(':', b);
+    out.push_back({colon == std::string::npos || colon > e ? "" : line.substr(b, colon - b), b, e});
+  }
+  return out;
+}
+
+// The function name after `@` in the current line, with the position of `@`.
+std::pair<std::string, std::size_t> symbol_at(const std::string& line, std::size_t from) {
+  const std::size_t at_sign = line.find('@', from);
+  if (at_sign == std::string::npos) return {"", std::string::npos};
+  std::size_t end = at_sign + 1;
+  if (end < line.size() && line[end] == '"') {
+    const std::size_t q = line.find('"', end + 1);
+    return {q == std::string::npos ? "" : line.substr(end + 1, q - end - 1), at_sign};
+  }
+  while (end < line.size() && is_ident(line[end]))
+    ++end;
+  return {line.substr(at_sign + 1, end - at_sign - 1), at_sign};
+}
+
+// `func.func public @main(%arg0: tensor<...> {sdy.sharding = ...}, ...) -> (tensor<...> {...}, ...) {`.
+void Reader::read_signature(std::size_t at, Scope& scope) {
+  const auto [name, at_sign] = symbol_at(line_, at);
+  const std::size_t open = line_.find('(', at_sign);
   const std::size_t close = open == std::string::npos ? open : match_close(line_, open);
   if (close == std::string::npos) fail(at, "malformed signature (it must fit on one line)");
-  for (const auto& [b, e] : split_top(line_, open + 1, close - 1)) {
-    const std::size_t colon = line_.find(':', b);
-    if (line_[b] != '%' || colon == std::string::npos || colon > e)
-      fail(b, "malformed argument, got: " + line_.substr(b, e - b));
-    const std::string ssa = line_.substr(b, colon - b);
-    const std::size_t type_at = skip_space(line_, colon + 1);
-    auto [shape, dtype] = read_tensor_type(type_at);
-    ImportedTensor tensor{tensor_name(ssa), shape, dtype, ""};
+  for (const auto& arg : signature_arguments(line_, open, close)) {
+    const std::size_t b = arg.col, e = arg.end;
+    if (line_[b] != '%' || arg.ssa.empty()) fail(b, "malformed argument, got: " + line_.substr(b, e - b));
+    const std::size_t type_at = skip_space(line_, b + arg.ssa.size() + 1);
+    const TensorType type = read_tensor_type(type_at);
+    ImportedTensor tensor{tensor_name(arg.ssa), type.shape, "", ""};
+    tensor.dtype = need_dtype(type, type.element_at, "argument " + arg.ssa);
     const std::size_t attr = line_.find("sdy.sharding", type_at);
     if (attr != std::string::npos && attr < e) {
       const std::size_t eq = line_.find('=', attr);
-      tensor.sharding = read_sharding_text(skip_space(line_, eq + 1), shape.size());
+      tensor.sharding = read_sharding_text(skip_space(line_, eq + 1), type.shape.size());
     } else if (const std::size_t gspmd = line_.find("mhlo.sharding", type_at);
                gspmd != std::string::npos && gspmd < e) {
       fail(gspmd, "GSPMD shardings (mhlo.sharding) are not read: lower with Shardy (sdy.sharding)");
     }
-    values_[ssa] = Value{tensor.name, shape, dtype, "", 0};
+    if (!names_.insert(tensor.name).second) fail(b, "argument name used twice, got: " + arg.ssa);
+    Value v;
+    v.tensor = v.name = tensor.name;
+    v.shape = type.shape;
+    v.element = type.element;
+    v.dtype = tensor.dtype;
+    v.sharding = tensor.sharding.empty() ? replicated(type.shape.size()) : parse_shardy_sharding(tensor.sharding);
+    v.stablehlo_op = "func.func";
+    v.line = line_no_;
+    scope[arg.ssa] = v;
     module_.tensors.push_back(tensor);
   }
   // Results: `-> tensor<...>` or `-> (tensor<...> {attrs}, ...)`.
@@ -282,7 +557,7 @@ void Reader::read_signature(std::size_t at) {
   if (arrow == std::string::npos) return;
   std::size_t r = skip_space(line_, arrow + 2);
   std::vector<std::pair<std::size_t, std::size_t>> parts;
-  if (line_[r] == '(') {
+  if (r < line_.size() && line_[r] == '(') {
     const std::size_t rclose = match_close(line_, r);
     if (rclose == std::string::npos) fail(r, "malformed results");
     parts = split_top(line_, r + 1, rclose - 1);
@@ -290,87 +565,188 @@ void Reader::read_signature(std::size_t at) {
     parts.emplace_back(r, match_close(line_, r + 6));
   }
   for (const auto& [b, e] : parts) {
-    auto [shape, dtype] = read_tensor_type(b);
+    const TensorType type = read_tensor_type(b);
     const std::size_t attr = line_.find("sdy.sharding", b);
     if (attr != std::string::npos && attr < e)
-      result_shardings_.push_back(read_sharding_text(skip_space(line_, line_.find('=', attr) + 1), shape.size()));
+      result_shardings_.push_back(read_sharding_text(skip_space(line_, line_.find('=', attr) + 1), type.shape.size()));
     else
       result_shardings_.push_back("");
   }
 }
 
-// `%N = OP operands ... : types`.
-void Reader::read_op(std::size_t at) {
+// `%N = OP operands ... : types` (and, for a reduce printed with its region, the region's lines up to `end`).
+void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, int depth, std::size_t end) {
   const std::size_t eq = line_.find('=', at);
+  if (eq == std::string::npos) fail(at, "malformed op: no '=' after the result");
   std::string ssa = line_.substr(at, eq - at);
   ssa.erase(ssa.find_last_not_of(' ') + 1);
   if (ssa.find(':') != std::string::npos || ssa.find(',') != std::string::npos)
     fail(at, "ops with several results are not supported, got: " + ssa);
   const std::size_t op_at = skip_space(line_, eq + 1);
+  if (op_at >= line_.size()) fail(at, "malformed op: nothing after '='");
   std::size_t op_end = op_at;
   const bool generic = line_[op_at] == '"';
-  if (generic)
-    op_end = line_.find('"', op_at + 1) + 1;
-  else
+  if (generic) {
+    op_end = line_.find('"', op_at + 1);
+    if (op_end == std::string::npos) fail(op_at, "malformed op name");
+    ++op_end;
+  } else {
     while (op_end < line_.size() && is_ident(line_[op_end]))
       ++op_end;
+  }
   const std::string op_name =
       generic ? line_.substr(op_at + 1, op_end - op_at - 2) : line_.substr(op_at, op_end - op_at);
+  const bool is_call = op_name == "call" || op_name == "func.call";
   const bool supported = op_name == "stablehlo.dot_general" || op_name == "stablehlo.dot" ||
-                         op_name == "sdy.sharding_constraint" || kUnaryElementwise.count(op_name) ||
-                         kBinaryElementwise.count(op_name);
+                         op_name == "sdy.sharding_constraint" || op_name == "stablehlo.constant" ||
+                         op_name == "stablehlo.iota" || op_name == "stablehlo.reduce" || is_call ||
+                         kElementwise.count(op_name) || kLayout.count(op_name) || kDataMovement.count(op_name);
+  if (op_name == "stablehlo.custom_call") {
+    const auto [target, t_at] = symbol_at(line_, op_end);
+    fail(op_at, "unsupported op \"stablehlo.custom_call\" (target @" + target +
+                    "): custom calls are not simulated; for a sharding, lower with Shardy (sdy.sharding_constraint)");
+  }
+  if (op_name == "sdy.manual_computation")
+    fail(op_at,
+         "unsupported op \"sdy.manual_computation\" (manual SPMD regions with explicit collectives are not "
+         "simulated)");
   if (!supported) fail(op_at, "unsupported op \"" + op_name + "\"");
   if (generic)
     fail(op_at, "the generic op form is not read, print the module in its pretty form, got: \"" + op_name + "\"");
-  if (!in_main_ || returned_) fail(at, "op outside @main");
 
-  // Operands: `%a, %b` up to the first top-level `,` that is not followed by `%`, or the attributes.
+  // Operands: every `%name` between the op name and the type, outside quoted strings.
+  const std::size_t type_colon = find_top(" : ", op_end);
+  if (type_colon == std::string::npos) fail(op_at, "malformed op: no result type");
   std::vector<std::pair<std::string, std::size_t>> operands;
-  std::size_t i = skip_space(line_, op_end);
-  while (i < line_.size() && line_[i] == '%') {
+  for (std::size_t i = op_end; i < type_colon; ++i) {
+    if (line_[i] == '"') {
+      for (++i; i < type_colon && line_[i] != '"'; ++i)
+        if (line_[i] == '\\') ++i;
+      continue;
+    }
+    if (line_[i] != '%') continue;
     std::size_t e = i + 1;
     while (e < line_.size() && is_ident(line_[e]))
       ++e;
     operands.emplace_back(line_.substr(i, e - i), i);
-    i = skip_space(line_, e);
-    if (i < line_.size() && line_[i] == ',') i = skip_space(line_, i + 1);
+    i = e - 1;
   }
-  const std::size_t type_colon = find_top(" : ", op_end);
-  if (type_colon == std::string::npos) fail(op_at, "malformed op: no result type");
+  // The result type: after `->` in a functional type, else the last of the listed types.
   std::size_t type_at = skip_space(line_, type_colon + 3);
-  if (line_[type_at] == '(') {
-    const std::size_t arrow = line_.find("->", type_at);
+  if (type_at < line_.size() && line_[type_at] == '(') {
+    const std::size_t close = match_close(line_, type_at);
+    const std::size_t arrow = close == std::string::npos ? close : line_.find("->", close);
     if (arrow == std::string::npos) fail(type_at, "malformed op type");
     type_at = skip_space(line_, arrow + 2);
+    if (type_at < line_.size() && line_[type_at] == '(') fail(type_at, "ops with several results are not supported");
+  } else {
+    const auto parts = split_top(line_, type_at, line_.size());
+    if (!parts.empty()) type_at = parts.back().first;
   }
-  const auto [out_shape, out_dtype] = read_tensor_type(type_at);
+  const TensorType out = read_tensor_type(type_at);
   // An optional `{sdy.sharding = #sdy.sharding_per_value<[<@mesh, ...>]>}` before the type.
   std::string value_sharding;
-  if (const std::size_t attr = line_.find("sdy.sharding_per_value<[", i);
+  if (const std::size_t attr = line_.find("sdy.sharding_per_value<[", op_end);
       attr != std::string::npos && attr < type_colon)
-    value_sharding = read_sharding_text(attr + 24, out_shape.size());
+    value_sharding = read_sharding_text(attr + 24, out.shape.size());
 
-  ImportedOp op;
-  op.name = tensor_name(ssa);
-  op.stablehlo_op = op_name;
-  op.line = line_no_;
+  const std::string name = prefix + tensor_name(ssa);
+  if (scope.count(ssa)) fail(at, "value defined twice, got: " + ssa);
+  if (module_.ops.size() > 200000) fail(op_at, "more than 200000 ops after inlining calls");
   auto need = [&](std::size_t n) {
     if (operands.size() != n)
       fail(op_at,
            "\"" + op_name + "\" takes " + std::to_string(n) + " operand(s), got: " + std::to_string(operands.size()));
   };
+  auto operand = [&](std::size_t k) -> Value& { return value(operands[k].second, operands[k].first, scope); };
+  // A value that holds no op's output: a constant or a layout op's result.
+  auto derived = [&](const TensorSharding& sharding) {
+    Value v;
+    v.name = name;
+    v.shape = out.shape;
+    v.element = out.element;
+    v.dtype = out.dtype;
+    v.sharding = sharding;
+    v.stablehlo_op = op_name;
+    v.line = line_no_;
+    return v;
+  };
+  auto add_op = [&](ImportedOp op) {
+    op.stablehlo_op = op_name;
+    op.line = line_no_;
+    if (op.out.empty()) op.out = op.name;
+    if (!names_.insert(op.out).second) fail(op_at, "the scenario name \"" + op.out + "\" is used twice");
+    module_.ops.push_back(op);
+    return static_cast<int>(module_.ops.size()) - 1;
+  };
+  auto given = [&]() {
+    return value_sharding.empty() ? std::nullopt : std::optional(parse_shardy_sharding(value_sharding));
+  };
+
+  if (op_name == "stablehlo.constant" || op_name == "stablehlo.iota") {
+    need(0);
+    Value v = derived(given().value_or(replicated(out.shape.size())));
+    v.constant = true;
+    scope[ssa] = v;
+    return;
+  }
+  if (is_call) {
+    const auto [callee, callee_at] = symbol_at(line_, op_end);
+    const auto it = functions_.find(callee);
+    if (callee_at == std::string::npos || it == functions_.end()) fail(op_at, "call of an unknown function @" + callee);
+    if (callee == "main") fail(op_at, "call of @main");
+    if (depth + 1 > kMaxCallDepth)
+      fail(op_at, "calls nested deeper than " + std::to_string(kMaxCallDepth) + " (recursion?), got: @" + callee);
+    const std::size_t here = cur_;
+    std::vector<Value> args;
+    for (std::size_t k = 0; k < operands.size(); ++k)
+      args.push_back(operand(k));
+    const Function& fn = it->second;
+    set_line(fn.sig);
+    const auto [fname, f_at] = symbol_at(line_, 0);
+    const std::size_t open = line_.find('(', f_at);
+    const std::size_t close = open == std::string::npos ? open : match_close(line_, open);
+    if (close == std::string::npos) fail(f_at, "malformed signature (it must fit on one line)");
+    const auto params = signature_arguments(line_, open, close);
+    if (params.size() != args.size())
+      fail(f_at, "@" + callee + " takes " + std::to_string(params.size()) + " arguments, the call at line " +
+                     std::to_string(here + 1) + " passes " + std::to_string(args.size()));
+    Scope inner;
+    for (std::size_t k = 0; k < params.size(); ++k) {
+      if (params[k].ssa.empty() || line_[params[k].col] != '%')
+        fail(params[k].col, "malformed argument, got: " + line_.substr(params[k].col, params[k].end - params[k].col));
+      const TensorType type = read_tensor_type(skip_space(line_, params[k].col + params[k].ssa.size() + 1));
+      if (type.shape != args[k].shape)
+        fail(params[k].col, "argument " + params[k].ssa + " has shape " + shape_text(type.shape) +
+                                ", the call at line " + std::to_string(here + 1) + " passes " +
+                                shape_text(args[k].shape));
+      const std::size_t attr = line_.find("sharding", params[k].col);
+      if (attr != std::string::npos && attr < params[k].end)
+        fail(attr, "shardings on a private function's arguments are not read");
+      inner[params[k].ssa] = args[k];
+    }
+    if (!value_sharding.empty()) fail(op_at, "a sharding on a call's result is not read");
+    const auto results = run_body(fn, inner, name + "_", depth + 1);
+    set_line(here);
+    if (results.size() != 1)
+      fail(op_at, "@" + callee + " returns " + std::to_string(results.size()) + " values; calls with one result only");
+    if (results[0].shape != out.shape) fail(type_at, "the call's result type differs from @" + callee + "'s");
+    scope[ssa] = results[0];
+    return;
+  }
   if (op_name == "stablehlo.dot_general" || op_name == "stablehlo.dot") {
     need(2);
-    const Value& lhs = value(operands[0].second, operands[0].first);
-    const Value& rhs = value(operands[1].second, operands[1].first);
+    Value& lhs = operand(0);
+    Value& rhs = operand(1);
     auto dims = [&](const std::string& key) -> std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> {
-      const std::size_t k = line_.find(key + " = [", i);
+      const std::size_t k = line_.find(key + " = [", op_end);
       if (k == std::string::npos || k > type_colon) return {};
       const std::size_t l_open = k + key.size() + 3;
       const std::size_t l_close = line_.find(']', l_open);
-      const std::size_t x = line_.find("x [", l_close);
+      const std::size_t x = l_close == std::string::npos ? l_close : line_.find("x [", l_close);
       if (l_close == std::string::npos || x != skip_space(line_, l_close + 1)) fail(k, "malformed " + key);
       const std::size_t r_close = line_.find(']', x + 3);
+      if (r_close == std::string::npos) fail(k, "malformed " + key);
       try {
         return {parse_int_list(line_.substr(l_open + 1, l_close - l_open - 1)),
                 parse_int_list(line_.substr(x + 3, r_close - x - 3))};
@@ -404,100 +780,491 @@ void Reader::read_op(std::size_t at) {
     pair_up(contract.first, contract.second, 2);
     std::string lhs_labels, rhs_labels, out_labels;
     std::vector<std::int64_t> computed;
+    std::vector<const DimSharding*> out_dims;  // the operand dim each result dim comes from
     for (std::size_t d = 0; d < lhs.shape.size(); ++d)
       lhs_labels += static_cast<char>('A' + d);
     char next = static_cast<char>('A' + lhs.shape.size());
     for (std::size_t d = 0; d < rhs.shape.size(); ++d)
       rhs_labels += rhs_pair[d] >= 0 ? lhs_labels[rhs_pair[d]] : next++;
-    for (const auto d : batch.first)
+    for (std::size_t k = 0; k < batch.first.size(); ++k) {
+      const auto d = batch.first[k];
       out_labels += lhs_labels[d], computed.push_back(lhs.shape[d]);
+      const DimSharding& l = lhs.sharding.dims[d];
+      out_dims.push_back(l.axes.empty() ? &rhs.sharding.dims[batch.second[k]] : &l);
+    }
     for (std::size_t d = 0; d < lhs.shape.size(); ++d)
-      if (lhs_role[d] == 0) out_labels += lhs_labels[d], computed.push_back(lhs.shape[d]);
+      if (lhs_role[d] == 0)
+        out_labels += lhs_labels[d], computed.push_back(lhs.shape[d]), out_dims.push_back(&lhs.sharding.dims[d]);
     for (std::size_t d = 0; d < rhs.shape.size(); ++d)
-      if (rhs_role[d] == 0) out_labels += rhs_labels[d], computed.push_back(rhs.shape[d]);
-    if (computed != out_shape) fail(type_at, "the result type does not match the dot_general's dims");
+      if (rhs_role[d] == 0)
+        out_labels += rhs_labels[d], computed.push_back(rhs.shape[d]), out_dims.push_back(&rhs.sharding.dims[d]);
+    if (computed != out.shape) fail(type_at, "the result type does not match the dot_general's dims");
+    // The result's sharding as Shardy would propagate it: each result dim keeps its operand dim's axes, an axis
+    // already used by an earlier dim dropped; the contracting dims' axes are summed over (podsim plans that).
+    TensorSharding propagated = replicated(out.shape.size());
+    std::set<std::string> used;
+    for (std::size_t d = 0; d < out_dims.size(); ++d)
+      for (const auto& axis : out_dims[d]->axes)
+        if (used.insert(axis.name).second)
+          propagated.dims[d].axes.push_back(axis);
+        else
+          break;
+    materialize(lhs, operands[0].second);
+    materialize(rhs, operands[1].second);
+    ImportedOp op;
     op.kind = ImportedOpKind::matmul;
+    op.name = name;
     op.lhs = lhs.tensor;
     op.rhs = rhs.tensor;
     op.einsum = lhs_labels + "," + rhs_labels + "->" + out_labels;
     op.sharding = value_sharding;
-    values_[ssa] = Value{op.name, out_shape, lhs.dtype, op.name, module_.ops.size()};
-    module_.ops.push_back(op);
+    op.after = after_of({&lhs, &rhs}, {});
+    const std::string lhs_dtype = lhs.dtype;
+    const int index = add_op(op);
+    Value v = derived(given().value_or(propagated));
+    v.tensor = v.writer = name;
+    v.dtype = lhs_dtype;
+    if (value_sharding.empty()) {
+      v.pending = index;
+      pinned_[index] = print_shardy_sharding(propagated);
+    }
+    scope[ssa] = v;
     return;
   }
   if (op_name == "sdy.sharding_constraint") {
     need(1);
-    const Value& in = value(operands[0].second, operands[0].first);
+    Value& in = operand(0);
     const std::size_t s = line_.find('<', operands[0].second);
     if (s == std::string::npos || s > type_colon) fail(op_at, "malformed sdy.sharding_constraint: no sharding");
+    const std::string to = read_sharding_text(s, in.shape.size());
+    materialize(in, operands[0].second);
+    ImportedOp op;
     op.kind = ImportedOpKind::reshard;
+    op.name = name;
     op.lhs = in.tensor;
-    op.sharding = read_sharding_text(s, in.shape.size());
-    values_[ssa] = Value{op.name, in.shape, in.dtype, op.name, module_.ops.size()};
-    module_.ops.push_back(op);
+    op.sharding = to;
+    op.after = after_of({&in}, {});
+    add_op(op);
+    Value v = derived(parse_shardy_sharding(to));
+    v.tensor = v.writer = name;
+    v.dtype = in.dtype;
+    scope[ssa] = v;
     return;
   }
-  need(kBinaryElementwise.count(op_name) ? 2 : 1);
-  const Value& in = value(operands[0].second, operands[0].first);
-  if (in.shape != out_shape) fail(type_at, "elementwise result shape differs from the operand's");
-  if (operands.size() == 2) {
-    const Value& other = value(operands[1].second, operands[1].first);
-    if (other.shape != in.shape) fail(operands[1].second, "elementwise operands differ in shape");
-    if (!other.op.empty() && other.op != in.op) op.after.push_back(other.op);
+  if (kLayout.count(op_name)) {
+    need(1);
+    Value& in = operand(0);
+    TensorSharding sharding = in.sharding;
+    if (op_name == "stablehlo.convert" || op_name == "stablehlo.bitcast_convert") {
+      if (in.shape != out.shape) fail(type_at, op_name + " changes the shape; not read");
+    } else if (op_name == "stablehlo.transpose") {
+      const std::size_t k = line_.find("dims = [", op_end);
+      if (k == std::string::npos || k > type_colon) fail(op_at, "malformed stablehlo.transpose: no dims");
+      std::vector<std::int64_t> perm;
+      try {
+        perm = parse_int_list(line_.substr(k + 8, line_.find(']', k) - k - 8));
+      } catch (const std::exception&) {
+        fail(k, "malformed dims");
+      }
+      std::vector<bool> seen(in.shape.size(), false);
+      if (perm.size() != in.shape.size() || out.shape.size() != in.shape.size()) fail(k, "transpose dims mismatch");
+      for (std::size_t d = 0; d < perm.size(); ++d) {
+        if (perm[d] < 0 || perm[d] >= static_cast<std::int64_t>(perm.size()) || seen[perm[d]] ||
+            out.shape[d] != in.shape[perm[d]])
+          fail(k, "transpose dims mismatch");
+        seen[perm[d]] = true;
+        sharding.dims[d] = in.sharding.dims[perm[d]];
+      }
+    } else if (op_name == "stablehlo.broadcast_in_dim") {
+      const std::size_t k = line_.find("dims = [", op_end);
+      if (k == std::string::npos || k > type_colon) fail(op_at, "malformed stablehlo.broadcast_in_dim: no dims");
+      std::vector<std::int64_t> map;
+      try {
+        map = parse_int_list(line_.substr(k + 8, line_.find(']', k) - k - 8));
+      } catch (const std::exception&) {
+        fail(k, "malformed dims");
+      }
+      if (map.size() != in.shape.size()) fail(k, "broadcast dims mismatch");
+      sharding = replicated(out.shape.size());
+      sharding.replicated = in.sharding.replicated;
+      for (std::size_t d = 0; d < map.size(); ++d) {
+        if (map[d] < 0 || map[d] >= static_cast<std::int64_t>(out.shape.size()) ||
+            (in.shape[d] != 1 && in.shape[d] != out.shape[map[d]]))
+          fail(k, "broadcast dims mismatch");
+        if (in.shape[d] == out.shape[map[d]])
+          sharding.dims[map[d]] = in.sharding.dims[d];
+        else if (!in.sharding.dims[d].axes.empty())
+          fail(op_at, op_name + ": cannot derive the result's sharding: operand dim " + std::to_string(d) +
+                          " of size 1 is sharded");
+      }
+    } else {  // reshape
+      std::string why;
+      const auto r = reshape_sharding(in.shape, in.sharding, out.shape, *mesh_, why);
+      if (!r && value_sharding.empty())
+        fail(op_at, op_name + ": cannot derive the result's sharding from the operand's " +
+                        print_shardy_sharding(in.sharding) + ": " + why +
+                        "; give the result a sharding (sdy.sharding_constraint) before and after");
+      if (!r)
+        approximate(op_name, line_no_,
+                    "the result takes its given sharding " + value_sharding +
+                        " (none follows from the operand's: " + why + "); the resharding is not simulated");
+      sharding = r ? *r : *given();
+    }
+    Value v = derived(sharding);
+    if (const auto g = given(); g && *g != sharding) {
+      approximate(op_name, line_no_,
+                  "the result's sharding " + value_sharding + " differs from the one derived from the operand (" +
+                      print_shardy_sharding(sharding) + "); the resharding between them is not simulated");
+      v.sharding = *g;
+    }
+    v.pending = value_sharding.empty() ? in.pending : -1;
+    v.deps = in.deps;
+    if (!in.writer.empty()) v.deps.push_back(in.writer);
+    v.constant = in.constant;
+    scope[ssa] = v;
+    return;
   }
+  if (kDataMovement.count(op_name)) {
+    if (operands.empty()) fail(op_at, "\"" + op_name + "\" takes an operand");
+    Value& in = operand(0);
+    if (in.shape.size() != out.shape.size()) fail(type_at, op_name + ": result rank differs from the operand's");
+    std::vector<bool> moved(in.shape.size(), false);
+    for (std::size_t d = 0; d < in.shape.size(); ++d)
+      moved[d] = in.shape[d] != out.shape[d];
+    if (op_name == "stablehlo.concatenate") {
+      const std::size_t k = line_.find("dim = ", op_end);
+      if (k == std::string::npos || k > type_colon) fail(op_at, "malformed stablehlo.concatenate: no dim");
+      std::size_t d = 0;
+      try {
+        d = static_cast<std::size_t>(std::stoll(line_.substr(k + 6, 12)));
+      } catch (const std::exception&) {
+        fail(k, "malformed dim");
+      }
+      if (d >= moved.size()) fail(k, "concatenate dim out of range");
+      moved[d] = true;
+    }
+    for (std::size_t d = 0; d < moved.size(); ++d)
+      if (moved[d] && !in.sharding.dims[d].axes.empty())
+        fail(op_at, op_name + " along dim " + std::to_string(d) + ", which is sharded (" +
+                        print_shardy_sharding(in.sharding) +
+                        "): moving data across shards is not simulated; replicate that dim first");
+    Value v = derived(given().value_or(in.sharding));
+    v.pending = value_sharding.empty() ? in.pending : -1;
+    bool all_constant = true;
+    std::vector<const Value*> others;
+    for (std::size_t k = 0; k < operands.size(); ++k) {
+      all_constant = all_constant && operand(k).constant;
+      if (k) others.push_back(&operand(k));
+    }
+    if (all_constant) {
+      v.constant = true;
+      scope[ssa] = v;
+      return;
+    }
+    materialize(in, operands[0].second);
+    ImportedOp op;
+    op.kind = ImportedOpKind::elementwise;
+    op.name = name + "_copy";
+    op.lhs = in.tensor;
+    op.flops_per_element = 0;
+    op.after = after_of({&in}, others);
+    add_op(op);
+    approximate(op_name, line_no_,
+                "a memory-bound copy of the operand's shard (elementwise \"" + op.name +
+                    "\", 0 flops per element); the result's bytes are not those of the copy");
+    v.deps = {op.name};
+    scope[ssa] = v;
+    return;
+  }
+  if (op_name == "stablehlo.reduce") {
+    // `stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : ...`, or the same without
+    // `applies ...` followed by the region `reducer(%a: ..., %b: ...) { %r = stablehlo.add %a, %b ...; return }`.
+    if (operands.size() != 2 || line_.find("), (", op_end) < type_colon)
+      fail(op_at, "stablehlo.reduce of several operands (e.g. an argmax) is not read");
+    Value& in = operand(0);
+    const std::size_t k = line_.find("dimensions = [", op_end);
+    if (k == std::string::npos || k > type_colon) fail(op_at, "malformed stablehlo.reduce: no dimensions");
+    std::vector<std::int64_t> reduced;
+    try {
+      reduced = parse_int_list(line_.substr(k + 14, line_.find(']', k) - k - 14));
+    } catch (const std::exception&) {
+      fail(k, "malformed dimensions");
+    }
+    std::string body;
+    if (const std::size_t ap = line_.find("applies ", op_end); ap != std::string::npos && ap < type_colon) {
+      std::size_t e = ap + 8;
+      while (e < line_.size() && is_ident(line_[e]))
+        ++e;
+      body = line_.substr(ap + 8, e - ap - 8);
+    } else {
+      const std::size_t op_line = cur_;
+      if (cur_ + 1 >= end) fail(op_at, "stablehlo.reduce without its region");
+      set_line(cur_ + 1);
+      std::size_t r = skip_space(line_, 0);
+      if (line_.compare(r, 8, "reducer(") != 0 || brace_delta(line_) != 1)
+        fail(r, "expected the reduce's region `reducer(...) {`, got: " + line_.substr(r, 40));
+      int ops = 0;
+      while (true) {
+        if (cur_ + 1 >= end) {
+          set_line(op_line);
+          fail(op_at, "stablehlo.reduce's region is not closed");
+        }
+        set_line(cur_ + 1);
+        r = skip_space(line_, 0);
+        if (r >= line_.size() || line_.compare(r, 2, "//") == 0) continue;
+        if (line_[r] == '}') break;
+        if (line_.compare(r, 16, "stablehlo.return") == 0) continue;
+        const std::size_t b_eq = line_.find("= ", r);
+        if (line_[r] != '%' || b_eq == std::string::npos || ++ops > 1)
+          fail(r, "the reduce's region must hold one op and stablehlo.return, got: " + line_.substr(r, 60));
+        const std::size_t b_at = skip_space(line_, b_eq + 1);
+        std::size_t e = b_at;
+        while (e < line_.size() && is_ident(line_[e]))
+          ++e;
+        body = line_.substr(b_at, e - b_at);
+      }
+      if (ops != 1) fail(skip_space(line_, 0), "the reduce's region must hold one op");
+      const std::size_t last = cur_;
+      set_line(op_line);
+      cur_ = last;  // read_op's caller goes on after the region
+    }
+    std::optional<Reduction> reduction;
+    if (body == "stablehlo.add") reduction = Reduction::sum;
+    if (body == "stablehlo.maximum" || body == "stablehlo.or") reduction = Reduction::max;
+    if (body == "stablehlo.minimum" || body == "stablehlo.and") reduction = Reduction::min;
+    const bool known = reduction || body == "stablehlo.multiply" || body == "stablehlo.xor";
+    if (!known) fail(op_at, "stablehlo.reduce applying \"" + body + "\" is not read");
+    std::vector<bool> is_reduced(in.shape.size(), false);
+    for (const auto d : reduced) {
+      if (d < 0 || d >= static_cast<std::int64_t>(in.shape.size()) || is_reduced[d])
+        fail(k, "reduce dimension out of range or repeated");
+      is_reduced[d] = true;
+    }
+    TensorSharding kept = replicated(0);
+    std::vector<std::int64_t> kept_shape;
+    std::vector<AxisRef> summed;
+    for (std::size_t d = 0; d < in.shape.size(); ++d) {
+      if (is_reduced[d]) {
+        summed.insert(summed.end(), in.sharding.dims[d].axes.begin(), in.sharding.dims[d].axes.end());
+      } else {
+        kept.dims.push_back(in.sharding.dims[d]);
+        kept_shape.push_back(in.shape[d]);
+      }
+    }
+    if (kept_shape != out.shape) fail(type_at, "the reduce's result type does not match its dimensions");
+    if (!summed.empty() && !reduction)
+      fail(op_at, "stablehlo.reduce applying \"" + body + "\" over a sharded dim: podsim's collectives sum, take " +
+                      "the max or the min only");
+    Value& init = operand(1);
+    if (in.constant) {
+      Value v = derived(kept);
+      v.constant = true;
+      scope[ssa] = v;
+      return;
+    }
+    materialize(in, operands[0].second);
+    ImportedOp op;
+    op.kind = ImportedOpKind::elementwise;
+    op.name = name;
+    op.out = name + "_scratch";
+    op.lhs = in.tensor;
+    op.after = after_of({&in}, {&init});
+    const int pending = in.pending;
+    add_op(op);
+    std::string how = "an elementwise op \"" + name + "\" of 1 flop per input element (" + body +
+                      "), writing an input-shaped scratch tensor \"" + op.out + "\"";
+    Value v = derived(kept);
+    v.pending = pending;
+    v.deps = {name};
+    if (!summed.empty()) {
+      // The partial results: a program input unreduced over the summed axes, and a reshard that reduces them
+      // (podsim plans the all-reduce).
+      if (pending >= 0) pin(pending, "the reduce at line " + std::to_string(line_no_) + " sums over its sharded dims");
+      TensorSharding partial = kept;
+      partial.unreduced = summed;
+      partial.unreduced_reduction = *reduction;
+      ImportedTensor t{name + "_partial", out.shape, "", print_shardy_sharding(partial)};
+      t.dtype = need_dtype(out, type_at, op_name);
+      if (!names_.insert(t.name).second) fail(op_at, "the scenario name \"" + t.name + "\" is used twice");
+      module_.tensors.push_back(t);
+      ImportedOp finish;
+      finish.kind = ImportedOpKind::reshard;
+      finish.name = name + "_finish";
+      finish.out = name;
+      finish.lhs = t.name;
+      finish.sharding = value_sharding.empty() ? print_shardy_sharding(kept) : value_sharding;
+      finish.after = {name};
+      add_op(finish);
+      how += "; the partial results are the program input \"" + t.name + "\" (" + t.sharding + ") and the reshard \"" +
+             finish.name + "\" to " + finish.sharding + " makes podsim plan their reduction over the sharded dims";
+      v.tensor = v.writer = name;
+      v.deps.clear();
+      v.pending = -1;
+      v.dtype = t.dtype;
+      if (!value_sharding.empty()) v.sharding = parse_shardy_sharding(value_sharding);
+    } else if (const auto g = given(); g && *g != kept) {
+      how += "; the result's sharding " + value_sharding + " differs from the kept dims' (" +
+             print_shardy_sharding(kept) + "): the resharding between them is not simulated";
+      v.sharding = *g;
+      v.pending = -1;
+    }
+    approximate(op_name, line_no_, how);
+    scope[ssa] = v;
+    return;
+  }
+  // Elementwise ops: the op runs on one operand (its "primary": the first that is a tensor of the result's shape,
+  // preferring the data operands of select and clamp); the others are waited for.
+  const std::size_t arity = op_name == "stablehlo.select" || op_name == "stablehlo.clamp" ? 3
+                            : kBinary.count(op_name)                                      ? 2
+                                                                                          : 1;
+  need(arity);
+  std::vector<std::size_t> order;
+  if (op_name == "stablehlo.select")
+    order = {1, 2, 0};
+  else if (op_name == "stablehlo.clamp")
+    order = {1, 0, 2};
+  else
+    for (std::size_t k = 0; k < arity; ++k)
+      order.push_back(k);
+  int primary = -1;
+  for (int pass = 0; pass < 3 && primary < 0; ++pass)
+    for (const auto k : order) {
+      const Value& v = operand(k);
+      if (v.shape == out.shape && (pass == 2 || (pass == 0 ? !v.tensor.empty() : !v.constant))) {
+        primary = static_cast<int>(k);
+        break;
+      }
+    }
+  if (primary < 0) fail(type_at, "elementwise result shape differs from the operands'");
+  Value& in = operand(primary);
+  std::vector<const Value*> others;
+  bool all_constant = true;
+  for (std::size_t k = 0; k < arity; ++k) {
+    all_constant = all_constant && operand(k).constant;
+    if (static_cast<int>(k) != primary) others.push_back(&operand(k));
+  }
+  if (all_constant) {  // folded, as XLA does
+    Value v = derived(given().value_or(in.sharding));
+    v.constant = true;
+    scope[ssa] = v;
+    return;
+  }
+  materialize(in, operands[primary].second);
+  ImportedOp op;
   op.kind = ImportedOpKind::elementwise;
+  op.name = name;
   op.lhs = in.tensor;
-  values_[ssa] = Value{op.name, out_shape, in.dtype, op.name, module_.ops.size()};
-  module_.ops.push_back(op);
+  op.after = after_of({&in}, others);
+  const int pending = in.pending;
+  const std::string in_dtype = in.dtype;
+  const TensorSharding in_sharding = in.sharding;
+  add_op(op);
+  if (!out.dtype.empty() && out.dtype != in_dtype)
+    approximate(op_name, line_no_,
+                "the result (" + out.element + ") is held as " + in_dtype +
+                    ": podsim's elementwise op keeps its operand's dtype");
+  Value v = derived(in_sharding);
+  v.tensor = v.writer = name;
+  v.dtype = in_dtype;
+  v.pending = pending;
   if (!value_sharding.empty()) {  // the value's own sharding: a reshard of the result
     ImportedOp reshard;
     reshard.kind = ImportedOpKind::reshard;
-    reshard.name = op.name + "_sharded";
-    reshard.stablehlo_op = op_name;
-    reshard.line = line_no_;
-    reshard.lhs = op.name;
+    reshard.name = name + "_sharded";
+    reshard.lhs = name;
     reshard.sharding = value_sharding;
-    values_[ssa] = Value{reshard.name, out_shape, in.dtype, reshard.name, module_.ops.size()};
-    module_.ops.push_back(reshard);
+    add_op(reshard);
+    v.tensor = v.writer = reshard.name;
+    v.sharding = parse_shardy_sharding(value_sharding);
+    v.pending = -1;
   }
+  scope[ssa] = v;
 }
 
-// `return %a, %b : types` (or `func.return`): each result with a sharding is resharded to it; a matmul result
-// without an out_sharding takes it instead.
-void Reader::read_return(std::size_t at) {
-  if (!in_main_) fail(at, "return outside @main");
-  std::size_t i = skip_space(line_, line_.find(' ', at));
+// `return %a, %b : types` (or `func.return`) of @main: each result with a sharding is resharded to it; a matmul
+// result without an out_sharding takes it instead.
+void Reader::read_return(std::size_t at, Scope& scope) {
+  std::size_t i = skip_space(line_, line_.find(' ', at) == std::string::npos ? line_.size() : line_.find(' ', at));
   std::size_t k = 0;
   while (i < line_.size() && line_[i] == '%') {
     std::size_t e = i + 1;
     while (e < line_.size() && is_ident(line_[e]))
       ++e;
-    const Value& v = value(i, line_.substr(i, e - i));
-    std::string tensor = v.tensor;
+    Value& v = value(i, line_.substr(i, e - i), scope);
     const std::string sharding = k < result_shardings_.size() ? result_shardings_[k] : "";
-    if (!sharding.empty()) {
-      if (!v.op.empty() && module_.ops[v.op_index].kind == ImportedOpKind::matmul &&
-          module_.ops[v.op_index].sharding.empty()) {
-        module_.ops[v.op_index].sharding = sharding;
-      } else {
-        ImportedOp reshard;
-        reshard.kind = ImportedOpKind::reshard;
-        reshard.name = "result" + std::to_string(k);
-        reshard.stablehlo_op = "func.return";
-        reshard.line = line_no_;
-        reshard.lhs = v.tensor;
-        reshard.sharding = sharding;
-        module_.ops.push_back(reshard);
-        tensor = reshard.name;
-      }
+    const bool pending = v.pending >= 0 && module_.ops[v.pending].sharding.empty() &&
+                         module_.ops[v.pending].out == v.tensor && !v.tensor.empty();
+    if (!sharding.empty() && pending) {  // the returned matmul's own result takes the result's sharding
+      module_.ops[v.pending].sharding = sharding;
+    } else if (!sharding.empty()) {
+      materialize(v, i);
+      ImportedOp reshard;
+      reshard.kind = ImportedOpKind::reshard;
+      reshard.name = reshard.out = "result" + std::to_string(k);
+      reshard.stablehlo_op = "func.return";
+      reshard.line = line_no_;
+      reshard.lhs = v.tensor;
+      reshard.sharding = sharding;
+      reshard.after = after_of({&v}, {});
+      if (!names_.insert(reshard.out).second) fail(i, "the scenario name \"" + reshard.out + "\" is used twice");
+      module_.ops.push_back(reshard);
+      module_.results.push_back(reshard.out);
+      ++k;
+      i = skip_space(line_, e);
+      if (i < line_.size() && line_[i] == ',') i = skip_space(line_, i + 1);
+      continue;
     }
-    module_.results.push_back(tensor);
+    materialize(v, i);
+    module_.results.push_back(v.tensor);
     ++k;
     i = skip_space(line_, e);
     if (i < line_.size() && line_[i] == ',') i = skip_space(line_, i + 1);
   }
   returned_ = true;
-  in_main_ = false;
+}
+
+// Reads the body of `fn` (lines after its signature up to its closing `}`) in `scope`; names of its values get
+// `prefix`. Returns the values a private function returns (@main's return is read by read_return).
+std::vector<Value> Reader::run_body(const Function& fn, Scope& scope, const std::string& prefix, int depth) {
+  std::vector<Value> results;
+  bool done = false;
+  for (std::size_t i = fn.sig + 1; i < fn.end; ++i) {
+    set_line(i);
+    if (++steps_ > 2000000) fail(0, "more than 2000000 lines read after inlining calls");
+    const std::size_t at = skip_space(line_, 0);
+    if (at >= line_.size() || line_.compare(at, 2, "//") == 0) continue;
+    if (done) fail(at, "op after the function's return, got: " + line_.substr(at, 40));
+    const std::string_view rest = std::string_view(line_).substr(at);
+    auto starts = [&](std::string_view p) { return rest.substr(0, p.size()) == p; };
+    if (starts("return") || starts("func.return")) {
+      done = true;
+      if (depth == 0) {
+        read_return(at, scope);
+        continue;
+      }
+      std::size_t r = skip_space(line_, line_.find(' ', at) == std::string::npos ? line_.size() : line_.find(' ', at));
+      while (r < line_.size() && line_[r] == '%') {
+        std::size_t e = r + 1;
+        while (e < line_.size() && is_ident(line_[e]))
+          ++e;
+        results.push_back(value(r, line_.substr(r, e - r), scope));
+        r = skip_space(line_, e);
+        if (r < line_.size() && line_[r] == ',') r = skip_space(line_, r + 1);
+      }
+      continue;
+    }
+    if (starts("%")) {
+      read_op(at, scope, prefix, depth, fn.end);
+      i = cur_;
+      continue;
+    }
+    std::size_t e = at;
+    while (e < line_.size() && (is_ident(line_[e]) || line_[e] == '"'))
+      ++e;
+    fail(at, "unsupported op \"" + line_.substr(at, e - at) + "\"");
+  }
+  if (!done) throw InputError(file_, "@" + fn.name + " has no return");
+  return results;
 }
 
 ImportedModule Reader::read() {
@@ -505,39 +1272,81 @@ ImportedModule Reader::read() {
   while (pos <= text_.size()) {
     std::size_t nl = text_.find('\n', pos);
     if (nl == std::string_view::npos) nl = text_.size();
-    line_ = std::string(text_.substr(pos, nl - pos));
-    ++line_no_;
+    lines_.emplace_back(text_.substr(pos, nl - pos));
+    if (!lines_.back().empty() && lines_.back().back() == '\r') lines_.back().pop_back();
     pos = nl + 1;
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  }
+  // Pass 1: the mesh and the functions' extents (a function ends where its braces balance).
+  const Function* main = nullptr;
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    set_line(i);
     const std::size_t at = skip_space(line_, 0);
     if (at >= line_.size()) continue;
     const std::string_view rest = std::string_view(line_).substr(at);
     auto starts = [&](std::string_view p) { return rest.substr(0, p.size()) == p; };
     if (starts("//") || starts("#loc") || starts("}") || starts("module")) continue;
-    if (starts("sdy.mesh"))
+    if (starts("sdy.mesh")) {
       read_mesh(at);
-    else if (starts("func.func"))
-      read_signature(at);
-    else if (starts("return") || starts("func.return"))
-      read_return(at);
-    else if (starts("%"))
-      read_op(at);
-    else {
+      continue;
+    }
+    if (!starts("func.func")) {
       std::size_t e = at;
       while (e < line_.size() && (is_ident(line_[e]) || line_[e] == '"'))
         ++e;
       fail(at, "unsupported op \"" + line_.substr(at, e - at) + "\"");
     }
+    const auto [name, at_sign] = symbol_at(line_, at);
+    const bool is_private = line_.compare(skip_space(line_, at + 9), 7, "private") == 0;
+    if (name.empty()) fail(at, "malformed func.func: no @name");
+    if (name != "main" && !is_private)
+      fail(at, "unsupported function @" + name + " (only @main and the private functions it calls are imported)");
+    if (name == "main" && module_.mesh_name.empty())
+      fail(at, "no sdy.mesh before @main: the module must declare its mesh");
+    if (functions_.count(name)) fail(at_sign, "function @" + name + " defined twice");
+    // Shardings first: a malformed one would otherwise show as an unbalanced signature.
+    for (std::size_t s = line_.find("#sdy.sharding<"); s != std::string::npos;
+         s = line_.find("#sdy.sharding<", s + 1)) {
+      const std::size_t open = s + 13;
+      const std::size_t end = match_close(line_, open);
+      const std::string text = line_.substr(open, end == std::string::npos ? std::string::npos : end - open);
+      try {
+        parse_shardy_sharding(text);
+      } catch (const ParseError& e) {
+        fail(open + e.column() - 1, std::string("malformed sharding: ") + e.what() + ", got: " + text);
+      }
+    }
+    int depth = brace_delta(line_);
+    if (depth != 1) fail(at, "malformed signature (it must fit on one line)");
+    std::size_t j = i + 1;
+    for (; j < lines_.size(); ++j) {
+      const std::size_t b = skip_space(lines_[j], 0);
+      if (lines_[j].compare(b, 2, "//") == 0) continue;
+      depth += brace_delta(lines_[j]);
+      if (depth <= 0) break;
+    }
+    functions_[name] = Function{name, i, j};
+    if (name == "main") main = &functions_[name];
+    i = j;
   }
-  if (!main_seen_) throw InputError(file_, "no func.func @main in the module");
-  if (!returned_) throw InputError(file_, "@main has no return");
+  if (!main) throw InputError(file_, "no func.func @main in the module");
+  Scope scope;
+  set_line(main->sig);
+  read_signature(skip_space(line_, 0), scope);
+  run_body(*main, scope, "", 0);
   return module_;
 }
 
 }  // namespace
 
 ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file) {
-  return Reader(text, file).read();
+  Reader reader(text, file);
+  try {
+    return reader.read();
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {  // e.g. a number out of range, an axis the mesh does not have
+    throw InputError(reader.where(), std::string("cannot read the module: ") + e.what());
+  }
 }
 
 }  // namespace podsim::import

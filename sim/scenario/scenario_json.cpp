@@ -287,6 +287,28 @@ void read_options(const Ctx& ctx, const Json& j, ScenarioOptions& options) {
 }
 
 // The document read into a spec, section by section; then the verifier.
+// `source` (docs/scenario-format.md): where an imported scenario came from. Checked for shape, not simulated:
+// {"file": string, "format": string, "approximations": [{"op": string, "line": int >= 0, "how": string}, ...]}.
+void check_source(const Ctx& ctx, const Json& j) {
+  require_object(ctx, j, "/source");
+  require_known_keys(ctx, j, "/source", {"file", "format", "approximations"});
+  if (j.contains("file")) get_string(ctx, j.at("file"), "/source/file", false);
+  if (j.contains("format")) get_string(ctx, j.at("format"), "/source/format", false);
+  if (!j.contains("approximations")) return;
+  const Json& list = j.at("approximations");
+  if (!list.is_array()) ctx.fail("/source/approximations", "expected an array, got: " + list.dump());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string p = "/source/approximations/" + std::to_string(i);
+    require_object(ctx, list[i], p);
+    require_known_keys(ctx, list[i], p, {"op", "line", "how"});
+    for (const char* key : {"op", "line", "how"})
+      require_key(ctx, list[i], p, key);
+    get_string(ctx, list[i].at("op"), p + "/op");
+    get_int(ctx, list[i].at("line"), p + "/line", 0);
+    get_string(ctx, list[i].at("how"), p + "/how");
+  }
+}
+
 ScenarioSpec load_document(const Json& doc, const std::string& where, const std::string& folder) {
   const Ctx ctx{where, folder};
   ScenarioSpec spec;
@@ -294,7 +316,7 @@ ScenarioSpec load_document(const Json& doc, const std::string& where, const std:
   require_object(ctx, doc, "");
   require_known_keys(ctx, doc, "",
                      {"name", "description", "hardware", "slice", "mesh", "dtype", "model", "workload", "search",
-                      "price_per_chip_hour", "tensors", "program", "plans", "options", "expect"});
+                      "price_per_chip_hour", "tensors", "program", "plans", "options", "expect", "source"});
   require_key(ctx, doc, "", "name");
   require_key(ctx, doc, "", "hardware");
   // A model-level scenario may name its slices in its search section instead.
@@ -306,6 +328,7 @@ ScenarioSpec load_document(const Json& doc, const std::string& where, const std:
                                        : "missing key \"slice\"");
   spec.name = get_string(ctx, doc.at("name"), "/name");
   if (doc.contains("description")) spec.description = get_string(ctx, doc.at("description"), "/description", false);
+  if (doc.contains("source")) check_source(ctx, doc.at("source"));
   spec.hardware = read_hardware(ctx, doc.at("hardware"));
   if (doc.contains("slice")) read_slice(ctx, doc.at("slice"), spec);
   if (doc.contains("mesh")) read_mesh(ctx, doc.at("mesh"), spec);

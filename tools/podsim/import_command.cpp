@@ -67,7 +67,7 @@ void add_import_command(CLI::App& app, Action& action) {
                 << " ops on a ";
       for (std::size_t i = 0; i < slice.size(); ++i)
         std::cout << (i ? "x" : "") << slice[i];
-      std::cout << " " << opts->hardware << " slice\n";
+      std::cout << " " << opts->hardware << " slice\n" << import::approximations_text(module, opts->file);
       return 0;
     };
   });
