@@ -1,5 +1,5 @@
 // read_measurements: the measurement CSV (sim/calibrate/measurement.hpp) into typed rows. RFC 4180 records first
-// (quotes, "" for a quote, line breaks inside quotes), then each row's cells by header name, each located at
+// (csv_records.hpp), then each row's cells by header name, each located at
 // `FILE:LINE: column NAME`.
 #include <algorithm>
 #include <array>
@@ -11,83 +11,14 @@
 #include "models/common/error.hpp"
 #include "models/common/shown_text.hpp"
 #include "models/common/units.hpp"
+#include "sim/calibrate/csv_records.hpp"
 #include "sim/calibrate/measurement.hpp"
 
 namespace podsim {
 namespace {
 
-// One CSV record: its cells and the 1-based line it starts on.
-struct Record {
-  int line = 0;
-  std::vector<std::string> cells;
-};
-
 std::string where(const std::string& file, int line) {
   return file + ":" + std::to_string(line);
-}
-
-// Splits `text` into records (RFC 4180). A line holding nothing is skipped; a quote left open is an error at the
-// line it opened on.
-std::vector<Record> split_records(std::string_view text, const std::string& file) {
-  std::vector<Record> records;
-  Record record;
-  std::string cell;
-  int line = 1;
-  record.line = 1;
-  bool quoted = false, cell_was_quoted = false, any = false;
-  int quote_line = 0;
-  const auto end_record = [&] {
-    if (any || !record.cells.empty() || !cell.empty()) {
-      record.cells.push_back(std::move(cell));
-      records.push_back(std::move(record));
-    }
-    record = Record{};
-    cell.clear();
-    any = false;
-    cell_was_quoted = false;
-  };
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
-          cell += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else {
-        if (c == '\n') ++line;
-        cell += c;
-      }
-      continue;
-    }
-    if (c == '"') {
-      if (!cell.empty() || cell_was_quoted)
-        throw InputError(where(file, line), "a quote may only open a field, got: " + cut_shown(cell + "\""));
-      quoted = cell_was_quoted = any = true;
-      quote_line = line;
-    } else if (c == ',') {
-      record.cells.push_back(std::move(cell));
-      cell.clear();
-      cell_was_quoted = false;
-      any = true;
-    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
-      continue;
-    } else if (c == '\n') {
-      end_record();
-      ++line;
-      record.line = line;
-    } else {
-      if (cell_was_quoted)
-        throw InputError(where(file, line), "text after a closing quote, got: " + cut_shown(std::string(1, c)));
-      cell += c;
-      any = true;
-    }
-  }
-  if (quoted) throw InputError(where(file, quote_line), "a quoted field must be closed, got: end of file");
-  end_record();
-  return records;
 }
 
 constexpr std::array<const char*, 19> kColumns{"id",       "kind",  "quantity", "measured", "hardware", "op", "slice",
@@ -117,7 +48,7 @@ KindColumns columns_of(MeasurementKind kind) {
 // The cells of one row by column name, and errors located at the row.
 class Row {
  public:
-  Row(const std::string& file, const Record& record, const std::map<std::string, std::size_t>& columns)
+  Row(const std::string& file, const CsvRecord& record, const std::map<std::string, std::size_t>& columns)
       : file_(file), record_(record), columns_(columns) {}
 
   // The cell's text ("" when the column is absent).
@@ -172,7 +103,7 @@ class Row {
   static std::string quoted(const std::string& text) { return text.empty() ? "an empty cell" : "\"" + text + "\""; }
 
   const std::string& file_;
-  const Record& record_;
+  const CsvRecord& record_;
   const std::map<std::string, std::size_t>& columns_;
 };
 
@@ -293,9 +224,9 @@ Measurement parse_row(const Row& row, const std::string& file) {
 }  // namespace
 
 std::vector<Measurement> read_measurements(std::string_view text, const std::string& file) {
-  const std::vector<Record> records = split_records(text, file);
+  const std::vector<CsvRecord> records = split_csv_records(text, file);
   if (records.empty()) throw InputError(file, "a measurement CSV needs a header line, got: an empty file");
-  const Record& header = records.front();
+  const CsvRecord& header = records.front();
   std::map<std::string, std::size_t> columns;
   for (std::size_t i = 0; i < header.cells.size(); ++i) {
     const std::string& name = header.cells[i];
@@ -316,7 +247,7 @@ std::vector<Measurement> read_measurements(std::string_view text, const std::str
   std::vector<Measurement> rows;
   std::set<std::string> ids;
   for (std::size_t r = 1; r < records.size(); ++r) {
-    const Record& record = records[r];
+    const CsvRecord& record = records[r];
     if (record.cells.size() != header.cells.size())
       throw InputError(where(file, record.line), "a row has as many fields as the header (" +
                                                      std::to_string(header.cells.size()) +

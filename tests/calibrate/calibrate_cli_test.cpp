@@ -74,5 +74,28 @@ TEST(CalibrateCli, ABadRowIsLocatedAtItsFileLineAndColumn) {
   std::filesystem::remove(csv);
 }
 
+TEST(CalibrateCli, ReadsTheMicrobenchmarkSuitesTableGivenTheSlice) {
+  // A hand-written table in the accelerator-microbenchmarks format (data/, see microbenchmark_table_test.cpp).
+  const std::string table = std::string(PODSIM_TEST_DATA_DIR) + "/data/t_psum_H5N0RC6VYD.csv";
+  const CliRun run = run_podsim("calibrate " + table + " --hardware tpu-v5e --slice 4x4");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("psum-ici-8192"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("skipped " + table + ":3: the DCN measurement (dcn_size 2)"), std::string::npos) << run.out;
+  const CliRun no_slice = run_podsim("calibrate " + table + " --hardware tpu-v5e");
+  EXPECT_EQ(no_slice.code, 2);
+  EXPECT_NE(no_slice.err.find("give the slice they ran on (--slice)"), std::string::npos) << no_slice.err;
+  const CliRun bad_slice = run_podsim("calibrate " + table + " --hardware tpu-v5e --slice 4xq");
+  EXPECT_EQ(bad_slice.code, 2);
+  EXPECT_EQ(bad_slice.err.rfind("error: --slice: ", 0), 0u) << bad_slice.err;
+  const auto csv =
+      std::filesystem::temp_directory_path() / ("podsim-calibrate-slice-" + std::to_string(getpid()) + ".csv");
+  std::ofstream(csv) << "id,kind,measured,op,slice,axes,bytes\n"
+                        "a,collective,680us,all-gather,8x4,Y,33554432\n";
+  const CliRun csv_slice = run_podsim("calibrate " + csv.string() + " --hardware tpu-v5e --slice 4x4");
+  EXPECT_EQ(csv_slice.code, 2);
+  EXPECT_EQ(csv_slice.err.rfind("error: --slice: only a microbenchmark suite table takes it", 0), 0u) << csv_slice.err;
+  std::filesystem::remove(csv);
+}
+
 }  // namespace
 }  // namespace podsim

@@ -1,6 +1,7 @@
-// `podsim calibrate MEASUREMENTS.csv --hardware PRESET [-o OVERLAY.json] [--json]`: fits the calibration the
-// measurement rows constrain (docs/hardware-model.md, "Calibration"), prints every row before and after, and writes
-// an overlay usable wherever a preset file is (`podsim collective --hardware OVERLAY.json`, a scenario's
+// `podsim calibrate MEASUREMENTS.csv --hardware PRESET [-o OVERLAY.json] [--json] [--slice SHAPE] [--benchmark NAME]`:
+// fits the calibration the measurement rows constrain (a measurement CSV, or a table of the accelerator-microbenchmarks
+// suite, told apart by its header) (docs/hardware-model.md, "Calibration"), prints every row before and after, and
+// writes an overlay usable wherever a preset file is (`podsim collective --hardware OVERLAY.json`, a scenario's
 // "hardware": "OVERLAY.json").
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 
 #include "models/common/error.hpp"
 #include "sim/calibrate/calibration_fit.hpp"
+#include "sim/calibrate/microbenchmark_table.hpp"
 #include "sim/report/calibration_report.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/json_text.hpp"
@@ -20,6 +22,8 @@ struct CalibrateFlags {
   std::string measurements;
   std::string hardware;
   std::string output;
+  std::string slice;
+  std::string benchmark;
   bool json = false;
 };
 
@@ -42,16 +46,36 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   cmd->add_option("--hardware", flags->hardware, "Preset name or file the measurements were taken on")->required();
   cmd->add_option("-o,--output", flags->output, "Write the overlay (a hardware file: base preset + calibration)");
   cmd->add_flag("--json", flags->json, "Print one JSON object (schema podsim/1)");
+  cmd->add_option(
+      "--slice", flags->slice,
+      "Microbenchmark suite tables: the slice its collective rows ran on (e.g. 4x4; they give only ici_size)");
+  cmd->add_option(
+      "--benchmark", flags->benchmark,
+      "Microbenchmark suite tables: the benchmark (default: from the file name t_BENCHMARK_XXXXXXXXXX.csv)");
   cmd->callback([&action, flags] {
     action = [flags] {
       const HardwarePreset preset = load_hardware_preset_full(flags->hardware);
       const std::optional<std::string> text = read_json_file(flags->measurements);
       if (!text) throw InputError(flags->measurements, "cannot open file");
-      const std::vector<Measurement> rows = read_measurements(*text, flags->measurements);
+      std::vector<Measurement> rows;
+      std::vector<std::string> skipped;
+      if (is_microbenchmark_table(*text)) {
+        MicrobenchmarkOptions options;
+        options.benchmark = flags->benchmark;
+        if (!flags->slice.empty()) options.slice = located("--slice", [&] { return parse_shape(flags->slice); });
+        MicrobenchmarkTable table = read_microbenchmark_table(*text, flags->measurements, options);
+        rows = std::move(table.rows);
+        skipped = std::move(table.skipped);
+      } else {
+        if (!flags->slice.empty() || !flags->benchmark.empty())
+          throw InputError(flags->slice.empty() ? "--benchmark" : "--slice",
+                           "only a microbenchmark suite table takes it (a measurement CSV names its own), got: " +
+                               flags->measurements);
+        rows = read_measurements(*text, flags->measurements);
+      }
       // A file may hold rows of several chips and scenario rows (for podsim validate): the fit takes the rows of
       // --hardware's preset (or naming none) of kind collective, matmul or copy, and says which it skipped.
       std::vector<Measurement> used;
-      std::vector<std::string> skipped;
       for (const Measurement& row : rows) {
         if (row.kind == MeasurementKind::scenario)
           skipped.push_back(row.id + " (a scenario row: podsim validate predicts it)");
