@@ -217,11 +217,21 @@ std::vector<ValidationRow> evaluate_validation(const std::vector<std::string>& d
       rows.push_back(std::move(row));
     }
   }
-  for (const auto& [dir, notes] : notes_by_dir)
+  // A note without a row is stale only when its folder was read whole (a file named alone leaves its siblings out).
+  const auto folder_key = [](const std::string& dir) {
+    fs::path normal = fs::path(dir.empty() ? "." : dir).lexically_normal();
+    return (normal.has_filename() ? normal : normal.parent_path()).string();
+  };
+  std::set<std::string> whole;
+  for (const auto& dir : dirs)
+    if (fs::is_directory(dir)) whole.insert(folder_key(dir));
+  for (const auto& [dir, notes] : notes_by_dir) {
+    if (!whole.count(folder_key(dir))) continue;
     for (const auto& [id, note] : notes)
       if (!first_seen.count(id))
         throw InputError((fs::path(dir.empty() ? "." : dir) / "notes.json").string() + ": /" + id,
                          "no row has this id, got: " + id);
+  }
   for (const auto& id : only)
     if (!first_seen.count(id)) throw InputError("--rows", "no row has this id, got: " + id);
   std::vector<ValidationRow> out;

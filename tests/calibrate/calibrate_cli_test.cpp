@@ -74,6 +74,16 @@ TEST(CalibrateCli, ABadRowIsLocatedAtItsFileLineAndColumn) {
   std::filesystem::remove(csv);
 }
 
+TEST(CalibrateCli, AnUnknownPresetIsLocatedAtTheFlag) {
+  const std::string csv = std::string(PODSIM_SOURCE_DIR) + "/validation/scaling-book.csv";
+  const CliRun run = run_podsim("calibrate " + csv + " --hardware tpu-v9");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err.rfind("error: --hardware: unknown preset \"tpu-v9\" (known: ", 0), 0u) << run.err;
+  const CliRun file = run_podsim("calibrate " + csv + " --hardware no-such-dir/mine.json");
+  EXPECT_EQ(file.code, 2);
+  EXPECT_EQ(file.err.rfind("error: --hardware: no-such-dir/mine.json: cannot open file", 0), 0u) << file.err;
+}
+
 TEST(CalibrateCli, ReadsTheMicrobenchmarkSuitesTableGivenTheSlice) {
   // A hand-written table in the accelerator-microbenchmarks format (data/, see microbenchmark_table_test.cpp).
   const std::string table = std::string(PODSIM_TEST_DATA_DIR) + "/data/t_psum_H5N0RC6VYD.csv";

@@ -14,6 +14,7 @@
 #include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/json_text.hpp"
 #include "tools/podsim/command.hpp"
+#include "tools/podsim/flags.hpp"
 
 namespace podsim::cli {
 namespace {
@@ -54,7 +55,7 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       "Microbenchmark suite tables: the benchmark (default: from the file name t_BENCHMARK_XXXXXXXXXX.csv)");
   cmd->callback([&action, flags] {
     action = [flags] {
-      const HardwarePreset preset = load_hardware_preset_full(flags->hardware);
+      const HardwarePreset preset = cli::hardware_flag([&] { return load_hardware_preset_full(flags->hardware); });
       const std::optional<std::string> text = read_json_file(flags->measurements);
       if (!text) throw InputError(flags->measurements, "cannot open file");
       std::vector<Measurement> rows;

@@ -68,7 +68,7 @@ std::variant<std::uint64_t, CollectiveQuery::Tensor> size_of(const CollectiveFla
 // The flags' text as the typed query; each parse failure is located at its flag.
 CollectiveQuery collective_query(const CollectiveFlags& flags) {
   CollectiveQuery query;
-  query.hardware = located("--hardware", [&] { return load_hardware_preset(flags.hardware); });
+  query.hardware = cli::hardware_flag([&] { return load_hardware_preset(flags.hardware); });
   if (flags.uncalibrated) query.hardware.calibration.reset();
   if (flags.link_bandwidth)
     query.link_bandwidth_Bps = located("--link-bw", [&] { return parse_bandwidth(*flags.link_bandwidth); });

@@ -6,6 +6,7 @@
 
 #include "models/common/error.hpp"
 #include "models/common/field_error.hpp"
+#include "sim/scenario/hardware_json.hpp"
 
 namespace podsim::cli {
 
@@ -14,6 +15,18 @@ template <typename Field>
 InputError at_flag(const FieldError<Field>& error, const std::string& flag, const std::string& hint = "") {
   return InputError(flag, error.message() + hint, error.parse() ? InputError::Stage::parse : InputError::Stage::verify,
                     error.column());
+}
+
+// What `load` (a preset loader given the --hardware flag's value) returns; an unknown preset or a missing preset file
+// is located at --hardware, and any other error as `located` does.
+template <typename Load>
+auto hardware_flag(Load&& load) -> decltype(load()) {
+  try {
+    return located("--hardware", load);
+  } catch (const PresetNotFoundError& error) {
+    // By name: the message lists the known presets; a file: it names the file.
+    throw InputError("--hardware", error.where() == "hardware" ? error.message() : std::string(error.what()));
+  }
 }
 
 }  // namespace podsim::cli
