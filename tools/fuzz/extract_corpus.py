@@ -2,7 +2,8 @@
 """Writes the fuzzers' seed corpora (tools/fuzz/corpus/<target>/) from the tests and the shipped files.
 
 Text targets take the string literals of their test files that look like their notation; the scenario and
-hardware targets take the shipped scenarios and presets and the loader tests' case files. Each seed is one
+hardware targets take the shipped scenarios and presets and the loader tests' case files; the stablehlo target
+takes the importer's test modules. Each seed is one
 file named after its content's hash, so rerunning the script adds new seeds and keeps the old ones.
 """
 import hashlib
@@ -73,6 +74,8 @@ def main():
         write("hardware", path.read_bytes())
     for text in COLLECTIVE_SEEDS:
         write("collective", text)
+    for path in sorted((ROOT / "tests" / "import" / "data").glob("*.mlir")):
+        write("stablehlo", path.read_bytes())
     for folder in sorted(CORPUS.iterdir()):
         print(f"{folder.name}: {len(list(folder.iterdir()))} seeds")
 
