@@ -5,7 +5,7 @@
 # and 0,1; sequential and concurrent multi-axis: the mesh ones fall back to the full simulation), five algorithms on
 # 4x4 and 8x4, a two-slice all-reduce over the DCN, the 8x8x8 concurrent mesh all-reduce; and `podsim run` with
 # --format json and --format csv on every shipped scenario (scenarios/**.json; the plan scenarios exit 2 there, which
-# is compared too).
+# is compared too). Both binaries are copied first, so rebuilding either during the run does not matter.
 # Usage: scripts/compare_outputs.sh OLD_BIN NEW_BIN [WORK_DIR]
 #   e.g. scripts/compare_outputs.sh /work/main/build/podsim build/podsim
 # Exit code: 0 when every output is identical, 1 when some differ, 2 on bad usage.
@@ -17,7 +17,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 for bin in "$old" "$new"; do
   [[ -x $bin ]] || { echo "error: $bin: not an executable" >&2; exit 2; }
 done
-mkdir -p "$work/old" "$work/new"
+mkdir -p "$work/old" "$work/new" "$work/bin"
+# Snapshots: a build that is relinked during the comparison would otherwise mix two versions.
+cp "$old" "$work/bin/old" && cp "$new" "$work/bin/new" || exit 2
+old=$work/bin/old new=$work/bin/new
 
 cases=()  # one line per case: a name, a tab, the podsim arguments (LINKS stands for the CSV path)
 add() { cases+=("$1"$'\t'"$2"); }
