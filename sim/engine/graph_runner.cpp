@@ -6,7 +6,7 @@
 // while keeping few receives pending per actor. A transfer no task on its destination waits for goes through the
 // same mailbox, and its sender posts the matching receive itself and waits on that. (Not a host-to-host
 // Comm::sendto_async: SimGrid 3.32 keeps those, like detached comms, in maestro's list of activities, and removing
-// each one at its end scans the list: O(transfers in flight) per transfer, 7 % of a 4096-chip all-reduce.)
+// each one at its end scans the list: O(transfers in flight) per transfer, 7 to 8.5 % of a 4096-chip all-reduce.)
 //
 // Latency: SimGrid's maxmin solver weights a flow by its route's latency (network_config.hpp), so every route of
 // the platform has the same latency L0, the least of the graph's transfers (RouteZone). A transfer over a route
