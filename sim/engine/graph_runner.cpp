@@ -1,9 +1,12 @@
 // One SimGrid actor per chip executes the chip's tasks: a task starts when all its dependencies have completed,
 // as seen from its chip. Computes run as execs on the chip's host. A transfer whose completion the destination
 // chip needs (a task there depends on it) goes through the destination's eager mailbox and is matched by task
-// id; other transfers are host-to-host comms. A chip posts the receive for an incoming transfer when a task
-// waiting on it has no other dependency left: it then observes the transfer at max(post time, transfer end),
-// which is exactly when that task can start, while keeping few receives pending per actor.
+// id. A chip posts the receive for an incoming transfer when a task waiting on it has no other dependency left:
+// it then observes the transfer at max(post time, transfer end), which is exactly when that task can start,
+// while keeping few receives pending per actor. A transfer no task on its destination waits for goes through the
+// same mailbox, and its sender posts the matching receive itself and waits on that. (Not a host-to-host
+// Comm::sendto_async: SimGrid 3.32 keeps those, like detached comms, in maestro's list of activities, and removing
+// each one at its end scans the list: O(transfers in flight) per transfer, 7 to 8.5 % of a 4096-chip all-reduce.)
 //
 // Latency: SimGrid's maxmin solver weights a flow by its route's latency (network_config.hpp), so every route of
 // the platform has the same latency L0, the least of the graph's transfers (RouteZone). A transfer over a route
@@ -85,12 +88,22 @@ Lists make_lists(std::size_t num_keys,
 }
 
 // The activities one chip actor waits on, each tagged task * 2 (its send or compute) or task * 2 + 1 (a receive).
+// Also the sends of transfers the actor receives itself, held until their receive completes.
 struct Pending {
   std::vector<sg4::ActivityPtr> activities;
   std::vector<std::int64_t> tags;
+  std::vector<std::pair<TaskId, sg4::CommPtr>> held;
   void add(sg4::ActivityPtr activity, std::int64_t tag) {
     activities.push_back(std::move(activity));
     tags.push_back(tag);
+  }
+  void release(TaskId transfer) {
+    for (std::size_t k = 0; k < held.size(); ++k)
+      if (held[k].first == transfer) {
+        held[k] = std::move(held.back());
+        held.pop_back();
+        return;
+      }
   }
 };
 
@@ -129,9 +142,10 @@ class GraphRunner {
   }
   void chip_main(ChipId chip);
   void start(ChipId chip, TaskId id, Pending& pending, std::vector<Observation>& work, std::vector<Deferred>& deferred);
-  void send(ChipId chip, TaskId id, Pending& pending);
+  void send(TaskId id, Pending& pending);
   std::int64_t wait(Pending& pending, std::vector<Deferred>& deferred);
   void post_receives(ChipId chip, TaskId id, Pending& pending);
+  sg4::CommPtr receive_init(sg4::Mailbox* mailbox, TaskId transfer);
   void drain(ChipId chip, Pending& pending, std::vector<Observation>& work, std::vector<Deferred>& deferred);
   std::uint64_t simulated_bytes(const Task& transfer) const;
 
@@ -223,7 +237,7 @@ void GraphRunner::chip_main(ChipId chip) {
         std::pop_heap(deferred.begin(), deferred.end(), later);
         const TaskId id = deferred.back().task;
         deferred.pop_back();
-        send(chip, id, pending);
+        send(id, pending);
       }
       continue;
     }
@@ -236,7 +250,10 @@ void GraphRunner::chip_main(ChipId chip) {
     const auto id = static_cast<TaskId>(tag >> 1);
     const bool received = (tag & 1) != 0;
     // The sender records the end: a receive posted late completes after the transfer did.
-    if (!received) end_s_[static_cast<std::size_t>(id)] = sg4::Engine::get_clock();
+    if (!received) {
+      end_s_[static_cast<std::size_t>(id)] = sg4::Engine::get_clock();
+      pending.release(id);
+    }
     work.push_back({id, received});
     drain(chip, pending, work, deferred);
   }
@@ -291,24 +308,37 @@ void GraphRunner::start(ChipId chip, TaskId id, Pending& pending, std::vector<Ob
     deferred.push_back({now + excess, now, excess, id});
     std::push_heap(deferred.begin(), deferred.end(), later);
   } else {
-    send(chip, id, pending);
+    send(id, pending);
   }
 }
 
 // Sends a transfer whose latency beyond L0 has passed.
-void GraphRunner::send(ChipId chip, TaskId id, Pending& pending) {
+void GraphRunner::send(TaskId id, Pending& pending) {
   const auto at = static_cast<std::size_t>(id);
   const Task& todo = task(id);
   const std::int64_t tag = std::int64_t{id} * 2;
+  sg4::Mailbox* mailbox = mailboxes_[static_cast<std::size_t>(todo.dst_chip)];
+  sg4::CommPtr comm = mailbox->put_init(tag_of(id), simulated_bytes(todo));
+  comm->set_data(tag_of(id));
+  comm->start();
   if (via_mailbox_[at] != 0) {
-    sg4::CommPtr comm =
-        mailboxes_[static_cast<std::size_t>(todo.dst_chip)]->put_init(tag_of(id), simulated_bytes(todo));
-    comm->set_data(tag_of(id));
-    comm->start();
     pending.add(comm, tag);
   } else {
-    pending.add(sg4::Comm::sendto_async(zone_.host(chip), zone_.host(todo.dst_chip), simulated_bytes(todo)), tag);
+    // No task on the destination waits for it: its sender receives it, the send held until then (SimGrid reports
+    // an s4u comm freed while it runs).
+    pending.held.emplace_back(id, comm);
+    pending.add(receive_init(mailbox, id), tag);
   }
+}
+
+// A started receive on `mailbox` that matches only the send of `transfer`.
+sg4::CommPtr GraphRunner::receive_init(sg4::Mailbox* mailbox, TaskId transfer) {
+  sg4::CommPtr comm = mailbox->get_init();
+  comm->set_dst_data(&sink_, sizeof(void*));
+  (*comm).*comm_match_fun() = same_task;
+  comm->set_data(tag_of(transfer));
+  comm->start();
+  return comm;
 }
 
 // The bytes the links carry for `transfer`: its own, or bytes / efficiency(bytes) under a link-efficiency curve
@@ -327,12 +357,7 @@ void GraphRunner::post_receives(ChipId chip, TaskId id, Pending& pending) {
     const auto at = static_cast<std::size_t>(dep);
     if (!incoming_for(task(dep), chip) || receive_posted_[at] != 0) continue;
     receive_posted_[at] = 1;
-    sg4::CommPtr comm = mailboxes_[static_cast<std::size_t>(chip)]->get_init();
-    comm->set_dst_data(&sink_, sizeof(void*));
-    (*comm).*comm_match_fun() = same_task;
-    comm->set_data(tag_of(dep));
-    comm->start();
-    pending.add(comm, std::int64_t{dep} * 2 + 1);
+    pending.add(receive_init(mailboxes_[static_cast<std::size_t>(chip)], dep), std::int64_t{dep} * 2 + 1);
   }
 }
 

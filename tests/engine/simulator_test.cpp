@@ -1,5 +1,6 @@
 // simulate() against hand-worked alpha-beta numbers: one transfer over k hops, ring all-gathers, max-min sharing,
-// computes, dependency chains, out-of-order arrivals, and running several simulations from one process.
+// computes, dependency chains, out-of-order arrivals, transfers no task on their destination waits for, and
+// running several simulations from one process.
 #include "sim/engine/simulator.hpp"
 
 #include <gtest/gtest.h>
@@ -131,6 +132,33 @@ TEST(Simulator, ATaskWaitsOnlyForItsOwnIncomingTransfer) {
   const double big_end = 3e-6 + (1e9 - 1e3) / 1e9;
   expect_close(result.tasks[static_cast<std::size_t>(big)].end_s, big_end);
   expect_close(result.tasks[static_cast<std::size_t>(on_big)].start_s, big_end);
+}
+
+TEST(Simulator, TransfersNoTaskOnTheDestinationWaitsForShareTheLinkExactly) {
+  // Line 0 -> 1, W = 1e9 B/s, alpha = 1 us. At t = 0 chip 0 sends A (1e8 B, nothing on chip 1 waits for it) and
+  // B (2e8 B, a compute on chip 1 waits for it); C (1e3 B, nothing on chip 1 waits for it) follows A on chip 0.
+  // A and B get W/2 from 1 us: A ends at 1 us + 0.2 s. C starts then, and from 0.2 s + 2 us shares with B:
+  // 2e3 / 1e9 = 2 us, so C ends at 0.2 s + 4 us. B sent 1e8 B by A's end, 1e3 B alone during C's latency and
+  // 1e3 B during C's bandwidth phase: it ends at 0.2 s + 4 us + (1e8 - 2e3) / 1e9 = 0.3 s + 2 us. The compute
+  // (5e10 flop at 1e12 flop/s) runs from B's end for 0.05 s.
+  NetworkSpec network = line_network(2, 1e9, 1e-6);
+  network.chip_flops = 1e12;
+  EventGraph graph;
+  graph.num_chips = 2;
+  const TaskId a = graph.add(transfer(0, 1, 100000000));
+  const TaskId b = graph.add(transfer(0, 1, 200000000));
+  const TaskId c = graph.add(transfer(0, 1, 1000, {a}));
+  const TaskId on_b = graph.add(compute(1, 5e10, {b}));
+  const SimulationResult result = simulate(network, graph);
+  const auto at = [&](TaskId id) { return result.tasks[static_cast<std::size_t>(id)]; };
+  expect_close(at(a).end_s, 0.2 + 1e-6);
+  expect_close(at(c).start_s, 0.2 + 1e-6);
+  expect_close(at(c).end_s, 0.2 + 4e-6);
+  expect_close(at(b).end_s, 0.3 + 2e-6);
+  expect_close(at(on_b).start_s, 0.3 + 2e-6);
+  expect_close(at(on_b).end_s, 0.35 + 2e-6);
+  EXPECT_EQ(result.links[0].messages, 3u);
+  EXPECT_EQ(result.links[0].bytes, 300001000u);
 }
 
 TEST(Simulator, ATransferWithinAChipTakesNoTime) {

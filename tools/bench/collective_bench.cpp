@@ -6,6 +6,7 @@
 // (quotient_*); the full-path ring all-gather on one wrapped dimension (ring_all_gather_full); and the book model's
 // evaluations per second.
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdint>
@@ -41,6 +42,15 @@ double status_bytes(const std::string& field) {
   return 0;
 }
 
+// User plus system CPU seconds of this process (RUSAGE_SELF) or of its waited-for children (RUSAGE_CHILDREN): the
+// simulation children's CPU time varies less with the machine's load than wall time.
+double cpu_seconds(int who) {
+  rusage usage{};
+  getrusage(who, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 CollectiveRequest torus_request(const Slice& slice, CollectiveKind op) {
   const MeshMapping mapping(default_mesh(slice), slice);
   CollectiveRequest request;
@@ -59,11 +69,12 @@ void run_collective(benchmark::State& state, CollectiveKind op) {
   const NetworkSpec network = slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
   const CollectiveRequest request = torus_request(slice, op);
   const bool fast = state.range(3) != 0;
-  double wall_s = 0, makespan_s = 0, child_growth = 0;
+  double wall_s = 0, child_wall_s = 0, parent_cpu_s = 0, child_cpu_s = 0, makespan_s = 0, child_growth = 0;
   std::uint64_t messages = 0, simulated = 0;
   bool symmetric = false;
   for (auto _ : state) {
     const auto began = std::chrono::steady_clock::now();
+    const double self_cpu = cpu_seconds(RUSAGE_SELF), children_cpu = cpu_seconds(RUSAGE_CHILDREN);
     SimulatedCollective run;
     if (fast) {
       run = simulate_collective(network, num_chips, request);
@@ -72,6 +83,9 @@ void run_collective(benchmark::State& state, CollectiveKind op) {
       run.result = simulate(network, run.graph);
     }
     wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    child_wall_s += run.result.wall_s;
+    parent_cpu_s += cpu_seconds(RUSAGE_SELF) - self_cpu;
+    child_cpu_s += cpu_seconds(RUSAGE_CHILDREN) - children_cpu;
     messages = run.result.messages;
     simulated = run.result.simulated_tasks;
     makespan_s = run.result.makespan_s;
@@ -85,6 +99,12 @@ void run_collective(benchmark::State& state, CollectiveKind op) {
   state.counters["symmetric"] = symmetric ? 1 : 0;
   state.counters["wall_s"] = wall_s / iterations;
   state.counters["msgs_per_s"] = static_cast<double>(messages) * iterations / wall_s;
+  // The simulation child's own wall time (engine, platform, run; the symmetry path's children summed): the rest of
+  // wall_s is graph building, validation, fork and the ledger.
+  state.counters["child_wall_s"] = child_wall_s / iterations;
+  state.counters["parent_cpu_s"] = parent_cpu_s / iterations;
+  state.counters["child_cpu_s"] = child_cpu_s / iterations;
+  state.counters["msgs_per_child_cpu_s"] = static_cast<double>(messages) * iterations / child_cpu_s;
   state.counters["makespan_us"] = makespan_s * 1e6;
   // Peak resident memory above the process's start: the parent's high-water mark, and the most a simulation
   // child grew above what it shared with the parent at fork; peak_MiB, their sum, bounds the whole.
@@ -127,13 +147,17 @@ void ring_all_gather_full(benchmark::State& state) {
   request.axes = axes_groups(mapping, slice, {"X"});
   request.array_bytes = kBytes;
   request.algorithm = Algorithm::automatic;
-  double wall_s = 0, makespan_s = 0;
+  double wall_s = 0, child_wall_s = 0, parent_cpu_s = 0, child_cpu_s = 0, makespan_s = 0;
   std::uint64_t messages = 0;
   for (auto _ : state) {
     const auto began = std::chrono::steady_clock::now();
+    const double self_cpu = cpu_seconds(RUSAGE_SELF), children_cpu = cpu_seconds(RUSAGE_CHILDREN);
     const EventGraph graph = build_collective(num_chips, request);
     const SimulationResult result = simulate(network, graph);
     wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    child_wall_s += result.wall_s;
+    parent_cpu_s += cpu_seconds(RUSAGE_SELF) - self_cpu;
+    child_cpu_s += cpu_seconds(RUSAGE_CHILDREN) - children_cpu;
     messages = result.messages;
     makespan_s = result.makespan_s;
   }
@@ -142,6 +166,10 @@ void ring_all_gather_full(benchmark::State& state) {
   state.counters["messages"] = static_cast<double>(messages);
   state.counters["wall_s"] = wall_s / iterations;
   state.counters["msgs_per_s"] = static_cast<double>(messages) * iterations / wall_s;
+  state.counters["child_wall_s"] = child_wall_s / iterations;  // the simulation child alone
+  state.counters["parent_cpu_s"] = parent_cpu_s / iterations;
+  state.counters["child_cpu_s"] = child_cpu_s / iterations;
+  state.counters["msgs_per_child_cpu_s"] = static_cast<double>(messages) * iterations / child_cpu_s;
   state.counters["makespan_us"] = makespan_s * 1e6;
 }
 
@@ -161,7 +189,7 @@ void run_quotient(benchmark::State& state, CollectiveKind op) {
   const NetworkSpec network = slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
   CollectiveRequest request = torus_request(slice, op);
   request.multi_axis = state.range(3) != 0 ? MultiAxis::concurrent : MultiAxis::sequential;
-  double wall_s = 0, makespan_s = 0, child_growth = 0;
+  double wall_s = 0, child_wall_s = 0, parent_cpu_s = 0, child_cpu_s = 0, makespan_s = 0, child_growth = 0;
   std::uint64_t messages = 0, simulated = 0;
   bool taken = true;
   for (auto _ : state) {
