@@ -137,6 +137,7 @@ class Reader {
   [[noreturn]] void fail(std::size_t col, const std::string& message) const {
     throw InputError(file_ + ":" + std::to_string(line_no_) + ":" + std::to_string(col + 1), message);
   }
+  bool next_line(std::string& out);
   void read_header(std::size_t at);
   void read_computation_header(std::size_t at, bool entry);
   void read_instruction(std::size_t at);
@@ -147,6 +148,8 @@ class Reader {
   std::string file_;
   std::string line_;  // the current line, `/*...*/` comments blanked (columns stay those of the file)
   int line_no_ = 0;
+  std::size_t pos_ = 0;      // the next physical line's offset in text_
+  bool in_comment_ = false;  // inside a `/*...*/` comment spanning lines
   HloModule module_;
   HloComputation* current_ = nullptr;
   std::set<std::string> names_;  // instruction names of the current computation
@@ -350,39 +353,62 @@ void Reader::read_instruction(std::size_t at) {
   current_->instructions.push_back(std::move(ins));
 }
 
-HloModule Reader::read() {
-  std::size_t pos = 0;
-  bool in_comment = false;
-  while (pos <= text_.size()) {
-    std::size_t nl = text_.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text_.size();
-    line_ = std::string(text_.substr(pos, nl - pos));
-    ++line_no_;
-    pos = nl + 1;
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-    // Blank `/*...*/` comments (which may span lines) and a `//` comment to the end of the line, outside strings.
-    bool in_string = false;
-    for (std::size_t k = 0; k < line_.size(); ++k) {
-      if (in_comment) {
-        if (line_.compare(k, 2, "*/") == 0) {
-          line_[k] = line_[k + 1] = ' ';
-          in_comment = false;
-          ++k;
-        } else {
-          line_[k] = ' ';
-        }
-        continue;
+// The next physical line into `out`, `/*...*/` comments (which may span lines) and a `//` comment to the end of
+// the line blanked outside strings; false at the end of the text.
+bool Reader::next_line(std::string& out) {
+  if (pos_ > text_.size()) return false;
+  std::size_t nl = text_.find('\n', pos_);
+  if (nl == std::string_view::npos) nl = text_.size();
+  out = std::string(text_.substr(pos_, nl - pos_));
+  ++line_no_;
+  pos_ = nl + 1;
+  if (!out.empty() && out.back() == '\r') out.pop_back();
+  bool in_string = false;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (in_comment_) {
+      if (out.compare(k, 2, "*/") == 0) {
+        out[k] = out[k + 1] = ' ';
+        in_comment_ = false;
+        ++k;
+      } else {
+        out[k] = ' ';
       }
-      if (line_[k] == '"' && (k == 0 || line_[k - 1] != '\\')) in_string = !in_string;
-      if (in_string) continue;
-      if (line_.compare(k, 2, "/*") == 0) {
-        in_comment = true;
-        line_[k] = ' ';
-      } else if (line_.compare(k, 2, "//") == 0) {
-        line_.resize(k);
-        break;
-      }
+      continue;
     }
+    if (out[k] == '"' && (k == 0 || out[k - 1] != '\\')) in_string = !in_string;
+    if (in_string) continue;
+    if (out.compare(k, 2, "/*") == 0) {
+      in_comment_ = true;
+      out[k] = ' ';
+    } else if (out.compare(k, 2, "//") == 0) {
+      out.resize(k);
+      break;
+    }
+  }
+  return true;
+}
+
+// Whether an instruction goes on past the end of `s`: a bracket left open, or a trailing comma.
+bool continues(const std::string& s) {
+  int depth = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '"') {
+      for (++i; i < s.size() && s[i] != '"'; ++i)
+        if (s[i] == '\\') ++i;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+  }
+  std::size_t e = s.size();
+  while (e > 0 && std::isspace(static_cast<unsigned char>(s[e - 1])))
+    --e;
+  return depth > 0 || (e > 0 && s[e - 1] == ',');
+}
+
+HloModule Reader::read() {
+  while (next_line(line_)) {
     const std::size_t at = skip_space(line_, 0);
     if (at >= line_.size()) continue;
     const std::string_view rest = std::string_view(line_).substr(at);
@@ -410,9 +436,17 @@ HloModule Reader::read() {
     while (k < line_.size() && is_name_char(line_[k]))
       ++k;
     k = skip_space(line_, k);
-    if (k < line_.size() && line_[k] == '=')
+    if (k < line_.size() && line_[k] == '=') {
+      // An instruction written over several lines (as in XLA's tests) is read joined with single spaces.
+      const int first = line_no_;
+      std::string more;
+      for (int joined = 0; continues(line_) && joined < 10000 && next_line(more); ++joined)
+        line_ += " " + more.substr(skip_space(more, 0));
+      const int last = line_no_;
+      line_no_ = first;
       read_instruction(at);
-    else if (!trimmed.empty() && trimmed.back() == '{')
+      line_no_ = last;
+    } else if (!trimmed.empty() && trimmed.back() == '{')
       read_computation_header(at, false);
     else
       fail(at, "expected an instruction, a computation header or '}', got: \"" + line_.substr(at, 40) + "\"");

@@ -136,6 +136,7 @@ struct Value {
   std::string tensor;                // the scenario tensor holding it; empty: none
   std::string sharding;              // the tensor's Shardy sharding; empty: replicated with the per-device shape
   std::vector<std::int64_t> global;  // with a sharding: the tensor's global shape
+  std::string storage;               // without a tensor: a tensor holding its bytes (a view's source), or empty
   std::vector<std::string> deps;     // the scenario ops that must end before it can be read
   std::vector<Value> elements;       // a tuple's elements
   bool replicated() const { return !tensor.empty() && sharding.empty(); }
@@ -240,7 +241,8 @@ class Builder {
   std::set<std::string> tensor_names_, op_names_, noted_types_;
   std::set<std::string> compute_dtypes_;
   std::vector<HloImportNote> notes_;
-  // ENTRY parameters an all-gather reads: declared in the layout it gathers (global shape, sharding).
+  // ENTRY values an all-gather reads -> the layout it gathers (global shape, sharding): a parameter is declared in
+  // it, an op whose result is written from a stand-in declares the stand-in in it.
   std::map<std::string, std::pair<std::vector<std::int64_t>, std::string>> gather_views_;
   // While a fusion's own computation is read: its parameters' names -> the fusion's operand values.
   std::map<std::string, const Value*> fused_params_;
@@ -772,6 +774,8 @@ void Builder::memory_op(const HloInstruction& ins, double flops_per_element,
     for (const auto& part : parts) {
       if (!part.tensor.empty())
         load(part.tensor);
+      else if (!part.storage.empty())
+        load(part.storage);
       else
         missing += bytes_of(ins, part.shape);
     }
@@ -794,6 +798,10 @@ void Builder::memory_op(const HloInstruction& ins, double flops_per_element,
       input = from.tensor;
       v.sharding = from.sharding;  // podsim's elementwise keeps its input's layout
       v.global = from.global;
+    } else if (const auto view = gather_views_.find(ins.name); view != gather_views_.end() && !ins.shape.tuple) {
+      v.global = view->second.first;
+      v.sharding = view->second.second;
+      input = declare(ins, name + "_in", HloShape{false, a.element, v.global, {}}, v.sharding, true);
     } else {
       input = declare(ins, name + "_in", a, "", true);
     }
@@ -871,6 +879,7 @@ void Builder::instruction(const HloInstruction& ins) {
           v.deps.push_back(d);
     }
     if (v.shape.dims != ins.shape.dims || v.shape.element != ins.shape.element || v.shape.tuple != ins.shape.tuple) {
+      if (!v.tensor.empty() && bytes_of(ins, v.shape) == bytes_of(ins, ins.shape)) v.storage = v.tensor;
       v.tensor.clear();  // a view of another shape: readers take a stand-in
       if (op == "reshape")
         note(ins, "reshape read as a view (no data moves); its readers take a stand-in of its shape");
@@ -893,6 +902,11 @@ void Builder::instruction(const HloInstruction& ins) {
 
 HloImport Builder::build(const std::string& hardware) {
   devices_ = hlo_device_count(module_);
+  if (devices_ > module_.num_partitions * module_.replica_count)
+    notes_.push_back({"", "", 0,
+                      "the header says " + std::to_string(module_.num_partitions * module_.replica_count) +
+                          " device(s) (num_partitions x replica_count), the collectives name " +
+                          std::to_string(devices_) + ": the module is read on " + std::to_string(devices_)});
   std::int64_t chips = 1;
   for (const auto d : slice_)
     chips *= d;
@@ -908,8 +922,8 @@ HloImport Builder::build(const std::string& hardware) {
     by_name[ins.name] = &ins;
   for (const auto& ins : entry.instructions) {
     if ((ins.opcode != "all-gather" && ins.opcode != "all-gather-start") || ins.operands.size() != 1) continue;
-    const HloInstruction& param = *by_name.at(ins.operands[0]);
-    if (param.opcode != "parameter" || param.shape.tuple || gather_views_.count(param.name)) continue;
+    const HloInstruction& param = *by_name.at(ins.operands[0]);  // the gathered value's writer
+    if (param.shape.tuple || gather_views_.count(param.name)) continue;
     const auto d = collective_dim(ins);
     const auto dims = slice_dims_of_groups(ins.replica_groups, slice_);
     const HloShape& res = gather_result(ins);
@@ -966,7 +980,18 @@ HloImport Builder::build(const std::string& hardware) {
 }  // namespace
 
 std::int64_t hlo_device_count(const HloModule& module) {
-  return module.num_partitions * module.replica_count;
+  std::int64_t n = module.num_partitions * module.replica_count;
+  if (n > 1) return n;
+  for (const auto& c : module.computations)
+    if (c.entry)
+      for (const auto& ins : c.instructions) {
+        for (const auto& g : ins.replica_groups)
+          for (const auto d : g)
+            n = std::max(n, d + 1);
+        for (const auto& [from, to] : ins.source_target_pairs)
+          n = std::max({n, from + 1, to + 1});
+      }
+  return n;
 }
 
 std::optional<std::vector<int>> slice_dims_of_groups(const std::vector<std::vector<std::int64_t>>& groups,
@@ -1026,15 +1051,15 @@ std::optional<std::vector<int>> slice_dims_of_groups(const std::vector<std::vect
 }
 
 std::vector<std::int64_t> hlo_default_slice(const HloModule& module, const std::vector<std::int64_t>& pod_shape,
-                                            const std::string& where) {
+                                            const std::string& file, const std::string& where) {
   const std::int64_t n = hlo_device_count(module);
   const std::size_t rank = pod_shape.empty() ? 3 : pod_shape.size();
-  std::vector<std::vector<std::vector<std::int64_t>>> group_sets;
+  std::vector<const HloInstruction*> collectives;
   for (const auto& c : module.computations)
     if (c.entry)
       for (const auto& ins : c.instructions)
         if (kCollectives.count(ins.opcode) && ins.opcode.rfind("collective-permute", 0) != 0)
-          group_sets.push_back(ins.replica_groups);
+          collectives.push_back(&ins);
   // Ordered factorisations of n into k factors >= 2 (n = 1: the one-chip slice).
   std::vector<std::vector<std::int64_t>> candidates;
   std::vector<std::int64_t> current;
@@ -1057,15 +1082,29 @@ std::vector<std::int64_t> hlo_default_slice(const HloModule& module, const std::
   };
   for (std::size_t k = 1; k <= rank; ++k)
     factor(factor, n, k);
+  std::vector<std::vector<std::int64_t>> fitting;
   for (auto shape : candidates) {
     shape.resize(rank, 1);
     bool fits = true;
     for (std::size_t d = 0; d < pod_shape.size(); ++d)
       if (shape[d] > pod_shape[d]) fits = false;
-    for (const auto& groups : group_sets)
-      if (fits && !slice_dims_of_groups(groups, shape)) fits = false;
-    if (fits) return shape;
+    if (fits) fitting.push_back(shape);
   }
+  for (const auto& shape : fitting)
+    if (std::all_of(collectives.begin(), collectives.end(), [&](const HloInstruction* c) {
+          return slice_dims_of_groups(c->replica_groups, shape).has_value();
+        }))
+      return shape;
+  for (const HloInstruction* c : collectives)  // a collective no slice can run: located at its groups
+    if (std::none_of(fitting.begin(), fitting.end(),
+                     [&](const auto& shape) { return slice_dims_of_groups(c->replica_groups, shape).has_value(); })) {
+      const auto col = c->attribute_column.find("replica_groups");
+      throw InputError(file + ":" + std::to_string(c->line) + ":" +
+                           std::to_string(col == c->attribute_column.end() ? c->column : col->second),
+                       c->opcode + " %" + c->name + ": replica_groups " + groups_text(c->replica_groups) +
+                           " are not lines or planes of any slice of " + std::to_string(n) +
+                           " chips that fits the generation's pod (device id = chip id, row-major)");
+    }
   throw InputError(where, "no slice of the generation's pod holds the module's " + std::to_string(n) +
                               " devices with every collective's replica groups on lines or planes of it; give --slice");
 }

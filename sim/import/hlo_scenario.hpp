@@ -31,7 +31,9 @@ struct HloImport {
   std::vector<HloImportNote> notes;  // in module order
 };
 
-// The module's device count: num_partitions x replica_count.
+// The module's device count: num_partitions x replica_count from its header; when that is 1 (the header names no
+// count, as XLA's test modules leave it to the runner), one more than the largest device id the ENTRY collectives'
+// replica groups and source-target pairs name.
 std::int64_t hlo_device_count(const HloModule& module);
 
 // The slice dims, in the groups' order, whose lines (one dim) or planes (several) of a slice of shape `slice`
@@ -43,10 +45,11 @@ std::optional<std::vector<int>> slice_dims_of_groups(const std::vector<std::vect
 
 // The default slice: the first shape, with fewer dims first (padded with 1s to the pod's rank) and each dim no
 // longer than the pod's (`pod_shape` empty: rank up to 3, no bound), holding the module's device count, on which
-// every collective's replica groups are lines or planes (slice_dims_of_groups). Throws InputError at `where` when
-// there is none (give --slice).
+// every collective's replica groups are lines or planes (slice_dims_of_groups). Throws InputError located
+// `FILE:LINE:COL` at the replica_groups of a collective that no such slice can run, naming the groups; at `where`
+// when each runs on some slice but no slice runs them all (give --slice).
 std::vector<std::int64_t> hlo_default_slice(const HloModule& module, const std::vector<std::int64_t>& pod_shape,
-                                            const std::string& where);
+                                            const std::string& file, const std::string& where);
 
 // The scenario: `name` from the file's stem, the description naming `file` and the approximations' count, the
 // preset `hardware` (with a `chip.peak_flops` override for each compute dtype missing from `peak_flops`, set to its

@@ -64,7 +64,7 @@ std::string slice_text(const std::vector<std::int64_t>& slice) {
 int import_hlo(const ImportOptions& opts, const std::string& text) {
   const auto module = import::parse_hlo_module(text, opts.file);
   const auto preset = load_hardware_preset(opts.hardware);
-  const auto slice = opts.slice.empty() ? import::hlo_default_slice(module, preset.pod_shape, "--hardware")
+  const auto slice = opts.slice.empty() ? import::hlo_default_slice(module, preset.pod_shape, opts.file, "--hardware")
                                         : parse_slice_flag(opts.slice);
   std::map<std::string, double> peaks;
   for (const auto& [dtype, flops] : preset.chip.peak_flops_by_dtype)
