@@ -13,7 +13,8 @@
 namespace podsim::import {
 namespace {
 
-constexpr int kMaxDepth = 32;  // bracket nesting (tuple shapes, attribute values)
+constexpr int kMaxDepth = 32;                        // bracket nesting (tuple shapes, attribute values)
+constexpr double kMaxElements = 1125899906842624.0;  // 2^50 elements in one array
 
 bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '$';
@@ -207,6 +208,11 @@ HloShape Reader::read_shape(std::size_t& i, int depth) const {
     if (k < body.size() && body[k] != ',') fail(i + 1 + k, "malformed shape: expected ','");
     if (k < body.size()) k = skip_space(body, k + 1);
   }
+  double elements = 1;
+  for (const auto d : shape.dims)
+    elements *= static_cast<double>(d);
+  if (elements > kMaxElements)
+    fail(b, "shape too large (more than 2^50 elements), got: " + line_.substr(b, close + 1 - b));
   i = close + 1;
   if (i < line_.size() && line_[i] == '{') {  // the layout
     const std::size_t end = match_close(line_, i);

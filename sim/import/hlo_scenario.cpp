@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <iomanip>
+#include <limits>
 #include <numeric>
 #include <set>
+#include <sstream>
 
 #include "models/common/error.hpp"
 
@@ -129,6 +132,19 @@ std::string array_text(const std::string& element, const std::vector<std::int64_
 }
 
 const char* kAxisNames[] = {"X", "Y", "Z"};
+
+// a x b for a dim and a group size (both >= 0); -1 (no dim's size) when it overflows.
+std::int64_t times(std::int64_t a, std::int64_t b) {
+  if (b != 0 && a > std::numeric_limits<std::int64_t>::max() / b) return -1;
+  return a * b;
+}
+
+// A count of FLOPs, without a fraction.
+std::string flops_text(double flops) {
+  std::ostringstream out;
+  out << std::setprecision(15) << flops;
+  return out.str();
+}
 
 // An HLO value of the ENTRY computation.
 struct Value {
@@ -459,7 +475,7 @@ void Builder::collective(const HloInstruction& ins) {
     const std::string out_tensor = new_tensor(name);
     if (kind == "all-gather") {
       auto gathered = in.shape.dims;
-      gathered[d] *= g;
+      gathered[d] = times(gathered[d], g);
       expect(gathered == res.dims, "the result is the operand with dim " + std::to_string(d) + " times the group size");
       const std::string view = dim_sharding(res.dims.size(), d, axes);
       const std::string source = !in.tensor.empty() && in.sharding == view && in.global == res.dims
@@ -475,7 +491,7 @@ void Builder::collective(const HloInstruction& ins) {
       v.tensor = out_tensor;
     } else if (kind == "reduce-scatter") {
       auto scattered = res.dims;
-      scattered[d] *= g;
+      scattered[d] = times(scattered[d], g);
       expect(scattered == in.shape.dims,
              "the result is the operand with dim " + std::to_string(d) + " divided by the group size");
       const std::string standin =
@@ -489,7 +505,7 @@ void Builder::collective(const HloInstruction& ins) {
       expect(in.shape.dims == res.dims && in.shape.dims[d] % g == 0,
              "the result has the operand's shape and dim " + std::to_string(d) + " divides by the group size");
       HloShape global = in.shape;
-      global.dims[d] *= g;
+      global.dims[d] = times(global.dims[d], g);
       std::size_t to = global.dims.size();
       for (std::size_t e = 0; e < global.dims.size() && to == global.dims.size(); ++e)
         if (e != d && global.dims[e] % g == 0) to = e;
@@ -658,6 +674,9 @@ void Builder::convolution(const HloInstruction& ins, const std::map<std::string,
         "convolution %" + c.name + ": the kernel's output features (o) must equal the result's (f), got: " + labels);
   if (const auto b = c.attributes.find("batch_group_count"); b != c.attributes.end() && b->second != "1")
     note(c, "batch_group_count " + b->second + " is not read");
+  if (static_cast<double>(m) * static_cast<double>(k) > 1125899906842624.0 ||
+      static_cast<double>(k) * static_cast<double>(n) > 1125899906842624.0)
+    fail(c, c.column, "convolution %" + c.name + ": its matmul operands would exceed 2^50 elements");
   const std::string name = new_op(shapes ? ins.name : c.name);
   HloShape ls{false, lhs.element, {m, k}, {}}, rs{false, rhs.element, {k, n}, {}};
   const std::string lt = declare(c, name + "_lhs", ls), rt = declare(c, name + "_rhs", rs);
@@ -666,7 +685,8 @@ void Builder::convolution(const HloInstruction& ins, const std::map<std::string,
   push({{"op", "matmul"}, {"name", name}, {"lhs", lt}, {"rhs", rt}, {"einsum", "MK,KN->MN"}, {"out", new_tensor(name)}},
        after_in);
   note(c, "convolution read as a matmul " + shape_text({m, k}) + " x " + shape_text({k, n}) + " (its " +
-              std::to_string(2 * m * k * n) + " FLOPs per device) on stand-in operands");
+              flops_text(2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n)) +
+              " FLOPs per device) on stand-in operands");
   if (shapes) return;
   Value v;
   v.shape = c.shape;
@@ -780,6 +800,7 @@ void Builder::memory_op(const HloInstruction& ins, double flops_per_element,
         missing += bytes_of(ins, part.shape);
     }
   }
+  if (missing > 4.0e18) fail(ins, ins.column, ins.opcode + " %" + ins.name + ": its operands exceed 2^62 bytes");
   if (missing >= 1)
     load(declare(ins, ins.name + "_read", HloShape{false, "s8", {static_cast<std::int64_t>(missing + 0.5)}, {}}, "",
                  true));
@@ -902,6 +923,8 @@ void Builder::instruction(const HloInstruction& ins) {
 
 HloImport Builder::build(const std::string& hardware) {
   devices_ = hlo_device_count(module_);
+  if (devices_ > (std::int64_t{1} << 20))
+    throw InputError(file_, "the module runs on " + std::to_string(devices_) + " devices; podsim reads at most 2^20");
   if (devices_ > module_.num_partitions * module_.replica_count)
     notes_.push_back({"", "", 0,
                       "the header says " + std::to_string(module_.num_partitions * module_.replica_count) +
@@ -931,8 +954,9 @@ HloImport Builder::build(const std::string& hardware) {
         *d >= static_cast<std::int64_t>(res.dims.size()))
       continue;
     auto gathered = param.shape.dims;
-    gathered[static_cast<std::size_t>(*d)] *=
-        ins.replica_groups.empty() ? devices_ : static_cast<std::int64_t>(ins.replica_groups.front().size());
+    gathered[static_cast<std::size_t>(*d)] =
+        times(gathered[static_cast<std::size_t>(*d)],
+              ins.replica_groups.empty() ? devices_ : static_cast<std::int64_t>(ins.replica_groups.front().size()));
     if (gathered != res.dims) continue;
     std::vector<std::string> axes;
     for (const int a : *dims)
@@ -980,6 +1004,7 @@ HloImport Builder::build(const std::string& hardware) {
 }  // namespace
 
 std::int64_t hlo_device_count(const HloModule& module) {
+  constexpr std::int64_t kCap = std::int64_t{1} << 20;  // larger ids are refused at their collective
   std::int64_t n = module.num_partitions * module.replica_count;
   if (n > 1) return n;
   for (const auto& c : module.computations)
@@ -987,9 +1012,9 @@ std::int64_t hlo_device_count(const HloModule& module) {
       for (const auto& ins : c.instructions) {
         for (const auto& g : ins.replica_groups)
           for (const auto d : g)
-            n = std::max(n, d + 1);
+            n = std::max(n, std::min(d, kCap) + 1);
         for (const auto& [from, to] : ins.source_target_pairs)
-          n = std::max({n, from + 1, to + 1});
+          n = std::max({n, std::min(from, kCap) + 1, std::min(to, kCap) + 1});
       }
   return n;
 }
@@ -1053,6 +1078,8 @@ std::optional<std::vector<int>> slice_dims_of_groups(const std::vector<std::vect
 std::vector<std::int64_t> hlo_default_slice(const HloModule& module, const std::vector<std::int64_t>& pod_shape,
                                             const std::string& file, const std::string& where) {
   const std::int64_t n = hlo_device_count(module);
+  if (n > (std::int64_t{1} << 20))
+    throw InputError(file, "the module runs on " + std::to_string(n) + " devices; podsim reads at most 2^20");
   const std::size_t rank = pod_shape.empty() ? 3 : pod_shape.size();
   std::vector<const HloInstruction*> collectives;
   for (const auto& c : module.computations)

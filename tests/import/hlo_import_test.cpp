@@ -3,6 +3,7 @@
 // texts in tests/import/data/hlo_* (FLOPs 2 M K N per dot, bytes = elements x bytes per element, groups read off
 // the device numbering), never copied from the program's output.
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -364,6 +365,54 @@ TEST(HloCli, ImportThenRunReportsTheModulesCollectives) {
   EXPECT_NE(bad.err.find("hlo_bad_groups.hlo:13:86: all-reduce %all-reduce: replica_groups {{0,3},{1,2}}"),
             std::string::npos)
       << bad.err;
+}
+
+// Mutated module texts (a fixed seed): the import either succeeds or throws podsim's typed errors, never anything
+// else (an out-of-range access, a JSON type error) and never crashes; what it writes the loader accepts or refuses.
+TEST(HloRobustness, MutatedModulesFailCleanly) {
+  std::mt19937 rng(20261201);
+  const std::string alphabet = "{}[]()<=,%:0123456789-. \nTxf";
+  int imported = 0, refused = 0;
+  for (const char* name :
+       {"hlo_collectives.hlo", "hlo_matmul_tanh.hlo", "hlo_remat_all_gather.hlo", "hlo_bad_groups.hlo"}) {
+    const std::string original = read_text(data_path(name));
+    for (int round = 0; round < 400; ++round) {
+      std::string text = original;
+      const int edits = 1 + static_cast<int>(rng() % 4);
+      for (int e = 0; e < edits && !text.empty(); ++e) {
+        const std::size_t at = rng() % text.size();
+        switch (rng() % 4) {
+          case 0:
+            text.erase(at, 1 + rng() % 8);
+            break;
+          case 1:
+            text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+            break;
+          case 2:
+            text[at] = alphabet[rng() % alphabet.size()];
+            break;
+          default: {  // a line repeated elsewhere
+            const std::size_t b = text.rfind('\n', at), end = text.find('\n', at);
+            const std::string line =
+                text.substr(b == std::string::npos ? 0 : b,
+                            end == std::string::npos ? std::string::npos : end - (b == std::string::npos ? 0 : b));
+            text.insert(rng() % text.size(), line);
+          }
+        }
+      }
+      try {
+        const auto module = parse_hlo_module(text, "m.hlo");
+        const auto slice = hlo_default_slice(module, {16, 16}, "m.hlo", "--hardware");
+        const auto doc = scenario_from_hlo(module, "m.hlo", "tpu-v5e", slice, kV5ePeaks).scenario;
+        load_scenario_text(doc.dump(), "m.json");
+        ++imported;
+      } catch (const Error&) {
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(imported, 0);
+  EXPECT_GT(refused, 0);
 }
 
 }  // namespace
