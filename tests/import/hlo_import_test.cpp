@@ -253,6 +253,62 @@ TEST(HloScenario, CollectivesMapOntoAxes) {
   EXPECT_EQ(local_shape(spec, "param"), (std::vector<std::int64_t>{32, 512}));
 }
 
+TEST(HloScenario, AsyncVariadicAllToAllAndConvolution) {
+  const std::string text =
+      "HloModule misc, num_partitions=4\n"
+      "%add (x: f32[], y: f32[]) -> f32[] {\n"
+      "  %x = f32[] parameter(0)\n"
+      "  %y = f32[] parameter(1)\n"
+      "  ROOT %add = f32[] add(f32[] %x, f32[] %y)\n"
+      "}\n"
+      "%fused_conv (p0: bf16[8,6,6,16], p1: bf16[3,3,16,32]) -> bf16[8,4,4,32] {\n"
+      "  %p0 = bf16[8,6,6,16]{3,2,1,0} parameter(0)\n"
+      "  %p1 = bf16[3,3,16,32]{3,2,1,0} parameter(1)\n"
+      "  ROOT %conv = bf16[8,4,4,32]{3,2,1,0} convolution(%p0, %p1), window={size=3x3}, dim_labels=b01f_01io->b01f\n"
+      "}\n"
+      "ENTRY %main (a: bf16[8,6,6,16], k: bf16[3,3,16,32], c: f32[16,8]) -> f32[16,8] {\n"
+      "  %a = bf16[8,6,6,16]{3,2,1,0} parameter(0)\n"
+      "  %k = bf16[3,3,16,32]{3,2,1,0} parameter(1)\n"
+      "  %c = f32[16,8]{1,0} parameter(2)\n"
+      "  %f = bf16[8,4,4,32]{3,2,1,0} fusion(%a, %k), kind=kOutput, calls=%fused_conv\n"
+      "  %ata = bf16[8,4,4,32]{3,2,1,0} all-to-all(%f), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}\n"
+      "  %ars = (f32[16,8]{1,0}, bf16[8,4,4,32]{3,2,1,0}) all-reduce-start(%c, %ata), replica_groups={{0,1},{2,3}}, "
+      "to_apply=%add\n"
+      "  %ard = (f32[16,8]{1,0}, bf16[8,4,4,32]{3,2,1,0}) all-reduce-done(%ars)\n"
+      "  %g0 = f32[16,8]{1,0} get-tuple-element(%ard), index=0\n"
+      "  %cps = (f32[16,8]{1,0}, f32[16,8]{1,0}, u32[], u32[]) collective-permute-start(%g0), "
+      "source_target_pairs={{0,1},{1,2},{2,3},{3,0},{2,2}}\n"
+      "  ROOT %cpd = f32[16,8]{1,0} collective-permute-done(%cps)\n"
+      "}\n";
+  const auto imported = scenario_from_hlo(parse_hlo_module(text, "m.hlo"), "m.hlo", "tpu-v5e", {2, 2}, kV5ePeaks);
+  const auto& doc = imported.scenario;
+  // The fused convolution: M = 8 x 4 x 4 result positions, K = 3 x 3 x 16, N = 32; 2 M K N FLOPs.
+  const auto& conv = op_named(doc, "f.conv");
+  EXPECT_EQ(conv["op"], "matmul");
+  EXPECT_EQ(conv["einsum"], "MK,KN->MN");
+  EXPECT_EQ(doc["tensors"][conv["lhs"].get<std::string>()]["shape"], (nlohmann::json{128, 144}));
+  EXPECT_EQ(doc["tensors"][conv["rhs"].get<std::string>()]["shape"], (nlohmann::json{144, 32}));
+  // all-to-all along dim 0 over 4 chips: a stand-in 32x4x4x32 split on dim 0, moved to dim 1 (the first other dim
+  // that divides by 4).
+  const auto& ata = op_named(doc, "ata");
+  EXPECT_EQ(ata["op"], "all_to_all");
+  EXPECT_EQ(ata["axes"], (nlohmann::json{"X", "Y"}));
+  EXPECT_EQ(ata["from_dim"], 0);
+  EXPECT_EQ(ata["to_dim"], 1);
+  EXPECT_EQ(doc["tensors"][ata["tensor"].get<std::string>()]["shape"], (nlohmann::json{32, 4, 4, 32}));
+  // The two-operand all-reduce-start: one all_reduce per operand, both over Y.
+  EXPECT_EQ(op_named(doc, "ars.0")["axes"], nlohmann::json{"Y"});
+  EXPECT_EQ(op_named(doc, "ars.1")["axes"], nlohmann::json{"Y"});
+  EXPECT_EQ(op_named(doc, "ars.1")["after"], nlohmann::json{"ata"});
+  // collective-permute-start: four sends of f32[16,8] = 512 bytes, after the all-reduce; {2,2} moves nothing.
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(op_named(doc, "cps." + std::to_string(k))["bytes"], 512);
+    EXPECT_EQ(op_named(doc, "cps." + std::to_string(k))["after"], nlohmann::json{"ars.0"});
+  }
+  EXPECT_THROW(op_named(doc, "cps.4"), std::runtime_error);
+  EXPECT_NO_THROW(load_scenario_text(doc.dump(), "m.json"));
+}
+
 TEST(HloScenario, PerDeviceShapesEqualTheShardyShards) {
   // matmul_tanh.mlir and its partitioned HLO: the HLO's per-device parameter shapes are the shards podsim computes
   // from the Shardy shardings, on the same 4x2 slice.
