@@ -59,7 +59,8 @@ struct HloModule {
 bool looks_like_hlo_module(std::string_view text);
 
 // Reads `text` (`file` names it in errors). Throws InputError located `FILE:LINE:COL` (1-based) for a line that is
-// not a module header, computation header, instruction or `}`; a malformed shape, operand list or attribute that
+// not a module header, computation header, instruction or `}`; an unknown operand, or one whose shape written
+// before it differs from its instruction's; a malformed shape, operand list or attribute that
 // podsim reads (`replica_groups`, `source_target_pairs`); dynamic dims (`f32[<=8]`), an array of more than 2^50
 // elements; a header count outside [1, 10^6]; a name defined twice in a
 // computation; nesting deeper than 32 brackets; a module without ENTRY computation or with two.

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <set>
+#include <map>
 
 #include "models/common/error.hpp"
 #include "sim/import/hlo_module.hpp"
@@ -129,6 +129,28 @@ std::vector<std::vector<std::int64_t>> read_nested_lists(std::string_view s, std
   }
 }
 
+bool same_shape(const HloShape& a, const HloShape& b) {
+  if (a.tuple != b.tuple || a.element != b.element || a.dims != b.dims || a.elements.size() != b.elements.size())
+    return false;
+  for (std::size_t k = 0; k < a.elements.size(); ++k)
+    if (!same_shape(a.elements[k], b.elements[k])) return false;
+  return true;
+}
+
+// `f32[8,16]` or `(f32[8], s32[])`, layouts left out.
+std::string shape_text(const HloShape& shape) {
+  if (!shape.tuple) {
+    std::string out = shape.element + "[";
+    for (std::size_t k = 0; k < shape.dims.size(); ++k)
+      out += (k ? "," : "") + std::to_string(shape.dims[k]);
+    return out + "]";
+  }
+  std::string out = "(";
+  for (std::size_t k = 0; k < shape.elements.size(); ++k)
+    out += (k ? ", " : "") + shape_text(shape.elements[k]);
+  return out + ")";
+}
+
 class Reader {
  public:
   Reader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
@@ -153,7 +175,7 @@ class Reader {
   bool in_comment_ = false;  // inside a `/*...*/` comment spanning lines
   HloModule module_;
   HloComputation* current_ = nullptr;
-  std::set<std::string> names_;  // instruction names of the current computation
+  std::map<std::string, HloShape> names_;  // the current computation's instructions -> their shapes
 };
 
 // `%name` or `name` at `i`; advances past it.
@@ -273,7 +295,7 @@ void Reader::read_instruction(std::size_t at) {
     i = skip_space(line_, i + 5);
   }
   ins.name = read_name(i);
-  if (!names_.insert(ins.name).second) fail(at, "instruction %" + ins.name + " is defined twice");
+  if (names_.count(ins.name)) fail(at, "instruction %" + ins.name + " is defined twice");
   i = skip_space(line_, i);
   if (i >= line_.size() || line_[i] != '=') fail(i, "expected '=' after the instruction's name");
   ins.shape = read_shape(++i, 0);
@@ -303,7 +325,14 @@ void Reader::read_instruction(std::size_t at) {
       std::size_t k = s;
       const std::string name = read_name(k);
       if (k != e) fail(k, "malformed operand, got: \"" + line_.substr(b, e - b) + "\"");
-      if (!names_.count(name)) fail(s, "unknown operand %" + name);
+      const auto known = names_.find(name);
+      if (known == names_.end()) fail(s, "unknown operand %" + name);
+      if (std::size_t t = skip_space(line_, b); t < s) {  // the operand's shape written before it must be its own
+        const HloShape written = read_shape(t, 0);
+        if (skip_space(line_, t) != s) fail(t, "malformed operand, got: \"" + line_.substr(b, e - b) + "\"");
+        if (!same_shape(written, known->second))
+          fail(b, "operand %" + name + " is " + shape_text(known->second) + ", written as " + shape_text(written));
+      }
       ins.operands.push_back(name);
     }
   }
@@ -356,6 +385,7 @@ void Reader::read_instruction(std::size_t at) {
            std::string("malformed source_target_pairs: ") + e.what() + ", got: " + it->second);
     }
   }
+  names_[ins.name] = ins.shape;
   current_->instructions.push_back(std::move(ins));
 }
 

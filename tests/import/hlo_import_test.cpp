@@ -151,6 +151,8 @@ TEST(HloReader, MalformedTextIsLocated) {
             "m.hlo:3:11: dynamic shapes are not read, got: f32[<=8]");
   EXPECT_EQ(error_of(head + "  %p = f32[2] parameter(0)\n  %n = f32[2] negate(f32[2] %zz)\n}\n"),
             "m.hlo:4:29: unknown operand %zz");
+  EXPECT_EQ(error_of(head + "  %p = f32[2] parameter(0)\n  %n = f32[2] negate(f32[3] %p)\n}\n"),
+            "m.hlo:4:22: operand %p is f32[2], written as f32[3]");
   EXPECT_EQ(error_of(head + "  %p = f32[2] parameter(0)\n  %p = f32[2] parameter(1)\n}\n"),
             "m.hlo:4:3: instruction %p is defined twice");
   EXPECT_EQ(error_of("HloModule m\n%c {\n}\n"), "m.hlo: no ENTRY computation in the module");
