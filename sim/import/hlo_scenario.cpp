@@ -984,8 +984,14 @@ HloImport Builder::build(const std::string& hardware) {
     notes_.push_back(
         {"", "", 0, dtype + " compute runs at the preset's bf16 peak (a hardware override in the scenario)"});
   }
-  doc["description"] =
-      "Imported by podsim import from " + file_ + " (partitioned HLO module " + module_.name + ", docs/import.md).";
+  doc["description"] = "Imported by podsim import from " + file_ + " (partitioned HLO module " + module_.name +
+                       ", docs/import.md): " + std::to_string(notes_.size()) + " approximations (see source).";
+  nlohmann::ordered_json approximations = nlohmann::ordered_json::array();
+  for (const auto& n : notes_)
+    approximations.push_back({{"op", n.line > 0 ? n.opcode + " %" + n.name : "HloModule " + module_.name},
+                              {"line", n.line},
+                              {"how", n.how}});
+  doc["source"] = {{"file", file_}, {"format", "hlo-partitioned"}, {"approximations", approximations}};
   if (overrides.empty())
     doc["hardware"] = hardware;
   else

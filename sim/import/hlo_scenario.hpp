@@ -51,7 +51,8 @@ std::optional<std::vector<int>> slice_dims_of_groups(const std::vector<std::vect
 std::vector<std::int64_t> hlo_default_slice(const HloModule& module, const std::vector<std::int64_t>& pod_shape,
                                             const std::string& file, const std::string& where);
 
-// The scenario: `name` from the file's stem, the description naming `file` and the approximations' count, the
+// The scenario: `name` from the file's stem, the description naming `file` and the approximations' count, `source`
+// (format `hlo-partitioned`, the notes as its approximations: `op` "opcode %name", or "HloModule NAME" at line 0), the
 // preset `hardware` (with a `chip.peak_flops` override for each compute dtype missing from `peak_flops`, set to its
 // bf16 figure and listed as a note), the slice with one mesh axis per dim (X, Y, Z), the ENTRY parameters and the
 // stand-ins as tensors, and the program. Throws InputError located `FILE:LINE:COL` for an instruction it refuses

@@ -250,6 +250,11 @@ TEST(HloScenario, CollectivesMapOntoAxes) {
   for (const auto& n : imported.notes)
     listed = listed || n.how.find("f32 compute runs at the preset's bf16 peak") != std::string::npos;
   EXPECT_TRUE(listed);
+  EXPECT_EQ(doc["source"]["format"], "hlo-partitioned");
+  EXPECT_EQ(doc["source"]["file"], "hlo_collectives.hlo");
+  ASSERT_EQ(doc["source"]["approximations"].size(), imported.notes.size());
+  EXPECT_EQ(doc["source"]["approximations"][0]["op"], "convert %convert");
+  EXPECT_EQ(doc["source"]["approximations"][0]["line"], 25);
   // The loader accepts it, and the reduce-scatter's result is [128,512] split 2 ways on dim 0: 64x512 per chip.
   const auto spec = load_scenario_text(doc.dump(), "c.json");
   EXPECT_EQ(local_shape(spec, "param"), (std::vector<std::int64_t>{32, 512}));
