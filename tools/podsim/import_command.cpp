@@ -1,11 +1,17 @@
 // `podsim import FILE -o SCENARIO.json [--hardware PRESET] [--slice SHAPE]`: a StableHLO module with Shardy
-// shardings (what `jax.jit(f).lower(...).as_text()` prints) as a scenario (docs/import.md). The scenario written is
+// shardings (what `jax.jit(f).lower(...).as_text()` prints) or a compiled, partitioned HLO module (what
+// `jax.jit(f).lower(...).compile().as_text()` prints; told apart by its `HloModule` header) as a scenario
+// (docs/import.md). The scenario written is
 // loaded back through the scenario loader before the command succeeds, so `podsim check` and `podsim run` accept it.
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
+#include "models/common/dtype.hpp"
 #include "models/common/error.hpp"
+#include "sim/import/hlo_module.hpp"
+#include "sim/import/hlo_scenario.hpp"
 #include "sim/import/import_scenario.hpp"
 #include "sim/import/stablehlo_module.hpp"
 #include "sim/scenario/hardware_json.hpp"
@@ -36,15 +42,56 @@ std::vector<std::int64_t> parse_slice_flag(const std::string& text) {
   return shape;
 }
 
+struct ImportOptions {
+  std::string file, out, hardware = "tpu-v5e", slice;
+};
+
+// Writes `json` to `out` once the scenario loader accepts it.
+void write_scenario(const std::string& json, const std::string& out_path) {
+  load_scenario_text(json, out_path);  // the scenario must pass the loader's rules before it is written
+  std::ofstream out(out_path, std::ios::binary);
+  if (!out || !(out << json)) throw InputError(out_path, "cannot write file");
+}
+
+std::string slice_text(const std::vector<std::int64_t>& slice) {
+  std::string s;
+  for (std::size_t i = 0; i < slice.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(slice[i]);
+  return s;
+}
+
+// The partitioned-HLO path: parse, lay on a slice, build, check, write; lists what was approximated.
+int import_hlo(const ImportOptions& opts, const std::string& text) {
+  const auto module = import::parse_hlo_module(text, opts.file);
+  const auto preset = load_hardware_preset(opts.hardware);
+  const auto slice = opts.slice.empty() ? import::hlo_default_slice(module, preset.pod_shape, opts.file, "--hardware")
+                                        : parse_slice_flag(opts.slice);
+  std::map<std::string, double> peaks;
+  for (const auto& [dtype, flops] : preset.chip.peak_flops_by_dtype)
+    peaks[std::string(dtype_name(dtype))] = flops;
+  const auto imported = import::scenario_from_hlo(module, opts.file, opts.hardware, slice, peaks);
+  write_scenario(imported.scenario.dump(2) + "\n", opts.out);
+  std::cout << "wrote " << opts.out << ": partitioned HLO module " << module.name << ", "
+            << imported.scenario["tensors"].size() << " tensors, " << imported.scenario["program"].size()
+            << " ops on a " << slice_text(slice) << " " << opts.hardware << " slice (device id = chip id, row-major)\n";
+  if (!imported.notes.empty()) std::cout << "approximated (docs/import.md, \"Partitioned HLO\"):\n";
+  for (const auto& n : imported.notes) {
+    std::cout << "  ";
+    if (n.line > 0) std::cout << opts.file << ":" << n.line << ": " << n.opcode << " %" << n.name << ": ";
+    std::cout << n.how << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 void add_import_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("import", "Turn a StableHLO module with Shardy shardings into a scenario");
-  struct Options {
-    std::string file, out, hardware = "tpu-v5e", slice;
-  };
-  auto opts = std::make_shared<Options>();
-  cmd->add_option("file", opts->file, "The module text (jax.jit(f).lower(...).as_text())")->required();
+  auto* cmd = app.add_subcommand(
+      "import", "Turn a StableHLO module with Shardy shardings, or a partitioned HLO module, into a scenario");
+  auto opts = std::make_shared<ImportOptions>();
+  cmd->add_option("file", opts->file,
+                  "The module text (jax.jit(f).lower(...).as_text(), or .compile().as_text() for partitioned HLO)")
+      ->required();
   cmd->add_option("-o,--output", opts->out, "The scenario file to write")->required();
   cmd->add_option("--hardware", opts->hardware, "Hardware preset (default tpu-v5e)");
   cmd->add_option("--slice", opts->slice, "Slice shape, e.g. 4x2 (default: the mesh's axes on the preset's pod)");
@@ -54,20 +101,17 @@ void add_import_command(CLI::App& app, Action& action) {
       if (!in) throw InputError(opts->file, "cannot open file");
       std::stringstream text;
       text << in.rdbuf();
+      if (import::looks_like_hlo_module(text.str())) return import_hlo(*opts, text.str());
       const auto module = import::parse_stablehlo_module(text.str(), opts->file);
       const auto preset = load_hardware_preset(opts->hardware);
       const auto slice = opts->slice.empty() ? import::default_slice(module, preset.pod_shape, "--hardware")
                                              : parse_slice_flag(opts->slice);
       const auto doc = import::scenario_from_module(module, opts->file, opts->hardware, slice);
-      const std::string json = doc.dump(2) + "\n";
-      load_scenario_text(json, opts->out);  // the scenario must pass the loader's rules before it is written
-      std::ofstream out(opts->out, std::ios::binary);
-      if (!out || !(out << json)) throw InputError(opts->out, "cannot write file");
+      write_scenario(doc.dump(2) + "\n", opts->out);
       std::cout << "wrote " << opts->out << ": " << module.tensors.size() << " tensors, " << module.ops.size()
                 << " ops on a ";
-      for (std::size_t i = 0; i < slice.size(); ++i)
-        std::cout << (i ? "x" : "") << slice[i];
-      std::cout << " " << opts->hardware << " slice\n" << import::approximations_text(module, opts->file);
+      std::cout << slice_text(slice) << " " << opts->hardware << " slice\n"
+                << import::approximations_text(module, opts->file);
       return 0;
     };
   });
