@@ -855,17 +855,21 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
     need(1);
     Value& in = operand(0);
     TensorSharding sharding = in.sharding;
+    // The op's `dims = [...]` (transpose's permutation, broadcast_in_dim's map); `where` is set to where it starts.
+    const auto dims_attribute = [&](std::size_t& where) {
+      where = line_.find("dims = [", op_end);
+      if (where == std::string::npos || where > type_colon) fail(op_at, "malformed " + op_name + ": no dims");
+      try {
+        return parse_int_list(line_.substr(where + 8, line_.find(']', where) - where - 8));
+      } catch (const std::exception&) {
+        fail(where, "malformed dims");
+      }
+    };
     if (op_name == "stablehlo.convert" || op_name == "stablehlo.bitcast_convert") {
       if (in.shape != out.shape) fail(type_at, op_name + " changes the shape; not read");
     } else if (op_name == "stablehlo.transpose") {
-      const std::size_t k = line_.find("dims = [", op_end);
-      if (k == std::string::npos || k > type_colon) fail(op_at, "malformed stablehlo.transpose: no dims");
-      std::vector<std::int64_t> perm;
-      try {
-        perm = parse_int_list(line_.substr(k + 8, line_.find(']', k) - k - 8));
-      } catch (const std::exception&) {
-        fail(k, "malformed dims");
-      }
+      std::size_t k = 0;
+      const std::vector<std::int64_t> perm = dims_attribute(k);
       std::vector<bool> seen(in.shape.size(), false);
       if (perm.size() != in.shape.size() || out.shape.size() != in.shape.size()) fail(k, "transpose dims mismatch");
       for (std::size_t d = 0; d < perm.size(); ++d) {
@@ -876,14 +880,8 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
         sharding.dims[d] = in.sharding.dims[perm[d]];
       }
     } else if (op_name == "stablehlo.broadcast_in_dim") {
-      const std::size_t k = line_.find("dims = [", op_end);
-      if (k == std::string::npos || k > type_colon) fail(op_at, "malformed stablehlo.broadcast_in_dim: no dims");
-      std::vector<std::int64_t> map;
-      try {
-        map = parse_int_list(line_.substr(k + 8, line_.find(']', k) - k - 8));
-      } catch (const std::exception&) {
-        fail(k, "malformed dims");
-      }
+      std::size_t k = 0;
+      const std::vector<std::int64_t> map = dims_attribute(k);
       if (map.size() != in.shape.size()) fail(k, "broadcast dims mismatch");
       sharding = replicated(out.shape.size());
       sharding.replicated = in.sharding.replicated;

@@ -2,8 +2,8 @@
 """Writes the fuzzers' seed corpora (tools/fuzz/corpus/<target>/) from the tests and the shipped files.
 
 Text targets take the string literals of their test files that look like their notation; the scenario and
-hardware targets take the shipped scenarios and presets and the loader tests' case files; the stablehlo target
-takes the importer's test modules. Each seed is one
+hardware targets take the shipped scenarios and presets and the loader tests' case files; the stablehlo and
+hlo targets take the importer's test modules. Each seed is one
 file named after its content's hash, so rerunning the script adds new seeds and keeps the old ones.
 """
 import hashlib
@@ -76,6 +76,8 @@ def main():
         write("collective", text)
     for path in sorted((ROOT / "tests" / "import" / "data").glob("*.mlir")):
         write("stablehlo", path.read_bytes())
+    for path in sorted((ROOT / "tests" / "import" / "data").glob("*.hlo")):
+        write("hlo", path.read_bytes())
     for folder in sorted(CORPUS.iterdir()):
         print(f"{folder.name}: {len(list(folder.iterdir()))} seeds")
 
