@@ -249,7 +249,8 @@ void Reader::read_header(std::size_t at) {
   if (!module_.name.empty()) fail(at, "a second HloModule header");
   std::size_t i = skip_space(line_, at + 9);
   module_.name = read_name(i);
-  for (const auto& [b, e] : split_top(line_, i, line_.size())) {
+  for (const auto& part : split_top(line_, i, line_.size())) {
+    const std::size_t b = part.first;  // a named copy: clang 14 cannot capture a structured binding
     auto read_count = [&](std::string_view key, std::int64_t& out) {
       if (line_.compare(b, key.size(), key) != 0) return;
       std::size_t k = b + key.size();
