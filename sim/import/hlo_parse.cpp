@@ -9,6 +9,7 @@
 
 #include "models/common/error.hpp"
 #include "sim/import/hlo_module.hpp"
+#include "sim/import/module_text.hpp"
 
 namespace podsim::import {
 namespace {
@@ -570,6 +571,7 @@ std::vector<std::vector<std::int64_t>> parse_replica_groups(std::string_view tex
 }
 
 HloModule parse_hlo_module(std::string_view text, const std::string& file) {
+  require_utf8_module(text, file);
   return Reader(text, file).read();
 }
 

@@ -13,6 +13,7 @@
 #include "models/common/error.hpp"
 #include "models/sharding/shardy_parse.hpp"
 #include "models/sharding/shardy_print.hpp"
+#include "sim/import/module_text.hpp"
 #include "sim/import/stablehlo_module.hpp"
 
 namespace podsim::import {
@@ -1337,6 +1338,7 @@ ImportedModule Reader::read() {
 }  // namespace
 
 ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file) {
+  require_utf8_module(text, file);
   Reader reader(text, file);
   try {
     return reader.read();
