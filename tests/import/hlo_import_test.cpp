@@ -420,8 +420,14 @@ TEST(HloCli, ImportThenRunReportsTheModulesCollectives) {
   EXPECT_NE(remat.out.find("the header says 1 device(s)"), std::string::npos) << remat.out;
   const auto remat_run = test::run_podsim("run " + out + " --format json");
   ASSERT_EQ(remat_run.code, 0) << remat_run.err;
-  for (const auto& op : test::json_of(remat_run)["plans"][0]["ops"])
-    if (op["name"] == "ag") EXPECT_EQ(op["collectives"][0]["array_bytes"], 4096);
+  const nlohmann::json remat_report = test::json_of(remat_run);  // held: the loop below reads into it
+  bool gathered = false;
+  for (const auto& op : remat_report["plans"][0]["ops"])
+    if (op["name"] == "ag") {
+      EXPECT_EQ(op["collectives"][0]["array_bytes"], 4096);
+      gathered = true;
+    }
+  EXPECT_TRUE(gathered) << "no op named ag";
 
   const auto bad = test::run_podsim("import " + data_path("hlo_bad_groups.hlo") + " -o " + out + " --slice 2x2");
   EXPECT_EQ(bad.code, 2);
