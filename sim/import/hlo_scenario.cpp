@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "models/common/error.hpp"
+#include "sim/import/assumed_peaks.hpp"
 
 namespace podsim::import {
 namespace {
@@ -970,20 +971,11 @@ HloImport Builder::build(const std::string& hardware) {
   nlohmann::ordered_json& doc = out.scenario;
   const std::string stem = std::filesystem::path(file_).stem().string();
   doc["name"] = stem.empty() ? "imported" : stem;
-  nlohmann::ordered_json overrides = nlohmann::ordered_json::object();
-  for (const auto& dtype : compute_dtypes_) {
-    if (dtype.empty() || peak_flops_.count(dtype)) continue;
-    const auto bf16 = peak_flops_.find("bf16");
-    if (bf16 == peak_flops_.end())
-      throw InputError("--hardware", "the program computes in " + dtype + ", the preset " + hardware +
-                                         " has no peak FLOP/s for it nor a bf16 one to assume");
-    overrides["chip"]["peak_flops"][dtype] = {
-        {"value", bf16->second},
-        {"source", "podsim import"},
-        {"note", "assumed equal to the preset's bf16 peak: the preset has no " + dtype + " figure"}};
-    notes_.push_back(
-        {"", "", 0, dtype + " compute runs at the preset's bf16 peak (a hardware override in the scenario)"});
-  }
+  std::vector<std::string> assumed;
+  const nlohmann::ordered_json hardware_value =
+      hardware_with_assumed_peaks(hardware, compute_dtypes_, peak_flops_, assumed);
+  for (const auto& dtype : assumed)
+    notes_.push_back({"", "", 0, assumed_peak_note(dtype)});
   doc["description"] = "Imported by podsim import from " + file_ + " (partitioned HLO module " + module_.name +
                        ", docs/import.md): " + std::to_string(notes_.size()) + " approximations (see source).";
   nlohmann::ordered_json approximations = nlohmann::ordered_json::array();
@@ -992,10 +984,7 @@ HloImport Builder::build(const std::string& hardware) {
                               {"line", n.line},
                               {"how", n.how}});
   doc["source"] = {{"file", file_}, {"format", "hlo-partitioned"}, {"approximations", approximations}};
-  if (overrides.empty())
-    doc["hardware"] = hardware;
-  else
-    doc["hardware"] = {{"preset", hardware}, {"overrides", overrides}};
+  doc["hardware"] = hardware_value;
   doc["slice"] = {{"shape", slice_}, {"wraparound", "auto"}};
   nlohmann::ordered_json axes = nlohmann::ordered_json::array();
   for (std::size_t d = 0; d < slice_.size(); ++d)

@@ -2,8 +2,10 @@
 #include "sim/import/import_scenario.hpp"
 
 #include <filesystem>
+#include <set>
 
 #include "models/common/error.hpp"
+#include "sim/import/assumed_peaks.hpp"
 
 namespace podsim::import {
 namespace {
@@ -69,20 +71,32 @@ std::vector<std::int64_t> default_slice(const ImportedModule& module, const std:
 }
 
 nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const std::string& file,
-                                            const std::string& hardware, const std::vector<std::int64_t>& slice) {
+                                            const std::string& hardware, const std::vector<std::int64_t>& slice,
+                                            const std::map<std::string, double>& peak_flops) {
   const auto dims = map_mesh_to_slice(module, slice, "--slice");
+  std::vector<ImportedApproximation> notes = module.approximations;
+  nlohmann::ordered_json hardware_value = hardware;
+  if (!peak_flops.empty()) {
+    std::set<std::string> dtypes;
+    for (const auto& t : module.tensors)
+      dtypes.insert(t.dtype);
+    std::vector<std::string> assumed;
+    hardware_value = hardware_with_assumed_peaks(hardware, dtypes, peak_flops, assumed);
+    for (const auto& dtype : assumed)
+      notes.push_back({"module", 0, assumed_peak_note(dtype)});
+  }
   nlohmann::ordered_json doc;
   std::string name = std::filesystem::path(file).stem().string();
   doc["name"] = name.empty() ? "imported" : name;
   doc["description"] = "Imported by podsim import from " + file +
                        " (StableHLO with Shardy shardings, docs/import.md): " + std::to_string(module.tensors.size()) +
-                       " tensors, " + std::to_string(module.ops.size()) + " ops, " +
-                       std::to_string(module.approximations.size()) + " approximations (see source).";
+                       " tensors, " + std::to_string(module.ops.size()) + " ops, " + std::to_string(notes.size()) +
+                       " approximations (see source).";
   nlohmann::ordered_json approximations = nlohmann::ordered_json::array();
-  for (const auto& a : module.approximations)
+  for (const auto& a : notes)
     approximations.push_back({{"op", a.op}, {"line", a.line}, {"how", a.how}});
   doc["source"] = {{"file", file}, {"format", "stablehlo-shardy"}, {"approximations", approximations}};
-  doc["hardware"] = hardware;
+  doc["hardware"] = hardware_value;
   doc["slice"] = {{"shape", slice}, {"wraparound", "auto"}};
   nlohmann::ordered_json axes = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < module.axes.size(); ++i)
@@ -122,12 +136,16 @@ nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const 
   return doc;
 }
 
-std::string approximations_text(const ImportedModule& module, const std::string& file) {
-  if (module.approximations.empty()) return "";
-  std::string out = std::to_string(module.approximations.size()) + " approximation" +
-                    (module.approximations.size() == 1 ? "" : "s") + " (docs/import.md):\n";
-  for (const auto& a : module.approximations)
-    out += "  " + file + ":" + std::to_string(a.line) + ": " + a.op + ": " + a.how + "\n";
+std::string approximations_text(const nlohmann::ordered_json& scenario, const std::string& file) {
+  const auto& list = scenario.at("source").at("approximations");
+  if (list.empty()) return "";
+  std::string out =
+      std::to_string(list.size()) + " approximation" + (list.size() == 1 ? "" : "s") + " (docs/import.md):\n";
+  for (const auto& a : list) {
+    const int line = a.at("line").get<int>();
+    out += "  " + file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
+           a.at("op").get<std::string>() + ": " + a.at("how").get<std::string>() + "\n";
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,12 +29,17 @@ std::vector<std::int64_t> default_slice(const ImportedModule& module, const std:
 
 // The scenario: `name` from the file's stem, the description naming `file`, `hardware` the preset name, the slice
 // and its mesh mapping (map_mesh_to_slice), tensors and program, and `source` (the file, the format
-// "stablehlo-shardy" and the approximations list). Throws as map_mesh_to_slice.
+// "stablehlo-shardy" and the approximations list). `peak_flops`, the preset's peak FLOP/s by podsim dtype name
+// when given (not empty): a dtype of the module's tensors that it lacks runs at its bf16 peak, through a hardware
+// override the approximations list (assumed_peaks.hpp). Throws as map_mesh_to_slice and
+// hardware_with_assumed_peaks.
 nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const std::string& file,
-                                            const std::string& hardware, const std::vector<std::int64_t>& slice);
+                                            const std::string& hardware, const std::vector<std::int64_t>& slice,
+                                            const std::map<std::string, double>& peak_flops = {});
 
-// The approximations as `podsim import` prints them: one line each, `  FILE:LINE: OP: HOW`, after a count line
-// (`3 approximations (docs/import.md):`); "" when there are none.
-std::string approximations_text(const ImportedModule& module, const std::string& file);
+// The approximations of a scenario scenario_from_module wrote (its `source.approximations`) as `podsim import`
+// prints them: one line each, `  FILE:LINE: OP: HOW` (`  FILE: OP: HOW` for one of the whole module, line 0), after
+// a count line (`3 approximations (docs/import.md):`); "" when there are none.
+std::string approximations_text(const nlohmann::ordered_json& scenario, const std::string& file);
 
 }  // namespace podsim::import

@@ -1,6 +1,7 @@
 // podsim import (sim/import): StableHLO modules with Shardy shardings read into scenarios. Expectations are worked
 // out by hand from the module texts in tests/import/data/ (per-device shapes = global / shards of each dim).
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -194,6 +195,48 @@ TEST(ImportCli, ImportThenRunAndCheck) {
   const auto bad_slice = test::run_podsim("import " + data_path("matmul_tanh.mlir") + " -o " + out + " --slice 2x4");
   EXPECT_EQ(bad_slice.code, 2);
   EXPECT_NE(bad_slice.err.find("error: --slice: the mesh"), std::string::npos) << bad_slice.err;
+}
+
+TEST(ImportModule, AnF32ModuleRunsAtTheBf16PeakThroughAHardwareOverride) {
+  // matmul_tanh.mlir in f32 (JAX's default dtype): tpu-v5e has bf16 and int peaks only, so the scenario gets
+  // chip.peak_flops.f32 = the bf16 peak given, and one approximation of the whole module (line 0) says so.
+  std::string text = read_text(data_path("matmul_tanh.mlir"));
+  for (std::size_t at = text.find("bf16"); at != std::string::npos; at = text.find("bf16", at))
+    text.replace(at, 4, "f32");
+  const auto module = parse_stablehlo_module(text, "m.mlir");
+  const std::map<std::string, double> peaks = {{"bf16", 1.97e14}, {"int8", 3.94e14}};
+  const auto doc = scenario_from_module(module, "m.mlir", "tpu-v5e", {4, 2}, peaks);
+  EXPECT_EQ(doc["hardware"]["preset"], "tpu-v5e");
+  EXPECT_EQ(doc["hardware"]["overrides"]["chip"]["peak_flops"]["f32"]["value"].get<double>(), 1.97e14);
+  const auto& notes = doc["source"]["approximations"];
+  ASSERT_FALSE(notes.empty());
+  EXPECT_EQ(notes.back()["op"], "module");
+  EXPECT_EQ(notes.back()["line"], 0);
+  EXPECT_EQ(notes.back()["how"], "f32 compute runs at the preset's bf16 peak (a hardware override in the scenario)");
+  EXPECT_NE(approximations_text(doc, "m.mlir").find("  m.mlir: module: f32 compute runs at"), std::string::npos);
+  const ScenarioSpec spec = load_scenario_text(doc.dump(), "imported.json");
+  EXPECT_EQ(spec.hardware.spec.chip.peak_flops(DType::f32), 1.97e14);
+  // A bf16 module keeps the plain preset name; no peak table (a caller that gives none) assumes nothing.
+  EXPECT_EQ(scenario_from_module(read_module("matmul_tanh.mlir"), "m.mlir", "tpu-v5e", {4, 2}, peaks)["hardware"],
+            "tpu-v5e");
+  EXPECT_EQ(scenario_from_module(module, "m.mlir", "tpu-v5e", {4, 2})["hardware"], "tpu-v5e");
+  // A preset without a bf16 peak either: refused at --hardware.
+  EXPECT_THROW((void)scenario_from_module(module, "m.mlir", "x", {4, 2}, {{"int8", 1e14}}), InputError);
+}
+
+TEST(ImportCli, AnF32ModuleImportsAndRuns) {
+  std::string text = read_text(data_path("matmul_tanh.mlir"));
+  for (std::size_t at = text.find("bf16"); at != std::string::npos; at = text.find("bf16", at))
+    text.replace(at, 4, "f32");
+  const std::string module = ::testing::TempDir() + "/matmul_tanh_f32.mlir";
+  const std::string out = ::testing::TempDir() + "/imported_matmul_tanh_f32.json";
+  std::ofstream(module) << text;
+  const auto imported = test::run_podsim("import " + module + " -o " + out);
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  EXPECT_NE(imported.out.find(": module: f32 compute runs at the preset's bf16 peak"), std::string::npos)
+      << imported.out;
+  const auto run = test::run_podsim("run " + out);
+  EXPECT_EQ(run.code, 0) << run.err;
 }
 
 }  // namespace

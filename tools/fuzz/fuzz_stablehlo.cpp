@@ -17,7 +17,8 @@ PODSIM_FUZZ_ENTRY {
   try {
     const import::ImportedModule module = import::parse_stablehlo_module(text, "fuzz.mlir");
     const auto slice = import::default_slice(module, {16, 16}, "--hardware");
-    const auto scenario = import::scenario_from_module(module, "fuzz.mlir", "tpu-v5e", slice);
+    const auto scenario =
+        import::scenario_from_module(module, "fuzz.mlir", "tpu-v5e", slice, {{"bf16", 1.97e14}, {"int8", 3.94e14}});
     (void)load_scenario_text(scenario.dump(2), "fuzz.json");
   } catch (const Error&) {
   }

@@ -17,6 +17,7 @@
 #include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
+#include "tools/podsim/flags.hpp"
 
 namespace podsim::cli {
 namespace {
@@ -60,16 +61,21 @@ std::string slice_text(const std::vector<std::int64_t>& slice) {
   return s;
 }
 
-// The partitioned-HLO path: parse, lay on a slice, build, check, write; lists what was approximated.
-int import_hlo(const ImportOptions& opts, const std::string& text) {
-  const auto module = import::parse_hlo_module(text, opts.file);
-  const auto preset = load_hardware_preset(opts.hardware);
-  const auto slice = opts.slice.empty() ? import::hlo_default_slice(module, preset.pod_shape, opts.file, "--hardware")
-                                        : parse_slice_flag(opts.slice);
+// The preset's peak FLOP/s by podsim dtype name (what the importers compare a program's dtypes with).
+std::map<std::string, double> peaks_of(const HardwareSpec& preset) {
   std::map<std::string, double> peaks;
   for (const auto& [dtype, flops] : preset.chip.peak_flops_by_dtype)
     peaks[std::string(dtype_name(dtype))] = flops;
-  const auto imported = import::scenario_from_hlo(module, opts.file, opts.hardware, slice, peaks);
+  return peaks;
+}
+
+// The partitioned-HLO path: parse, lay on a slice, build, check, write; lists what was approximated.
+int import_hlo(const ImportOptions& opts, const std::string& text) {
+  const auto module = import::parse_hlo_module(text, opts.file);
+  const auto preset = hardware_flag([&] { return load_hardware_preset(opts.hardware); });
+  const auto slice = opts.slice.empty() ? import::hlo_default_slice(module, preset.pod_shape, opts.file, "--hardware")
+                                        : parse_slice_flag(opts.slice);
+  const auto imported = import::scenario_from_hlo(module, opts.file, opts.hardware, slice, peaks_of(preset));
   write_scenario(imported.scenario.dump(2) + "\n", opts.out);
   std::cout << "wrote " << opts.out << ": partitioned HLO module " << module.name << ", "
             << imported.scenario["tensors"].size() << " tensors, " << imported.scenario["program"].size()
@@ -103,15 +109,15 @@ void add_import_command(CLI::App& app, Action& action) {
       text << in.rdbuf();
       if (import::looks_like_hlo_module(text.str())) return import_hlo(*opts, text.str());
       const auto module = import::parse_stablehlo_module(text.str(), opts->file);
-      const auto preset = load_hardware_preset(opts->hardware);
+      const auto preset = hardware_flag([&] { return load_hardware_preset(opts->hardware); });
       const auto slice = opts->slice.empty() ? import::default_slice(module, preset.pod_shape, "--hardware")
                                              : parse_slice_flag(opts->slice);
-      const auto doc = import::scenario_from_module(module, opts->file, opts->hardware, slice);
+      const auto doc = import::scenario_from_module(module, opts->file, opts->hardware, slice, peaks_of(preset));
       write_scenario(doc.dump(2) + "\n", opts->out);
       std::cout << "wrote " << opts->out << ": " << module.tensors.size() << " tensors, " << module.ops.size()
                 << " ops on a ";
       std::cout << slice_text(slice) << " " << opts->hardware << " slice\n"
-                << import::approximations_text(module, opts->file);
+                << import::approximations_text(doc, opts->file);
       return 0;
     };
   });
