@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/common/error.hpp"
+#include "models/common/utf8.hpp"
 
 namespace podsim {
 
@@ -187,6 +188,8 @@ class Lexer {
         fail("expected '\"' in string literal", start);
       const char c = text_[pos_];
       if (c == '"') {
+        // Names end up in JSON reports, which must be UTF-8: an escape such as `\dd` may make a byte that is not.
+        if (first_invalid_utf8(value)) fail("string literal is not UTF-8 text (after its escapes)", start);
         ++pos_;
         return value;
       }

@@ -268,6 +268,11 @@ TEST(ShardyParseSharding, LexingErrors) {
   expect_sharding_error(unterminated, "expected '\"' in string literal", column_of(unterminated, "\""));
   const std::string escape = R"(<@m, [{"a\qb"}]>)";
   expect_sharding_error(escape, "unknown escape in string literal", column_of(escape, "\\"));
+  // `\dd` is the byte 0xDD, which no UTF-8 text holds alone: refused at the string's opening quote.
+  const std::string not_utf8 = R"(<@m, [{"a\ddb"}]>)";
+  expect_sharding_error(not_utf8, "string literal is not UTF-8 text (after its escapes)", column_of(not_utf8, "\""));
+  // `\c3\a9` is é in UTF-8: accepted.
+  EXPECT_NO_THROW((void)parse_shardy_sharding(R"(<@m, [{"caf\c3\a9"}]>)"));
   const std::string character = R"(<@m, [{"a"}; ]>)";
   expect_sharding_error(character, "unexpected character ';'", column_of(character, ";"));
   expect_sharding_error("<@ m, []>", "invalid symbol reference, expected an identifier or a string after '@'", 2);
