@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/common/dtype.hpp"
 #include "models/common/error.hpp"
 #include "sim/import/assumed_peaks.hpp"
 
@@ -99,11 +100,9 @@ std::string podsim_dtype(const std::string& element, bool& approximated) {
   return "";
 }
 
-double dtype_bytes(const std::string& dtype) {
-  if (dtype == "f32") return 4;
-  if (dtype == "bf16" || dtype == "f16") return 2;
-  if (dtype == "int4") return 0.5;
-  return 1;
+// Bytes per element of a podsim dtype name (0.5 for int4), from models/common/dtype.
+double element_bytes(const std::string& dtype) {
+  return dtype_bits(parse_dtype(dtype)) / 8.0;
 }
 
 std::string groups_text(const std::vector<std::vector<std::int64_t>>& groups) {
@@ -286,7 +285,7 @@ double Builder::bytes_of(const HloInstruction& ins, const HloShape& shape) {
     return sum;
   }
   if (shape.element == "token") return 0;
-  double n = dtype_bytes(dtype_of(ins, shape));
+  double n = element_bytes(dtype_of(ins, shape));
   for (const auto d : shape.dims)
     n *= static_cast<double>(d);
   return n;
