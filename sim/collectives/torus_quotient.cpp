@@ -19,6 +19,7 @@
 #include "sim/engine/quotient_graph.hpp"
 #include "sim/engine/release_timers.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/engine/sub_network.hpp"
 
 namespace podsim {
 namespace {
@@ -242,7 +243,7 @@ std::optional<SimulationResult> by_line(const Quotient& q) {
   const NetworkSpec& network = q.network;
   std::vector<TaskTiming> times(skeleton.tasks.size());
   std::vector<std::int32_t> position(static_cast<std::size_t>(skeleton.num_chips), -1);
-  std::vector<std::int32_t> link_map(network.links.size(), -1);
+  SubNetworkBuilder builder(network);
   const auto latency_of = [&](const std::vector<std::int32_t>& route) {
     double latency_s = network.transfer.fixed_s;  // the engine adds it to every route (input_check)
     for (const std::int32_t l : route)
@@ -274,11 +275,7 @@ std::optional<SimulationResult> by_line(const Quotient& q) {
       base = base < 0 ? at : std::min(base, at);
     }
     EventGraph sub;
-    NetworkSpec net;
-    net.chip_flops = network.chip_flops;
-    net.transfer = network.transfer;
-    auto sub_routes = std::make_shared<SubRoutes>();
-    std::vector<std::int32_t> touched;
+    builder.begin();
     const auto chips = static_cast<std::int32_t>(line.size());
     for (TaskId id = begin; id < end; ++id) {
       const Task& t = skeleton.tasks[static_cast<std::size_t>(id)];
@@ -292,37 +289,28 @@ std::optional<SimulationResult> by_line(const Quotient& q) {
       s.dst_chip = position[static_cast<std::size_t>(t.dst_chip)];
       for (const TaskId d : t.deps)
         if (d >= begin) s.deps.push_back(d - begin);
-      if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip) {
-        const std::uint64_t pair = sub_route_key(s.src_chip, s.dst_chip);
-        if (!sub_routes->contains(pair)) {
-          std::vector<std::int32_t> links;
-          for (const std::int32_t l : network.route(t.src_chip, t.dst_chip)) {
-            // The route stays on the line (so on links no other line of the phase uses).
-            const Link& link = q.slice.link(l);
-            if (position[static_cast<std::size_t>(link.src)] < 0 || position[static_cast<std::size_t>(link.dst)] < 0)
-              return std::nullopt;
-            std::int32_t& mapped = link_map[static_cast<std::size_t>(l)];
-            if (mapped < 0) {
-              mapped = static_cast<std::int32_t>(net.links.size());
-              net.links.push_back(network.links[static_cast<std::size_t>(l)]);
-              touched.push_back(l);
-            }
-            links.push_back(mapped);
+      if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip && !builder.has_route(s.src_chip, s.dst_chip)) {
+        const std::vector<std::int32_t> route = network.route(t.src_chip, t.dst_chip);
+        // The route stays on the line (so on links no other line of the phase uses).
+        for (const std::int32_t l : route) {
+          const Link& link = q.slice.link(l);
+          if (position[static_cast<std::size_t>(link.src)] < 0 || position[static_cast<std::size_t>(link.dst)] < 0) {
+            builder.end();
+            return std::nullopt;
           }
-          sub_routes->emplace(pair, std::move(links));
         }
+        builder.add_route(s.src_chip, s.dst_chip, route);
       }
       sub.add(std::move(s));
     }
-    for (const std::int32_t l : touched)
-      link_map[static_cast<std::size_t>(l)] = -1;
+    builder.end();
     std::vector<std::pair<TaskId, double>> releases;
     for (TaskId k = 0; k < end - begin; ++k) {
       const double at = release[static_cast<std::size_t>(k)] - base;
       if (release[static_cast<std::size_t>(k)] >= 0 && at > 0) releases.emplace_back(k, at);
     }
-    add_release_timers(releases, chips, sub, net, sub_routes);
-    const SimulationResult run = simulate(net, sub);
+    add_release_timers(releases, chips, sub, builder.net, builder.routes);
+    const SimulationResult run = simulate(builder.net, sub);
     simulated += run.tasks.size();
     wall_s += run.wall_s;
     child_rss = std::max(child_rss, run.child_rss_growth_bytes);

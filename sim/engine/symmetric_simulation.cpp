@@ -16,6 +16,7 @@
 #include "sim/engine/link_ledger.hpp"
 #include "sim/engine/release_timers.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/engine/sub_network.hpp"
 #include "sim/engine/validated_run.hpp"
 
 namespace podsim {
@@ -178,7 +179,7 @@ bool phases_kept_apart(const NetworkSpec& network, const EventGraph& graph, cons
 void run_phases(const NetworkSpec& network, const EventGraph& graph, const GraphSymmetry& symmetry,
                 const RouteTable& routes, std::vector<TaskTiming>& timings, SimulationResult& result) {
   std::vector<std::int32_t> position(static_cast<std::size_t>(network.num_chips), 0);
-  std::vector<std::int32_t> link_map(network.links.size(), -1);
+  SubNetworkBuilder builder(network);
   for (const PhaseGroups& phase : symmetry.phases) {
     if (phase.groups.empty()) continue;
     const TaskId first = phase.begin.front();
@@ -225,11 +226,7 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
 
     // One graph with a representative of every class side by side (their links are disjoint).
     EventGraph sub;
-    NetworkSpec net;
-    net.chip_flops = network.chip_flops;
-    net.transfer = network.transfer;
-    auto sub_routes = std::make_shared<SubRoutes>();
-    std::vector<std::int32_t> touched;
+    builder.begin();
     std::int32_t chips = 0;
     std::vector<std::pair<TaskId, double>> timers;
     for (std::size_t c = 0; c < reps.size(); ++c) {
@@ -250,31 +247,16 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
         s.dst_chip = chip_base + position[static_cast<std::size_t>(t.dst_chip)];
         for (const TaskId d : t.deps)
           if (d >= begin) s.deps.push_back(offset + (d - begin));
-        if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip) {
-          const std::uint64_t pair = sub_route_key(s.src_chip, s.dst_chip);
-          if (!sub_routes->contains(pair)) {
-            std::vector<std::int32_t> links;
-            for (const std::int32_t l : routes.links(t.src_chip, t.dst_chip)) {
-              std::int32_t& mapped = link_map[static_cast<std::size_t>(l)];
-              if (mapped < 0) {
-                mapped = static_cast<std::int32_t>(net.links.size());
-                net.links.push_back(network.links[static_cast<std::size_t>(l)]);
-                touched.push_back(l);
-              }
-              links.push_back(mapped);
-            }
-            sub_routes->emplace(pair, std::move(links));
-          }
-        }
+        if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip)
+          builder.add_route(s.src_chip, s.dst_chip, routes.links(t.src_chip, t.dst_chip));
         sub.add(std::move(s));
       }
       for (std::size_t j = 0; j < released.size(); ++j)
         if (rep_release[c][j] > 0) timers.emplace_back(offset + released[j], rep_release[c][j]);
     }
-    for (const std::int32_t l : touched)
-      link_map[static_cast<std::size_t>(l)] = -1;
-    add_release_timers(timers, chips, sub, net, sub_routes);
-    const SimulationResult run = simulate(net, sub);
+    builder.end();
+    add_release_timers(timers, chips, sub, builder.net, builder.routes);
+    const SimulationResult run = simulate(builder.net, sub);
     result.simulated_tasks += run.tasks.size();
     result.wall_s += run.wall_s;
     result.child_rss_growth_bytes = std::max(result.child_rss_growth_bytes, run.child_rss_growth_bytes);
