@@ -129,9 +129,9 @@ py::list options(const std::string& command) {
     if (!option->get_lnames().empty() && option->get_lnames().front() == "help") continue;
     py::dict entry;
     const bool positional = option->get_lnames().empty();
-    const std::string name = positional ? option->get_name(true) : option->get_lnames().front();
-    entry["name"] = name;
-    entry["flag"] = positional ? std::string() : "--" + name;
+    const std::string option_name = positional ? option->get_name(true) : option->get_lnames().front();
+    entry["name"] = option_name;
+    entry["flag"] = positional ? std::string() : "--" + option_name;
     entry["takes_value"] = option->get_expected_max() > 0;  // a flag expects no value
     entry["repeatable"] = option->get_items_expected_max() > 1;
     entry["required"] = option->get_required();

@@ -5,13 +5,10 @@
 #include "models/common/shown_text.hpp"
 
 namespace podsim {
-namespace {
 
-std::string where(const std::string& file, int line) {
+std::string csv_where(const std::string& file, int line) {
   return file + ":" + std::to_string(line);
 }
-
-}  // namespace
 
 std::vector<CsvRecord> split_csv_records(std::string_view text, const std::string& file, char separator) {
   std::vector<CsvRecord> records;
@@ -49,7 +46,7 @@ std::vector<CsvRecord> split_csv_records(std::string_view text, const std::strin
     }
     if (c == '"') {
       if (!cell.empty() || cell_was_quoted)
-        throw InputError(where(file, line), "a quote may only open a field, got: " + cut_shown(cell + "\""));
+        throw InputError(csv_where(file, line), "a quote may only open a field, got: " + cut_shown(cell + "\""));
       quoted = cell_was_quoted = any = true;
       quote_line = line;
     } else if (c == separator) {
@@ -65,12 +62,12 @@ std::vector<CsvRecord> split_csv_records(std::string_view text, const std::strin
       record.line = line;
     } else {
       if (cell_was_quoted)
-        throw InputError(where(file, line), "text after a closing quote, got: " + cut_shown(std::string(1, c)));
+        throw InputError(csv_where(file, line), "text after a closing quote, got: " + cut_shown(std::string(1, c)));
       cell += c;
       any = true;
     }
   }
-  if (quoted) throw InputError(where(file, quote_line), "a quoted field must be closed, got: end of file");
+  if (quoted) throw InputError(csv_where(file, quote_line), "a quoted field must be closed, got: end of file");
   end_record();
   return records;
 }

@@ -20,4 +20,7 @@ struct CsvRecord {
 // opened on).
 std::vector<CsvRecord> split_csv_records(std::string_view text, const std::string& file, char separator = ',');
 
+// `file:LINE`: where a record's error is located.
+std::string csv_where(const std::string& file, int line);
+
 }  // namespace podsim

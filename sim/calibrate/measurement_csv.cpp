@@ -17,10 +17,6 @@
 namespace podsim {
 namespace {
 
-std::string where(const std::string& file, int line) {
-  return file + ":" + std::to_string(line);
-}
-
 constexpr std::array<const char*, 19> kColumns{"id",       "kind",  "quantity", "measured", "hardware", "op", "slice",
                                                "axes",     "bytes", "wrap",     "dtype",    "m",        "k",  "n",
                                                "scenario", "plan",  "fit",      "source",   "quote"};
@@ -59,11 +55,11 @@ class Row {
   bool given(const std::string& column) const { return !text(column).empty(); }
 
   [[noreturn]] void fail(const std::string& column, const std::string& rule) const {
-    throw InputError(where(file_, record_.line),
+    throw InputError(csv_where(file_, record_.line),
                      "column " + column + ": " + rule + ", got: " + cut_shown(quoted(text(column))));
   }
   [[noreturn]] void fail_with(const std::string& column, const std::string& rule, const std::string& got) const {
-    throw InputError(where(file_, record_.line), "column " + column + ": " + rule + ", got: " + cut_shown(got));
+    throw InputError(csv_where(file_, record_.line), "column " + column + ": " + rule + ", got: " + cut_shown(got));
   }
 
   // Runs `parse` on the cell; a podsim::Error becomes `column NAME: its message`.
@@ -231,27 +227,27 @@ std::vector<Measurement> read_measurements(std::string_view text, const std::str
   for (std::size_t i = 0; i < header.cells.size(); ++i) {
     const std::string& name = header.cells[i];
     if (std::find(kColumns.begin(), kColumns.end(), name) == kColumns.end())
-      throw InputError(where(file, header.line),
+      throw InputError(csv_where(file, header.line),
                        "column " + std::to_string(i + 1) +
                            ": unknown column (known: id, kind, quantity, measured, hardware, op, slice, axes, bytes, "
                            "wrap, dtype, m, k, n, scenario, plan, fit, source, quote), got: " +
                            cut_shown(name.empty() ? "an empty name" : name));
     if (!columns.emplace(name, i).second)
-      throw InputError(where(file, header.line), "column " + name + ": a column may appear once, got: it twice");
+      throw InputError(csv_where(file, header.line), "column " + name + ": a column may appear once, got: it twice");
   }
   for (const char* required : {"id", "kind", "measured"})
     if (!columns.count(required))
-      throw InputError(where(file, header.line), std::string("column ") + required +
-                                                     ": the header must name it, got: " +
-                                                     cut_shown(std::to_string(header.cells.size()) + " columns"));
+      throw InputError(csv_where(file, header.line), std::string("column ") + required +
+                                                         ": the header must name it, got: " +
+                                                         cut_shown(std::to_string(header.cells.size()) + " columns"));
   std::vector<Measurement> rows;
   std::set<std::string> ids;
   for (std::size_t r = 1; r < records.size(); ++r) {
     const CsvRecord& record = records[r];
     if (record.cells.size() != header.cells.size())
-      throw InputError(where(file, record.line), "a row has as many fields as the header (" +
-                                                     std::to_string(header.cells.size()) +
-                                                     "), got: " + std::to_string(record.cells.size()));
+      throw InputError(csv_where(file, record.line), "a row has as many fields as the header (" +
+                                                         std::to_string(header.cells.size()) +
+                                                         "), got: " + std::to_string(record.cells.size()));
     const Row row(file, record, columns);
     Measurement measurement = parse_row(row, file);
     if (!ids.insert(measurement.id).second) row.fail("id", "ids must be unique in the file");

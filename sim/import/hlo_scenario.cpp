@@ -15,6 +15,7 @@
 
 #include "models/common/dtype.hpp"
 #include "models/common/error.hpp"
+#include "models/common/shape.hpp"
 #include "sim/import/assumed_peaks.hpp"
 
 namespace podsim::import {
@@ -115,13 +116,6 @@ std::string groups_text(const std::vector<std::vector<std::int64_t>>& groups) {
     if (out.size() > 200) return out + ",...}";
   }
   return out + "}";
-}
-
-std::string shape_text(const std::vector<std::int64_t>& dims) {
-  std::string out;
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    out += (i ? "x" : "") + std::to_string(dims[i]);
-  return out.empty() ? "scalar" : out;
 }
 
 std::string array_text(const std::string& element, const std::vector<std::int64_t>& dims) {
@@ -373,7 +367,7 @@ std::vector<std::string> Builder::axes_of(const HloInstruction& ins) {
   if (!dims)
     fail_at(ins, "replica_groups",
             ins.opcode + " %" + ins.name + ": replica_groups " + groups_text(ins.replica_groups) +
-                " are not lines or planes of the slice " + shape_text(slice_) +
+                " are not lines or planes of the slice " + format_shape(slice_) +
                 " (device id = chip id, row-major), so no mesh axes run it; give --slice");
   std::vector<std::string> axes;
   for (const int d : *dims)
@@ -522,7 +516,7 @@ void Builder::collective(const HloInstruction& ins) {
       v.sharding = dim_sharding(global.dims.size(), to, axes);
       v.global = global.dims;
       note(ins, "all-to-all along dim " + std::to_string(d) + " run as podsim's all-to-all of a stand-in " +
-                    shape_text(global.dims) + " from dim " + std::to_string(d) + " to dim " + std::to_string(to) +
+                    format_shape(global.dims) + " from dim " + std::to_string(d) + " to dim " + std::to_string(to) +
                     " (the same bytes per device; the result is that stand-in's layout)");
     }
     push(op, after);
@@ -601,7 +595,7 @@ void Builder::dot(const HloInstruction& ins, const HloInstruction* inner, const 
   if (computed != d.shape.dims)
     fail(d, d.column,
          "dot %" + d.name + ": the result " + array_text(d.shape.element, d.shape.dims) +
-             " does not match the operands' dims, which give " + shape_text(computed));
+             " does not match the operands' dims, which give " + format_shape(computed));
   std::vector<std::string> after = after_in;
   std::string lt, rt;
   const std::string name = new_op(inner ? ins.name + "." + d.name : d.name);
@@ -684,7 +678,7 @@ void Builder::convolution(const HloInstruction& ins, const std::map<std::string,
   compute_dtype(podsim_dtype(lhs.element, approximated));
   push({{"op", "matmul"}, {"name", name}, {"lhs", lt}, {"rhs", rt}, {"einsum", "MK,KN->MN"}, {"out", new_tensor(name)}},
        after_in);
-  note(c, "convolution read as a matmul " + shape_text({m, k}) + " x " + shape_text({k, n}) + " (its " +
+  note(c, "convolution read as a matmul " + format_shape({m, k}) + " x " + format_shape({k, n}) + " (its " +
               flops_text(2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n)) +
               " FLOPs per device) on stand-in operands");
   if (shapes) return;
@@ -937,8 +931,8 @@ HloImport Builder::build(const std::string& hardware) {
     throw InputError("--slice", "the module runs on " + std::to_string(devices_) +
                                     " devices (num_partitions x "
                                     "replica_count), the slice holds " +
-                                    std::to_string(chips) + " chips, got: " + shape_text(slice_));
-  if (slice_.size() > 3) throw InputError("--slice", "at most 3 dims, got: " + shape_text(slice_));
+                                    std::to_string(chips) + " chips, got: " + format_shape(slice_));
+  if (slice_.size() > 3) throw InputError("--slice", "at most 3 dims, got: " + format_shape(slice_));
   const HloComputation& entry = module_.computations[static_cast<std::size_t>(module_.entry)];
   std::map<std::string, const HloInstruction*> by_name;
   for (const auto& ins : entry.instructions)

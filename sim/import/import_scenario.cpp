@@ -5,17 +5,11 @@
 #include <set>
 
 #include "models/common/error.hpp"
+#include "models/common/shape.hpp"
 #include "sim/import/assumed_peaks.hpp"
 
 namespace podsim::import {
 namespace {
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string out;
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    out += (i ? "x" : "") + std::to_string(shape[i]);
-  return out;
-}
 
 std::string mesh_text(const ImportedModule& module) {
   std::string out;
@@ -30,7 +24,7 @@ std::vector<std::vector<int>> map_mesh_to_slice(const ImportedModule& module, co
                                                 const std::string& where) {
   const auto no_fit = [&](const std::string& why) {
     return InputError(
-        where, "the mesh " + mesh_text(module) + " does not fit the slice (" + why + "), got: " + shape_text(slice));
+        where, "the mesh " + mesh_text(module) + " does not fit the slice (" + why + "), got: " + format_dims(slice));
   };
   std::vector<std::vector<int>> dims;
   std::size_t d = 0;
@@ -66,7 +60,7 @@ std::vector<std::int64_t> default_slice(const ImportedModule& module, const std:
   for (std::size_t d = 0; d < pod_shape.size(); ++d)
     if (slice[d] > pod_shape[d])
       throw InputError(where, "the mesh " + mesh_text(module) + " does not fit the generation's pod " +
-                                  shape_text(pod_shape) + " as the slice " + shape_text(slice) + "; give --slice");
+                                  format_dims(pod_shape) + " as the slice " + format_dims(slice) + "; give --slice");
   return slice;
 }
 

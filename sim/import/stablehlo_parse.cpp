@@ -11,6 +11,7 @@
 #include <set>
 
 #include "models/common/error.hpp"
+#include "models/common/shape.hpp"
 #include "models/sharding/shardy_parse.hpp"
 #include "models/sharding/shardy_print.hpp"
 #include "sim/import/module_text.hpp"
@@ -62,8 +63,8 @@ const std::set<std::string> kElementwise = {"stablehlo.negate",
 const std::set<std::string> kLayout = {"stablehlo.reshape", "stablehlo.transpose", "stablehlo.broadcast_in_dim",
                                        "stablehlo.convert", "stablehlo.bitcast_convert"};
 // Data movement: a memory-bound copy of the first operand, then the result.
-const std::set<std::string> kDataMovement = {"stablehlo.slice", "stablehlo.concatenate", "stablehlo.pad",
-                                             "stablehlo.dynamic_slice"};
+const std::set<std::string> kStablehloDataMovement = {"stablehlo.slice", "stablehlo.concatenate", "stablehlo.pad",
+                                                      "stablehlo.dynamic_slice"};
 // The elementwise ops of two operands (select and clamp take three, the others one).
 const std::set<std::string> kBinary = {
     "stablehlo.add",     "stablehlo.subtract", "stablehlo.multiply",  "stablehlo.divide", "stablehlo.maximum",
@@ -80,7 +81,7 @@ struct TensorType {
 };
 
 // A value of the function being read.
-struct Value {
+struct SsaValue {
   std::string tensor;  // scenario tensor holding it; empty until materialized (constants, layout results)
   std::string name;    // the scenario name it gets when materialized
   std::vector<std::int64_t> shape;
@@ -100,16 +101,16 @@ struct Function {
   std::size_t sig = 0, end = 0;  // line indices: the signature and its closing `}`
 };
 
-class Reader {
+class StablehloReader {
  public:
-  Reader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
+  StablehloReader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
 
   ImportedModule read();
   // `FILE:LINE` of the line being read.
   std::string where() const { return file_ + ":" + std::to_string(line_no_); }
 
  private:
-  using Scope = std::map<std::string, Value>;
+  using Scope = std::map<std::string, SsaValue>;
   [[noreturn]] void fail(std::size_t col, const std::string& message) const {
     throw InputError(file_ + ":" + std::to_string(line_no_) + ":" + std::to_string(col + 1), message);
   }
@@ -120,21 +121,22 @@ class Reader {
   }
   void read_mesh(std::size_t at);
   void read_signature(std::size_t at, Scope& scope);
-  std::vector<Value> run_body(const Function& fn, Scope& scope, const std::string& prefix, int depth);
+  std::vector<SsaValue> run_body(const Function& fn, Scope& scope, const std::string& prefix, int depth);
   void read_op(std::size_t at, Scope& scope, const std::string& prefix, int depth, std::size_t end);
   void read_return(std::size_t at, Scope& scope);
   std::string read_sharding_text(std::size_t at, std::size_t rank);
   TensorType read_tensor_type(std::size_t at) const;
   std::string need_dtype(const TensorType& type, std::size_t at, const std::string& what);
-  Value& value(std::size_t at, const std::string& ssa, Scope& scope) const;
+  SsaValue& value(std::size_t at, const std::string& ssa, Scope& scope) const;
   std::size_t find_top(std::string_view what, std::size_t from) const;
   void approximate(const std::string& op, int line, const std::string& how) {
     module_.approximations.push_back({op, line, how});
   }
-  void materialize(Value& v, std::size_t at);
+  void materialize(SsaValue& v, std::size_t at);
   void pin(int matmul, const std::string& why);
   TensorSharding replicated(std::size_t rank) const;
-  std::vector<std::string> after_of(const std::vector<const Value*>& read, const std::vector<const Value*>& waited);
+  std::vector<std::string> after_of(const std::vector<const SsaValue*>& read,
+                                    const std::vector<const SsaValue*>& waited);
 
   std::string_view text_;
   std::string file_;
@@ -245,14 +247,7 @@ std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from = 0, s
   return p;
 }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string out;
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    out += (i ? "x" : "") + std::to_string(shape[i]);
-  return out.empty() ? "scalar" : out;
-}
-
-std::size_t Reader::find_top(std::string_view what, std::size_t from) const {
+std::size_t StablehloReader::find_top(std::string_view what, std::size_t from) const {
   int depth = 0;
   for (std::size_t i = from; i < line_.size(); ++i) {
     const char c = line_[i];
@@ -269,7 +264,7 @@ std::size_t Reader::find_top(std::string_view what, std::size_t from) const {
 }
 
 // `tensor<1024x4096xbf16>` at `at` -> shape and element type (dtype "" when podsim has none for it).
-TensorType Reader::read_tensor_type(std::size_t at) const {
+TensorType StablehloReader::read_tensor_type(std::size_t at) const {
   if (line_.compare(at, 7, "tensor<") != 0) fail(at, "expected a tensor type, got: " + line_.substr(at, 40));
   const std::size_t end = match_close(line_, at + 6);
   if (end == std::string::npos) fail(at, "unterminated tensor type");
@@ -295,7 +290,7 @@ TensorType Reader::read_tensor_type(std::size_t at) const {
 
 // The podsim dtype of a type that becomes a scenario tensor (`what` names it in the note); refuses a type podsim
 // has none for, lists one mapped by its bytes per element.
-std::string Reader::need_dtype(const TensorType& type, std::size_t at, const std::string& what) {
+std::string StablehloReader::need_dtype(const TensorType& type, std::size_t at, const std::string& what) {
   if (type.dtype.empty()) fail(at, "unsupported element type, got: \"" + type.element + "\"");
   if (dtype_by_size(type.element))
     approximate(what, line_no_,
@@ -303,7 +298,7 @@ std::string Reader::need_dtype(const TensorType& type, std::size_t at, const std
   return type.dtype;
 }
 
-TensorSharding Reader::replicated(std::size_t rank) const {
+TensorSharding StablehloReader::replicated(std::size_t rank) const {
   TensorSharding s;
   s.mesh_name = module_.mesh_name;
   s.dims.resize(rank);
@@ -312,7 +307,7 @@ TensorSharding Reader::replicated(std::size_t rank) const {
 
 // The Shardy sharding `<@mesh, [...]>` (optionally `#sdy.sharding`-prefixed) at `at`: checked to parse, to name
 // the module's mesh and to have `rank` dims. Returns the text without the prefix.
-std::string Reader::read_sharding_text(std::size_t at, std::size_t rank) {
+std::string StablehloReader::read_sharding_text(std::size_t at, std::size_t rank) {
   std::size_t start = at;
   if (line_.compare(start, 13, "#sdy.sharding") == 0) start += 13;
   if (start >= line_.size() || line_[start] != '<') fail(at, "malformed sharding: expected '<'");
@@ -333,7 +328,7 @@ std::string Reader::read_sharding_text(std::size_t at, std::size_t rank) {
   return text;
 }
 
-Value& Reader::value(std::size_t at, const std::string& ssa, Scope& scope) const {
+SsaValue& StablehloReader::value(std::size_t at, const std::string& ssa, Scope& scope) const {
   const auto it = scope.find(ssa);
   if (it == scope.end()) fail(at, "unknown value, got: " + ssa);
   return it->second;
@@ -341,7 +336,7 @@ Value& Reader::value(std::size_t at, const std::string& ssa, Scope& scope) const
 
 // Declares `v` as a scenario tensor (a program input) when no op writes it: its bytes are resident from the start
 // and its readers wait for `v.deps`. Fixes the sharding of a matmul it derives from first.
-void Reader::materialize(Value& v, std::size_t at) {
+void StablehloReader::materialize(SsaValue& v, std::size_t at) {
   if (!v.tensor.empty()) return;
   if (materialized_.count(v.name)) {  // declared already, through a copy of the value (a call's argument)
     v.tensor = v.name;
@@ -367,7 +362,7 @@ void Reader::materialize(Value& v, std::size_t at) {
 }
 
 // Fixes matmul `index`'s out_sharding to the sharding the import derived for it (Shardy-style propagation).
-void Reader::pin(int index, const std::string& why) {
+void StablehloReader::pin(int index, const std::string& why) {
   ImportedOp& op = module_.ops[static_cast<std::size_t>(index)];
   if (!op.sharding.empty()) return;
   op.sharding = pinned_.at(index);
@@ -377,19 +372,19 @@ void Reader::pin(int index, const std::string& why) {
 
 // The `after` list of an op reading `read` (its tensors) and waiting for `waited` (operands it does not read):
 // their deps, and the writers of `waited`, without the writers of `read` (implied) and without repeats.
-std::vector<std::string> Reader::after_of(const std::vector<const Value*>& read,
-                                          const std::vector<const Value*>& waited) {
+std::vector<std::string> StablehloReader::after_of(const std::vector<const SsaValue*>& read,
+                                                   const std::vector<const SsaValue*>& waited) {
   std::vector<std::string> out;
   std::set<std::string> implied;
-  for (const Value* v : read)
+  for (const SsaValue* v : read)
     if (!v->writer.empty()) implied.insert(v->writer);
   auto add = [&](const std::string& op) {
     if (!op.empty() && !implied.count(op) && std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
   };
-  for (const Value* v : read)
+  for (const SsaValue* v : read)
     for (const auto& d : v->deps)
       add(d);
-  for (const Value* v : waited) {
+  for (const SsaValue* v : waited) {
     for (const auto& d : v->deps)
       add(d);
     add(v->writer);
@@ -398,7 +393,7 @@ std::vector<std::string> Reader::after_of(const std::vector<const Value*>& read,
 }
 
 // `sdy.mesh @mesh = <["x"=4, "y"=2]>`.
-void Reader::read_mesh(std::size_t at) {
+void StablehloReader::read_mesh(std::size_t at) {
   if (!module_.mesh_name.empty()) fail(at, "only one sdy.mesh is supported, got a second: " + line_.substr(at));
   std::size_t i = line_.find('@', at);
   const std::size_t eq = line_.find('=', at);
@@ -521,7 +516,7 @@ std::pair<std::string, std::size_t> symbol_at(const std::string& line, std::size
 }
 
 // `func.func public @main(%arg0: tensor<...> {sdy.sharding = ...}, ...) -> (tensor<...> {...}, ...) {`.
-void Reader::read_signature(std::size_t at, Scope& scope) {
+void StablehloReader::read_signature(std::size_t at, Scope& scope) {
   const auto [name, at_sign] = symbol_at(line_, at);
   const std::size_t open = line_.find('(', at_sign);
   const std::size_t close = open == std::string::npos ? open : match_close(line_, open);
@@ -542,7 +537,7 @@ void Reader::read_signature(std::size_t at, Scope& scope) {
       fail(gspmd, "GSPMD shardings (mhlo.sharding) are not read: lower with Shardy (sdy.sharding)");
     }
     if (!names_.insert(tensor.name).second) fail(b, "argument name used twice, got: " + arg.ssa);
-    Value v;
+    SsaValue v;
     v.tensor = v.name = tensor.name;
     v.shape = type.shape;
     v.element = type.element;
@@ -576,7 +571,7 @@ void Reader::read_signature(std::size_t at, Scope& scope) {
 }
 
 // `%N = OP operands ... : types` (and, for a reduce printed with its region, the region's lines up to `end`).
-void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, int depth, std::size_t end) {
+void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& prefix, int depth, std::size_t end) {
   const std::size_t eq = line_.find('=', at);
   if (eq == std::string::npos) fail(at, "malformed op: no '=' after the result");
   std::string ssa = line_.substr(at, eq - at);
@@ -601,7 +596,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
   const bool supported = op_name == "stablehlo.dot_general" || op_name == "stablehlo.dot" ||
                          op_name == "sdy.sharding_constraint" || op_name == "stablehlo.constant" ||
                          op_name == "stablehlo.iota" || op_name == "stablehlo.reduce" || is_call ||
-                         kElementwise.count(op_name) || kLayout.count(op_name) || kDataMovement.count(op_name);
+                         kElementwise.count(op_name) || kLayout.count(op_name) || kStablehloDataMovement.count(op_name);
   if (op_name == "stablehlo.custom_call") {
     const auto [target, t_at] = symbol_at(line_, op_end);
     fail(op_at, "unsupported op \"stablehlo.custom_call\" (target @" + target +
@@ -659,10 +654,10 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
       fail(op_at,
            "\"" + op_name + "\" takes " + std::to_string(n) + " operand(s), got: " + std::to_string(operands.size()));
   };
-  auto operand = [&](std::size_t k) -> Value& { return value(operands[k].second, operands[k].first, scope); };
+  auto operand = [&](std::size_t k) -> SsaValue& { return value(operands[k].second, operands[k].first, scope); };
   // A value that holds no op's output: a constant or a layout op's result.
   auto derived = [&](const TensorSharding& sharding) {
-    Value v;
+    SsaValue v;
     v.name = name;
     v.shape = out.shape;
     v.element = out.element;
@@ -686,7 +681,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
 
   if (op_name == "stablehlo.constant" || op_name == "stablehlo.iota") {
     need(0);
-    Value v = derived(given().value_or(replicated(out.shape.size())));
+    SsaValue v = derived(given().value_or(replicated(out.shape.size())));
     v.constant = true;
     scope[ssa] = v;
     return;
@@ -699,7 +694,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
     if (depth + 1 > kMaxCallDepth)
       fail(op_at, "calls nested deeper than " + std::to_string(kMaxCallDepth) + " (recursion?), got: @" + callee);
     const std::size_t here = cur_;
-    std::vector<Value> args;
+    std::vector<SsaValue> args;
     for (std::size_t k = 0; k < operands.size(); ++k)
       args.push_back(operand(k));
     const Function& fn = it->second;
@@ -718,9 +713,9 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
         fail(params[k].col, "malformed argument, got: " + line_.substr(params[k].col, params[k].end - params[k].col));
       const TensorType type = read_tensor_type(skip_space(line_, params[k].col + params[k].ssa.size() + 1));
       if (type.shape != args[k].shape)
-        fail(params[k].col, "argument " + params[k].ssa + " has shape " + shape_text(type.shape) +
+        fail(params[k].col, "argument " + params[k].ssa + " has shape " + format_shape(type.shape) +
                                 ", the call at line " + std::to_string(here + 1) + " passes " +
-                                shape_text(args[k].shape));
+                                format_shape(args[k].shape));
       const std::size_t attr = line_.find("sharding", params[k].col);
       if (attr != std::string::npos && attr < params[k].end)
         fail(attr, "shardings on a private function's arguments are not read");
@@ -737,8 +732,8 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
   }
   if (op_name == "stablehlo.dot_general" || op_name == "stablehlo.dot") {
     need(2);
-    Value& lhs = operand(0);
-    Value& rhs = operand(1);
+    SsaValue& lhs = operand(0);
+    SsaValue& rhs = operand(1);
     auto dims = [&](const std::string& key) -> std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> {
       const std::size_t k = line_.find(key + " = [", op_end);
       if (k == std::string::npos || k > type_colon) return {};
@@ -822,7 +817,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
     op.after = after_of({&lhs, &rhs}, {});
     const std::string lhs_dtype = lhs.dtype;
     const int index = add_op(op);
-    Value v = derived(given().value_or(propagated));
+    SsaValue v = derived(given().value_or(propagated));
     v.tensor = v.writer = name;
     v.dtype = lhs_dtype;
     if (value_sharding.empty()) {
@@ -834,7 +829,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
   }
   if (op_name == "sdy.sharding_constraint") {
     need(1);
-    Value& in = operand(0);
+    SsaValue& in = operand(0);
     const std::size_t s = line_.find('<', operands[0].second);
     if (s == std::string::npos || s > type_colon) fail(op_at, "malformed sdy.sharding_constraint: no sharding");
     const std::string to = read_sharding_text(s, in.shape.size());
@@ -846,7 +841,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
     op.sharding = to;
     op.after = after_of({&in}, {});
     add_op(op);
-    Value v = derived(parse_shardy_sharding(to));
+    SsaValue v = derived(parse_shardy_sharding(to));
     v.tensor = v.writer = name;
     v.dtype = in.dtype;
     scope[ssa] = v;
@@ -854,7 +849,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
   }
   if (kLayout.count(op_name)) {
     need(1);
-    Value& in = operand(0);
+    SsaValue& in = operand(0);
     TensorSharding sharding = in.sharding;
     // The op's `dims = [...]` (transpose's permutation, broadcast_in_dim's map); `where` is set to where it starts.
     const auto dims_attribute = [&](std::size_t& where) {
@@ -909,7 +904,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
                         " (none follows from the operand's: " + why + "); the resharding is not simulated");
       sharding = r ? *r : *given();
     }
-    Value v = derived(sharding);
+    SsaValue v = derived(sharding);
     if (const auto g = given(); g && *g != sharding) {
       approximate(op_name, line_no_,
                   "the result's sharding " + value_sharding + " differs from the one derived from the operand (" +
@@ -923,9 +918,9 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
     scope[ssa] = v;
     return;
   }
-  if (kDataMovement.count(op_name)) {
+  if (kStablehloDataMovement.count(op_name)) {
     if (operands.empty()) fail(op_at, "\"" + op_name + "\" takes an operand");
-    Value& in = operand(0);
+    SsaValue& in = operand(0);
     if (in.shape.size() != out.shape.size()) fail(type_at, op_name + ": result rank differs from the operand's");
     std::vector<bool> moved(in.shape.size(), false);
     for (std::size_t d = 0; d < in.shape.size(); ++d)
@@ -947,10 +942,10 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
         fail(op_at, op_name + " along dim " + std::to_string(d) + ", which is sharded (" +
                         print_shardy_sharding(in.sharding) +
                         "): moving data across shards is not simulated; replicate that dim first");
-    Value v = derived(given().value_or(in.sharding));
+    SsaValue v = derived(given().value_or(in.sharding));
     v.pending = value_sharding.empty() ? in.pending : -1;
     bool all_constant = true;
-    std::vector<const Value*> others;
+    std::vector<const SsaValue*> others;
     for (std::size_t k = 0; k < operands.size(); ++k) {
       all_constant = all_constant && operand(k).constant;
       if (k) others.push_back(&operand(k));
@@ -980,7 +975,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
     // `applies ...` followed by the region `reducer(%a: ..., %b: ...) { %r = stablehlo.add %a, %b ...; return }`.
     if (operands.size() != 2 || line_.find("), (", op_end) < type_colon)
       fail(op_at, "stablehlo.reduce of several operands (e.g. an argmax) is not read");
-    Value& in = operand(0);
+    SsaValue& in = operand(0);
     const std::size_t k = line_.find("dimensions = [", op_end);
     if (k == std::string::npos || k > type_colon) fail(op_at, "malformed stablehlo.reduce: no dimensions");
     std::vector<std::int64_t> reduced;
@@ -1054,9 +1049,9 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
     if (!summed.empty() && !reduction)
       fail(op_at, "stablehlo.reduce applying \"" + body + "\" over a sharded dim: podsim's collectives sum, take " +
                       "the max or the min only");
-    Value& init = operand(1);
+    SsaValue& init = operand(1);
     if (in.constant) {
-      Value v = derived(kept);
+      SsaValue v = derived(kept);
       v.constant = true;
       scope[ssa] = v;
       return;
@@ -1072,7 +1067,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
     add_op(op);
     std::string how = "an elementwise op \"" + name + "\" of 1 flop per input element (" + body +
                       "), writing an input-shaped scratch tensor \"" + op.out + "\"";
-    Value v = derived(kept);
+    SsaValue v = derived(kept);
     v.pending = pending;
     v.deps = {name};
     if (!summed.empty()) {
@@ -1128,22 +1123,22 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
   int primary = -1;
   for (int pass = 0; pass < 3 && primary < 0; ++pass)
     for (const auto k : order) {
-      const Value& v = operand(k);
+      const SsaValue& v = operand(k);
       if (v.shape == out.shape && (pass == 2 || (pass == 0 ? !v.tensor.empty() : !v.constant))) {
         primary = static_cast<int>(k);
         break;
       }
     }
   if (primary < 0) fail(type_at, "elementwise result shape differs from the operands'");
-  Value& in = operand(primary);
-  std::vector<const Value*> others;
+  SsaValue& in = operand(primary);
+  std::vector<const SsaValue*> others;
   bool all_constant = true;
   for (std::size_t k = 0; k < arity; ++k) {
     all_constant = all_constant && operand(k).constant;
     if (static_cast<int>(k) != primary) others.push_back(&operand(k));
   }
   if (all_constant) {  // folded, as XLA does
-    Value v = derived(given().value_or(in.sharding));
+    SsaValue v = derived(given().value_or(in.sharding));
     v.constant = true;
     scope[ssa] = v;
     return;
@@ -1162,7 +1157,7 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
     approximate(op_name, line_no_,
                 "the result (" + out.element + ") is held as " + in_dtype +
                     ": podsim's elementwise op keeps its operand's dtype");
-  Value v = derived(in_sharding);
+  SsaValue v = derived(in_sharding);
   v.tensor = v.writer = name;
   v.dtype = in_dtype;
   v.pending = pending;
@@ -1182,14 +1177,14 @@ void Reader::read_op(std::size_t at, Scope& scope, const std::string& prefix, in
 
 // `return %a, %b : types` (or `func.return`) of @main: each result with a sharding is resharded to it; a matmul
 // result without an out_sharding takes it instead.
-void Reader::read_return(std::size_t at, Scope& scope) {
+void StablehloReader::read_return(std::size_t at, Scope& scope) {
   std::size_t i = skip_space(line_, line_.find(' ', at) == std::string::npos ? line_.size() : line_.find(' ', at));
   std::size_t k = 0;
   while (i < line_.size() && line_[i] == '%') {
     std::size_t e = i + 1;
     while (e < line_.size() && is_ident(line_[e]))
       ++e;
-    Value& v = value(i, line_.substr(i, e - i), scope);
+    SsaValue& v = value(i, line_.substr(i, e - i), scope);
     const std::string sharding = k < result_shardings_.size() ? result_shardings_[k] : "";
     const bool pending = v.pending >= 0 && module_.ops[v.pending].sharding.empty() &&
                          module_.ops[v.pending].out == v.tensor && !v.tensor.empty();
@@ -1224,8 +1219,9 @@ void Reader::read_return(std::size_t at, Scope& scope) {
 
 // Reads the body of `fn` (lines after its signature up to its closing `}`) in `scope`; names of its values get
 // `prefix`. Returns the values a private function returns (@main's return is read by read_return).
-std::vector<Value> Reader::run_body(const Function& fn, Scope& scope, const std::string& prefix, int depth) {
-  std::vector<Value> results;
+std::vector<SsaValue> StablehloReader::run_body(const Function& fn, Scope& scope, const std::string& prefix,
+                                                int depth) {
+  std::vector<SsaValue> results;
   bool done = false;
   for (std::size_t i = fn.sig + 1; i < fn.end; ++i) {
     set_line(i);
@@ -1266,7 +1262,7 @@ std::vector<Value> Reader::run_body(const Function& fn, Scope& scope, const std:
   return results;
 }
 
-ImportedModule Reader::read() {
+ImportedModule StablehloReader::read() {
   std::size_t pos = 0;
   while (pos <= text_.size()) {
     std::size_t nl = text_.find('\n', pos);
@@ -1339,7 +1335,7 @@ ImportedModule Reader::read() {
 
 ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file) {
   require_utf8_module(text, file);
-  Reader reader(text, file);
+  StablehloReader reader(text, file);
   try {
     return reader.read();
   } catch (const InputError&) {

@@ -65,7 +65,7 @@ json calibration_section(const CalibrationFit& fit) {
   return section;
 }
 
-std::string percent(double fraction) {
+std::string signed_percent(double fraction) {
   return fmt::format("{:+.1f}%", 100 * fraction);
 }
 
@@ -83,8 +83,9 @@ std::string rows_table(const CalibrationFit& fit, bool fit_rows) {
                              : row.row.kind == MeasurementKind::matmul   ? "matmul"
                                                                          : "copy";
     table.add_row({row.row.id, kind, row.bound, format_seconds(row.row.measured), format_seconds(row.book),
-                   format_seconds(row.before), format_seconds(row.after), percent(row.error_before()),
-                   percent(row.error_after()), row.outside_range ? "outside the fitted range (curve held flat)" : ""});
+                   format_seconds(row.before), format_seconds(row.after), signed_percent(row.error_before()),
+                   signed_percent(row.error_after()),
+                   row.outside_range ? "outside the fitted range (curve held flat)" : ""});
   }
   return any ? table.render("  ") : "  (none)\n";
 }

@@ -10,6 +10,7 @@
 #include "models/common/error.hpp"
 #include "models/common/units.hpp"
 #include "models/hardware/roofline.hpp"
+#include "sim/report/run_report.hpp"
 
 namespace podsim {
 namespace {
@@ -23,16 +24,6 @@ struct Derived {
   std::string unit;    // "FLOP/s", "FLOP/B", "B/s", "B"
   std::string beside;  // shown after the value in the table
 };
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  if (shape.empty()) return "-";
-  std::string out;
-  for (auto d : shape) {
-    if (!out.empty()) out += 'x';
-    out += std::to_string(d);
-  }
-  return out;
-}
 
 std::vector<Derived> derived_figures(const HardwarePreset& preset) {
   const auto& spec = preset.spec;
@@ -233,7 +224,7 @@ std::string format_hardware_preset(const HardwarePreset& preset) {
   }
   if (preset.spec.ici.present() || !preset.spec.pod_shape.empty()) {
     out += row("slice.wraparound_rule", preset.wrap_rule_name, "", preset.slice_note);
-    out += row("slice.pod_shape", shape_text(preset.spec.pod_shape), "", "");
+    out += row("slice.pod_shape", report::shape_text(preset.spec.pod_shape), "", "");
   }
   const auto derived = derived_figures(preset);
   if (!derived.empty()) {

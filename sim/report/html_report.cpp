@@ -28,10 +28,6 @@ th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: ta
 svg { display: block; margin: .6em 0; font-size: 12px; } svg text { fill: #222; }
 )";
 
-std::string esc(std::string_view text) {
-  return html_escape(text);
-}
-
 // One table row; cells starting with '\x01' are numbers (right-aligned), the marker is stripped.
 std::string row(const std::vector<std::string>& cells, bool header = false, const std::string& cls = "") {
   std::string out = cls.empty() ? "<tr>" : "<tr class=\"" + cls + "\">";

@@ -18,4 +18,9 @@ void write_html_report(const std::vector<ScenarioRun>& runs, std::ostream& out);
 // `text` with &, <, >, " and ' replaced by character references (safe in element text and quoted attributes).
 std::string html_escape(std::string_view text);
 
+// html_escape, short for the page writers' markup.
+inline std::string esc(std::string_view text) {
+  return html_escape(text);
+}
+
 }  // namespace podsim::report

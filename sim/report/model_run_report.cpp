@@ -19,10 +19,6 @@ namespace {
 using nlohmann::json;
 using Align = TextTable::Align;
 
-json optional_number(std::optional<double> value) {
-  return value ? json(*value) : json(nullptr);
-}
-
 std::optional<double> des_step(const ModelPlanRun& plan) {
   return plan.result.des_step_s;
 }
@@ -34,10 +30,6 @@ std::optional<double> op_des_step(const ModelOpRun& op) {
 
 std::string seconds_or_dash(std::optional<double> s) {
   return s ? format_seconds(*s) : "-";
-}
-
-std::string percent(double fraction) {
-  return fmt::format("{:.1f}%", 100.0 * fraction);
 }
 
 std::string remat_words(const Remat& remat) {
@@ -114,7 +106,7 @@ std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
                      bytes_text(m.kv_cache), bytes_text(m.temporaries), bytes_text(r.memory_per_chip_bytes),
                      bytes_text(r.hbm_bytes), fit_text(r.memory_per_chip_bytes, r.hbm_bytes)));
   if (r.rejected) out += indented(2, "not simulated: " + *r.rejected);
-  out += fmt::format("  MFU {} ({}), {:.0f} tokens/s/chip, bound {}\n", percent(r.mfu), des ? "des" : "book",
+  out += fmt::format("  MFU {} ({}), {:.0f} tokens/s/chip, bound {}\n", percent_text(r.mfu), des ? "des" : "book",
                      r.tokens_per_s_per_chip, r.bound);
   (void)run;
   return out;

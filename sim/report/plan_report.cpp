@@ -23,7 +23,7 @@ bool serving(const ScenarioSpec& spec) {
   return mode_of(spec) != WorkloadMode::train;
 }
 
-std::string remat_text(const Remat& remat) {
+std::string remat_short(const Remat& remat) {
   return remat.checkpoints_per_layer > 0 ? fmt::format("{}/layer", remat.checkpoints_per_layer) : "none";
 }
 
@@ -64,11 +64,7 @@ void add_variable_cells(std::vector<std::string>& row, const Candidate& c, const
   if (shown.plan) row.push_back(c.plan);
   if (shown.hardware) row.push_back(c.hardware.name);
   if (shown.microbatches) row.push_back(std::to_string(c.microbatches));
-  if (shown.remat) row.push_back(remat_text(c.remat));
-}
-
-std::string percent(double fraction) {
-  return fmt::format("{:.1f}%", 100 * fraction);
+  if (shown.remat) row.push_back(remat_short(c.remat));
 }
 
 // Tokens or candidates per second: whole numbers from 100 up, three significant digits below.
@@ -108,11 +104,15 @@ std::vector<const MemoryColumn*> memory_columns(const PlanSearchResult& search) 
 
 }  // namespace
 
+std::string percent_text(double fraction) {
+  return fmt::format("{:.1f}%", 100 * fraction);
+}
+
 VaryingFields varying_fields(const PlanSearchResult& search) {
   return {varies(search, [](const Candidate& c) { return c.plan; }),
           varies(search, [](const Candidate& c) { return c.hardware.name; }),
           varies(search, [](const Candidate& c) { return std::to_string(c.microbatches); }),
-          varies(search, [](const Candidate& c) { return remat_text(c.remat); })};
+          varies(search, [](const Candidate& c) { return remat_short(c.remat); })};
 }
 
 std::string candidate_label(const Candidate& c, const VaryingFields& varying) {
@@ -121,7 +121,7 @@ std::string candidate_label(const Candidate& c, const VaryingFields& varying) {
   if (varying.hardware) out += c.hardware.name + " ";
   out += slice_text(c) + " " + c.parallelism.to_string();
   if (varying.microbatches) out += fmt::format(", {} microbatches", c.microbatches);
-  if (varying.remat) out += ", remat " + remat_text(c.remat);
+  if (varying.remat) out += ", remat " + remat_short(c.remat);
   return out;
 }
 
@@ -192,13 +192,13 @@ PlanTable ranked_table(const PlanReport& report) {
     add_variable_cells(row, c, shown);
     row.push_back(format_seconds(r.book_step_s));
     row.push_back(r.des_step_s ? format_seconds(*r.des_step_s) : r.des_failed ? "failed" : "-");
-    row.push_back(percent(r.mfu));
+    row.push_back(percent_text(r.mfu));
     if (pipelined) {
       // The bubble of the des when simulated, else the book's.
       const auto& f = r.pipeline;
       row.push_back(f ? std::to_string(f->stages) : "-");
       row.push_back(f ? std::string(kPipelineScheduleNames.name(f->schedule)) : "-");
-      row.push_back(f ? percent(f->des_bubble_fraction.value_or(f->bubble_fraction)) : "-");
+      row.push_back(f ? percent_text(f->des_bubble_fraction.value_or(f->bubble_fraction)) : "-");
     }
     if (multi_slice) row.push_back(format_seconds(r.des_dcn_s.value_or(r.breakdown.dcn_s)));
     if (decode) {
@@ -308,7 +308,7 @@ std::string plan_text(const PlanReport& report) {
       out += fmt::format(
           "  experts (best candidate): capacity factor {}, {} slots per expert per pass, {} of the routed "
           "tokens dropped\n",
-          report.spec.workload->capacity_factor, load->capacity, percent(load->dropped_fraction));
+          report.spec.workload->capacity_factor, load->capacity, percent_text(load->dropped_fraction));
   const PlanTable rejected = rejected_table(report);
   if (!rejected.rows.empty()) {
     out += fmt::format("rejected ({}):\n", rejected.rows.size());
@@ -485,7 +485,7 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
         cell(c.at("mesh")),
         csv_field(r.candidate.parallelism.to_string()),
         cell(c.at("microbatches")),
-        remat_text(r.candidate.remat),
+        remat_short(r.candidate.remat),
         cell(c.at("plan")),
         cell(c.at("fits_hbm")),
         cell(c.at("memory_per_chip_bytes")),

@@ -39,6 +39,8 @@ std::string candidate_label(const Candidate& candidate, const VaryingFields& var
 std::string mesh_text(const Candidate& candidate);
 // `4x4x4`.
 std::string slice_text(const Candidate& candidate);
+// `12.3%` of a fraction (0.123).
+std::string percent_text(double fraction);
 // The free HBM per chip: capacity - memory (negative when it does not fit).
 std::int64_t headroom_bytes(const CandidateResult& result);
 // Whether the closed form ran on the candidate (false for one rejected before it could be planned).

@@ -29,10 +29,6 @@ tr.best { background: #e8f5e9; } .muted { color: #666; }
 svg { display: block; margin: .6em 0; font-size: 12px; } svg text { fill: #222; }
 )";
 
-std::string esc(std::string_view text) {
-  return html_escape(text);
-}
-
 // A linear or logarithmic map from [lo, hi] onto [0, length] pixels. Logarithmic when the values span more than
 // 30 times, so a fast candidate and a slow one both stay readable; its ticks are the powers of `base` (10 for
 // seconds, 4 for bytes: 1 GiB, 4 GiB, 16 GiB).

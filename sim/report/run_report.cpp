@@ -23,10 +23,6 @@ std::string wrap_text(const std::vector<bool>& wraparound) {
   return fmt::format("{}", fmt::join(words, " "));
 }
 
-json optional_number(std::optional<double> value) {
-  return value ? json(*value) : json(nullptr);
-}
-
 json optional_name(const ScenarioRun& run, std::optional<std::size_t> index) {
   return index ? json(run.plans[*index].name) : json(nullptr);
 }
@@ -362,6 +358,10 @@ std::string bytes_text(std::uint64_t bytes) {
 
 std::string ratio_text(std::optional<double> ratio) {
   return ratio ? fmt::format("{:.3f}", *ratio) : "-";
+}
+
+json optional_number(std::optional<double> value) {
+  return value ? json(*value) : json(nullptr);
 }
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {

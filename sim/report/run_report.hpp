@@ -33,6 +33,8 @@ std::string bytes_text(std::uint64_t bytes);
 std::string ratio_text(std::optional<double> ratio);
 // `128x8192`, or `-` for rank 0.
 std::string shape_text(const std::vector<std::int64_t>& shape);
+// The value, or JSON null when there is none.
+nlohmann::json optional_number(std::optional<double> value);
 
 std::optional<double> des_over_book(double des_time_s, double book_time_s);
 

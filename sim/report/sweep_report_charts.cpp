@@ -20,8 +20,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#76b7b2", "#59a14f", "#b07aa1",
-                                    "#9c755f", "#edc948", "#ff9da7", "#bab0ac"};
+constexpr const char* kSeriesPalette[] = {"#4e79a7", "#f28e2b", "#76b7b2", "#59a14f", "#b07aa1",
+                                          "#9c755f", "#edc948", "#ff9da7", "#bab0ac"};
 constexpr const char* kFitAll = "#59a14f";
 constexpr const char* kFitSome = "#edc948";
 constexpr const char* kFitNone = "#e15759";
@@ -30,12 +30,8 @@ constexpr const char* kFitNone = "#e15759";
 constexpr double kLeft = 84, kTop = 28, kWidth = 450, kHeight = 230, kPad = 14;
 constexpr double kChartWidth = kLeft + kWidth + 96;  // room right of the plot for the HBM lines' labels
 
-std::string esc(std::string_view text) {
-  return html_escape(text);
-}
-
 // A map from values onto [0, length] pixels, with its tick values.
-struct Scale {
+struct ChartScale {
   double lo = 0, hi = 1;
   bool log = false;
   double length = 1;
@@ -48,8 +44,8 @@ struct Scale {
 };
 
 // A figure's axis from 0 (linear, about five round ticks) or between powers of `base` (10 for seconds, 4 for bytes).
-Scale quantity_scale(double min_value, double max_value, double length, double base) {
-  Scale s;
+ChartScale quantity_scale(double min_value, double max_value, double length, double base) {
+  ChartScale s;
   s.length = length;
   if (min_value > 0 && max_value / min_value > 30) {
     s.log = true;
@@ -73,8 +69,8 @@ Scale quantity_scale(double min_value, double max_value, double length, double b
 }
 
 // A swept number's axis between its least and largest value; ticks at the values swept when there are few.
-Scale number_scale(const std::vector<double>& sorted, double length) {
-  Scale s;
+ChartScale number_scale(const std::vector<double>& sorted, double length) {
+  ChartScale s;
   s.length = length;
   s.lo = sorted.front();
   s.hi = sorted.back();
@@ -101,7 +97,7 @@ Scale number_scale(const std::vector<double>& sorted, double length) {
 // The x axis of a parameter: numbers, or one band per distinct value.
 struct ParameterAxis {
   bool numeric = true;
-  Scale scale;                          // numeric
+  ChartScale scale;                     // numeric
   std::vector<double> numbers;          // numeric: the distinct values, ascending
   std::vector<std::string> categories;  // otherwise: the distinct values' text, in order of first appearance
 
@@ -211,16 +207,16 @@ std::string marks_svg(const SweepReportData& data, const std::vector<Placed>& dr
     if (p.count > 1) title += fmt::format(" (and {} more here)", p.count - 1);
     if (p.fits)
       out += fmt::format("<circle class=\"fit s{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\"><title>{}</title></circle>\n",
-                         p.series % std::size(kPalette), p.x, p.y, radius, esc(title));
+                         p.series % std::size(kSeriesPalette), p.x, p.y, radius, esc(title));
     else
       out += fmt::format("<path class=\"nofit s{}\" d=\"M{:.1f},{:.1f}l7,7m0,-7l-7,7\"><title>{}</title></path>\n",
-                         p.series % std::size(kPalette), p.x - 3.5, p.y - 3.5, esc(title));
+                         p.series % std::size(kSeriesPalette), p.x - 3.5, p.y - 3.5, esc(title));
   }
   return out;
 }
 
 // The y axis of a plot `width` wide (its height is the scale's length), with grid lines and a rotated title.
-std::string y_axis_svg(const Scale& y, double width, const std::function<std::string(double)>& label,
+std::string y_axis_svg(const ChartScale& y, double width, const std::function<std::string(double)>& label,
                        const std::string& title) {
   std::string out = fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>\n", kLeft, kTop,
                                 kTop + y.length);
@@ -237,7 +233,8 @@ std::string y_axis_svg(const Scale& y, double width, const std::function<std::st
 }
 
 // Ticks of a numeric x axis under a plot `height` tall, a label left out where it would overlap the one before it.
-std::string x_ticks_svg(const Scale& x, double offset, double height, const std::function<std::string(double)>& label) {
+std::string x_ticks_svg(const ChartScale& x, double offset, double height,
+                        const std::function<std::string(double)>& label) {
   std::string out;
   double last_end = -1e9;
   for (const double t : x.ticks) {
@@ -292,7 +289,7 @@ std::string number_label(double value) {
 }  // namespace
 
 const char* sweep_series_colour(std::size_t series) {
-  return kPalette[series % std::size(kPalette)];
+  return kSeriesPalette[series % std::size(kSeriesPalette)];
 }
 
 SweepChart parameter_chart(const SweepReportData& data, std::size_t parameter, SweepQuantity quantity) {
@@ -310,7 +307,7 @@ SweepChart parameter_chart(const SweepReportData& data, std::size_t parameter, S
   for (const auto& [bytes, unused] : capacities)
     values.push_back(static_cast<double>(bytes));
   const auto [min_it, max_it] = std::minmax_element(values.begin(), values.end());
-  const Scale y = quantity_scale(*min_it, *max_it, kHeight, quantity == SweepQuantity::memory ? 4 : 10);
+  const ChartScale y = quantity_scale(*min_it, *max_it, kHeight, quantity == SweepQuantity::memory ? 4 : 10);
   // Marks, each series a little apart within a band, and what fits per value of the parameter.
   const double spread = axis.numeric ? 0 : std::min(10.0, axis.band() * 0.6 / static_cast<double>(data.series.size()));
   std::vector<Placed> placed;
@@ -399,9 +396,9 @@ SweepChart pareto_chart(const SweepReportData& data, ParetoCost cost, const std:
   std::sort(costs.begin(), costs.end());
   costs.erase(std::unique(costs.begin(), costs.end()), costs.end());
   const double width = kWidth * 1.5, height = kHeight * 1.5;
-  const Scale x = number_scale(costs, width - 2 * kPad);
+  const ChartScale x = number_scale(costs, width - 2 * kPad);
   const auto [min_t, max_t] = std::minmax_element(times.begin(), times.end());
-  const Scale y = quantity_scale(*min_t, *max_t, height, 10);
+  const ChartScale y = quantity_scale(*min_t, *max_t, height, 10);
   const auto px = [&](double c) { return kLeft + kPad + x.at(c); };
   const auto py = [&](double t) { return kTop + height - y.at(t); };
   const bool priced = cost == ParetoCost::cost_per_million_tokens;
@@ -445,7 +442,7 @@ SweepChart pareto_chart(const SweepReportData& data, ParetoCost cost, const std:
     out += fmt::format(
         "<circle class=\"onfront s{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"6\" stroke=\"#222\" stroke-width=\"2\">"
         "<title>{}</title></circle>\n",
-        m.series % std::size(kPalette), px(c), py(*m.step_s()), esc(title));
+        m.series % std::size(kSeriesPalette), px(c), py(*m.step_s()), esc(title));
   }
   out += "</svg>\n";
   return chart;
@@ -458,7 +455,7 @@ std::string sweep_legend_svg(const SweepReportData& data) {
   for (std::size_t s = 0; s < data.series.size(); ++s) {
     const std::string name = cut(data.series[s], 24);
     out += fmt::format("<circle class=\"fit s{}\" cx=\"{}\" cy=\"10\" r=\"5\"/><text x=\"{}\" y=\"14\">{}</text>",
-                       s % std::size(kPalette), x + 5, x + 14, esc(name));
+                       s % std::size(kSeriesPalette), x + 5, x + 14, esc(name));
     x += 30 + 7.5 * static_cast<double>(display_width(name));
   }
   const double y2 = row + 10;

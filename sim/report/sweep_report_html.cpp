@@ -119,10 +119,6 @@ const char* const kScript = R"(
 })();
 )";
 
-std::string esc(std::string_view text) {
-  return html_escape(text);
-}
-
 std::string row(const std::vector<std::string>& cells, const std::vector<bool>& numeric = {}, bool header = false) {
   std::string out = "<tr>";
   for (std::size_t i = 0; i < cells.size(); ++i) {

@@ -148,7 +148,7 @@ void fill_des(PlanRun& plan, const EventGraph& graph, const SimulationResult& si
     op.des_time_s = op.des_end_s - op.des_start_s;
   }
   plan.critical_path = critical_path(graph, sim, plan.ops);
-  const StepBreakdown breakdown = step_breakdown(graph, sim, plan.ops.size());
+  const CriticalChipStep breakdown = step_breakdown(graph, sim, plan.ops.size());
   plan.critical_chip = breakdown.critical_chip;
   plan.step_breakdown = breakdown.breakdown;
   for (auto& op : plan.ops)

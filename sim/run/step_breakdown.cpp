@@ -45,11 +45,11 @@ bool is_communication(const Task& task) {
 
 }  // namespace
 
-StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& simulation, std::size_t ops) {
+CriticalChipStep step_breakdown(const EventGraph& graph, const SimulationResult& simulation, std::size_t ops) {
   if (simulation.tasks.size() < graph.tasks.size())
     throw InternalError("step breakdown: the simulation has " + std::to_string(simulation.tasks.size()) +
                         " task times for " + std::to_string(graph.tasks.size()) + " tasks");
-  StepBreakdown out;
+  CriticalChipStep out;
   out.op_exposed_s.assign(ops, 0.0);
   out.op_dcn_s.assign(ops, 0.0);
   const auto chips = static_cast<std::size_t>(std::max<std::int32_t>(graph.num_chips, 0));

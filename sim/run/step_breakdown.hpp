@@ -13,7 +13,8 @@
 
 namespace podsim {
 
-struct StepBreakdown {
+// The capacity planner's closed-form split of a step by bound is StepBreakdown (sim/capacity/candidate.hpp).
+struct CriticalChipStep {
   std::int32_t critical_chip = 0;    // the chip whose last task ends last (lowest id among ties)
   CriticalChipBreakdown breakdown;   // of the makespan, on critical_chip
   std::vector<double> op_exposed_s;  // per op index (Task::op): its exposed communication on critical_chip
@@ -30,6 +31,6 @@ struct StepBreakdown {
 // the length of its own DCN transfers on that chip outside the chip's compute and ICI transfers (as dcn_s). `ops` is
 // the number of ops (Task::op < ops). Throws InternalError when the simulation has fewer task times than the graph has
 // tasks.
-StepBreakdown step_breakdown(const EventGraph& graph, const SimulationResult& simulation, std::size_t ops);
+CriticalChipStep step_breakdown(const EventGraph& graph, const SimulationResult& simulation, std::size_t ops);
 
 }  // namespace podsim

@@ -99,7 +99,7 @@ TEST(CalibrationJson, AScenarioUsesAnOverlayBesideItAndMayTurnTheCalibrationOff)
   }
 }
 
-std::string error_of(const std::string& calibration) {
+std::string calibration_error_of(const std::string& calibration) {
   const TempFolder folder;
   const std::string path = folder.write(
       "cal.json", R"({"name": "cal", "description": "d", "base": "tpu-v5e", "calibration": )" + calibration + "}");
@@ -112,16 +112,17 @@ std::string error_of(const std::string& calibration) {
 }
 
 TEST(CalibrationJson, ErrorsNameThePointerTheRuleAndTheValue) {
-  EXPECT_EQ(error_of(R"({"hbm_efficiency": {"value": 1.5, "source": "s"}})"),
+  EXPECT_EQ(calibration_error_of(R"({"hbm_efficiency": {"value": 1.5, "source": "s"}})"),
             ": /calibration/hbm_efficiency/value: an efficiency must be in (0, 1], got: 1.5");
-  EXPECT_EQ(error_of(R"({"collective_step_s": {"value": "1us"}})"),
+  EXPECT_EQ(calibration_error_of(R"({"collective_step_s": {"value": "1us"}})"),
             ": /calibration/collective_step_s: missing key \"source\" (every figure names its source)");
-  EXPECT_EQ(error_of(R"({"link_efficiency": {"points": [{"at": 10, "efficiency": 0.5}, {"at": 5, "efficiency": 0.6}],
+  EXPECT_EQ(calibration_error_of(
+                R"({"link_efficiency": {"points": [{"at": 10, "efficiency": 0.5}, {"at": 5, "efficiency": 0.6}],
                          "source": "s"}})"),
             ": /calibration/link_efficiency/points/1/at: points must be in increasing order of at, got: 5 after 10");
-  EXPECT_EQ(error_of(R"({"link_efficiency": {"points": [], "source": "s"}})"),
+  EXPECT_EQ(calibration_error_of(R"({"link_efficiency": {"points": [], "source": "s"}})"),
             ": /calibration/link_efficiency/points: must be a non-empty array of {\"at\", \"efficiency\"}, got: []");
-  EXPECT_EQ(error_of(R"({"hop_latency": {"value": 1, "source": "s"}})"),
+  EXPECT_EQ(calibration_error_of(R"({"hop_latency": {"value": 1, "source": "s"}})"),
             ": /calibration/hop_latency: unknown key, got: \"hop_latency\" (expected one of hop_latency_s, "
             "collective_step_s, hbm_efficiency, dcn_bandwidth_Bps, dcn_latency_s, link_efficiency, mxu_efficiency, "
             "note)");

@@ -12,27 +12,10 @@
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/slice_network.hpp"
 #include "sim/query/collective_query.hpp"
+#include "tests/calibrate/v5e_like_chip.hpp"
 
 namespace podsim {
 namespace {
-
-// A v5e-like chip: 1.97e14 bf16 FLOP/s, 8.1e11 B/s of HBM; 4 links of 4.5e10 B/s, 1 us per hop; wraps only on 16.
-HardwareSpec chip() {
-  HardwareSpec hw;
-  hw.name = "v5e-like";
-  hw.chip.name = "v5e-like";
-  hw.chip.tensorcores = 1;
-  hw.chip.mxu_rows = hw.chip.mxu_cols = 128;
-  hw.chip.mxus_per_core = 4;
-  hw.chip.peak_flops_by_dtype[DType::bf16] = 1.97e14;
-  hw.chip.hbm_bandwidth_Bps = 8.1e11;
-  hw.ici.links_per_chip = 4;
-  hw.ici.bandwidth_Bps = 4.5e10;
-  hw.ici.hop_latency_s = 1e-6;
-  hw.wrap_rule = WrapRule::full_pod_axis;
-  hw.pod_shape = {16, 16};
-  return hw;
-}
 
 // The des of an all-gather of V bytes over X of a 4x4 slice: a line of 4 chips (no wraparound), 3 steps.
 double line_all_gather_s(const HardwareSpec& hw, std::uint64_t bytes) {
@@ -49,29 +32,29 @@ double line_all_gather_s(const HardwareSpec& hw, std::uint64_t bytes) {
 }
 
 TEST(DesCalibration, ANeutralCalibrationChangesNoTime) {
-  HardwareSpec neutral = chip();
+  HardwareSpec neutral = test::v5e_like_chip();
   neutral.calibration = Calibration{};
-  EXPECT_EQ(line_all_gather_s(neutral, 1 << 20), line_all_gather_s(chip(), 1 << 20));
+  EXPECT_EQ(line_all_gather_s(neutral, 1 << 20), line_all_gather_s(test::v5e_like_chip(), 1 << 20));
 }
 
 TEST(DesCalibration, AStepCostAddsOncePerStepOfTheLine) {
-  HardwareSpec calibrated = chip();
+  HardwareSpec calibrated = test::v5e_like_chip();
   calibrated.calibration = Calibration{};
   calibrated.calibration->collective_step_s = 3e-6;
-  const double before = line_all_gather_s(chip(), 4096), after = line_all_gather_s(calibrated, 4096);
+  const double before = line_all_gather_s(test::v5e_like_chip(), 4096), after = line_all_gather_s(calibrated, 4096);
   EXPECT_NEAR(after - before, 3 * 3e-6, 1e-12);
 }
 
 TEST(DesCalibration, TheCalibratedHopLatencyReplacesThePresetsOncePerHop) {
-  HardwareSpec calibrated = chip();
+  HardwareSpec calibrated = test::v5e_like_chip();
   calibrated.calibration = Calibration{};
   calibrated.calibration->hop_latency_s = 2e-6;
-  const double before = line_all_gather_s(chip(), 4096), after = line_all_gather_s(calibrated, 4096);
+  const double before = line_all_gather_s(test::v5e_like_chip(), 4096), after = line_all_gather_s(calibrated, 4096);
   EXPECT_NEAR(after - before, 3 * (2e-6 - 1e-6), 1e-12);  // 3 steps of one hop each
 }
 
 TEST(DesCalibration, HalfTheLinkEfficiencyDoublesABandwidthBoundTime) {
-  HardwareSpec no_latency = chip();
+  HardwareSpec no_latency = test::v5e_like_chip();
   no_latency.ici.hop_latency_s = 0;
   HardwareSpec calibrated = no_latency;
   calibrated.calibration = Calibration{};
@@ -105,7 +88,7 @@ TEST(DesCalibration, OneTransferOverThreeHopsTakesTheFixedCostOnce) {
 TEST(DesCalibration, TheCalibratedDcnLatencyReplacesThePresetsOnceForAOneStepGatherAcrossSlices) {
   // Two slices of 2x2 over the DCN: an all-gather over the slice axis is one exchange between the slices, each
   // transfer crossing one NIC up link (which carries the DCN latency) and one down link.
-  HardwareSpec hw = chip();
+  HardwareSpec hw = test::v5e_like_chip();
   hw.dcn_bandwidth_Bps = 3.125e9;
   hw.dcn_latency_s = 2e-6;
   hw.chips_per_host = 4;
@@ -125,7 +108,7 @@ TEST(DesCalibration, TheCalibratedDcnLatencyReplacesThePresetsOnceForAOneStepGat
 
 // The symmetry paths carry the calibration: each gives the full simulation's time under it.
 TEST(DesCalibration, TheSymmetryPathsStayExactUnderACalibration) {
-  HardwareSpec calibrated = chip();
+  HardwareSpec calibrated = test::v5e_like_chip();
   calibrated.calibration = Calibration{};
   calibrated.calibration->collective_step_s = 1.5e-6;
   calibrated.calibration->link_efficiency = {{1e4, 0.5}, {1e7, 0.9}};
@@ -150,7 +133,7 @@ TEST(DesCalibration, TheSymmetryPathsStayExactUnderACalibration) {
     const SimulatedCollective full = simulate_collective(network, 24, request, SymmetryUse::never);
     EXPECT_NEAR(answer.des->time_s, full.result.makespan_s, 1e-12 * full.result.makespan_s) << wrapped;
     if (!wrapped) EXPECT_EQ(answer.des->time_s, full.result.makespan_s);  // one group per phase: the same double
-    HardwareSpec plain = chip();
+    HardwareSpec plain = test::v5e_like_chip();
     query.hardware = plain;
     EXPECT_GT(answer.des->time_s, answer_collective(query).des->time_s + 1e-6);
   }
@@ -160,7 +143,7 @@ TEST(DesCalibration, TheFitRecoversTheFiguresTheRowsWereMadeWith) {
   // The rows: a latency-bound and a bandwidth-bound all-gather on the line of 4, their times made by the des under
   // a step cost of 2 us and a link efficiency of 0.8; a compute-bound matmul at 70% of peak and a copy at 90% of the
   // HBM bandwidth, worked out by hand.
-  HardwareSpec truth = chip();
+  HardwareSpec truth = test::v5e_like_chip();
   truth.calibration = Calibration{};
   truth.calibration->collective_step_s = 2e-6;
   truth.calibration->link_efficiency = {{8388608, 0.8}};  // one message of the big row: V / 4 on the line
@@ -178,7 +161,7 @@ TEST(DesCalibration, TheFitRecoversTheFiguresTheRowsWereMadeWith) {
   std::snprintf(copy, sizeof copy, "cp,copy,%.17g,,,,1000000000,,,,yes\n", 2e9 / 8.1e11 / 0.9);
   const std::string csv = head + collective_row("small", 4096) + collective_row("big", 33554432) + matmul + copy +
                           "held,collective,1e-3,all-gather,4x4,X,1073741824,,,,no\n";
-  const CalibrationFit fit = fit_calibration(read_measurements(csv, "m.csv"), chip(), "test");
+  const CalibrationFit fit = fit_calibration(read_measurements(csv, "m.csv"), test::v5e_like_chip(), "test");
   EXPECT_NEAR(fit.calibration.collective_step_s, 2e-6, 2e-9);
   ASSERT_EQ(fit.calibration.link_efficiency.size(), 1u);
   EXPECT_EQ(fit.calibration.link_efficiency[0].at, 8388608);

@@ -8,7 +8,7 @@
 namespace podsim {
 namespace {
 
-std::string error_of(const std::string& text) {
+std::string csv_error_of(const std::string& text) {
   try {
     read_measurements(text, "data/m.csv");
   } catch (const InputError& e) {
@@ -58,43 +58,43 @@ TEST(MeasurementCsv, AQuotedFieldMayHoldALineBreakAndLinesCountFromIt) {
       "a,copy,1ms,1000,\"two\nlines\"\r\n"
       "\n"
       "b,copy,bad,1000,\n";
-  EXPECT_EQ(error_of(text),
+  EXPECT_EQ(csv_error_of(text),
             "data/m.csv:5: column measured: duration: expected a number with an optional unit, got: \"bad\"");
 }
 
 TEST(MeasurementCsv, ErrorsNameFileLineColumnAndValue) {
   const std::string head = "id,kind,measured,op,slice,axes,bytes,m,k,n\n";
-  EXPECT_EQ(error_of(head + "a,collective,680us,all-gather,4x4,X,,,,\n"),
+  EXPECT_EQ(csv_error_of(head + "a,collective,680us,all-gather,4x4,X,,,,\n"),
             "data/m.csv:2: column bytes: a collective row needs it, got: an empty cell");
-  EXPECT_EQ(error_of(head + "a,matmul,1ms,all-gather,,,,1,2,3\n"),
+  EXPECT_EQ(csv_error_of(head + "a,matmul,1ms,all-gather,,,,1,2,3\n"),
             "data/m.csv:2: column op: a matmul row does not use it, got: \"all-gather\"");
-  EXPECT_EQ(error_of(head + "a,matmul,1ms,,,,,1,-2,3\n"),
+  EXPECT_EQ(csv_error_of(head + "a,matmul,1ms,,,,,1,-2,3\n"),
             "data/m.csv:2: column k: must be a positive integer, got: \"-2\"");
-  EXPECT_EQ(error_of(head + "a,gemm,1ms,,,,,1,2,3\n"),
+  EXPECT_EQ(csv_error_of(head + "a,gemm,1ms,,,,,1,2,3\n"),
             "data/m.csv:2: column kind: must be one of collective, matmul, copy, scenario, got: \"gemm\"");
-  EXPECT_EQ(error_of(head + "a,matmul,1ms,,,,,1,2,3\na,matmul,1ms,,,,,1,2,3\n"),
+  EXPECT_EQ(csv_error_of(head + "a,matmul,1ms,,,,,1,2,3\na,matmul,1ms,,,,,1,2,3\n"),
             "data/m.csv:3: column id: ids must be unique in the file, got: \"a\"");
-  EXPECT_EQ(error_of(head + "a,matmul,0,,,,,1,2,3\n"),
+  EXPECT_EQ(csv_error_of(head + "a,matmul,0,,,,,1,2,3\n"),
             "data/m.csv:2: column measured: a measured time must be > 0 s, got: \"0\"");
-  EXPECT_EQ(error_of(head + "a,collective,1ms,all-gather,4x4,X++Y,1000,,,\n"),
+  EXPECT_EQ(csv_error_of(head + "a,collective,1ms,all-gather,4x4,X++Y,1000,,,\n"),
             "data/m.csv:2: column axes: mesh axes are names joined by '+' (e.g. X or X+Y), got: \"X++Y\"");
-  EXPECT_EQ(error_of(head + "a,matmul,1ms,,,,,1,2\n"),
+  EXPECT_EQ(csv_error_of(head + "a,matmul,1ms,,,,,1,2\n"),
             "data/m.csv:2: a row has as many fields as the header (10), got: 9");
-  EXPECT_EQ(error_of("id,kind,measured,colour\n"),
+  EXPECT_EQ(csv_error_of("id,kind,measured,colour\n"),
             "data/m.csv:1: column 4: unknown column (known: id, kind, quantity, measured, hardware, op, slice, axes, "
             "bytes, wrap, dtype, m, k, n, scenario, plan, fit, source, quote), got: colour");
-  EXPECT_EQ(error_of("id,measured\n"), "data/m.csv:1: column kind: the header must name it, got: 2 columns");
-  EXPECT_EQ(error_of("id,kind,measured,quote\na,copy,1ms,\"open\n"),
+  EXPECT_EQ(csv_error_of("id,measured\n"), "data/m.csv:1: column kind: the header must name it, got: 2 columns");
+  EXPECT_EQ(csv_error_of("id,kind,measured,quote\na,copy,1ms,\"open\n"),
             "data/m.csv:2: a quoted field must be closed, got: end of file");
-  EXPECT_EQ(error_of(""), "data/m.csv: a measurement CSV needs a header line, got: an empty file");
+  EXPECT_EQ(csv_error_of(""), "data/m.csv: a measurement CSV needs a header line, got: an empty file");
 }
 
 TEST(MeasurementCsv, ALongValueIsCutInTheMessage) {
   const std::string id(200, 'x');
-  const std::string message = error_of("id,kind,measured\n" + id + ",copy,1ms\n");
+  const std::string message = csv_error_of("id,kind,measured\n" + id + ",copy,1ms\n");
   EXPECT_NE(message.find("column bytes: a copy row needs it"), std::string::npos) << message;
   const std::string kind(200, 'k');
-  const std::string cut = error_of("id,kind,measured\na," + kind + ",1ms\n");
+  const std::string cut = csv_error_of("id,kind,measured\na," + kind + ",1ms\n");
   EXPECT_LT(cut.size(), 200u) << cut;
   EXPECT_NE(cut.find("..."), std::string::npos) << cut;
 }

@@ -5,27 +5,10 @@
 #include "models/common/error.hpp"
 #include "sim/calibrate/measurement.hpp"
 #include "sim/query/collective_query.hpp"
+#include "tests/calibrate/v5e_like_chip.hpp"
 
 namespace podsim {
 namespace {
-
-// A v5e-like chip: 1.97e14 bf16 FLOP/s, 8.1e11 B/s of HBM, 128x128 MXUs; 4 links of 4.5e10 B/s, 1 us per hop.
-HardwareSpec chip() {
-  HardwareSpec hw;
-  hw.name = "v5e-like";
-  hw.chip.name = "v5e-like";
-  hw.chip.tensorcores = 1;
-  hw.chip.mxu_rows = hw.chip.mxu_cols = 128;
-  hw.chip.mxus_per_core = 4;
-  hw.chip.peak_flops_by_dtype[DType::bf16] = 1.97e14;
-  hw.chip.hbm_bandwidth_Bps = 8.1e11;
-  hw.ici.links_per_chip = 4;
-  hw.ici.bandwidth_Bps = 4.5e10;
-  hw.ici.hop_latency_s = 1e-6;
-  hw.wrap_rule = WrapRule::full_pod_axis;
-  hw.pod_shape = {16, 16};
-  return hw;
-}
 
 Measurement row_of(const std::string& text) {
   return read_measurements("id,kind,measured,op,slice,axes,bytes,m,k,n\n" + text + "\n", "m.csv").front();
@@ -34,10 +17,10 @@ Measurement row_of(const std::string& text) {
 TEST(MeasurementPrediction, MatmulIsTheRooflineAndTheCalibrationDividesTheBoundingTerm) {
   const Measurement big = row_of("mm,matmul,1ms,,,,,4096,4096,4096");
   const double compute_s = 2.0 * 4096 * 4096 * 4096 / 1.97e14;
-  Prediction p = predict_measurement(big, chip());
+  Prediction p = predict_measurement(big, test::v5e_like_chip());
   EXPECT_DOUBLE_EQ(p.book, compute_s);
   EXPECT_DOUBLE_EQ(p.des, compute_s);
-  HardwareSpec calibrated = chip();
+  HardwareSpec calibrated = test::v5e_like_chip();
   calibrated.calibration = Calibration{};
   calibrated.calibration->mxu_efficiency = {{1e9, 0.8}};
   calibrated.calibration->hbm_efficiency = 0.5;
@@ -54,7 +37,7 @@ TEST(MeasurementPrediction, MatmulIsTheRooflineAndTheCalibrationDividesTheBoundi
 
 TEST(MeasurementPrediction, CopyReadsAndWritesTheBytesOnce) {
   const Measurement copy = row_of("cp,copy,1ms,,,,1000000000,,,");
-  HardwareSpec calibrated = chip();
+  HardwareSpec calibrated = test::v5e_like_chip();
   calibrated.calibration = Calibration{};
   calibrated.calibration->hbm_efficiency = 0.8;
   const Prediction p = predict_measurement(copy, calibrated);
@@ -64,11 +47,11 @@ TEST(MeasurementPrediction, CopyReadsAndWritesTheBytesOnce) {
 
 TEST(MeasurementPrediction, CollectiveIsTheCollectiveQuerysAnswer) {
   const Measurement ag = row_of("ag,collective,680us,all-gather,4x4,X,33554432,,,");
-  const Prediction p = predict_measurement(ag, chip());
+  const Prediction p = predict_measurement(ag, test::v5e_like_chip());
   // A line of 4 without wraparound: 3 steps of V/4 at W_uni (SCALING_BOOK_MODELS.md).
   EXPECT_NEAR(p.book, 3.0 * 8388608 / 4.5e10, 1e-12);
   CollectiveQuery query;
-  query.hardware = chip();
+  query.hardware = test::v5e_like_chip();
   query.slice = {4, 4};
   query.axes = {"X"};
   query.size = std::uint64_t{33554432};
@@ -78,14 +61,14 @@ TEST(MeasurementPrediction, CollectiveIsTheCollectiveQuerysAnswer) {
 
 TEST(MeasurementPrediction, ARowThatDoesNotFitTheHardwareIsLocatedAtItsColumn) {
   try {
-    predict_measurement(row_of("ag,collective,680us,all-gather,4x4,Z,1000,,,"), chip());
+    predict_measurement(row_of("ag,collective,680us,all-gather,4x4,Z,1000,,,"), test::v5e_like_chip());
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.where(), "m.csv:2");
     EXPECT_EQ(e.message().rfind("column axes: ", 0), 0u) << e.message();
   }
   const Measurement scenario = read_measurements("id,kind,measured,scenario\ns,scenario,1ms,a.json\n", "m.csv").front();
-  EXPECT_THROW(predict_measurement(scenario, chip()), InputError);
+  EXPECT_THROW(predict_measurement(scenario, test::v5e_like_chip()), InputError);
 }
 
 }  // namespace

@@ -1,11 +1,16 @@
 // Shared builders of the capacity tests: models, workloads and candidates on the hardware presets.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "models/topology/mesh_mapping.hpp"
+#include "models/topology/slice.hpp"
 #include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
+#include "sim/capacity/model_program.hpp"
+#include "sim/plan/program_planner.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "tests/support/model_dims.hpp"
 
@@ -65,6 +70,26 @@ inline Candidate candidate(const std::string& hardware, const Shape& slice, cons
   c.remat.checkpoints_per_layer = checkpoints_per_layer;
   c.microbatches = microbatches;
   return c;
+}
+
+// A model program with its planned program (the planner with no calibration).
+struct PlannedModel {
+  ModelProgram model;
+  PlannedProgram program;
+};
+
+inline PlannedModel plan_model(ModelProgram model) {
+  const Slice slice(model.spec.slice_shape, model.spec.wraparound);
+  const MeshMapping mapping(model.spec.mesh.mesh, slice, model.spec.mesh.axis_dims);
+  PlannedProgram program = plan_program(model.spec, PlanTopology{slice, mapping}, nullptr);
+  return {std::move(model), std::move(program)};
+}
+
+// The planned op named `name`.
+inline const PlannedOp& planned_op(const PlannedModel& p, const std::string& name) {
+  for (const auto& o : p.program.ops)
+    if (o.name == name) return o;
+  throw std::runtime_error("no op " + name);
 }
 
 }  // namespace podsim::capacity_test

@@ -68,41 +68,23 @@ TEST(ExpertRouting, ASkewedHistogramDropsWhatExceedsTheCapacity) {
   EXPECT_EQ(expert_load(w, 1024, 2, 4, 4).busiest_slots, 1280);
 }
 
-struct Planned {
-  ModelProgram model;
-  PlannedProgram program;
-};
-
-Planned plan(ModelProgram model) {
-  const Slice slice(model.spec.slice_shape, model.spec.wraparound);
-  const MeshMapping mapping(model.spec.mesh.mesh, slice, model.spec.mesh.axis_dims);
-  PlannedProgram program = plan_program(model.spec, PlanTopology{slice, mapping}, nullptr);
-  return {std::move(model), std::move(program)};
-}
-
-const PlannedOp& op(const Planned& p, const std::string& name) {
-  for (const auto& o : p.program.ops)
-    if (o.name == name) return o;
-  throw std::runtime_error("no op " + name);
-}
-
 TEST(ExpertRouting, TheExpertMatmulsRunAtTheBusiestShardsTokens) {
   // small_moe() (D 1024, F 2048, 4 experts, 2 per token) on 2^20 tokens, v5p 4x4x4 with expert X (one expert per
   // chip of X), data Y, fsdp Z: the slots spread over Y, Z (16 ways).
   const Candidate c = candidate("tpu-v5p", {4, 4, 4}, {K::expert, K::data, K::fsdp});
   // Uniform, factor 1: 2^19 slots per expert, 32,768 per chip: 2 x 32,768 x 1024 x 2048 FLOPs per expert matmul.
-  const Planned uniform = plan(expand_model(small_moe(), routed(1.0, {}), c, {}));
-  EXPECT_DOUBLE_EQ(op(uniform, "hu").flops, 2.0 * 32768 * 1024 * 2048);
+  const PlannedModel uniform = plan_model(expand_model(small_moe(), routed(1.0, {}), c, {}));
+  EXPECT_DOUBLE_EQ(planned_op(uniform, "hu").flops, 2.0 * 32768 * 1024 * 2048);
   // 5:1:1:1 at factor 4: capacity 2^21, expert 0 receives 5/8 of the 2^21 rows, 1,310,720, 81,920 per chip: the
   // matmuls 2.5 times uniform's, the all-to-alls 4 times (they move the whole capacity: each chip's [4, 2^21 / 64,
   // 1024] bf16 slots, V = 4 x that, as ModelProgram.MixtureOfExpertsDispatchesOverTheExpertAxes counts it).
-  const Planned skewed = plan(expand_model(small_moe(), routed(4.0, {5, 1, 1, 1}), c, {}));
+  const PlannedModel skewed = plan_model(expand_model(small_moe(), routed(4.0, {5, 1, 1, 1}), c, {}));
   for (const char* name : {"hg", "hu", "ye", "dg", "dWed", "dWeu", "dxe"})
-    EXPECT_DOUBLE_EQ(op(skewed, name).flops, 2.0 * 81920 * 1024 * 2048) << name;
+    EXPECT_DOUBLE_EQ(planned_op(skewed, name).flops, 2.0 * 81920 * 1024 * 2048) << name;
   EXPECT_EQ(skewed.model.spec.find_tensor("xe_rows")->shape, (Shape{4, 2097152, 1024}));
   EXPECT_EQ(skewed.model.spec.find_tensor("xe_work")->shape, (Shape{4, 1310720, 1024}));
   for (const char* name : {"dispatch", "combine_a2a", "combine_a2a_bwd", "dispatch_bwd"})
-    EXPECT_EQ(op(skewed, name).steps[0].collective.array_bytes, 4ull * (4 * 2097152 / 64 * 1024 * 2)) << name;
+    EXPECT_EQ(planned_op(skewed, name).steps[0].collective.array_bytes, 4ull * (4 * 2097152 / 64 * 1024 * 2)) << name;
 }
 
 TEST(ExpertRouting, TheStepGrowsWithTheImbalance) {

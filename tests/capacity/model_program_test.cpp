@@ -99,24 +99,6 @@ TEST(ModelProgram, AttentionIsOneFusedOpOfFourTFlopsPerQueryElement) {
   EXPECT_DOUBLE_EQ(std::get<ElementwiseOp>(m.spec.find_op("attention_bwd")->detail).flops_per_element, 8.0 * 2048);
 }
 
-struct Planned {
-  ModelProgram model;
-  PlannedProgram program;
-};
-
-Planned plan(ModelProgram model) {
-  const Slice slice(model.spec.slice_shape, model.spec.wraparound);
-  const MeshMapping mapping(model.spec.mesh.mesh, slice, model.spec.mesh.axis_dims);
-  PlannedProgram program = plan_program(model.spec, PlanTopology{slice, mapping}, nullptr);
-  return {std::move(model), std::move(program)};
-}
-
-const PlannedOp& op(const Planned& p, const std::string& name) {
-  for (const auto& o : p.program.ops)
-    if (o.name == name) return o;
-  throw std::runtime_error("no op " + name);
-}
-
 std::vector<const PlannedStep*> collectives(const PlannedOp& o, CollectiveKind kind) {
   std::vector<const PlannedStep*> out;
   for (const auto& step : o.steps)
@@ -125,12 +107,12 @@ std::vector<const PlannedStep*> collectives(const PlannedOp& o, CollectiveKind k
 }
 
 TEST(ModelProgram, TensorParallelLayerAllReducesItsRowParallelOutputs) {
-  const Planned p = plan(small_training());
+  const PlannedModel p = plan_model(small_training());
   // Megatron: the row-parallel products (o and y forward; the inputs' gradients dhn and dxn backward) leave partial
   // sums over the tensor axis Z, all-reduced once each. V = the [tokens per chip, D] array: 2^20 / 16 x 1024 x 2 =
   // 134,217,728 bytes; Z is a wrapped axis of 4: 2 x max(V / (2 x 9e10), 2 x 1 us) = 1.49131 ms.
   for (const char* name : {"o", "y", "dhn", "dxn"}) {
-    const auto reduces = collectives(op(p, name), CollectiveKind::all_reduce);
+    const auto reduces = collectives(planned_op(p, name), CollectiveKind::all_reduce);
     ASSERT_EQ(reduces.size(), 1u) << name;
     EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"Z"}) << name;
     EXPECT_EQ(reduces[0]->collective.array_bytes, 134217728u) << name;
@@ -138,30 +120,30 @@ TEST(ModelProgram, TensorParallelLayerAllReducesItsRowParallelOutputs) {
   }
   // The gate's and the keys' and values' input gradients stay partial sums: the up and query products' all-reduces
   // add them in (one all-reduce per sum, as Megatron does).
-  EXPECT_TRUE(collectives(op(p, "dhn_g"), CollectiveKind::all_reduce).empty());
-  EXPECT_TRUE(collectives(op(p, "dxn_kv"), CollectiveKind::all_reduce).empty());
+  EXPECT_TRUE(collectives(planned_op(p, "dhn_g"), CollectiveKind::all_reduce).empty());
+  EXPECT_TRUE(collectives(planned_op(p, "dxn_kv"), CollectiveKind::all_reduce).empty());
   // The column-parallel products need no collective on their outputs.
   for (const char* name : {"q", "kv", "hg", "hu"})
-    EXPECT_TRUE(collectives(op(p, name), CollectiveKind::all_reduce).empty()) << name;
+    EXPECT_TRUE(collectives(planned_op(p, name), CollectiveKind::all_reduce).empty()) << name;
 }
 
 TEST(ModelProgram, FsdpGathersWeightsAndReduceScattersTheirGradients) {
-  const Planned p = plan(small_training());
+  const PlannedModel p = plan_model(small_training());
   // ZeRO-3: Wq [1024_Y, 1024_Z] is gathered over Y before its use: V = 1024 x 256 x 2 = 524,288 bytes per chip.
-  const auto gathers = collectives(op(p, "q"), CollectiveKind::all_gather);
+  const auto gathers = collectives(planned_op(p, "q"), CollectiveKind::all_gather);
   ASSERT_EQ(gathers.size(), 1u);
   EXPECT_EQ(gathers[0]->axis_names, std::vector<std::string>{"Y"});
   EXPECT_EQ(gathers[0]->collective.array_bytes, 524288u);
   // ... and again for the backward's dx = dq Wq^T.
-  ASSERT_EQ(collectives(op(p, "dxn"), CollectiveKind::all_gather).size(), 1u);
+  ASSERT_EQ(collectives(planned_op(p, "dxn"), CollectiveKind::all_gather).size(), 1u);
   // dWq = xn^T dq: partial sums over the token axes X, Y; reduce-scattered over Y onto the fsdp shard (V = the
   // local [1024, 256] partial sums, 524,288 bytes), then all-reduced over the data axis X (V = 131,072 bytes) by
   // the accumulated gradient's own op.
-  const auto scatters = collectives(op(p, "dWq"), CollectiveKind::reduce_scatter);
+  const auto scatters = collectives(planned_op(p, "dWq"), CollectiveKind::reduce_scatter);
   ASSERT_EQ(scatters.size(), 1u);
   EXPECT_EQ(scatters[0]->axis_names, std::vector<std::string>{"Y"});
   EXPECT_EQ(scatters[0]->collective.array_bytes, 524288u);
-  const auto reduces = collectives(op(p, "dWq_sum"), CollectiveKind::all_reduce);
+  const auto reduces = collectives(planned_op(p, "dWq_sum"), CollectiveKind::all_reduce);
   ASSERT_EQ(reduces.size(), 1u);
   EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"X"});
   EXPECT_EQ(reduces[0]->collective.array_bytes, 131072u);
@@ -175,9 +157,9 @@ TEST(ModelProgram, SequenceParallelGathersKeysAndValues) {
   EXPECT_EQ(gather.tensor, "kv");
   EXPECT_EQ(gather.axes, std::vector<std::string>{"Z"});
   EXPECT_EQ(m.spec.find_op("dkv")->kind, OpKind::reduce_scatter);
-  const Planned p = plan(m);
+  const PlannedModel p = plan_model(m);
   // kv [2^20_XZ, 2048_Y] gathered over Z: V = 2^20 / 4 x 512 x 2 = 268,435,456 bytes.
-  EXPECT_EQ(op(p, "kv_gather").steps.front().collective.array_bytes, 268435456u);
+  EXPECT_EQ(planned_op(p, "kv_gather").steps.front().collective.array_bytes, 268435456u);
 }
 
 TEST(ModelProgram, DecodeReadsEachLayersKvCache) {
@@ -199,8 +181,8 @@ TEST(ModelProgram, DecodeReadsEachLayersKvCache) {
 
 TEST(ModelProgram, MixtureOfExpertsDispatchesOverTheExpertAxes) {
   // small_moe() on 2^20 tokens, v5p 4x4x4, expert X, data Y, fsdp Z: capacity 2^20 x 2 / 4 = 2^19 slots per expert.
-  const Planned p = plan(expand_model(small_moe(), training(1 << 20, 2048),
-                                      candidate("tpu-v5p", {4, 4, 4}, {K::expert, K::data, K::fsdp}), {}));
+  const PlannedModel p = plan_model(expand_model(small_moe(), training(1 << 20, 2048),
+                                                 candidate("tpu-v5p", {4, 4, 4}, {K::expert, K::data, K::fsdp}), {}));
   EXPECT_EQ(tensor(p.model, "Weg").shape, (Shape{4, 1024, 2048}));
   EXPECT_EQ(axes(tensor(p.model, "Weg")), (Axes{{"X"}, {"Z"}, {}}));
   EXPECT_EQ(axes(tensor(p.model, "Wed")), (Axes{{"X"}, {}, {"Z"}}));
@@ -209,7 +191,7 @@ TEST(ModelProgram, MixtureOfExpertsDispatchesOverTheExpertAxes) {
   // Dispatch, combine and their backwards: all-to-alls over X of each chip's [4, 2^19 / 64, 1024] bf16 slots,
   // 67,108,864 bytes, V = 4 x that; the book's one wrapped axis: V / (4 x 2 x 9e10) = 372.8 us.
   for (const char* name : {"dispatch", "combine_a2a", "combine_a2a_bwd", "dispatch_bwd"}) {
-    const PlannedOp& o = op(p, name);
+    const PlannedOp& o = planned_op(p, name);
     ASSERT_EQ(o.steps.size(), 1u) << name;
     EXPECT_EQ(o.steps[0].collective.kind, CollectiveKind::all_to_all) << name;
     EXPECT_EQ(o.steps[0].collective.array_bytes, 268435456u) << name;
@@ -217,15 +199,15 @@ TEST(ModelProgram, MixtureOfExpertsDispatchesOverTheExpertAxes) {
   }
   // The experts' weight gradients are partial sums over the slots' axes Y, Z only (each expert's tokens are on its
   // chips): reduce-scattered over fsdp Z, all-reduced over data Y, never over X.
-  const auto reduces = collectives(op(p, "dWeu"), CollectiveKind::all_reduce);
+  const auto reduces = collectives(planned_op(p, "dWeu"), CollectiveKind::all_reduce);
   ASSERT_EQ(reduces.size(), 1u);
   EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"Y"});
   // A dense weight's gradient is all-reduced over the expert axis X with each microbatch, and over the data axis Y
   // once per step (gradient accumulation).
-  const auto dense = collectives(op(p, "dWq"), CollectiveKind::all_reduce);
+  const auto dense = collectives(planned_op(p, "dWq"), CollectiveKind::all_reduce);
   ASSERT_EQ(dense.size(), 1u);
   EXPECT_EQ(dense[0]->axis_names, (std::vector<std::string>{"X"}));
-  const auto accumulated = collectives(op(p, "dWq_sum"), CollectiveKind::all_reduce);
+  const auto accumulated = collectives(planned_op(p, "dWq_sum"), CollectiveKind::all_reduce);
   ASSERT_EQ(accumulated.size(), 1u);
   EXPECT_EQ(accumulated[0]->axis_names, (std::vector<std::string>{"Y"}));
 }
@@ -234,26 +216,26 @@ TEST(ModelProgram, GradientAccumulationAllReducesOverTheDataAxesOncePerStep) {
   // small_model() on a v5p 4x4x4 with data X, fsdp Y, tensor Z, in 4 microbatches: each weight gradient's matmul
   // runs 4 layers x 4 microbatches = 16 times and reduce-scatters over fsdp Y each time, but its all-reduce over
   // the data axis X runs once per layer per step: 4 times.
-  const Planned p = plan(small_training(4));
+  const PlannedModel p = plan_model(small_training(4));
   for (const char* name : {"dWq", "dWkv", "dWo", "dWg", "dWu", "dWd"}) {
     const std::string sum = std::string(name) + "_sum";
     EXPECT_EQ(repeat(p.model, name), 16) << name;
     EXPECT_EQ(repeat(p.model, sum), 4) << name;
-    EXPECT_TRUE(collectives(op(p, name), CollectiveKind::all_reduce).empty()) << name;
-    EXPECT_EQ(collectives(op(p, name), CollectiveKind::reduce_scatter).size(), 1u) << name;
-    const auto reduces = collectives(op(p, sum), CollectiveKind::all_reduce);
+    EXPECT_TRUE(collectives(planned_op(p, name), CollectiveKind::all_reduce).empty()) << name;
+    EXPECT_EQ(collectives(planned_op(p, name), CollectiveKind::reduce_scatter).size(), 1u) << name;
+    const auto reduces = collectives(planned_op(p, sum), CollectiveKind::all_reduce);
     ASSERT_EQ(reduces.size(), 1u) << name;
     EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"X"}) << name;
   }
   // Wq is [1024, 8 x 128] with D over fsdp Y and the heads over tensor Z: a 256 x 256 bf16 shard per chip, the
   // all-reduce's V = 131,072 bytes.
-  EXPECT_EQ(collectives(op(p, "dWq_sum"), CollectiveKind::all_reduce)[0]->collective.array_bytes, 131072u);
+  EXPECT_EQ(collectives(planned_op(p, "dWq_sum"), CollectiveKind::all_reduce)[0]->collective.array_bytes, 131072u);
   // The unembedding's and the embedding's gradients: once per step too.
   EXPECT_EQ(repeat(p.model, "dWun"), 4);
   EXPECT_EQ(repeat(p.model, "dWun_sum"), 1);
   EXPECT_EQ(repeat(p.model, "demb_data_sum"), 1);
   // So the data all-reduces of a step cost the same whatever the microbatches.
-  auto data_sums = [](const Planned& planned) {
+  auto data_sums = [](const PlannedModel& planned) {
     double total = 0;
     for (std::size_t i = 0; i < planned.program.ops.size(); ++i) {
       const std::string& name = planned.program.ops[i].name;
@@ -262,7 +244,7 @@ TEST(ModelProgram, GradientAccumulationAllReducesOverTheDataAxesOncePerStep) {
     }
     return total;
   };
-  EXPECT_NEAR(data_sums(p), data_sums(plan(small_training(1))), 1e-12);
+  EXPECT_NEAR(data_sums(p), data_sums(plan_model(small_training(1))), 1e-12);
 }
 
 TEST(ModelProgram, AWrittenMeshWithAnAxisOverTwoSliceDims) {
@@ -276,11 +258,11 @@ TEST(ModelProgram, AWrittenMeshWithAnAxisOverTwoSliceDims) {
   dims.heads = 16;
   dims.kv_heads = 16;
   dims.head_dim = 64;
-  const Planned p = plan(expand_model(dims, training(1 << 20, 2048), c, {}));
+  const PlannedModel p = plan_model(expand_model(dims, training(1 << 20, 2048), c, {}));
   EXPECT_EQ(axes(tensor(p.model, "Wq")), (Axes{{}, {"model"}}));
   // The row-parallel all-reduce runs over "model", i.e. over slice dims 1 and 2 (two wrapped axes of 4): V =
   // 2^20 / 4 tokens x 1024 x 2 = 536,870,912 bytes; 2 x V / (2 x 1.8e11).
-  const auto reduces = collectives(op(p, "o"), CollectiveKind::all_reduce);
+  const auto reduces = collectives(planned_op(p, "o"), CollectiveKind::all_reduce);
   ASSERT_EQ(reduces.size(), 1u);
   EXPECT_EQ(reduces[0]->collective.array_bytes, 536870912u);
   EXPECT_NEAR(reduces[0]->book.time_s, 2 * 536870912 / (2 * 1.8e11), 1e-12);

@@ -35,12 +35,12 @@ std::vector<std::string> model_scenarios() {
   return files;
 }
 
-struct Planned {
+struct SearchOutput {
   std::string json;
   std::int64_t best_chips = 0;
 };
 
-void plan(const std::string& relative, std::size_t top_k, bool symmetry, Planned& out) {
+void plan(const std::string& relative, std::size_t top_k, bool symmetry, SearchOutput& out) {
   const ScenarioSpec spec = load_scenario((fs::path(PODSIM_SOURCE_DIR) / relative).string());
   PlanSearchOptions options;
   options.top_k = top_k;
@@ -79,7 +79,7 @@ class PlanDeterminism : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PlanDeterminism, SameJsonTwiceAndWithTheSymmetryPathsOff) {
   const std::string& scenario = GetParam();
-  Planned first, second;
+  SearchOutput first, second;
   ASSERT_NO_FATAL_FAILURE(plan(scenario, 1, true, first));
   ASSERT_NO_FATAL_FAILURE(plan(scenario, 1, true, second));
   EXPECT_TRUE(first.json == second.json) << scenario << ": two plans differ "
@@ -87,7 +87,7 @@ TEST_P(PlanDeterminism, SameJsonTwiceAndWithTheSymmetryPathsOff) {
   if (std::find(kSmall.begin(), kSmall.end(), scenario) != kSmall.end())
     EXPECT_LE(first.best_chips, kFullChips) << scenario << " is no longer compared with every chip simulated";
   if (first.best_chips == 0 || first.best_chips > kFullChips) return;
-  Planned full;
+  SearchOutput full;
   ASSERT_NO_FATAL_FAILURE(plan(scenario, 1, false, full));
   EXPECT_TRUE(first.json == full.json) << scenario << ": the symmetry paths changed the plan "
                                        << first_difference(first.json, full.json);

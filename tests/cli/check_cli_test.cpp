@@ -15,14 +15,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using podsim::test::CliRun;
+using podsim::test::read_json;
 using podsim::test::run_podsim;
 
 const fs::path kScenario = fs::path(PODSIM_SOURCE_DIR) / "scenarios/capacity/llama3-70b-fsdp-v5p-ici-bound.json";
-
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
 
 // Writes `doc` to a temporary file named after the test and returns its path.
 fs::path write_temp(const nlohmann::json& doc, const std::string& name) {

@@ -46,4 +46,22 @@ inline nlohmann::json json_of(const CliRun& run) {
   return nlohmann::json::parse(run.out);
 }
 
+// The JSON document in the file at `path`.
+inline nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// A tiny training scenario written to `path` (returned): slices 2x2 and 4x4, data and tensor: 2^2 + 2^2 = 8
+// candidates (one rejected: 16-way tensor over 4 heads), none with stages. `extra` adds top-level members
+// (`, "key": value`).
+inline std::filesystem::path write_toy_plan(const std::filesystem::path& path, const std::string& extra = "") {
+  std::ofstream(path) << R"({"name": "toy-plan", "hardware": "tpu-v5e",
+    "model": {"layers": 2, "d_model": 256, "d_ff": 1024, "heads": 4, "kv_heads": 4, "head_dim": 64, "vocab": 1024},
+    "workload": {"mode": "train", "batch_tokens": 65536, "seq_len": 1024, "checkpoints_per_layer": 1},
+    "search": {"slices": [[2, 2], [4, 4]], "parallelism": ["data", "tensor"]})"
+                      << extra << "}\n";
+  return path;
+}
+
 }  // namespace podsim::test

@@ -22,19 +22,8 @@ std::filesystem::path temp_file(const std::string& stem, const std::string& ext)
   return std::filesystem::temp_directory_path() / ("podsim_plan_" + stem + "_" + std::to_string(getpid()) + ext);
 }
 
-// A tiny training scenario: slices 2x2 and 4x4, data and tensor: 2^2 + 2^2 = 8 candidates.
-std::filesystem::path toy_scenario(const std::string& extra = "") {
-  const auto path = temp_file("toy", ".json");
-  std::ofstream(path) << R"({"name": "toy-plan", "hardware": "tpu-v5e",
-    "model": {"layers": 2, "d_model": 256, "d_ff": 1024, "heads": 4, "kv_heads": 4, "head_dim": 64, "vocab": 1024},
-    "workload": {"mode": "train", "batch_tokens": 65536, "seq_len": 1024, "checkpoints_per_layer": 1},
-    "search": {"slices": [[2, 2], [4, 4]], "parallelism": ["data", "tensor"]})"
-                      << extra << "}\n";
-  return path;
-}
-
 TEST(PlanCli, JsonHasTheContractKeysRankedThenRejected) {
-  const auto scenario = toy_scenario();
+  const auto scenario = podsim::test::write_toy_plan(temp_file("toy", ".json"));
   const CliRun run = run_podsim("plan " + scenario.string() + " --top 2 --json");
   std::filesystem::remove(scenario);
   ASSERT_EQ(run.code, 0) << run.err;
@@ -79,7 +68,7 @@ TEST(PlanCli, JsonHasTheContractKeysRankedThenRejected) {
 }
 
 TEST(PlanCli, BookModelSimulatesNothingAndCsvHasOneRowPerCandidate) {
-  const auto scenario = toy_scenario();
+  const auto scenario = podsim::test::write_toy_plan(temp_file("toy", ".json"));
   const CliRun run = run_podsim("plan " + scenario.string() + " --model book --csv");
   std::filesystem::remove(scenario);
   ASSERT_EQ(run.code, 0) << run.err;
@@ -96,7 +85,7 @@ TEST(PlanCli, BookModelSimulatesNothingAndCsvHasOneRowPerCandidate) {
 }
 
 TEST(PlanCli, DesModelListsOnlyTheSimulatedCandidates) {
-  const auto scenario = toy_scenario();
+  const auto scenario = podsim::test::write_toy_plan(temp_file("toy", ".json"));
   const CliRun run = run_podsim("plan " + scenario.string() + " --top 1 --model des --json");
   std::filesystem::remove(scenario);
   ASSERT_EQ(run.code, 0) << run.err;
@@ -113,7 +102,7 @@ TEST(PlanCli, DesModelListsOnlyTheSimulatedCandidates) {
 }
 
 TEST(PlanCli, TextTableAndHtmlReport) {
-  const auto scenario = toy_scenario(R"(, "price_per_chip_hour": 1.2)");
+  const auto scenario = podsim::test::write_toy_plan(temp_file("toy", ".json"), R"(, "price_per_chip_hour": 1.2)");
   const auto html = temp_file("report", ".html");
   const CliRun run = run_podsim("plan " + scenario.string() + " --top 1 --report " + html.string());
   std::filesystem::remove(scenario);
@@ -179,7 +168,7 @@ TEST(PlanCli, BadInputExitsTwoWithALocatedError) {
   EXPECT_NE(no_model.err.find("mlp-v5e-4x4.json: /model: plan search needs a model"), std::string::npos)
       << no_model.err;
 
-  const auto scenario = toy_scenario();
+  const auto scenario = podsim::test::write_toy_plan(temp_file("toy", ".json"));
   const CliRun bad_model = run_podsim("plan " + scenario.string() + " --model fast");
   EXPECT_EQ(bad_model.code, 2);
   EXPECT_EQ(bad_model.err, "error: --model: model must be book, des or both, got: fast\n");

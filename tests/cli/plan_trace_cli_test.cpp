@@ -18,30 +18,15 @@ namespace {
 using nlohmann::json;
 using podsim::test::CliRun;
 using podsim::test::json_of;
+using podsim::test::read_json;
 using podsim::test::run_podsim;
 
-std::filesystem::path temp_file(const std::string& stem, const std::string& ext) {
+std::filesystem::path trace_temp_file(const std::string& stem, const std::string& ext) {
   return std::filesystem::temp_directory_path() / ("podsim_plan_trace_" + stem + "_" + std::to_string(getpid()) + ext);
 }
 
-// The toy search of plan_cli_test: slices 2x2 and 4x4, data and tensor, 8 candidates (one rejected: 16-way tensor
-// over 4 heads), none with stages.
-std::filesystem::path toy_scenario() {
-  const auto path = temp_file("toy", ".json");
-  std::ofstream(path) << R"({"name": "toy-plan", "hardware": "tpu-v5e",
-    "model": {"layers": 2, "d_model": 256, "d_ff": 1024, "heads": 4, "kv_heads": 4, "head_dim": 64, "vocab": 1024},
-    "workload": {"mode": "train", "batch_tokens": 65536, "seq_len": 1024, "checkpoints_per_layer": 1},
-    "search": {"slices": [[2, 2], [4, 4]], "parallelism": ["data", "tensor"]}})";
-  return path;
-}
-
-json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return json::parse(in);
-}
-
 TEST(PlanTraceCli, APipelineCandidateShowsItsStagesAndMicrobatches) {
-  const auto trace = temp_file("gpipe", ".json");
+  const auto trace = trace_temp_file("gpipe", ".json");
   const CliRun run = run_podsim(std::string("plan ") + PODSIM_SOURCE_DIR +
                                 "/scenarios/capacity/pipeline-gpipe-memory.json --json --trace " + trace.string());
   ASSERT_EQ(run.code, 0) << run.err;
@@ -84,8 +69,8 @@ TEST(PlanTraceCli, APipelineCandidateShowsItsStagesAndMicrobatches) {
 }
 
 TEST(PlanTraceCli, ACandidateWithoutStagesIsItsLayerProgramRun) {
-  const auto scenario = toy_scenario();
-  const auto trace = temp_file("toy", ".trace.json");
+  const auto scenario = podsim::test::write_toy_plan(trace_temp_file("toy", ".json"));
+  const auto trace = trace_temp_file("toy", ".trace.json");
   const CliRun run =
       run_podsim("plan " + scenario.string() + " --top 2 --json --trace " + trace.string() + " --candidate 2");
   std::filesystem::remove(scenario);
@@ -112,8 +97,8 @@ TEST(PlanTraceCli, ACandidateWithoutStagesIsItsLayerProgramRun) {
 }
 
 TEST(PlanTraceCli, BadCandidatesAreRefused) {
-  const auto scenario = toy_scenario();
-  const auto trace = temp_file("bad", ".json");
+  const auto scenario = podsim::test::write_toy_plan(trace_temp_file("toy", ".json"));
+  const auto trace = trace_temp_file("bad", ".json");
   const std::string base = "plan " + scenario.string() + " --top 2 --trace " + trace.string();
   // 7 ranked candidates (8 less the 16-way tensor one), the best 2 simulated.
   const CliRun beyond = run_podsim(base + " --candidate 8");

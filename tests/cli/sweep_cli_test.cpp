@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_run.hpp"
+#include "tests/support/sweep_files.hpp"
 
 namespace {
 
@@ -22,37 +23,16 @@ using podsim::test::CliRun;
 using podsim::test::json_of;
 using podsim::test::run_podsim;
 namespace fs = std::filesystem;
+using podsim::test::read_text;
+using podsim::test::sweep_file;
+using podsim::test::sweep_records;
 using Json = nlohmann::ordered_json;
 
-const std::string kMlp = std::string(PODSIM_SOURCE_DIR) + "/scenarios/examples/mlp-v5e-4x4.json";
+const std::string& kMlp = podsim::test::kMlpExample;
 
+// A fresh folder for one test.
 fs::path temp_dir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("podsim_sweep_cli_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<Json> records(const fs::path& dir) {
-  std::vector<Json> out;
-  std::ifstream in(dir / "results.jsonl");
-  for (std::string line; std::getline(in, line);)
-    out.push_back(Json::parse(line));
-  return out;
-}
-
-// A sweep file in `dir` over the MLP example.
-fs::path sweep_file(const fs::path& dir, const std::string& parameters, const std::string& base = kMlp) {
-  const auto path = dir / "sweep.json";
-  std::ofstream(path) << R"({"base": ")" << base << R"(", "parameters": )" << parameters << "}\n";
-  return path;
+  return podsim::test::fresh_dir("podsim_sweep_cli", name);
 }
 
 // The base scenario with `values` (pointer -> value) set by hand, written to `path`.
@@ -72,7 +52,7 @@ TEST(SweepCli, BookFiguresEqualPodsimRunOfTheEditedScenario) {
   const CliRun run = run_podsim("sweep " + sweep_file(dir, kTwoByTwo).string() + " --out " + (dir / "out").string() +
                                 " --model book --jobs 2");
   ASSERT_EQ(run.code, 0) << run.err;
-  const auto lines = records(dir / "out");
+  const auto lines = sweep_records(dir / "out");
   ASSERT_EQ(lines.size(), 4u);
   const std::vector<std::pair<int, std::string>> expected = {
       {4096, "tpu-v5e"}, {4096, "tpu-v6e"}, {16384, "tpu-v5e"}, {16384, "tpu-v6e"}};
@@ -109,7 +89,7 @@ TEST(SweepCli, DesFiguresEqualPodsimRunOfTheEditedScenario) {
       run_podsim("sweep " + sweep_file(dir, R"([{"pointer": "/tensors/x/shape/0", "values": [4096, 8192]}])").string() +
                  " --out " + (dir / "out").string() + " --model des --jobs 2");
   ASSERT_EQ(run.code, 0) << run.err;
-  const auto lines = records(dir / "out");
+  const auto lines = sweep_records(dir / "out");
   ASSERT_EQ(lines.size(), 2u);
   for (const Json& line : lines) {
     const CliRun single =
@@ -140,7 +120,7 @@ void compare_with_podsim_plan(const std::string& model, const std::string& plan_
       sweep_file(dir, R"([{"pointer": "/workload/batch_tokens", "values": [65536, 131072]}])", base.string());
   const CliRun run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() + " --model " + model);
   ASSERT_EQ(run.code, 0) << run.err;
-  const auto lines = records(dir / "out");
+  const auto lines = sweep_records(dir / "out");
   ASSERT_EQ(lines.size(), 2u);
   for (const Json& line : lines) {
     const CliRun plan = run_podsim("plan " + edited(base.string(), line["params"], dir / "point.json").string() + " " +
@@ -180,12 +160,12 @@ TEST(SweepCli, UncalibratedDesTimesAreThePresetsClosedForm) {
   const CliRun run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() +
                                 " --model des --jobs 2 --uncalibrated");
   ASSERT_EQ(run.code, 0) << run.err;
-  const auto lines = records(dir / "out");
+  const auto lines = sweep_records(dir / "out");
   ASSERT_EQ(lines.size(), 2u);
   const CliRun calibrated_run =
       run_podsim("sweep " + sweep.string() + " --out " + (dir / "calibrated").string() + " --model des --jobs 2");
   ASSERT_EQ(calibrated_run.code, 0) << calibrated_run.err;
-  const auto calibrated = records(dir / "calibrated");
+  const auto calibrated = sweep_records(dir / "calibrated");
   ASSERT_EQ(calibrated.size(), 2u);
   for (std::size_t k = 0; k < 2; ++k) {
     const Json& line = lines[k];
@@ -206,7 +186,7 @@ TEST(SweepCli, UncalibratedDesTimesAreThePresetsClosedForm) {
   const CliRun resumed =
       run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() + " --model des --jobs 1");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
-  const auto after = records(dir / "out");
+  const auto after = sweep_records(dir / "out");
   ASSERT_EQ(after.size(), 2u);
   for (std::size_t k = 0; k < 2; ++k) {
     EXPECT_FALSE(after[k].contains("uncalibrated"));
@@ -235,7 +215,7 @@ TEST(SweepCli, JobsOneAndTwoWriteTheSameBytes) {
   const auto sweep = sweep_file(dir, kTwelve).string();
   ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "one").string() + " --jobs 1").code, 0);
   ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "two").string() + " --jobs 2").code, 0);
-  EXPECT_EQ(records(dir / "one").size(), 12u);  // 4 batch sizes x 3 chips
+  EXPECT_EQ(sweep_records(dir / "one").size(), 12u);  // 4 batch sizes x 3 chips
   EXPECT_EQ(read_text(dir / "one" / "results.jsonl"), read_text(dir / "two" / "results.jsonl"));
   EXPECT_EQ(read_text(dir / "one" / "results.csv"), read_text(dir / "two" / "results.csv"));
   fs::remove_all(dir);
@@ -298,7 +278,7 @@ void stop_a_sweep_with(int signal) {
   const std::string text = read_text(out / "results.jsonl");
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n');
-  const auto lines = records(out);
+  const auto lines = sweep_records(out);
   EXPECT_GE(lines.size(), 2u);
   EXPECT_LT(lines.size(), 1000u);
   for (std::size_t i = 0; i < lines.size(); ++i)
@@ -321,7 +301,7 @@ TEST(SweepCli, MergedShardsEqualOneRun) {
   ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "one").string()).code, 0);
   ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "s0").string() + " --shard 0/2").code, 0);
   ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "s1").string() + " --shard 1/2 --jobs 1").code, 0);
-  const auto shard1 = records(dir / "s1");
+  const auto shard1 = sweep_records(dir / "s1");
   ASSERT_EQ(shard1.size(), 6u);
   for (std::size_t i = 0; i < shard1.size(); ++i)
     EXPECT_EQ(shard1[i]["point"], 2 * i + 1);
@@ -343,7 +323,7 @@ TEST(SweepCli, FilteredPointsHaveNoRecordAndKeepTheirIndices) {
   EXPECT_NE(run.out.find("6 points (6 evaluated, 0 already there, 0 failed, 6 filtered out)"), std::string::npos)
       << run.out;
   // Batch sizes 2048, 4096, 6144, 8192 x 3 chips: points 6 to 11 have 6144 or 8192.
-  const auto lines = records(dir / "out");
+  const auto lines = sweep_records(dir / "out");
   ASSERT_EQ(lines.size(), 6u);
   for (std::size_t i = 0; i < lines.size(); ++i)
     EXPECT_EQ(lines[i]["point"], i + 6);
@@ -356,7 +336,7 @@ TEST(SweepCli, AnInvalidPointIsARecordAndTheSweepGoesOn) {
   const CliRun run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string());
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_NE(run.out.find("2 points (2 evaluated, 0 already there, 1 failed)"), std::string::npos) << run.out;
-  const auto lines = records(dir / "out");
+  const auto lines = sweep_records(dir / "out");
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_TRUE(lines[0]["error"].is_null());
   EXPECT_EQ(lines[0]["plans"].size(), 3u);

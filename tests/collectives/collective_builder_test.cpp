@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "models/common/error.hpp"
+#include "tests/collectives/book_link.hpp"
 
 namespace podsim {
 namespace {
@@ -50,8 +51,8 @@ std::size_t transfers(const EventGraph& graph) {
                                                 [](const Task& t) { return t.kind == TaskKind::transfer; }));
 }
 
-constexpr double kAlpha = 1e-6;
-constexpr double kW = 4.5e10;
+using test::kAlpha;
+using test::kW;
 
 CollectiveRequest request(CollectiveKind op, std::vector<AxisGroups> axes, std::uint64_t bytes, Algorithm algorithm) {
   CollectiveRequest r;

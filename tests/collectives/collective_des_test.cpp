@@ -13,12 +13,13 @@
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/slice_network.hpp"
+#include "tests/collectives/book_link.hpp"
 
 namespace podsim {
 namespace {
 
-constexpr double kAlpha = 1e-6;
-constexpr double kW = 4.5e10;
+using test::kAlpha;
+using test::kW;
 
 struct SimRun {
   Slice slice;

@@ -12,12 +12,13 @@
 #include "sim/collectives/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/engine/slice_network.hpp"
+#include "tests/collectives/book_link.hpp"
 
 namespace podsim {
 namespace {
 
-constexpr double kAlpha = 1e-6;
-constexpr double kW = 4.5e10;
+using test::kAlpha;
+using test::kW;
 
 CollectiveRequest request_on(const Slice& slice, CollectiveKind op, const std::vector<std::string>& axes,
                              std::uint64_t bytes, Algorithm algorithm, double flops_per_byte = 0) {

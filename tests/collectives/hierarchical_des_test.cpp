@@ -1,6 +1,6 @@
-// Collectives across slices over the DCN (docs/overlap-pipeline-dcn.md), simulated hop by hop: the hierarchical all-reduce
-// (reduce-scatter in the slice over ICI, all-reduce across slices over DCN, all-gather in the slice) takes the
-// time worked here by hand phase by phase, and every host NIC carries the bytes counted by hand. Also the axis
+// Collectives across slices over the DCN (docs/overlap-pipeline-dcn.md), simulated hop by hop: the hierarchical
+// all-reduce (reduce-scatter in the slice over ICI, all-reduce across slices over DCN, all-gather in the slice) takes
+// the time worked here by hand phase by phase, and every host NIC carries the bytes counted by hand. Also the axis
 // order the builder takes and its refusals.
 #include <gtest/gtest.h>
 
@@ -16,12 +16,13 @@
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/slice_network.hpp"
+#include "tests/collectives/book_link.hpp"
 
 namespace podsim {
 namespace {
 
-constexpr double kAlpha = 1e-6;                       // ICI per hop
-constexpr double kW = 4.5e10;                         // ICI per link and direction
+using test::kAlpha;
+using test::kW;
 constexpr double kDcn = 6.25e9;                       // DCN egress per chip
 constexpr double kDcnLat = 1e-5;                      // DCN per transfer
 constexpr std::uint64_t kV = std::uint64_t{1} << 24;  // 16 MiB: every shard below divides exactly

@@ -16,12 +16,13 @@
 #include "sim/collectives/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/engine/slice_network.hpp"
+#include "tests/collectives/book_link.hpp"
 
 namespace podsim {
 namespace {
 
-constexpr double kAlpha = 1e-6;
-constexpr double kW = 4.5e10;
+using test::kAlpha;
+using test::kW;
 
 NetworkSpec network_of(const Slice& slice) {
   return slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12);

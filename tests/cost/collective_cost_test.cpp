@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "models/common/error.hpp"
+#include "tests/support/sharding_builders.hpp"
+#include "tests/support/test_checks.hpp"
 
 namespace podsim {
 namespace {
@@ -14,20 +16,6 @@ namespace {
 constexpr double kWUni = 4.5e10;  // v4 / v5e one-way ICI bandwidth per link, B/s
 constexpr double kAlpha = 1e-6;   // the book's per-hop latency, s
 using Bound = CostBreakdown::Bound;
-
-// Relative tolerance: the expected values are decimals worked by hand to 10 significant digits.
-void expect_close(double actual, double expected) {
-  EXPECT_NEAR(actual, expected, 1e-9 * expected);
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const VerifyError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // Pop Quiz 2: AllGather_Y([E_Y, F]) -> [E, F], v5e mesh {X: 8, Y: 4} on an 8x4 slice. Neither dim is 16,
 // so no wraparound. E = 2048, F = 8192, bf16: V = 2048 * 8192 * 2 = 33,554,432 B, shard V/4 = 512 * 8192
@@ -42,9 +30,9 @@ TEST(BookCollective, PopQuiz2AllGatherOnV5eMesh) {
   EXPECT_FALSE(axes[0].wraparound);
 
   const CostBreakdown cost = book_collective_cost(CollectiveKind::all_gather, axes, 33554432, kWUni, kAlpha);
-  expect_close(cost.bandwidth_s, 559.2405333e-6);
-  expect_close(cost.latency_s, 3e-6);
-  expect_close(cost.time_s, 559.2405333e-6);
+  test::expect_close(cost.bandwidth_s, 559.2405333e-6);
+  test::expect_close(cost.latency_s, 3e-6);
+  test::expect_close(cost.time_s, 559.2405333e-6);
   EXPECT_EQ(cost.hops, 3);
   EXPECT_EQ(cost.bound, Bound::bandwidth);
   EXPECT_EQ(cost.formula, "max((N-1) * (V/N) / W_uni, (N-1) * alpha)");
@@ -54,9 +42,9 @@ TEST(BookCollective, PopQuiz2AllGatherOnV5eMesh) {
 // = 98,304 / 4.5e10 = 2.184533333 us < latency 3 us, so latency-bound at 3 us.
 TEST(BookCollective, PopQuiz2SmallArrayIsLatencyBound) {
   const CostBreakdown cost = book_collective_cost(CollectiveKind::all_gather, {{4, false}}, 131072, kWUni, kAlpha);
-  expect_close(cost.bandwidth_s, 2.184533333e-6);
-  expect_close(cost.latency_s, 3e-6);
-  expect_close(cost.time_s, 3e-6);
+  test::expect_close(cost.bandwidth_s, 2.184533333e-6);
+  test::expect_close(cost.latency_s, 3e-6);
+  test::expect_close(cost.time_s, 3e-6);
   EXPECT_EQ(cost.bound, Bound::latency);
 }
 
@@ -64,9 +52,9 @@ TEST(BookCollective, PopQuiz2SmallArrayIsLatencyBound) {
 // = 372.8270222 us, over floor(4/2) = 2 hops.
 TEST(BookCollective, PopQuiz2WithWraparound) {
   const CostBreakdown cost = book_collective_cost(CollectiveKind::all_gather, {{4, true}}, 33554432, kWUni, kAlpha);
-  expect_close(cost.time_s, 372.8270222e-6);
+  test::expect_close(cost.time_s, 372.8270222e-6);
   EXPECT_EQ(cost.hops, 2);
-  expect_close(cost.latency_s, 2e-6);
+  test::expect_close(cost.latency_s, 2e-6);
   EXPECT_EQ(cost.formula, "max(V / W_bidi, floor(N/2) * alpha)");
 }
 
@@ -82,7 +70,7 @@ class Question2 : public ::testing::Test {
 TEST_F(Question2, AllGatherX) {
   const CostBreakdown cost = book_collective_cost(CollectiveKind::all_gather, collective_axes(slice_, mapping_, {"X"}),
                                                   2097152, kWUni, kAlpha);
-  expect_close(cost.time_s, 23.30168889e-6);
+  test::expect_close(cost.time_s, 23.30168889e-6);
   EXPECT_EQ(cost.hops, 2);
   EXPECT_EQ(cost.bound, Bound::bandwidth);
 }
@@ -93,9 +81,9 @@ TEST_F(Question2, AllGatherXY) {
   const std::vector<CollectiveAxis> axes = collective_axes(slice_, mapping_, {"X", "Y"});
   ASSERT_EQ(axes.size(), 2u);
   const CostBreakdown cost = book_collective_cost(CollectiveKind::all_gather, axes, 8388608, kWUni, kAlpha);
-  expect_close(cost.bandwidth_s, 46.60337778e-6);
-  expect_close(cost.latency_s, 4e-6);
-  expect_close(cost.time_s, 46.60337778e-6);
+  test::expect_close(cost.bandwidth_s, 46.60337778e-6);
+  test::expect_close(cost.latency_s, 4e-6);
+  test::expect_close(cost.time_s, 46.60337778e-6);
   EXPECT_EQ(cost.hops, 4);
 }
 
@@ -105,9 +93,9 @@ TEST_F(Question2, AllGatherXY) {
 TEST_F(Question2, AllReduceZ) {
   const CostBreakdown cost =
       book_collective_cost(CollectiveKind::all_reduce, collective_axes(slice_, mapping_, {"Z"}), 524288, kWUni, kAlpha);
-  expect_close(cost.bandwidth_s, 11.65084444e-6);
-  expect_close(cost.latency_s, 4e-6);
-  expect_close(cost.time_s, 11.65084444e-6);
+  test::expect_close(cost.bandwidth_s, 11.65084444e-6);
+  test::expect_close(cost.latency_s, 4e-6);
+  test::expect_close(cost.time_s, 11.65084444e-6);
   EXPECT_EQ(cost.hops, 4);
   EXPECT_EQ(cost.bound, Bound::bandwidth);
 }
@@ -126,7 +114,7 @@ TEST(BookCollective, ReduceScatterCostsTheSameAsAllGather) {
 TEST(BookCollective, AllGatherOverThreeWrappedAxes) {
   const CostBreakdown cost =
       book_collective_cost(CollectiveKind::all_gather, {{4, true}, {4, true}, {4, true}}, 8388608, kWUni, kAlpha);
-  expect_close(cost.time_s, 31.06891852e-6);
+  test::expect_close(cost.time_s, 31.06891852e-6);
   EXPECT_EQ(cost.hops, 6);
 }
 
@@ -135,9 +123,9 @@ TEST(BookCollective, AllGatherOverThreeWrappedAxes) {
 TEST(BookCollective, AllGatherOverAWrappedAndAnUnwrappedAxis) {
   const CostBreakdown cost =
       book_collective_cost(CollectiveKind::all_gather, {{4, true}, {4, false}}, 8388608, kWUni, kAlpha);
-  expect_close(cost.bandwidth_s, 55.92405333e-6);
+  test::expect_close(cost.bandwidth_s, 55.92405333e-6);
   EXPECT_EQ(cost.hops, 5);
-  expect_close(cost.latency_s, 5e-6);
+  test::expect_close(cost.latency_s, 5e-6);
 }
 
 // A size-2 axis: one link per direction, so with or without a wrap flag the cost is the same:
@@ -145,8 +133,8 @@ TEST(BookCollective, AllGatherOverAWrappedAndAnUnwrappedAxis) {
 TEST(BookCollective, SizeTwoAxisIsTheSameWithOrWithoutWrap) {
   const CostBreakdown ring = book_collective_cost(CollectiveKind::all_gather, {{2, true}}, 9000000, kWUni, 0);
   const CostBreakdown line = book_collective_cost(CollectiveKind::all_gather, {{2, false}}, 9000000, kWUni, 0);
-  expect_close(ring.time_s, 100e-6);  // 9e6 / 9e10
-  expect_close(line.time_s, 100e-6);
+  test::expect_close(ring.time_s, 100e-6);  // 9e6 / 9e10
+  test::expect_close(line.time_s, 100e-6);
   EXPECT_EQ(ring.hops, 1);
   EXPECT_EQ(line.hops, 1);
 }
@@ -154,7 +142,7 @@ TEST(BookCollective, SizeTwoAxisIsTheSameWithOrWithoutWrap) {
 TEST(BookCollective, SizeOneAxesAreIgnored) {
   const CostBreakdown with_one =
       book_collective_cost(CollectiveKind::all_gather, {{1, false}, {4, true}}, 2097152, kWUni, kAlpha);
-  expect_close(with_one.time_s, 23.30168889e-6);
+  test::expect_close(with_one.time_s, 23.30168889e-6);
   EXPECT_EQ(with_one.hops, 2);
   const CostBreakdown none = book_collective_cost(CollectiveKind::all_reduce, {{1, true}}, 2097152, kWUni, kAlpha);
   EXPECT_EQ(none.time_s, 0);
@@ -165,7 +153,7 @@ TEST(BookCollective, SizeOneAxesAreIgnored) {
 // = 186.4135111 us; latency floor(8/2) = 4 hops.
 TEST(BookCollective, AllToAllOnOneRing) {
   const CostBreakdown cost = book_collective_cost(CollectiveKind::all_to_all, {{8, true}}, 67108864, kWUni, kAlpha);
-  expect_close(cost.time_s, 186.4135111e-6);
+  test::expect_close(cost.time_s, 186.4135111e-6);
   EXPECT_EQ(cost.hops, 4);
   EXPECT_EQ(cost.formula, "max(V / (4 * W_bidi), floor(N/2) * alpha)");
 }
@@ -173,19 +161,20 @@ TEST(BookCollective, AllToAllOnOneRing) {
 // ND AllToAll, V the total over all devices: 4x4x4 torus, V * 4 / (4 * 64 * 9e10) = 67,108,864 / 5.76e12
 // = 11.65084444 us; 4x8 torus: V * 8 / (4 * 32 * 9e10) = 67,108,864 / 1.44e12 = 46.60337778 us.
 TEST(BookCollective, AllToAllNd) {
-  expect_close(
+  test::expect_close(
       book_collective_cost(CollectiveKind::all_to_all, {{4, true}, {4, true}, {4, true}}, 67108864, kWUni, kAlpha)
           .time_s,
       11.65084444e-6);
-  expect_close(book_collective_cost(CollectiveKind::all_to_all, {{4, true}, {8, true}}, 67108864, kWUni, kAlpha).time_s,
-               46.60337778e-6);
+  test::expect_close(
+      book_collective_cost(CollectiveKind::all_to_all, {{4, true}, {8, true}}, 67108864, kWUni, kAlpha).time_s,
+      46.60337778e-6);
 }
 
 // AllToAll on a line of 4 (podsim's extension from the bisection): the middle cut has 2 x 2 chip pairs
 // each sending V/16 one way, V/4 over one link at W_uni: 67,108,864 / (4 * 4.5e10) = 372.8270222 us.
 TEST(BookCollective, AllToAllWithoutWraparoundHalvesTheBisection) {
   const CostBreakdown cost = book_collective_cost(CollectiveKind::all_to_all, {{4, false}}, 67108864, kWUni, kAlpha);
-  expect_close(cost.time_s, 372.8270222e-6);
+  test::expect_close(cost.time_s, 372.8270222e-6);
   EXPECT_EQ(cost.hops, 3);
 }
 
@@ -193,20 +182,20 @@ TEST(BookCollective, KindNamesRoundTrip) {
   for (CollectiveKind kind : {CollectiveKind::all_gather, CollectiveKind::reduce_scatter, CollectiveKind::all_reduce,
                               CollectiveKind::all_to_all})
     EXPECT_EQ(parse_collective_kind(collective_kind_name(kind)), kind);
-  EXPECT_EQ(error_of([] { parse_collective_kind("broadcast"); }),
+  EXPECT_EQ(test::verify_error([] { parse_collective_kind("broadcast"); }),
             "unknown collective, got: broadcast (expected one of all-gather, reduce-scatter, all-reduce, all-to-all)");
 }
 
 TEST(BookCollective, RejectsBadInputs) {
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(test::verify_error([] {
               book_collective_cost(CollectiveKind::all_gather, {{0, true}}, 1, kWUni, kAlpha);
             }),
             "book all-gather cost: axis 0 size must be >= 1, got: 0");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(test::verify_error([] {
               book_collective_cost(CollectiveKind::all_reduce, {{4, true}}, 1, 0, kAlpha);
             }),
             "book all-reduce cost: link bandwidth must be > 0 B/s, got: 0");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(test::verify_error([] {
               book_collective_cost(CollectiveKind::all_to_all, {{4, true}}, 1, kWUni, -1);
             }),
             "book all-to-all cost: per-hop latency must be >= 0 s, got: -1");

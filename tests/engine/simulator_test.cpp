@@ -6,13 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "engine_test_networks.hpp"
+#include "tests/support/test_checks.hpp"
 
 namespace podsim::engine::testing {
 namespace {
-
-void expect_close(double actual, double expected) {
-  EXPECT_NEAR(actual, expected, 1e-12 * expected) << expected;
-}
 
 TEST(Simulator, OneTransferOverKHopsIsKAlphaPlusSizeOverBandwidth) {
   const double bandwidth = 4.5e10, latency = 1e-6;
@@ -26,8 +23,8 @@ TEST(Simulator, OneTransferOverKHopsIsKAlphaPlusSizeOverBandwidth) {
     const double expected = hops * latency + static_cast<double>(bytes) / bandwidth;
     ASSERT_EQ(result.tasks.size(), 1u);
     EXPECT_EQ(result.tasks[0].start_s, 0);
-    expect_close(result.tasks[0].end_s, expected);
-    expect_close(result.makespan_s, expected);
+    test::expect_close(result.tasks[0].end_s, expected);
+    test::expect_close(result.makespan_s, expected);
     EXPECT_EQ(result.messages, 1u);
   }
 }
@@ -39,7 +36,7 @@ TEST(Simulator, UnidirectionalRingAllGatherTakesNMinusOneSteps) {
     const SimulationResult result =
         simulate(ring_network(chips, bandwidth, latency, false), ring_all_gather(chips, shard, false));
     const double expected = (chips - 1) * (latency + static_cast<double>(shard) / bandwidth);
-    expect_close(result.makespan_s, expected);
+    test::expect_close(result.makespan_s, expected);
     EXPECT_EQ(result.messages, static_cast<std::uint64_t>(chips * (chips - 1)));
     // Every clockwise link carries one shard per step.
     for (const LinkUsage& link : result.links)
@@ -54,7 +51,7 @@ TEST(Simulator, BidirectionalRingAllGatherWithHalfShards) {
     const SimulationResult result =
         simulate(ring_network(chips, bandwidth, latency, true), ring_all_gather(chips, half, true));
     const double expected = (chips - 1) * (latency + static_cast<double>(shard) / (2 * bandwidth));
-    expect_close(result.makespan_s, expected);
+    test::expect_close(result.makespan_s, expected);
   }
 }
 
@@ -68,12 +65,12 @@ TEST(Simulator, TwoFlowsShareALinkMaxMinFairly) {
   const TaskId a = graph.add(transfer(1, 2, 100000000));
   const TaskId b = graph.add(transfer(0, 2, 100000000));
   const SimulationResult result = simulate(network, graph);
-  expect_close(result.tasks[static_cast<std::size_t>(a)].end_s, 0.2);
-  expect_close(result.tasks[static_cast<std::size_t>(b)].end_s, 0.2 + 1e-6);
+  test::expect_close(result.tasks[static_cast<std::size_t>(a)].end_s, 0.2);
+  test::expect_close(result.tasks[static_cast<std::size_t>(b)].end_s, 0.2 + 1e-6);
   // Ledger: link 1 is busy from A's bandwidth phase start (1 us) to B's end; link 0 only during B's phase.
-  expect_close(result.links[1].busy_s, 0.2);
-  expect_close(result.links[0].busy_s, 0.2 + 1e-6 - 2e-6);
-  expect_close(result.max_link_utilisation(), 0.2 / (0.2 + 1e-6));
+  test::expect_close(result.links[1].busy_s, 0.2);
+  test::expect_close(result.links[0].busy_s, 0.2 + 1e-6 - 2e-6);
+  test::expect_close(result.max_link_utilisation(), 0.2 / (0.2 + 1e-6));
   EXPECT_EQ(result.links[1].bytes, 200000000u);
   EXPECT_EQ(result.links[1].messages, 2u);
 }
@@ -87,10 +84,10 @@ TEST(Simulator, ComputeTakesFlopsOverSpeedAndOverlapsATransfer) {
   const TaskId send = graph.add(transfer(0, 1, 1000000000));       // 1 us + 1 s, concurrently
   const TaskId after = graph.add(compute(0, 5e11, {work, send}));  // waits for both: starts at 2 s, 0.5 s
   const SimulationResult result = simulate(network, graph);
-  expect_close(result.tasks[static_cast<std::size_t>(work)].end_s, 2.0);
-  expect_close(result.tasks[static_cast<std::size_t>(send)].end_s, 1.0 + 1e-6);
-  expect_close(result.tasks[static_cast<std::size_t>(after)].start_s, 2.0);
-  expect_close(result.makespan_s, 2.5);
+  test::expect_close(result.tasks[static_cast<std::size_t>(work)].end_s, 2.0);
+  test::expect_close(result.tasks[static_cast<std::size_t>(send)].end_s, 1.0 + 1e-6);
+  test::expect_close(result.tasks[static_cast<std::size_t>(after)].start_s, 2.0);
+  test::expect_close(result.makespan_s, 2.5);
 }
 
 TEST(Simulator, DependencyChainAcrossChips) {
@@ -105,11 +102,11 @@ TEST(Simulator, DependencyChainAcrossChips) {
   const TaskId t12 = graph.add(transfer(1, 2, 1000000000, {c1}));
   const TaskId c2 = graph.add(compute(2, 1e12, {t12}));
   const SimulationResult result = simulate(network, graph);
-  expect_close(result.tasks[static_cast<std::size_t>(t01)].start_s, 1.0);
-  expect_close(result.tasks[static_cast<std::size_t>(c1)].start_s, 2.0 + 1e-6);
-  expect_close(result.tasks[static_cast<std::size_t>(t12)].end_s, 4.0 + 2e-6);
-  expect_close(result.tasks[static_cast<std::size_t>(c2)].end_s, 5.0 + 2e-6);
-  expect_close(result.makespan_s, 5.0 + 2e-6);
+  test::expect_close(result.tasks[static_cast<std::size_t>(t01)].start_s, 1.0);
+  test::expect_close(result.tasks[static_cast<std::size_t>(c1)].start_s, 2.0 + 1e-6);
+  test::expect_close(result.tasks[static_cast<std::size_t>(t12)].end_s, 4.0 + 2e-6);
+  test::expect_close(result.tasks[static_cast<std::size_t>(c2)].end_s, 5.0 + 2e-6);
+  test::expect_close(result.makespan_s, 5.0 + 2e-6);
 }
 
 TEST(Simulator, ATaskWaitsOnlyForItsOwnIncomingTransfer) {
@@ -126,12 +123,12 @@ TEST(Simulator, ATaskWaitsOnlyForItsOwnIncomingTransfer) {
   const TaskId on_small = graph.add(compute(1, 1e6, {small}));  // 1 us
   const TaskId on_big = graph.add(compute(1, 1e6, {big}));
   const SimulationResult result = simulate(network, graph);
-  expect_close(result.tasks[static_cast<std::size_t>(small)].end_s, 3e-6);
-  expect_close(result.tasks[static_cast<std::size_t>(on_small)].start_s, 3e-6);
-  expect_close(result.tasks[static_cast<std::size_t>(on_small)].end_s, 4e-6);
+  test::expect_close(result.tasks[static_cast<std::size_t>(small)].end_s, 3e-6);
+  test::expect_close(result.tasks[static_cast<std::size_t>(on_small)].start_s, 3e-6);
+  test::expect_close(result.tasks[static_cast<std::size_t>(on_small)].end_s, 4e-6);
   const double big_end = 3e-6 + (1e9 - 1e3) / 1e9;
-  expect_close(result.tasks[static_cast<std::size_t>(big)].end_s, big_end);
-  expect_close(result.tasks[static_cast<std::size_t>(on_big)].start_s, big_end);
+  test::expect_close(result.tasks[static_cast<std::size_t>(big)].end_s, big_end);
+  test::expect_close(result.tasks[static_cast<std::size_t>(on_big)].start_s, big_end);
 }
 
 TEST(Simulator, TransfersNoTaskOnTheDestinationWaitsForShareTheLinkExactly) {
@@ -151,12 +148,12 @@ TEST(Simulator, TransfersNoTaskOnTheDestinationWaitsForShareTheLinkExactly) {
   const TaskId on_b = graph.add(compute(1, 5e10, {b}));
   const SimulationResult result = simulate(network, graph);
   const auto at = [&](TaskId id) { return result.tasks[static_cast<std::size_t>(id)]; };
-  expect_close(at(a).end_s, 0.2 + 1e-6);
-  expect_close(at(c).start_s, 0.2 + 1e-6);
-  expect_close(at(c).end_s, 0.2 + 4e-6);
-  expect_close(at(b).end_s, 0.3 + 2e-6);
-  expect_close(at(on_b).start_s, 0.3 + 2e-6);
-  expect_close(at(on_b).end_s, 0.35 + 2e-6);
+  test::expect_close(at(a).end_s, 0.2 + 1e-6);
+  test::expect_close(at(c).start_s, 0.2 + 1e-6);
+  test::expect_close(at(c).end_s, 0.2 + 4e-6);
+  test::expect_close(at(b).end_s, 0.3 + 2e-6);
+  test::expect_close(at(on_b).start_s, 0.3 + 2e-6);
+  test::expect_close(at(on_b).end_s, 0.35 + 2e-6);
   EXPECT_EQ(result.links[0].messages, 3u);
   EXPECT_EQ(result.links[0].bytes, 300001000u);
 }
@@ -170,7 +167,7 @@ TEST(Simulator, ATransferWithinAChipTakesNoTime) {
   const TaskId next = graph.add(compute(0, 1e12, {local}));
   const SimulationResult result = simulate(network, graph);
   EXPECT_EQ(result.tasks[static_cast<std::size_t>(local)].start_s, result.tasks[static_cast<std::size_t>(local)].end_s);
-  expect_close(result.tasks[static_cast<std::size_t>(next)].end_s, 2.0);
+  test::expect_close(result.tasks[static_cast<std::size_t>(next)].end_s, 2.0);
   EXPECT_EQ(result.chip_bytes_sent[0], 0u);
   EXPECT_EQ(result.total_link_bytes(), 0u);
   EXPECT_EQ(result.messages, 1u);
@@ -196,7 +193,7 @@ TEST(Simulator, LedgerCountsBytesOncePerLinkCrossed) {
   EXPECT_EQ(result.chip_bytes_received[3], 1000000u);
   EXPECT_EQ(result.chip_bytes_received[2], 500000u);
   // Link 0 carries only the far transfer: its bandwidth phase runs from 3 us to its end.
-  expect_close(result.links[0].busy_s, result.tasks[static_cast<std::size_t>(far)].end_s - 3 * latency);
+  test::expect_close(result.links[0].busy_s, result.tasks[static_cast<std::size_t>(far)].end_s - 3 * latency);
 }
 
 TEST(Simulator, SimulateAllMatchesSequentialRunsAndRunsTwiceInOneProcess) {
@@ -216,8 +213,8 @@ TEST(Simulator, SimulateAllMatchesSequentialRunsAndRunsTwiceInOneProcess) {
     EXPECT_EQ(both[1].tasks[id].end_s, second.tasks[id].end_s);
   }
   // The clock starts at 0 in every child (a second engine in one process would continue the first's clock).
-  expect_close(first.makespan_s, 3 * (1e-6 + (1 << 20) / 4.5e10));
-  expect_close(second.makespan_s, 7 * (1e-6 + (1 << 19) / 4.5e10));
+  test::expect_close(first.makespan_s, 3 * (1e-6 + (1 << 20) / 4.5e10));
+  test::expect_close(second.makespan_s, 7 * (1e-6 + (1 << 19) / 4.5e10));
 }
 
 }  // namespace

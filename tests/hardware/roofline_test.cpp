@@ -24,14 +24,14 @@ ChipModel chip_with(int mxu, double peak_bf16, double hbm_Bps) {
   return chip;
 }
 
-ChipModel book_v5e() {
+ChipModel roofline_v5e() {
   return chip_with(128, 1.97e14, 8.2e11);
 }
 
 TEST(MatmulRoofline, SquareBf16IsComputeBound) {
   // 4096^3 on v5e: FLOPs 2 x 4096^3 = 1.37438953472e11; bytes 3 x 4096^2 x 2 = 100,663,296;
   // intensity 4096/3 = 1365.33 > 240; compute 1.374e11 / 1.97e14 = 697.66 us; memory 100663296 / 8.2e11 = 122.76 us.
-  const auto r = matmul_roofline(book_v5e(), 4096, 4096, 4096, DType::bf16, DType::bf16);
+  const auto r = matmul_roofline(roofline_v5e(), 4096, 4096, 4096, DType::bf16, DType::bf16);
   EXPECT_DOUBLE_EQ(r.flops, 1.37438953472e11);
   EXPECT_DOUBLE_EQ(r.padded_flops, r.flops);
   EXPECT_EQ(r.bytes, 100663296u);
@@ -45,7 +45,7 @@ TEST(MatmulRoofline, SquareBf16IsComputeBound) {
 TEST(MatmulRoofline, SmallBatchIsMemoryBound) {
   // x[8, 4096] @ w[4096, 4096] bf16: FLOPs 2 x 8 x 4096^2 = 268,435,456; bytes 2 x (8x4096 + 4096^2 + 8x4096)
   // = 33,685,504; intensity 7.97 < 240; compute 1.3626 us; memory 33685504 / 8.2e11 = 41.0799 us.
-  const auto r = matmul_roofline(book_v5e(), 8, 4096, 4096, DType::bf16, DType::bf16);
+  const auto r = matmul_roofline(roofline_v5e(), 8, 4096, 4096, DType::bf16, DType::bf16);
   EXPECT_DOUBLE_EQ(r.flops, 268435456.0);
   EXPECT_EQ(r.bytes, 33685504u);
   EXPECT_NEAR(r.intensity, 7.9689, 1e-4);
@@ -58,7 +58,7 @@ TEST(MatmulRoofline, SmallBatchIsMemoryBound) {
 
 TEST(MatmulRoofline, FloatOutputCountsFourBytesPerElement) {
   // x[128,256] bf16, w[256,512] bf16, y[128,512] f32: 65536 + 262144 + 262144 = 589,824 bytes.
-  const auto r = matmul_roofline(book_v5e(), 128, 256, 512, DType::bf16, DType::f32);
+  const auto r = matmul_roofline(roofline_v5e(), 128, 256, 512, DType::bf16, DType::f32);
   EXPECT_EQ(r.bytes, 589824u);
 }
 
@@ -98,14 +98,14 @@ TEST(MatmulRoofline, NoPaddingWithoutMxu) {
 
 TEST(MatmulRoofline, Errors) {
   try {
-    matmul_roofline(book_v5e(), 0, 4, 4, DType::bf16, DType::bf16);
+    matmul_roofline(roofline_v5e(), 0, 4, 4, DType::bf16, DType::bf16);
     FAIL();
   } catch (const VerifyError& e) {
     EXPECT_STREQ(e.what(), "matmul dim m must be positive, got: 0");
   }
   // A missing figure is its own type, naming the preset key to add it under.
   try {
-    matmul_roofline(book_v5e(), 4, 4, 4, DType::f32, DType::f32);
+    matmul_roofline(roofline_v5e(), 4, 4, 4, DType::f32, DType::f32);
     FAIL();
   } catch (const MissingFigureError& e) {
     EXPECT_STREQ(e.what(), "chip \"test\" has no peak FLOP/s figure for f32 (has: bf16)");
@@ -116,7 +116,7 @@ TEST(MatmulRoofline, Errors) {
 TEST(TileVmem, FootprintAndFit) {
   // 512^3 tile, bf16 in, f32 out: 512x512x2 x 2 + 512x512x4 = 2 MiB.
   EXPECT_EQ(tile_vmem_bytes(512, 512, 512, DType::bf16, DType::f32), 2097152u);
-  const ChipModel chip = book_v5e();  // 128 MiB
+  const ChipModel chip = roofline_v5e();  // 128 MiB
   // 4096^3: 32 MiB + 32 MiB + 64 MiB = exactly 128 MiB, fits; one more output column does not.
   EXPECT_TRUE(tile_fits_vmem(chip, 4096, 4096, 4096, DType::bf16, DType::f32));
   EXPECT_FALSE(tile_fits_vmem(chip, 4096, 4096, 4097, DType::bf16, DType::f32));

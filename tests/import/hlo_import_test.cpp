@@ -17,22 +17,14 @@
 #include "sim/import/stablehlo_module.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tests/cli/cli_run.hpp"
+#include "tests/import/import_test_files.hpp"
 
 namespace podsim::import {
 namespace {
 
+using namespace podsim::import::fixtures;
+
 using Groups = std::vector<std::vector<std::int64_t>>;
-
-std::string data_path(const std::string& name) {
-  return std::string(PODSIM_TEST_DATA_DIR) + "/data/" + name;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 HloModule read_hlo(const std::string& name) {
   return parse_hlo_module(read_text(data_path(name)), name);
@@ -57,7 +49,7 @@ const nlohmann::ordered_json& op_named(const nlohmann::ordered_json& doc, const 
 }
 
 // The error text `parse_hlo_module` (or, when `build`, the scenario on `slice`) throws for `text` named "m.hlo".
-std::string error_of(const std::string& text, bool build = false, const std::vector<std::int64_t>& slice = {4}) {
+std::string hlo_error_of(const std::string& text, bool build = false, const std::vector<std::int64_t>& slice = {4}) {
   try {
     const auto module = parse_hlo_module(text, "m.hlo");
     if (build) scenario_from_hlo(module, "m.hlo", "tpu-v5e", slice, kV5ePeaks);
@@ -65,13 +57,6 @@ std::string error_of(const std::string& text, bool build = false, const std::vec
     return e.what();
   }
   return "no error";
-}
-
-std::vector<std::int64_t> local_shape(const ScenarioSpec& spec, const std::string& tensor) {
-  for (const auto& t : spec.tensors)
-    if (t.name == tensor) return compute_layout(t.shape, t.dtype, t.sharding.sharding(), spec.mesh.mesh).local_shape;
-  ADD_FAILURE() << "no tensor " << tensor;
-  return {};
 }
 
 TEST(HloReplicaGroups, ExplicitAndIotaForms) {
@@ -147,28 +132,29 @@ TEST(HloReader, FormatDetectionAndTupleOperands) {
 
 TEST(HloReader, MalformedTextIsLocated) {
   const std::string head = "HloModule m\nENTRY %e {\n";
-  EXPECT_EQ(error_of(head + "  %p = f32[<=8] parameter(0)\n}\n"),
+  EXPECT_EQ(hlo_error_of(head + "  %p = f32[<=8] parameter(0)\n}\n"),
             "m.hlo:3:11: dynamic shapes are not read, got: f32[<=8]");
-  EXPECT_EQ(error_of(head + "  %p = f32[2] parameter(0)\n  %n = f32[2] negate(f32[2] %zz)\n}\n"),
+  EXPECT_EQ(hlo_error_of(head + "  %p = f32[2] parameter(0)\n  %n = f32[2] negate(f32[2] %zz)\n}\n"),
             "m.hlo:4:29: unknown operand %zz");
-  EXPECT_EQ(error_of(head + "  %p = f32[2] parameter(0)\n  %n = f32[2] negate(f32[3] %p)\n}\n"),
+  EXPECT_EQ(hlo_error_of(head + "  %p = f32[2] parameter(0)\n  %n = f32[2] negate(f32[3] %p)\n}\n"),
             "m.hlo:4:22: operand %p is f32[2], written as f32[3]");
-  EXPECT_EQ(error_of(head + "  %p = f32[2] parameter(0)\n  %p = f32[2] parameter(1)\n}\n"),
+  EXPECT_EQ(hlo_error_of(head + "  %p = f32[2] parameter(0)\n  %p = f32[2] parameter(1)\n}\n"),
             "m.hlo:4:3: instruction %p is defined twice");
-  EXPECT_EQ(error_of("HloModule m\n%c {\n}\n"), "m.hlo: no ENTRY computation in the module");
-  EXPECT_EQ(error_of("ENTRY %e {\n}\n"), "m.hlo:1:1: expected the `HloModule NAME, ...` header first");
-  EXPECT_EQ(error_of(head + "  what is this\n}\n"),
+  EXPECT_EQ(hlo_error_of("HloModule m\n%c {\n}\n"), "m.hlo: no ENTRY computation in the module");
+  EXPECT_EQ(hlo_error_of("ENTRY %e {\n}\n"), "m.hlo:1:1: expected the `HloModule NAME, ...` header first");
+  EXPECT_EQ(hlo_error_of(head + "  what is this\n}\n"),
             "m.hlo:3:3: expected an instruction, a computation header or '}', got: \"what is this\"");
   // replica_groups= starts at column 31, its value at 46; the `x` is the value's 11th character.
   EXPECT_EQ(
-      error_of(head + "  %p = f32[2] parameter(0)\n  %a = f32[2] all-reduce(%p), replica_groups={{0,1},{2,x}}\n}\n")
+      hlo_error_of(head + "  %p = f32[2] parameter(0)\n  %a = f32[2] all-reduce(%p), replica_groups={{0,1},{2,x}}\n}\n")
           .substr(0, 57),
       "m.hlo:4:56: malformed replica_groups: expected an integer");
   // Hostile nesting is refused, not recursed into.
-  EXPECT_NE(error_of(head + "  %p = f32[2] parameter(0), x=" + std::string(100, '{') + std::string(100, '}') + "\n}\n")
-                .find("nested deeper than 32"),
-            std::string::npos);
-  EXPECT_NE(error_of(head + "  %p = " + std::string(100, '(') + "f32[2]" + std::string(100, ')') + " tuple()\n}\n")
+  EXPECT_NE(
+      hlo_error_of(head + "  %p = f32[2] parameter(0), x=" + std::string(100, '{') + std::string(100, '}') + "\n}\n")
+          .find("nested deeper than 32"),
+      std::string::npos);
+  EXPECT_NE(hlo_error_of(head + "  %p = " + std::string(100, '(') + "f32[2]" + std::string(100, ')') + " tuple()\n}\n")
                 .find("nested deeper than 32"),
             std::string::npos);
 }
@@ -345,27 +331,29 @@ TEST(HloScenario, PerDeviceShapesEqualTheShardyShards) {
 TEST(HloScenario, RefusalsAreLocated) {
   const std::string head = "HloModule m, num_partitions=4\nENTRY %e {\n  %p = f32[8,16]{1,0} parameter(0)\n";
   EXPECT_EQ(
-      error_of(head + "  %c = f32[8,16]{1,0} custom-call(f32[8,16]{1,0} %p), custom_call_target=\"x\"\n}\n", true),
+      hlo_error_of(head + "  %c = f32[8,16]{1,0} custom-call(f32[8,16]{1,0} %p), custom_call_target=\"x\"\n}\n", true),
       "m.hlo:4:23: unsupported instruction \"custom-call\" (%c): podsim does not simulate it");
-  EXPECT_EQ(error_of(head + "  %w = (f32[8,16]) while(%p), condition=%a, body=%b\n}\n", true),
+  EXPECT_EQ(hlo_error_of(head + "  %w = (f32[8,16]) while(%p), condition=%a, body=%b\n}\n", true),
             "m.hlo:4:20: unsupported instruction \"while\" (%w): podsim does not simulate it");
-  EXPECT_EQ(error_of("HloModule m\nENTRY %e {\n  %p = f64[2]{0} parameter(0)\n}\n", true, {1}).substr(0, 46),
+  EXPECT_EQ(hlo_error_of("HloModule m\nENTRY %e {\n  %p = f64[2]{0} parameter(0)\n}\n", true, {1}).substr(0, 46),
             "m.hlo:3:18: unsupported element type f64 of %p");
   // An all-gather whose result is not the operand times the group size.
   EXPECT_EQ(
-      error_of(head + "  %a = f32[16,16]{1,0} all-gather(%p), replica_groups={{0,1,2,3}}, dimensions={0}\n}\n", true),
+      hlo_error_of(head + "  %a = f32[16,16]{1,0} all-gather(%p), replica_groups={{0,1,2,3}}, dimensions={0}\n}\n",
+                   true),
       "m.hlo:4:24: all-gather %a over groups of 4: the result is the operand with dim 0 times the group size, got: "
       "f32[8,16] -> f32[16,16]");
-  EXPECT_EQ(error_of(head + "  %a = f32[8,16]{1,0} all-reduce(%p), replica_groups={{0,5},{1,2}}\n}\n", true),
+  EXPECT_EQ(hlo_error_of(head + "  %a = f32[8,16]{1,0} all-reduce(%p), replica_groups={{0,5},{1,2}}\n}\n", true),
             "m.hlo:4:39: all-reduce %a: device 5 is outside the module's 4 devices");
-  EXPECT_EQ(error_of(head + "  %a = f32[8,16]{1,0} all-reduce(%p), replica_groups={{0,1},{2,3}}\n}\n", true, {4}),
+  EXPECT_EQ(hlo_error_of(head + "  %a = f32[8,16]{1,0} all-reduce(%p), replica_groups={{0,1},{2,3}}\n}\n", true, {4}),
             "m.hlo:4:39: all-reduce %a: replica_groups {{0,1},{2,3}} are not lines or planes of the slice 4 (device "
             "id = chip id, row-major), so no mesh axes run it; give --slice");
   EXPECT_EQ(
-      error_of(head + "  %a = f32[8,16]{1,0} all-reduce(%p)\n}\n", true, {2, 4}),
+      hlo_error_of(head + "  %a = f32[8,16]{1,0} all-reduce(%p)\n}\n", true, {2, 4}),
       "--slice: the module runs on 4 devices (num_partitions x replica_count), the slice holds 8 chips, got: 2x4");
   EXPECT_EQ(
-      error_of(head + "  %d = f32[8,8]{1,0} dot(%p, %p), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n", true)
+      hlo_error_of(head + "  %d = f32[8,8]{1,0} dot(%p, %p), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+                   true)
           .substr(0, 49),
       "m.hlo:4:61: dot %d: paired dims differ in size");
 }

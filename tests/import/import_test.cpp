@@ -12,45 +12,16 @@
 #include "sim/import/stablehlo_module.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tests/cli/cli_run.hpp"
+#include "tests/import/import_test_files.hpp"
 
 namespace podsim::import {
 namespace {
 
-std::string data_path(const std::string& name) {
-  return std::string(PODSIM_TEST_DATA_DIR) + "/data/" + name;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-ImportedModule read_module(const std::string& name) {
-  return parse_stablehlo_module(read_text(data_path(name)), name);
-}
+using namespace podsim::import::fixtures;
 
 // The scenario the module becomes on a tpu-v5e slice, through the scenario loader.
 ScenarioSpec load_imported(const ImportedModule& module, const std::vector<std::int64_t>& slice) {
   return load_scenario_text(scenario_from_module(module, "m.mlir", "tpu-v5e", slice).dump(), "imported.json");
-}
-
-std::vector<std::int64_t> local_shape(const ScenarioSpec& spec, const std::string& tensor) {
-  for (const auto& t : spec.tensors)
-    if (t.name == tensor) return compute_layout(t.shape, t.dtype, t.sharding.sharding(), spec.mesh.mesh).local_shape;
-  ADD_FAILURE() << "no tensor " << tensor;
-  return {};
-}
-
-// The error message `parse_stablehlo_module` throws for `text` (named "m.mlir").
-std::string error_of(const std::string& text) {
-  try {
-    parse_stablehlo_module(text, "m.mlir");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 const std::string kMesh = "  sdy.mesh @mesh = <[\"x\"=4]>\n";
@@ -127,7 +98,7 @@ TEST(ImportModule, JaxDebugLocationsAreSkipped) {
 
 TEST(ImportErrors, UnsupportedOpIsLocated) {
   // Line 6 is `    %1 = stablehlo.cholesky ...`: the op name starts at column 4 + 5 + 1 = 10.
-  EXPECT_EQ(error_of(read_text(data_path("unsupported_op.mlir"))),
+  EXPECT_EQ(stablehlo_error_of(read_text(data_path("unsupported_op.mlir"))),
             "m.mlir:6:10: unsupported op \"stablehlo.cholesky\"");
 }
 
@@ -138,29 +109,30 @@ TEST(ImportErrors, MalformedShardingIsLocated) {
       "(tensor<16x8xbf16>) {";
   ASSERT_NE(text.find(line4), std::string::npos);
   const std::string column = std::to_string(line4.find("{]") + 2);  // 1-based column of the stray ']'
-  const std::string error = error_of(text);
+  const std::string error = stablehlo_error_of(text);
   EXPECT_EQ(error.rfind("m.mlir:4:" + column + ": malformed sharding: ", 0), 0u) << error;
 }
 
 TEST(ImportErrors, OtherRefusals) {
   const std::string sig = "  func.func public @main(%arg0: tensor<16x8xbf16>) -> tensor<16x8xbf16> {\n";
   // An op with no `%N =` (a collective written by hand) is refused at its name.
-  EXPECT_EQ(error_of(kMesh + sig + "    stablehlo.all_reduce %arg0\n"),
+  EXPECT_EQ(stablehlo_error_of(kMesh + sig + "    stablehlo.all_reduce %arg0\n"),
             "m.mlir:3:5: unsupported op \"stablehlo.all_reduce\"");
-  EXPECT_EQ(error_of(kMesh + "  func.func public @main(%arg0: tensor<16x8xi64>) -> tensor<16x8xi64> {\n"),
+  EXPECT_EQ(stablehlo_error_of(kMesh + "  func.func public @main(%arg0: tensor<16x8xi64>) -> tensor<16x8xi64> {\n"),
             "m.mlir:2:45: unsupported element type, got: \"i64\"");
-  EXPECT_EQ(error_of(kMesh + "  func.func public @helper(%arg0: tensor<4xbf16>) -> tensor<4xbf16> {\n"),
+  EXPECT_EQ(stablehlo_error_of(kMesh + "  func.func public @helper(%arg0: tensor<4xbf16>) -> tensor<4xbf16> {\n"),
             "m.mlir:2:3: unsupported function @helper (only @main and the private functions it calls are imported)");
-  EXPECT_EQ(error_of(kMesh + "  func.func private @helper(%arg0: tensor<4xbf16>) -> tensor<4xbf16> {\n  }\n"),
+  EXPECT_EQ(stablehlo_error_of(kMesh + "  func.func private @helper(%arg0: tensor<4xbf16>) -> tensor<4xbf16> {\n  }\n"),
             "m.mlir: no func.func @main in the module");
-  EXPECT_EQ(error_of(sig), "m.mlir:1:3: no sdy.mesh before @main: the module must declare its mesh");
-  EXPECT_EQ(error_of(kMesh + sig + "    %0 = stablehlo.tanh %arg9 : tensor<16x8xbf16>\n"),
+  EXPECT_EQ(stablehlo_error_of(sig), "m.mlir:1:3: no sdy.mesh before @main: the module must declare its mesh");
+  EXPECT_EQ(stablehlo_error_of(kMesh + sig + "    %0 = stablehlo.tanh %arg9 : tensor<16x8xbf16>\n"),
             "m.mlir:3:25: unknown value, got: %arg9");
   // A sharding of the wrong rank for its tensor.
-  EXPECT_EQ(error_of(kMesh + "  func.func public @main(%arg0: tensor<16x8xbf16> {sdy.sharding = #sdy.sharding<@mesh, "
-                             "[{\"x\"}]>}) -> tensor<16x8xbf16> {\n"),
+  EXPECT_EQ(stablehlo_error_of(kMesh +
+                               "  func.func public @main(%arg0: tensor<16x8xbf16> {sdy.sharding = #sdy.sharding<@mesh, "
+                               "[{\"x\"}]>}) -> tensor<16x8xbf16> {\n"),
             "m.mlir:2:67: sharding rank 1 does not match the tensor's rank 2, got: <@mesh, [{\"x\"}]>");
-  EXPECT_EQ(error_of(kMesh + sig + "    %0 = stablehlo.tanh %arg0 : tensor<16x8xbf16>\n"),
+  EXPECT_EQ(stablehlo_error_of(kMesh + sig + "    %0 = stablehlo.tanh %arg0 : tensor<16x8xbf16>\n"),
             "m.mlir: @main has no return");
 }
 

@@ -14,7 +14,7 @@
 namespace podsim::import {
 namespace {
 
-std::string error_of(const std::string& text) {
+std::string utf8_error_of(const std::string& text) {
   try {
     require_utf8_module(text, "m.mlir");
   } catch (const InputError& e) {
@@ -24,18 +24,22 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(ModuleText, WellFormedUtf8Passes) {
-  EXPECT_EQ(error_of("module @m {\n  // caf\xC3\xA9 \xE2\x86\x92 \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF\n}\n"), "");
+  EXPECT_EQ(utf8_error_of("module @m {\n  // caf\xC3\xA9 \xE2\x86\x92 \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF\n}\n"), "");
 }
 
 TEST(ModuleText, TheFirstBadByteIsLocatedByLineAndColumn) {
   // Line 2, bytes: two spaces, "%", then 0xF5 (no UTF-8 sequence starts with it) at column 4.
-  EXPECT_EQ(error_of("module @m {\n  %\xF5\n}"), "m.mlir:2:4: invalid UTF-8 byte 0xF5 (the module must be UTF-8 text)");
-  EXPECT_EQ(error_of("\x80"), "m.mlir:1:1: invalid UTF-8 byte 0x80 (the module must be UTF-8 text)");      // stray
-  EXPECT_EQ(error_of("ab\xC3"), "m.mlir:1:3: invalid UTF-8 byte 0xC3 (the module must be UTF-8 text)");    // cut short
-  EXPECT_EQ(error_of("\xC0\xAF"), "m.mlir:1:1: invalid UTF-8 byte 0xC0 (the module must be UTF-8 text)");  // overlong
-  EXPECT_EQ(error_of("\xE0\x80\xAF"), "m.mlir:1:1: invalid UTF-8 byte 0xE0 (the module must be UTF-8 text)");
-  EXPECT_EQ(error_of("\xED\xA0\x80"), "m.mlir:1:1: invalid UTF-8 byte 0xED (the module must be UTF-8 text)");  // U+D800
-  EXPECT_EQ(error_of("\xF4\x90\x80\x80"), "m.mlir:1:1: invalid UTF-8 byte 0xF4 (the module must be UTF-8 text)");
+  EXPECT_EQ(utf8_error_of("module @m {\n  %\xF5\n}"),
+            "m.mlir:2:4: invalid UTF-8 byte 0xF5 (the module must be UTF-8 text)");
+  EXPECT_EQ(utf8_error_of("\x80"), "m.mlir:1:1: invalid UTF-8 byte 0x80 (the module must be UTF-8 text)");  // stray
+  EXPECT_EQ(utf8_error_of("ab\xC3"),
+            "m.mlir:1:3: invalid UTF-8 byte 0xC3 (the module must be UTF-8 text)");  // cut short
+  EXPECT_EQ(utf8_error_of("\xC0\xAF"),
+            "m.mlir:1:1: invalid UTF-8 byte 0xC0 (the module must be UTF-8 text)");  // overlong
+  EXPECT_EQ(utf8_error_of("\xE0\x80\xAF"), "m.mlir:1:1: invalid UTF-8 byte 0xE0 (the module must be UTF-8 text)");
+  EXPECT_EQ(utf8_error_of("\xED\xA0\x80"),
+            "m.mlir:1:1: invalid UTF-8 byte 0xED (the module must be UTF-8 text)");  // U+D800
+  EXPECT_EQ(utf8_error_of("\xF4\x90\x80\x80"), "m.mlir:1:1: invalid UTF-8 byte 0xF4 (the module must be UTF-8 text)");
 }
 
 TEST(ModuleText, BothReadersRefuseIt) {

@@ -15,33 +15,12 @@
 #include "sim/import/stablehlo_module.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tests/cli/cli_run.hpp"
+#include "tests/import/import_test_files.hpp"
 
 namespace podsim::import {
 namespace {
 
-std::string data_path(const std::string& name) {
-  return std::string(PODSIM_TEST_DATA_DIR) + "/data/" + name;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-ImportedModule read_module(const std::string& name) {
-  return parse_stablehlo_module(read_text(data_path(name)), name);
-}
-
-std::string error_of(const std::string& text) {
-  try {
-    parse_stablehlo_module(text, "m.mlir");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using namespace podsim::import::fixtures;
 
 const ImportedOp& op_named(const ImportedModule& m, const std::string& name) {
   for (const auto& op : m.ops)
@@ -57,13 +36,6 @@ const ImportedTensor& tensor_named(const ImportedModule& m, const std::string& n
   ADD_FAILURE() << "no tensor " << name;
   static const ImportedTensor none;
   return none;
-}
-
-std::vector<std::int64_t> local_shape(const ScenarioSpec& spec, const std::string& tensor) {
-  for (const auto& t : spec.tensors)
-    if (t.name == tensor) return compute_layout(t.shape, t.dtype, t.sharding.sharding(), spec.mesh.mesh).local_shape;
-  ADD_FAILURE() << "no tensor " << tensor;
-  return {};
 }
 
 TEST(ImportMlp, OpsEinsumsAndDependencies) {
@@ -227,7 +199,7 @@ TEST(ImportReal, TtMlirReshapeMergesTheShardedMajorDim) {
 }
 
 TEST(ImportRefusals, ManualComputationIsLocated) {
-  EXPECT_EQ(error_of(read_text(data_path("shardy_manual_computation.mlir")))
+  EXPECT_EQ(stablehlo_error_of(read_text(data_path("shardy_manual_computation.mlir")))
                 .rfind("m.mlir:7:10: unsupported op \"sdy.manual_computation\"", 0),
             0u);
 }
@@ -238,7 +210,7 @@ const std::string kHead =
     "%arg1: tensor<8x16xbf16> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"x\"}]>}) -> tensor<16x8xbf16> {\n";
 
 std::string error_with(const std::string& line3) {
-  return error_of(kHead + line3 + "\n    return %arg0 : tensor<16x8xbf16>\n  }\n");
+  return stablehlo_error_of(kHead + line3 + "\n    return %arg0 : tensor<16x8xbf16>\n  }\n");
 }
 
 TEST(ImportRefusals, EachIsLocatedAndNamesTheOp) {
@@ -343,13 +315,13 @@ TEST(ImportRefusals, CallsAreBoundedAndChecked) {
                                 "  func.func private @f(%arg0: tensor<16x8xbf16>) -> tensor<16x8xbf16> {\n"
                                 "    %0 = call @f(%arg0) : (tensor<16x8xbf16>) -> tensor<16x8xbf16>\n"
                                 "    return %0 : tensor<16x8xbf16>\n  }\n";
-  EXPECT_EQ(error_of(recursive), "m.mlir:7:10: calls nested deeper than 16 (recursion?), got: @f");
+  EXPECT_EQ(stablehlo_error_of(recursive), "m.mlir:7:10: calls nested deeper than 16 (recursion?), got: @f");
   const std::string mismatch = kHead +
                                "    %0 = call @f(%arg1) : (tensor<8x16xbf16>) -> tensor<16x8xbf16>\n"
                                "    return %0 : tensor<16x8xbf16>\n  }\n"
                                "  func.func private @f(%arg0: tensor<16x8xbf16>) -> tensor<16x8xbf16> {\n"
                                "    return %arg0 : tensor<16x8xbf16>\n  }\n";
-  EXPECT_EQ(error_of(mismatch), "m.mlir:6:24: argument %arg0 has shape 16x8, the call at line 3 passes 8x16");
+  EXPECT_EQ(stablehlo_error_of(mismatch), "m.mlir:6:24: argument %arg0 has shape 16x8, the call at line 3 passes 8x16");
 }
 
 // Hostile input: every prefix of a real module and single-byte corruptions of it give a value or an InputError,

@@ -9,25 +9,23 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/book_notation.hpp"
+#include "tests/plan/design_card.hpp"
+#include "tests/plan/matmul_test_helpers.hpp"
 #include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
 
 using test::axis;
+using test::kA;
+using test::kB;
+using test::kPair;
 using test::verify_error;
-
-TensorSharding book(const std::string& text) {
-  return parse_book_sharding(text, "m").sharding;
-}
 
 constexpr auto kRS = CollectiveKind::reduce_scatter;
 constexpr auto kAG = CollectiveKind::all_gather;
-const Mesh kPair = make_mesh({{"X", 2}});
 const Mesh kSquare = make_mesh({{"X", 2}, {"Y", 2}});
 const Einsum kMatmul = parse_einsum("IJ,JK->IK");
-const DenseArray kA = matrix({{1, 2}, {3, 4}});
-const DenseArray kB = matrix({{5, 6}, {7, 8}});
 const DenseArray kC = matrix({{19, 22}, {43, 50}});  // the card's product, worked in dense_array_test
 
 // The card's partial products: C0 = [[5,6],[15,18]] on rank 0, C1 = [[14,16],[28,32]] on rank 1.

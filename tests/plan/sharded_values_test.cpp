@@ -8,20 +8,17 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/book_notation.hpp"
+#include "tests/plan/design_card.hpp"
+#include "tests/plan/matmul_test_helpers.hpp"
 #include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
 
+using test::kA;
+using test::kB;
+using test::kPair;
 using test::verify_error;
-
-TensorSharding book(const std::string& text) {
-  return parse_book_sharding(text, "m").sharding;
-}
-
-const Mesh kPair = make_mesh({{"X", 2}});
-const DenseArray kA = matrix({{1, 2}, {3, 4}});
-const DenseArray kB = matrix({{5, 6}, {7, 8}});
 
 // The design card: the inner dim J split over X, rank 0 owning j=0 and rank 1 owning j=1. Rank 0 holds column 0
 // of A and row 0 of B, so C0 = [[1*5, 1*6], [3*5, 3*6]] = [[5,6],[15,18]]; rank 1 holds column 1 and row 1,

@@ -32,7 +32,7 @@ CollectiveQuery all_reduce_across(std::int32_t slices) {
   return query;
 }
 
-CollectiveQuery::Field field_of(const CollectiveQuery& query) {
+CollectiveQuery::Field dcn_field_of(const CollectiveQuery& query) {
   try {
     answer_collective(query);
   } catch (const CollectiveError& e) {
@@ -63,25 +63,25 @@ TEST(CollectiveDcnQuery, AllReduceAcrossFourSlices) {
 TEST(CollectiveDcnQuery, ErrorsNameTheirField) {
   using Field = CollectiveQuery::Field;
   CollectiveQuery query = all_reduce_across(0);
-  EXPECT_EQ(field_of(query), Field::slices);
+  EXPECT_EQ(dcn_field_of(query), Field::slices);
   query = all_reduce_across(1);
   query.axes = {"X"};
   query.dcn_bandwidth_Bps = 1e9;
-  EXPECT_EQ(field_of(query), Field::dcn_bandwidth);
+  EXPECT_EQ(dcn_field_of(query), Field::dcn_bandwidth);
   query = all_reduce_across(1);
-  EXPECT_EQ(field_of(query), Field::axes);  // no DCN axis with one slice
+  EXPECT_EQ(dcn_field_of(query), Field::axes);  // no DCN axis with one slice
   query = all_reduce_across(2);
   query.hardware.dcn_bandwidth_Bps = 0;
-  EXPECT_EQ(field_of(query), Field::dcn_bandwidth);
+  EXPECT_EQ(dcn_field_of(query), Field::dcn_bandwidth);
   query = all_reduce_across(2);
   query.dcn_latency_s = -1;
-  EXPECT_EQ(field_of(query), Field::dcn_latency);
+  EXPECT_EQ(dcn_field_of(query), Field::dcn_latency);
   query = all_reduce_across(2);
   query.op = CollectiveKind::all_to_all;
-  EXPECT_EQ(field_of(query), Field::axes);
+  EXPECT_EQ(dcn_field_of(query), Field::axes);
   query = all_reduce_across(2);
   query.size = CollectiveQuery::Tensor{{8}, "[{X}]"};
-  EXPECT_EQ(field_of(query), Field::shape);
+  EXPECT_EQ(dcn_field_of(query), Field::shape);
 }
 
 }  // namespace

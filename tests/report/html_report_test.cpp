@@ -14,6 +14,7 @@
 
 #include "tests/report/sample_run.hpp"
 #include "tests/support/skip_unless_ci.hpp"
+#include "tests/support/test_checks.hpp"
 
 namespace podsim::report {
 namespace {
@@ -24,13 +25,6 @@ std::string html_of(const std::vector<ScenarioRun>& runs) {
   std::ostringstream out;
   write_html_report(runs, out);
   return out.str();
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
-    ++n;
-  return n;
 }
 
 TEST(HtmlReport, Escape) {
@@ -48,7 +42,7 @@ TEST(HtmlReport, SelfContainedAndEscaped) {
   EXPECT_EQ(html.find("url("), std::string::npos);
   // Names with markup characters appear only escaped.
   EXPECT_EQ(html.find("tp<x>"), std::string::npos);
-  EXPECT_GE(count(html, "tp&lt;x&gt;"), 4u);  // comparison row, two chart labels, plan heading
+  EXPECT_GE(test::count_of(html, "tp&lt;x&gt;"), 4u);  // comparison row, two chart labels, plan heading
   EXPECT_NE(html.find("out,&quot;final&quot;"), std::string::npos);
   EXPECT_NE(html.find("tensor parallel &amp; &quot;sequence&quot; parallel"), std::string::npos);
 }
@@ -66,8 +60,8 @@ TEST(HtmlReport, SaysWhetherTheDesWasCalibrated) {
 
 TEST(HtmlReport, ComparisonChartsTablesAndChecks) {
   const std::string html = html_of({sample_run()});
-  EXPECT_EQ(count(html, "<svg"), 4u);  // des vs book time, memory vs HBM, a step breakdown per plan
-  EXPECT_EQ(count(html, "</svg>"), 4u);
+  EXPECT_EQ(test::count_of(html, "<svg"), 4u);  // des vs book time, memory vs HBM, a step breakdown per plan
+  EXPECT_EQ(test::count_of(html, "</svg>"), 4u);
   // fsdp's step breakdown on 640 px for 7.5 us: compute 1.5 us 128 px, exposed 4 us 341.3 px, bubble 2 us 170.7 px.
   EXPECT_NE(html.find("width=\"128.0\" height=\"22\" fill=\"#59a14f\""), std::string::npos);
   EXPECT_NE(html.find("width=\"341.3\" height=\"22\" fill=\"#e15759\""), std::string::npos);
@@ -84,8 +78,8 @@ TEST(HtmlReport, ComparisonChartsTablesAndChecks) {
   EXPECT_NE(html.find("DOES NOT FIT by 3.25 GiB"), std::string::npos);
   EXPECT_NE(html.find("all-gather X (V=32 MiB)"), std::string::npos);
   EXPECT_NE(html.find("<td>ici.x+.0</td>"), std::string::npos);
-  EXPECT_EQ(count(html, "<span class=\"pass\">PASS</span>"), 2u);
-  EXPECT_EQ(count(html, "<span class=\"fail\">FAIL</span>"), 1u);
+  EXPECT_EQ(test::count_of(html, "<span class=\"pass\">PASS</span>"), 2u);
+  EXPECT_EQ(test::count_of(html, "<span class=\"fail\">FAIL</span>"), 1u);
   EXPECT_NE(html.find("tp&lt;x&gt;: fits_hbm"), std::string::npos);
 }
 
@@ -93,16 +87,17 @@ TEST(HtmlReport, SeveralScenariosInOnePage) {
   ScenarioRun second = sample_run();
   second.name = "second & last";
   const std::string html = html_of({sample_run(), second});
-  EXPECT_EQ(count(html, "<section class=\"scenario\">"), 2u);
+  EXPECT_EQ(test::count_of(html, "<section class=\"scenario\">"), 2u);
   EXPECT_NE(html.find("Scenario second &amp; last"), std::string::npos);
-  EXPECT_EQ(count(html, "<html"), 1u);
+  EXPECT_EQ(test::count_of(html, "<html"), 1u);
 }
 
 TEST(HtmlReport, LongPlanNamesAreShortenedInTheChartsOnly) {
   ScenarioRun run = sample_run();
   run.plans[0].name = "abcdefghijklmnopqrstuvwxyz0123456789";  // 36 characters
   const std::string html = html_of({run});
-  EXPECT_EQ(count(html, ">abcdefghijklmnopqrstuvw…</text>"), 2u);  // 23 characters and an ellipsis, both charts
+  EXPECT_EQ(test::count_of(html, ">abcdefghijklmnopqrstuvw…</text>"),
+            2u);  // 23 characters and an ellipsis, both charts
   EXPECT_NE(html.find("<td>abcdefghijklmnopqrstuvwxyz0123456789</td>"), std::string::npos);
 }
 

@@ -9,10 +9,13 @@
 #include <set>
 #include <sstream>
 
+#include "tests/report/sample_run.hpp"
+#include "tests/support/test_checks.hpp"
+
 namespace podsim::report {
 namespace {
 
-constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+using test::kGiB;
 
 Candidate candidate(Shape slice, std::vector<MeshAxis> axes, std::vector<std::pair<ParallelKind, std::string>> kinds) {
   Candidate c;
@@ -197,27 +200,20 @@ TEST(PlanReport, CsvHasAHeaderAndOneRowPerCandidate) {
                           "tensor: kv_heads 4 does not divide the tensor axes X (8),,,");
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 TEST(PlanReport, HtmlDrawsOnePointPerEvaluatedCandidateAndTheHbmLine) {
   const ScenarioSpec spec = spec_for(WorkloadMode::train, 2.0);
   const PlanSearchResult search = sample_search();
   std::ostringstream out;
   write_plan_html({spec, search}, out);
   const std::string html = out.str();
-  EXPECT_EQ(count(html, "<circle class=\"fit\""), 2u);  // the two ranked
-  EXPECT_EQ(count(html, "<path class=\"nofit\""), 1u);  // the 20 GiB one; the unplanned one has no figures
-  EXPECT_EQ(count(html, "<line class=\"hbm\""), 1u);    // one capacity: 16 GiB
+  EXPECT_EQ(test::count_of(html, "<circle class=\"fit\""), 2u);  // the two ranked
+  EXPECT_EQ(test::count_of(html, "<path class=\"nofit\""), 1u);  // the 20 GiB one; the unplanned one has no figures
+  EXPECT_EQ(test::count_of(html, "<line class=\"hbm\""), 1u);    // one capacity: 16 GiB
   EXPECT_NE(html.find("HBM 16 GiB (tpu-v5e)"), std::string::npos);
   // The breakdown: #1 has compute and ICI parts, #2 too: four rects.
-  EXPECT_EQ(count(html, "<rect class=\"part\""), 4u);
-  EXPECT_EQ(count(html, "<script"), 0u);
-  EXPECT_EQ(count(html, "http"), 0u);  // self-contained
+  EXPECT_EQ(test::count_of(html, "<rect class=\"part\""), 4u);
+  EXPECT_EQ(test::count_of(html, "<script"), 0u);
+  EXPECT_EQ(test::count_of(html, "http"), 0u);  // self-contained
   EXPECT_NE(html.find("does not fit HBM by 4 GiB"), std::string::npos);
   EXPECT_NE(html.find("<td>data=X tensor=Y</td>"), std::string::npos);
 }
@@ -343,7 +339,7 @@ TEST(PlanReport, PipelineStagesScheduleAndBubbleBesideTheOtherFigures) {
   // The HTML breakdown stacks the bubble after the other parts: #1 compute, ICI and bubble, #2 compute and ICI.
   std::ostringstream html;
   write_plan_html({spec, search}, html);
-  EXPECT_EQ(count(html.str(), "<rect class=\"part\""), 5u);
+  EXPECT_EQ(test::count_of(html.str(), "<rect class=\"part\""), 5u);
   EXPECT_NE(html.str().find("<title>bubble: 3 s</title>"), std::string::npos);
 }
 

@@ -60,7 +60,7 @@ TEST(RunReportText, OpRowsShowDesBookRatioAndCollectives) {
 TEST(RunReportText, TheSamplesStepBreakdownIsWhatStepBreakdownFinds) {
   // The sample's breakdown is worked by hand from its timeline; step_breakdown must agree.
   const PlanRun fsdp = sample_run().plans.at(0);
-  const StepBreakdown b = step_breakdown(*fsdp.graph, *fsdp.simulation, 3);
+  const CriticalChipStep b = step_breakdown(*fsdp.graph, *fsdp.simulation, 3);
   EXPECT_EQ(b.critical_chip, fsdp.critical_chip);
   EXPECT_DOUBLE_EQ(b.breakdown.compute_s, fsdp.step_breakdown.compute_s);
   EXPECT_DOUBLE_EQ(b.breakdown.exposed_communication_s, fsdp.step_breakdown.exposed_communication_s);

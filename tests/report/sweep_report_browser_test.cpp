@@ -14,6 +14,7 @@
 
 #include "sim/report/sweep_report_html.hpp"
 #include "tests/support/skip_unless_ci.hpp"
+#include "tests/support/test_checks.hpp"
 
 namespace podsim::report {
 namespace {
@@ -60,13 +61,6 @@ Browser load(const std::string& chromium, const fs::path& dir, const std::string
     if (line.find(":CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos)
       browser.console.push_back(line);
   return browser;
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
-    ++n;
-  return n;
 }
 
 // The cells' text of each row of the table of all points, as the browser left it.
@@ -146,11 +140,11 @@ TEST(SweepReportBrowser, RendersChartsAndSortsWithoutConsoleErrors) {
   EXPECT_EQ(rows[2][3], "&lt;b&gt;c&lt;/b&gt;");  // the plan's name as text
   EXPECT_EQ(rows[999][0], "333");
   // The charts: a Pareto front and, per parameter (/n numeric, /chip two bands), book time and memory.
-  EXPECT_EQ(count(browser.dom, "<svg class=\"chart\""), 4u);
-  EXPECT_EQ(count(browser.dom, "<svg class=\"chart pareto\""), 1u);
-  EXPECT_GT(count(browser.dom, "<circle class=\"fit"), 1000u);
-  EXPECT_GT(count(browser.dom, "<path class=\"nofit"), 100u);
-  EXPECT_EQ(count(browser.dom, "class=\"hbm\""), 2u);  // one capacity, on each memory chart
+  EXPECT_EQ(test::count_of(browser.dom, "<svg class=\"chart\""), 4u);
+  EXPECT_EQ(test::count_of(browser.dom, "<svg class=\"chart pareto\""), 1u);
+  EXPECT_GT(test::count_of(browser.dom, "<circle class=\"fit"), 1000u);
+  EXPECT_GT(test::count_of(browser.dom, "<path class=\"nofit"), 100u);
+  EXPECT_EQ(test::count_of(browser.dom, "class=\"hbm\""), 2u);  // one capacity, on each memory chart
   EXPECT_EQ(browser.dom.find("<script>console.error"), std::string::npos);
 
   // Sorted by book time (column 4: point, /n, /chip, plan, book time), descending: the slowest first. Times are

@@ -9,6 +9,7 @@
 #include "models/common/error.hpp"
 #include "sim/report/sweep_report_charts.hpp"
 #include "sim/report/sweep_report_html.hpp"
+#include "tests/support/test_checks.hpp"
 
 namespace podsim::report {
 namespace {
@@ -163,13 +164,6 @@ TEST(SweepReport, TableHasARowPerPlanAndPerFailedPoint) {
   EXPECT_EQ(table.rows[2], Json::parse(R"([1, 9, null, null, null, null, null, null, null, "boom"])"));
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
-    ++n;
-  return n;
-}
-
 TEST(SweepReport, TextFromTheRecordsIsEscaped) {
   const std::string name = R"(<b>"fast" & 'cheap'</b>)";
   const std::string error = R"(</script><script>alert(1)</script> a & b)";
@@ -187,8 +181,8 @@ TEST(SweepReport, TextFromTheRecordsIsEscaped) {
   EXPECT_NE(html.find("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; a &amp; b"), std::string::npos);  // list
   EXPECT_NE(html.find("&lt;dir&gt;/results.jsonl"), std::string::npos);
   // The script's data: no '<' at all, so the two script elements are the page's only ones.
-  EXPECT_EQ(count(html, "<script"), 2u);
-  EXPECT_EQ(count(html, "</script>"), 2u);
+  EXPECT_EQ(test::count_of(html, "<script"), 2u);
+  EXPECT_EQ(test::count_of(html, "</script>"), 2u);
   EXPECT_NE(html.find(R"(\u003c/script>\u003cscript>alert(1)\u003c/script> a & b)"), std::string::npos);
   EXPECT_EQ(script_json(Json("<!--")), R"("\u003c!--")");
 }
@@ -207,9 +201,9 @@ TEST(SweepReport, ParameterChartMarksEveryPlan) {
   const SweepChart chart = parameter_chart(data, 0, SweepQuantity::memory);
   EXPECT_EQ(chart.placed, 6u);
   EXPECT_EQ(chart.drawn, 6u);
-  EXPECT_EQ(count(chart.svg, "<circle class=\"fit"), 3u);
-  EXPECT_EQ(count(chart.svg, "<path class=\"nofit"), 3u);
-  EXPECT_EQ(count(chart.svg, "class=\"hbm\""), 2u);  // 16 GiB and 32 GiB
+  EXPECT_EQ(test::count_of(chart.svg, "<circle class=\"fit"), 3u);
+  EXPECT_EQ(test::count_of(chart.svg, "<path class=\"nofit"), 3u);
+  EXPECT_EQ(test::count_of(chart.svg, "class=\"hbm\""), 2u);  // 16 GiB and 32 GiB
   EXPECT_NE(chart.svg.find("HBM 32 GiB"), std::string::npos);
   EXPECT_NE(chart.svg.find("1 of 2 fit HBM"), std::string::npos);
   EXPECT_NE(chart.svg.find("2 of 2 fit HBM"), std::string::npos);

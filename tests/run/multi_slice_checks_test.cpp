@@ -17,7 +17,7 @@ namespace {
 
 // L 4, D 1024, F 4096 (gated), 8 heads of 128, V 2048 (untied): per layer Wq, Wo 1024 x 1024, Wkv 1024 x 2048, Wg,
 // Wu, Wd 1024 x 4096 = 16,777,216 parameters; the embedding and the unembedding 2048 x 1024 = 2,097,152 each.
-const std::string kModel =
+const std::string kSlicesModel =
     R"("model": {"layers": 4, "d_model": 1024, "d_ff": 4096, "heads": 8, "kv_heads": 8, "head_dim": 128,
                  "vocab": 2048})";
 
@@ -28,15 +28,15 @@ std::string scenario(int count, const std::string& latency, const std::string& p
                                             latency + R"("}}, "mesh": "DCN=)" + std::to_string(count) + R"(,X=4")"
                                       : std::string("}");
   return R"({"name": "slices", "hardware": "tpu-v5p", "slice": {"shape": [4], "wraparound": "all")" + slice + ", " +
-         kModel + R"(, "workload": {"mode": "train", "batch_tokens": 16384, "seq_len": 2048)" + workload_extra +
+         kSlicesModel + R"(, "workload": {"mode": "train", "batch_tokens": 16384, "seq_len": 2048)" + workload_extra +
          R"(}, "plans": [{"name": "p", "parallelism": )" + parallelism + R"(}], "expect": [)" + expect + "]}";
 }
 
-std::string metric(const std::string& name, const std::string& model, const std::string& value = "0") {
+std::string slices_metric(const std::string& name, const std::string& model, const std::string& value = "0") {
   return R"({"metric": ")" + name + R"(", "plan": "p", "model": ")" + model + R"(", "value": )" + value + "}";
 }
 
-double number(const CheckResult& check) {
+double check_number(const CheckResult& check) {
   return std::get<double>(check.value);
 }
 
@@ -50,12 +50,12 @@ constexpr double kWdcn = 6.25e9;  // v5p per chip
 // max(2U / W_dcn, 2 L) = P / W_dcn per gradient (the latency term, 2 x 25 us, is below the smallest gradient's 168 us).
 // Des: two ring phases per all-reduce, each L + (U / 2) / W_dcn (the host's 4 chips share its NIC of 4 W_dcn).
 TEST(MultiSliceChecks, DataParallelGradientAllReduceOverTheDcnByHand) {
-  const std::string expect = metric("dcn_s", "book") + "," + metric("dcn_s", "des");
+  const std::string expect = slices_metric("dcn_s", "book") + "," + slices_metric("dcn_s", "des");
   const auto checks =
       evaluate_model_checks(load_scenario_text(scenario(2, "25us", R"({"data": ["DCN", "X"]})", expect), "s.json"));
   ASSERT_EQ(checks.size(), 2u);
-  EXPECT_NEAR(number(checks[0]), kParams / kWdcn, 1e-12);
-  EXPECT_NEAR(number(checks[1]), kAllReduces * 2 * 25e-6 + kParams / (2 * kWdcn), 1e-12);
+  EXPECT_NEAR(check_number(checks[0]), kParams / kWdcn, 1e-12);
+  EXPECT_NEAR(check_number(checks[1]), kAllReduces * 2 * 25e-6 + kParams / (2 * kWdcn), 1e-12);
   EXPECT_FALSE(checks[0].passed);  // 0 was expected: both metrics compare
   EXPECT_FALSE(checks[1].passed);
   EXPECT_EQ(checks[0].description, "p: dcn_s (book)");
@@ -64,16 +64,17 @@ TEST(MultiSliceChecks, DataParallelGradientAllReduceOverTheDcnByHand) {
 TEST(MultiSliceChecks, TheDcnSecondsPassWhenRightAndAreZeroOnOneSlice) {
   char value[32];
   std::snprintf(value, sizeof(value), "%.17g", kParams / kWdcn);
-  const std::string right = metric("dcn_s", "book", value);
+  const std::string right = slices_metric("dcn_s", "book", value);
   const auto two =
       evaluate_model_checks(load_scenario_text(scenario(2, "25us", R"({"data": ["DCN", "X"]})", right), "s.json"));
   ASSERT_EQ(two.size(), 1u);
   EXPECT_TRUE(two[0].passed);
   const auto one = evaluate_model_checks(load_scenario_text(
-      scenario(1, "", R"({"data": ["X"]})", metric("dcn_s", "book") + "," + metric("dcn_s", "des")), "s.json"));
+      scenario(1, "", R"({"data": ["X"]})", slices_metric("dcn_s", "book") + "," + slices_metric("dcn_s", "des")),
+      "s.json"));
   ASSERT_EQ(one.size(), 2u);
-  EXPECT_EQ(number(one[0]), 0.0);
-  EXPECT_EQ(number(one[1]), 0.0);
+  EXPECT_EQ(check_number(one[0]), 0.0);
+  EXPECT_EQ(check_number(one[1]), 0.0);
   EXPECT_TRUE(one[0].passed);
 }
 
@@ -115,14 +116,14 @@ TEST(MultiSliceChecks, PipelineSendBetweenSlicesIsTheDcnLatencyPlusBytesOverTheC
 // 4 experts, 2 per token, shares 5:1:1:1 at capacity factor 1: C = T k / 4, the first expert's 5/8 T k routed rows
 // keep T k / 4, the others keep all theirs: 3/8 of the rows are dropped.
 TEST(MultiSliceChecks, DroppedFractionOfAMixtureOfExperts) {
-  std::string text =
-      scenario(1, "", R"({"data": ["X"]})",
-               metric("dropped_fraction", "book", "0.375") + "," + metric("dropped_fraction", "book", "0.25"),
-               R"(, "capacity_factor": 1, "expert_histogram": [5, 1, 1, 1])");
+  std::string text = scenario(
+      1, "", R"({"data": ["X"]})",
+      slices_metric("dropped_fraction", "book", "0.375") + "," + slices_metric("dropped_fraction", "book", "0.25"),
+      R"(, "capacity_factor": 1, "expert_histogram": [5, 1, 1, 1])");
   text.replace(text.find(R"("vocab": 2048)"), 13, R"("vocab": 2048, "experts": 4, "experts_per_token": 2)");
   const auto checks = evaluate_model_checks(load_scenario_text(text, "moe.json"));
   ASSERT_EQ(checks.size(), 2u);
-  EXPECT_DOUBLE_EQ(number(checks[0]), 0.375);
+  EXPECT_DOUBLE_EQ(check_number(checks[0]), 0.375);
   EXPECT_TRUE(checks[0].passed);
   EXPECT_FALSE(checks[1].passed);
 }

@@ -60,7 +60,7 @@ TEST(StepBreakdown, SplitsTheCriticalChipsStepIntoComputeExposedAndBubble) {
   t.compute(1, 4, 5, 2);      // chip 1 computes [4, 5] while chip 0 waits (a bubble for chip 0)
   t.transfer(1, 0, 5, 5.5, 3);
   t.compute(0, 5.5, 6, 3);  // chip 0 ends last, at 6
-  const StepBreakdown b = step_breakdown(t.graph, t.simulation, 4);
+  const CriticalChipStep b = step_breakdown(t.graph, t.simulation, 4);
   EXPECT_EQ(b.critical_chip, 0);
   EXPECT_DOUBLE_EQ(b.breakdown.compute_s, 2.5);                // [0, 2] and [5.5, 6]
   EXPECT_DOUBLE_EQ(b.breakdown.exposed_communication_s, 2.5);  // [2, 4] and [5, 5.5]
@@ -81,7 +81,7 @@ TEST(StepBreakdown, TheChipWhoseLastTaskEndsLastIsCritical) {
   t.transfer(0, 2, 1, 3);  // sender and receiver both end at 3 ...
   t.compute(2, 3, 3.5);    // ... then chip 2 computes on what it received
   t.compute(1, 0, 2);
-  const StepBreakdown b = step_breakdown(t.graph, t.simulation, 1);
+  const CriticalChipStep b = step_breakdown(t.graph, t.simulation, 1);
   EXPECT_EQ(b.critical_chip, 2);
   EXPECT_DOUBLE_EQ(b.breakdown.compute_s, 0.5);
   EXPECT_DOUBLE_EQ(b.breakdown.exposed_communication_s, 2.0);
@@ -93,7 +93,7 @@ TEST(StepBreakdown, TiesGoToTheLowestChip) {
   t.graph.num_chips = 3;
   t.compute(2, 0, 4);
   t.compute(1, 1, 4);
-  const StepBreakdown b = step_breakdown(t.graph, t.simulation, 1);
+  const CriticalChipStep b = step_breakdown(t.graph, t.simulation, 1);
   EXPECT_EQ(b.critical_chip, 1);
   EXPECT_DOUBLE_EQ(b.breakdown.compute_s, 3.0);
   EXPECT_DOUBLE_EQ(b.breakdown.bubble_s, 1.0);
@@ -106,7 +106,7 @@ TEST(StepBreakdown, OverlappingCollectivesCountOnceForTheChipAndOncePerOp) {
   t.transfer(1, 0, 1, 4, 1);
   t.transfer(0, 0, 0, 10, 1);  // chip-local: not communication
   t.compute(0, 2, 3, 2);
-  const StepBreakdown b = step_breakdown(t.graph, t.simulation, 3);
+  const CriticalChipStep b = step_breakdown(t.graph, t.simulation, 3);
   EXPECT_EQ(b.critical_chip, 0);
   EXPECT_DOUBLE_EQ(b.breakdown.compute_s, 1.0);
   EXPECT_DOUBLE_EQ(b.breakdown.exposed_communication_s, 3.0);  // [0, 4] less [2, 3]
@@ -118,7 +118,7 @@ TEST(StepBreakdown, OverlappingCollectivesCountOnceForTheChipAndOncePerOp) {
 
 TEST(StepBreakdown, AnEmptyGraphHasNothing) {
   Timeline t;
-  const StepBreakdown b = step_breakdown(t.graph, t.simulation, 0);
+  const CriticalChipStep b = step_breakdown(t.graph, t.simulation, 0);
   EXPECT_EQ(b.critical_chip, 0);
   EXPECT_DOUBLE_EQ(sum(b.breakdown), 0.0);
 }
@@ -131,7 +131,7 @@ TEST(StepBreakdown, TooFewTaskTimesIsAnInternalError) {
   EXPECT_THROW(step_breakdown(t.graph, t.simulation, 1), InternalError);
 }
 
-std::string good(const std::string& name) {
+std::string breakdown_good(const std::string& name) {
   return (std::filesystem::path(PODSIM_SOURCE_DIR) / "tests/run/good" / name).string();
 }
 
@@ -140,7 +140,7 @@ std::string good(const std::string& name) {
 // The gather takes 3 x (1 us + 1048576 / 4.5e10) = 72.9 us on the line, `busy` 2^24 elements x 2^11 flop /
 // 1.97e14 = 174.4 us, so under dataflow it covers the whole gather.
 TEST(StepBreakdown, DataflowHidesAGatherUnderIndependentComputeAndProgramOrderExposesIt) {
-  const ScenarioSpec spec = load_scenario(good("overlap_all_gather.json"));
+  const ScenarioSpec spec = load_scenario(breakdown_good("overlap_all_gather.json"));
   const double gather_s = 3 * (1e-6 + 1048576 / 4.5e10);
   RunOptions dataflow, in_order;
   dataflow.schedule = SchedulePolicy::dataflow;
@@ -174,7 +174,7 @@ TEST(StepBreakdown, DcnTransfersOutsideComputeAndIciCountAsDcn) {
   t.transfer(0, 1, 1, 3, 1);
   dcn_transfer(t, 0, 1, 2.5, 6, 1);
   t.compute(0, 6, 7, 2);
-  const StepBreakdown b = step_breakdown(t.graph, t.simulation, 3);
+  const CriticalChipStep b = step_breakdown(t.graph, t.simulation, 3);
   EXPECT_EQ(b.critical_chip, 0);
   EXPECT_DOUBLE_EQ(b.breakdown.compute_s, 3);
   EXPECT_DOUBLE_EQ(b.breakdown.exposed_communication_s, 1);

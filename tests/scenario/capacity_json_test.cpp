@@ -19,9 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kData = PODSIM_TEST_DATA_DIR;
+const fs::path kCapacityData = PODSIM_TEST_DATA_DIR;
 
-std::string load_error(const std::string& text) {
+std::string capacity_load_error(const std::string& text) {
   try {
     load_scenario_text(text, "s.json");
   } catch (const InputError& e) {
@@ -51,7 +51,7 @@ std::string tiny(const std::string& workload, const std::string& expect) {
 // ---- the good files ----
 
 TEST(ModelScenarioGood, PresetTrainingWithEveryKeyOfTheSearch) {
-  const auto spec = load_scenario((kData / "good/model_llama3_70b_train_search.json").string());
+  const auto spec = load_scenario((kCapacityData / "good/model_llama3_70b_train_search.json").string());
   ASSERT_TRUE(spec.model.has_value());
   EXPECT_EQ(spec.model->name, "llama3-70b");
   EXPECT_EQ(spec.model->dims.layers, 80);
@@ -88,7 +88,7 @@ TEST(ModelScenarioGood, PresetTrainingWithEveryKeyOfTheSearch) {
 }
 
 TEST(ModelScenarioGood, DimsKeysDecodeAndParallelismPlans) {
-  const auto spec = load_scenario((kData / "good/model_dims_decode_plans.json").string());
+  const auto spec = load_scenario((kCapacityData / "good/model_dims_decode_plans.json").string());
   ASSERT_TRUE(spec.model.has_value());
   EXPECT_EQ(spec.model->name, "tiny-decode");  // a dims model takes the scenario's name
   EXPECT_EQ(spec.model->dims.d_ff, 256);
@@ -120,7 +120,7 @@ TEST(ModelScenarioGood, DimsKeysDecodeAndParallelismPlans) {
 }
 
 TEST(ModelScenarioGood, HuggingFaceConfigBesideTheScenarioAndSlicesOnlyInTheSearch) {
-  const auto spec = load_scenario((kData / "good/model_hf_config_prefill.json").string());
+  const auto spec = load_scenario((kCapacityData / "good/model_hf_config_prefill.json").string());
   ASSERT_TRUE(spec.model.has_value());
   // The numbers of tests/scenario/data/hf_tiny_llama_config.json; head_dim defaults to 256 / 8.
   EXPECT_EQ(spec.model->dims.d_model, 256);
@@ -148,7 +148,7 @@ TEST(ModelScenarioGood, TrainingDefaults) {
 }
 
 TEST(ModelScenarioDocs, TheExampleOfTheFormatPageLoads) {
-  std::ifstream in(kData.parent_path().parent_path() / "docs/scenario-format.md");
+  std::ifstream in(kCapacityData.parent_path().parent_path() / "docs/scenario-format.md");
   std::stringstream text;
   text << in.rdbuf();
   const std::string doc = text.str();
@@ -209,21 +209,23 @@ TEST(ModelScenarioVerify, ATensorBesideAModelOnASpecBuiltInCode) {
 }
 
 TEST(ModelScenarioErrors, ServingCountsAndKeysOfTheOtherMode) {
-  EXPECT_EQ(load_error(tiny(R"({"mode": "decode", "batch": 0, "context": 8})", "[]")),
+  EXPECT_EQ(capacity_load_error(tiny(R"({"mode": "decode", "batch": 0, "context": 8})", "[]")),
             "s.json: /workload/batch: must be at least 1, got: 0");
-  EXPECT_EQ(load_error(tiny(R"({"mode": "prefill", "batch": 4, "context": 8, "seq_len": 8})", "[]")),
+  EXPECT_EQ(capacity_load_error(tiny(R"({"mode": "prefill", "batch": 4, "context": 8, "seq_len": 8})", "[]")),
             "s.json: /workload/seq_len: a training key does not apply to mode \"prefill\", got: \"seq_len\" (mode "
             "\"prefill\" takes \"mode\", \"batch\", \"context\", \"weight_dtype\", \"kv_dtype\")");
-  EXPECT_EQ(load_error(tiny(R"({"mode": "train", "batch_tokens": 1024, "seq_len": 128, "kv_dtype": "int8"})", "[]")),
-            "s.json: /workload/kv_dtype: a serving key (modes \"decode\", \"prefill\") does not apply to mode "
-            "\"train\", got: \"kv_dtype\" (mode \"train\" takes \"mode\", \"batch_tokens\", \"seq_len\", "
-            "\"microbatches\", \"checkpoints_per_layer\", \"remat\", \"param_dtype\", \"activation_dtype\", "
-            "\"master_weights\", \"optimizer\", \"pipeline_schedule\")");
+  EXPECT_EQ(
+      capacity_load_error(tiny(R"({"mode": "train", "batch_tokens": 1024, "seq_len": 128, "kv_dtype": "int8"})", "[]")),
+      "s.json: /workload/kv_dtype: a serving key (modes \"decode\", \"prefill\") does not apply to mode "
+      "\"train\", got: \"kv_dtype\" (mode \"train\" takes \"mode\", \"batch_tokens\", \"seq_len\", "
+      "\"microbatches\", \"checkpoints_per_layer\", \"remat\", \"param_dtype\", \"activation_dtype\", "
+      "\"master_weights\", \"optimizer\", \"pipeline_schedule\")");
   // The pipeline schedule is a training key too.
-  EXPECT_EQ(load_error(tiny(R"({"mode": "decode", "batch": 4, "context": 8, "pipeline_schedule": "gpipe"})", "[]")),
-            "s.json: /workload/pipeline_schedule: a training key does not apply to mode \"decode\", got: "
-            "\"pipeline_schedule\" (mode \"decode\" takes \"mode\", \"batch\", \"context\", \"weight_dtype\", "
-            "\"kv_dtype\")");
+  EXPECT_EQ(
+      capacity_load_error(tiny(R"({"mode": "decode", "batch": 4, "context": 8, "pipeline_schedule": "gpipe"})", "[]")),
+      "s.json: /workload/pipeline_schedule: a training key does not apply to mode \"decode\", got: "
+      "\"pipeline_schedule\" (mode \"decode\" takes \"mode\", \"batch\", \"context\", \"weight_dtype\", "
+      "\"kv_dtype\")");
 }
 
 // ---- model metrics, by hand ----
@@ -302,7 +304,7 @@ TEST(ModelScenarioCli, CheckEvaluatesTheModelMetricsAndExitsOneOnAMiss) {
 }
 
 TEST(ModelScenarioCli, RunRefusesASearchAndPointsToPlan) {
-  const std::string file = (kData / "good/model_llama3_70b_train_search.json").string();
+  const std::string file = (kCapacityData / "good/model_llama3_70b_train_search.json").string();
   const auto run = test::run_podsim("run " + file);
   EXPECT_EQ(run.code, 2);
   EXPECT_EQ(run.err, "error: " + file +
@@ -312,7 +314,7 @@ TEST(ModelScenarioCli, RunRefusesASearchAndPointsToPlan) {
 }
 
 TEST(ModelScenarioCli, RunRunsEveryPlanOfAModelLevelScenario) {
-  const std::string file = (kData / "good/model_dims_decode_plans.json").string();
+  const std::string file = (kCapacityData / "good/model_dims_decode_plans.json").string();
   const auto run = test::run_podsim("run " + file + " --format json");
   ASSERT_EQ(run.code, 0) << run.err;
   const auto json = nlohmann::json::parse(run.out);

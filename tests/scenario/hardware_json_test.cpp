@@ -24,10 +24,10 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kData = std::string(PODSIM_TEST_DATA_DIR) + "/data";
+const std::string kHardwareData = std::string(PODSIM_TEST_DATA_DIR) + "/data";
 
-std::string load_error(const std::string& name_or_path, const json* overrides = nullptr,
-                       const std::string& where = "") {
+std::string hardware_load_error(const std::string& name_or_path, const json* overrides = nullptr,
+                                const std::string& where = "") {
   try {
     load_hardware_preset_full(name_or_path, overrides, where);
   } catch (const InputError& e) {
@@ -108,13 +108,13 @@ TEST(HardwarePresets, OtherGenerationsFollowTheBook) {
 }
 
 TEST(HardwarePresets, UnknownPresetListsTheKnownOnes) {
-  EXPECT_EQ(load_error("tpu-v9"),
+  EXPECT_EQ(hardware_load_error("tpu-v9"),
             "hardware: unknown preset \"tpu-v9\" (known: h100, h200, tpu-v2, tpu-v3, tpu-v4, tpu-v5e, tpu-v5p, "
             "tpu-v6e, tpu7x)");
 }
 
 TEST(HardwareJson, UnitStringsParseToSi) {
-  const auto spec = load_hardware_preset(kData + "/good_units.json");
+  const auto spec = load_hardware_preset(kHardwareData + "/good_units.json");
   EXPECT_DOUBLE_EQ(spec.chip.mxu_clock_Hz, 1.5e9);
   EXPECT_DOUBLE_EQ(spec.chip.peak_flops(DType::bf16), 1.97e14);
   EXPECT_EQ(spec.chip.vmem_bytes_per_core, 134217728u);
@@ -135,8 +135,8 @@ struct BadCase {
 class BadPreset : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(BadPreset, ErrorNamesFilePointerRuleAndValue) {
-  const std::string path = kData + "/" + GetParam().file;
-  EXPECT_EQ(load_error(path), path + ": " + GetParam().error);
+  const std::string path = kHardwareData + "/" + GetParam().file;
+  EXPECT_EQ(hardware_load_error(path), path + ": " + GetParam().error);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -167,17 +167,17 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(HardwareJson, SyntaxErrorNamesFileLineAndColumn) {
-  const std::string path = kData + "/bad_syntax.json";
-  const std::string error = load_error(path);
+  const std::string path = kHardwareData + "/bad_syntax.json";
+  const std::string error = hardware_load_error(path);
   EXPECT_EQ(error.rfind(path + ": invalid JSON: parse error at line 3, column 12: syntax error", 0), 0u) << error;
 }
 
 TEST(HardwareJson, InputLimitsAreCheckedBeforeParsing) {
   const std::string path = std::filesystem::temp_directory_path() / ("podsim_hw_" + std::to_string(getpid()) + ".json");
   std::ofstream(path) << std::string(200000, '[');
-  EXPECT_EQ(load_error(path), path + ": line 1, column 65: nesting deeper than 64 levels");
+  EXPECT_EQ(hardware_load_error(path), path + ": line 1, column 65: nesting deeper than 64 levels");
   std::ofstream(path) << "{\"name\": \"x\",\n \"chip\": 1e400}";
-  EXPECT_EQ(load_error(path), path + ": line 2, column 10: number out of range, got: 1e400");
+  EXPECT_EQ(hardware_load_error(path), path + ": line 2, column 10: number out of range, got: 1e400");
   std::filesystem::remove(path);
 }
 
@@ -192,8 +192,8 @@ TEST(HardwareOverrides, TextOverridesAreCheckedBeforeParsing) {
 }
 
 TEST(HardwareJson, MissingFile) {
-  const std::string path = kData + "/no_such_file.json";
-  EXPECT_EQ(load_error(path), path + ": cannot open file");
+  const std::string path = kHardwareData + "/no_such_file.json";
+  EXPECT_EQ(hardware_load_error(path), path + ": cannot open file");
 }
 
 TEST(HardwareOverrides, BareValueReplacesTheFigureAndKeepsThePresetAsAlternative) {
@@ -241,17 +241,17 @@ TEST(HardwareOverrides, SeedPopQuizUsesTheQuizBandwidth) {
 
 TEST(HardwareOverrides, ErrorsPointIntoTheOverrides) {
   const json negative = {{"ici", {{"bandwidth_Bps", -1}}}};
-  EXPECT_EQ(load_error("tpu-v5e", &negative, "scenarios/a.json: /hardware/overrides"),
+  EXPECT_EQ(hardware_load_error("tpu-v5e", &negative, "scenarios/a.json: /hardware/overrides"),
             "scenarios/a.json: /hardware/overrides/ici/bandwidth_Bps: must be positive, got: -1");
   const json typo = {{"ici", {{"bandwith_Bps", 1}}}};
-  EXPECT_EQ(load_error("tpu-v5e", &typo, "scenarios/a.json"),
+  EXPECT_EQ(hardware_load_error("tpu-v5e", &typo, "scenarios/a.json"),
             "scenarios/a.json: /ici/bandwith_Bps: unknown key, got: \"bandwith_Bps\" (expected one of "
             "links_per_chip, bandwidth_Bps, bandwidth_raw_Bps, bandwidth_effective_Bps, hop_latency_s)");
   const json name = {{"name", "x"}};
-  EXPECT_EQ(load_error("tpu-v5e", &name, "cli"),
+  EXPECT_EQ(hardware_load_error("tpu-v5e", &name, "cli"),
             "cli: /name: unknown key, got: \"name\" (expected one of chip, ici, slice, dcn, calibration)");
   const json unit = {{"ici", {{"hop_latency_s", "1 hour"}}}};
-  EXPECT_EQ(load_error("tpu-v5e", &unit, "cli"),
+  EXPECT_EQ(hardware_load_error("tpu-v5e", &unit, "cli"),
             "cli: /ici/hop_latency_s: duration: unknown unit \"hour\" (expected s, ms, us, ns, ps), got: 1 hour");
 }
 
@@ -268,7 +268,7 @@ TEST(HardwareJson, NlohmannTypeErrorsBecomeLocatedErrors) {
 }
 
 TEST(HardwareReport, ListKeepsGoingPastABrokenPreset) {
-  const auto presets = summarize_hardware_presets(kData);
+  const auto presets = summarize_hardware_presets(kHardwareData);
   ASSERT_FALSE(presets.empty());
   bool saw_good = false, saw_bad = false;
   for (const auto& p : presets) {

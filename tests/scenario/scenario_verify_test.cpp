@@ -37,7 +37,7 @@ ScenarioTensor tensor(const std::string& name, Shape shape, const std::string& s
   return t;
 }
 
-// In code, what the JSON text kHead below says: a 4x4 v5e slice, mesh X=4,Y=4, A[I_X, J] and a replicated B.
+// In code, what the JSON text kVerifyHead below says: a 4x4 v5e slice, mesh X=4,Y=4, A[I_X, J] and a replicated B.
 ScenarioSpec base() {
   ScenarioSpec spec;
   spec.name = "t";
@@ -49,7 +49,7 @@ ScenarioSpec base() {
   return spec;
 }
 
-const std::string kHead = R"("name": "t", "hardware": "tpu-v5e", "slice": {"shape": [4, 4]}, "mesh": "X=4,Y=4",
+const std::string kVerifyHead = R"("name": "t", "hardware": "tpu-v5e", "slice": {"shape": [4, 4]}, "mesh": "X=4,Y=4",
   "tensors": {"A": {"shape": [64, 128], "sharding": "A[I_X, J]"}, "B": {"shape": [128, 32]}})";
 
 std::string text_error(const std::string& text) {
@@ -61,9 +61,9 @@ std::string text_error(const std::string& text) {
   return "(no error)";
 }
 
-// The loader's error for kHead and `rest`.
+// The loader's error for kVerifyHead and `rest`.
 std::string json_error(const std::string& rest) {
-  return text_error("{" + kHead + (rest.empty() ? "" : ", " + rest) + "}");
+  return text_error("{" + kVerifyHead + (rest.empty() ? "" : ", " + rest) + "}");
 }
 
 std::string code_error(const std::function<void(ScenarioSpec&)>& change) {
@@ -242,7 +242,7 @@ TEST(ScenarioVerify, VerifiedFillsTheDerivedFieldsAsTheLoaderDoes) {
   spec.expect.back().tensor = "A";
   const ScenarioSpec code = verified(spec);
   const ScenarioSpec file = load_scenario_text(
-      "{" + kHead + R"(, "program": [{"op": "matmul", "lhs": "A", "rhs": "B", "einsum": "IJ,JK->IK", "out": "C"},
+      "{" + kVerifyHead + R"(, "program": [{"op": "matmul", "lhs": "A", "rhs": "B", "einsum": "IJ,JK->IK", "out": "C"},
                                     {"op": "all_reduce", "tensor": "C", "axes": ["X", "Y"]}],
                        "expect": [{"metric": "local_shape", "tensor": "A", "value": [16, 128]}]})",
       "s.json");

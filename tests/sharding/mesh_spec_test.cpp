@@ -12,7 +12,7 @@
 namespace podsim {
 namespace {
 
-std::size_t column_of(std::string_view text, std::string_view needle) {
+std::size_t mesh_column_of(std::string_view text, std::string_view needle) {
   return text.find(needle) + 1;
 }
 
@@ -77,9 +77,10 @@ TEST(MeshSpec, ParseErrorsCarryTheColumnInTheWholeSpec) {
   expect_parse_error("X=", "expected integer value", 3);
   expect_parse_error("X=99999999999999999999", "integer value too large", 3);
   const std::string attr = R"(m=<["x"=0]>)";
-  expect_parse_error(attr, "axis size must be at least 1, got: 0", column_of(attr, "0"));
+  expect_parse_error(attr, "axis size must be at least 1, got: 0", mesh_column_of(attr, "0"));
   const std::string attr_garbage = R"(pod = <["x"=2]> extra)";
-  expect_parse_error(attr_garbage, "expected end of input after '>', got: extra", column_of(attr_garbage, "extra"));
+  expect_parse_error(attr_garbage, "expected end of input after '>', got: extra",
+                     mesh_column_of(attr_garbage, "extra"));
 }
 
 TEST(MeshSpec, RuleBreaksAreVerifyErrors) {

@@ -21,12 +21,12 @@ TensorSharding parse(const std::string& text, std::optional<std::size_t> rank = 
   return parse_partition_spec(text, "m", rank);
 }
 
-struct ParseFailure {
+struct PspecFailure {
   std::string message;
   std::size_t column = 0;
 };
 
-ParseFailure parse_failure(const std::string& text) {
+PspecFailure pspec_failure(const std::string& text) {
   try {
     parse(text);
   } catch (const ParseError& e) {
@@ -35,7 +35,7 @@ ParseFailure parse_failure(const std::string& text) {
   return {"no error", 0};
 }
 
-std::string print_error(const TensorSharding& s) {
+std::string pspec_print_error(const TensorSharding& s) {
   try {
     print_partition_spec(s);
   } catch (const VerifyError& e) {
@@ -115,7 +115,7 @@ TEST(PartitionSpecNotation, SameShardingAsTheBookNotation) {
 
 TEST(PartitionSpecNotation, ParseErrorsSayWhatWasExpectedAndWhere) {
   const auto expect = [](const std::string& text, const std::string& message, std::size_t column) {
-    const ParseFailure failure = parse_failure(text);
+    const PspecFailure failure = pspec_failure(text);
     EXPECT_EQ(failure.message, message) << text;
     EXPECT_EQ(failure.column, column) << text;
   };
@@ -139,27 +139,27 @@ TEST(PartitionSpecNotation, ParseErrorsSayWhatWasExpectedAndWhere) {
 }
 
 TEST(PartitionSpecNotation, CannotExpressSubAxesOpenDimsOrPriorities) {
-  EXPECT_EQ(print_error(sharding({dim({axis("x")}), dim({{"y", SubAxis{2, 2}}})})),
+  EXPECT_EQ(pspec_print_error(sharding({dim({axis("x")}), dim({{"y", SubAxis{2, 2}}})})),
             "a PartitionSpec cannot express sub-axes, got: <@m, [{\"x\"}, {\"y\":(2)2}]>");
   TensorSharding open = sharding({dim({axis("x")}), dim({})});
   open.dims[1].is_closed = false;
-  EXPECT_EQ(print_error(open), "a PartitionSpec cannot express open dimensions, got: <@m, [{\"x\"}, {?}]>");
+  EXPECT_EQ(pspec_print_error(open), "a PartitionSpec cannot express open dimensions, got: <@m, [{\"x\"}, {?}]>");
   TensorSharding prioritized = sharding({dim({axis("x")})});
   prioritized.dims[0].priority = 0;
-  EXPECT_EQ(print_error(prioritized), "a PartitionSpec cannot express priorities, got: <@m, [{\"x\"}p0]>");
+  EXPECT_EQ(pspec_print_error(prioritized), "a PartitionSpec cannot express priorities, got: <@m, [{\"x\"}p0]>");
 }
 
 TEST(PartitionSpecNotation, CannotExpressReplicatedAxesMaxReductionOrEscapes) {
   TensorSharding replicated = sharding({dim({axis("x")})});
   replicated.replicated = {axis("z")};
-  EXPECT_EQ(print_error(replicated),
+  EXPECT_EQ(pspec_print_error(replicated),
             "a PartitionSpec cannot express explicitly replicated axes, got: <@m, [{\"x\"}], replicated={\"z\"}>");
   TensorSharding max = sharding({dim({})});
   max.unreduced = {axis("z")};
   max.unreduced_reduction = Reduction::max;
-  EXPECT_EQ(print_error(max),
+  EXPECT_EQ(pspec_print_error(max),
             "a PartitionSpec cannot express unreduced axes with reduction max, got: <@m, [{}], unreduced=max{\"z\"}>");
-  EXPECT_EQ(print_error(sharding({dim({axis("a'\"b")})})),
+  EXPECT_EQ(pspec_print_error(sharding({dim({axis("a'\"b")})})),
             "a PartitionSpec cannot express axis name \"a'\\\"b\" (needs escapes), got: <@m, [{\"a'\\\"b\"}]>");
 }
 

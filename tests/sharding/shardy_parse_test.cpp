@@ -10,16 +10,10 @@
 #include <string_view>
 
 #include "models/common/error.hpp"
+#include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
-
-AxisRef full(const std::string& name) {
-  return AxisRef{name, std::nullopt};
-}
-AxisRef sub(const std::string& name, std::int64_t pre_size, std::int64_t size) {
-  return AxisRef{name, SubAxis{pre_size, size}};
-}
 
 // 1-based column of the `occurrence`-th (0-based) match of `needle` in `text`.
 std::size_t column_of(std::string_view text, std::string_view needle, int occurrence = 0) {
@@ -119,18 +113,18 @@ TEST(ShardyParseSharding, FullExample) {
   EXPECT_EQ(s.mesh_name, "mesh");
   EXPECT_FALSE(s.inline_mesh.has_value());
   ASSERT_EQ(s.dims.size(), 2u);
-  EXPECT_EQ(s.dims[0], (DimSharding{{full("x")}, true, std::nullopt}));
-  EXPECT_EQ(s.dims[1], (DimSharding{{sub("y", 2, 2)}, false, 1}));
-  EXPECT_EQ(s.replicated, std::vector<AxisRef>{full("z")});
-  EXPECT_EQ(s.unreduced, std::vector<AxisRef>{full("w")});
+  EXPECT_EQ(s.dims[0], (DimSharding{{test::axis("x")}, true, std::nullopt}));
+  EXPECT_EQ(s.dims[1], (DimSharding{{test::sub_axis("y", 2, 2)}, false, 1}));
+  EXPECT_EQ(s.replicated, std::vector<AxisRef>{test::axis("z")});
+  EXPECT_EQ(s.unreduced, std::vector<AxisRef>{test::axis("w")});
   EXPECT_EQ(s.unreduced_reduction, Reduction::sum);
 }
 
 TEST(ShardyParseSharding, WhitespaceBetweenTokensIsIgnored) {
   const TensorSharding spaced = parse_shardy_sharding("  < @m ,[ { \"a\" : ( 2 ) 2 , ? } p3 ,{\"b\",?}] >  ");
   ASSERT_EQ(spaced.dims.size(), 2u);
-  EXPECT_EQ(spaced.dims[0], (DimSharding{{sub("a", 2, 2)}, false, 3}));
-  EXPECT_EQ(spaced.dims[1], (DimSharding{{full("b")}, false, std::nullopt}));
+  EXPECT_EQ(spaced.dims[0], (DimSharding{{test::sub_axis("a", 2, 2)}, false, 3}));
+  EXPECT_EQ(spaced.dims[1], (DimSharding{{test::axis("b")}, false, std::nullopt}));
 }
 
 TEST(ShardyParseSharding, PrefixEmptyDimsAndOpenDims) {
@@ -138,7 +132,7 @@ TEST(ShardyParseSharding, PrefixEmptyDimsAndOpenDims) {
   ASSERT_EQ(s.dims.size(), 3u);
   EXPECT_EQ(s.dims[0], (DimSharding{{}, true, std::nullopt}));
   EXPECT_EQ(s.dims[1], (DimSharding{{}, false, std::nullopt}));
-  EXPECT_EQ(s.dims[2], (DimSharding{{full("a"), full("b")}, true, std::nullopt}));
+  EXPECT_EQ(s.dims[2], (DimSharding{{test::axis("a"), test::axis("b")}, true, std::nullopt}));
   EXPECT_TRUE(parse_shardy_sharding("<@m, []>").dims.empty());
 }
 
@@ -155,7 +149,7 @@ TEST(ShardyParseSharding, InlineMeshAndQuotedSymbol) {
 
 TEST(ShardyParseSharding, StringEscapes) {
   const TensorSharding s = parse_shardy_sharding(R"(<@m, [{"a\"b", "c\\d", "e\0Af\n"}]>)");
-  EXPECT_EQ(s.dims[0].axes, (std::vector<AxisRef>{full("a\"b"), full("c\\d"), full("e\nf\n")}));
+  EXPECT_EQ(s.dims[0].axes, (std::vector<AxisRef>{test::axis("a\"b"), test::axis("c\\d"), test::axis("e\nf\n")}));
 }
 
 TEST(ShardyParseSharding, PrioritiesIncludingP0AreKept) {
@@ -169,10 +163,10 @@ TEST(ShardyParseSharding, PrioritiesIncludingP0AreKept) {
 }
 
 TEST(ShardyParseSharding, UnreducedQuirkAndReductions) {
-  EXPECT_EQ(parse_shardy_sharding(R"(<@m, [], unreduced{"a"}>)").unreduced, std::vector<AxisRef>{full("a")});
+  EXPECT_EQ(parse_shardy_sharding(R"(<@m, [], unreduced{"a"}>)").unreduced, std::vector<AxisRef>{test::axis("a")});
   const TensorSharding max = parse_shardy_sharding(R"(<@m, [], unreduced=max{"a"}, replicated={"b"}>)");
   EXPECT_EQ(max.unreduced_reduction, Reduction::max);
-  EXPECT_EQ(max.replicated, std::vector<AxisRef>{full("b")});
+  EXPECT_EQ(max.replicated, std::vector<AxisRef>{test::axis("b")});
   EXPECT_EQ(parse_shardy_sharding(R"(<@m, [], unreduced=min{"a"}>)").unreduced_reduction, Reduction::min);
   EXPECT_EQ(parse_shardy_sharding(R"(<@m, [], unreduced=sum{"a"}>)").unreduced_reduction, Reduction::sum);
   EXPECT_EQ(parse_shardy_sharding(R"(<@m, [], unreduced={"a"}>)").unreduced_reduction, Reduction::sum);
@@ -180,13 +174,13 @@ TEST(ShardyParseSharding, UnreducedQuirkAndReductions) {
 
 TEST(ShardyParseSharding, ListsAreNeitherSortedNorMerged) {
   const TensorSharding s = parse_shardy_sharding(R"(<@m, [{"x":(1)2, "x":(2)2}], replicated={"y":(4)2, "x"}>)");
-  EXPECT_EQ(s.dims[0].axes, (std::vector<AxisRef>{sub("x", 1, 2), sub("x", 2, 2)}));
-  EXPECT_EQ(s.replicated, (std::vector<AxisRef>{sub("y", 4, 2), full("x")}));
+  EXPECT_EQ(s.dims[0].axes, (std::vector<AxisRef>{test::sub_axis("x", 1, 2), test::sub_axis("x", 2, 2)}));
+  EXPECT_EQ(s.replicated, (std::vector<AxisRef>{test::sub_axis("y", 4, 2), test::axis("x")}));
 }
 
 TEST(ShardyParseSharding, SubAxisNumbersAreSigned64Bit) {
   const TensorSharding s = parse_shardy_sharding(R"(<@m, [{"a":(-1)2, "b":(1)-9223372036854775808}]>)");
-  EXPECT_EQ(s.dims[0].axes[0], sub("a", -1, 2));
+  EXPECT_EQ(s.dims[0].axes[0], test::sub_axis("a", -1, 2));
   EXPECT_EQ(s.dims[0].axes[1].sub->size, std::numeric_limits<std::int64_t>::min());
   const std::string big = R"(<@m, [{"a":(9223372036854775808)2}]>)";
   expect_sharding_error(big, "integer value too large", column_of(big, "9"));
@@ -279,9 +273,9 @@ TEST(ShardyParseSharding, LexingErrors) {
 }
 
 TEST(ShardyParsePieces, AxisRefAndDimAlone) {
-  EXPECT_EQ(parse_shardy_axis_ref(R"("x":(2)4)"), sub("x", 2, 4));
-  EXPECT_EQ(parse_shardy_axis_ref(R"( "x" )"), full("x"));
-  EXPECT_EQ(parse_shardy_dim_sharding(R"({"x", ?}p1)"), (DimSharding{{full("x")}, false, 1}));
+  EXPECT_EQ(parse_shardy_axis_ref(R"("x":(2)4)"), test::sub_axis("x", 2, 4));
+  EXPECT_EQ(parse_shardy_axis_ref(R"( "x" )"), test::axis("x"));
+  EXPECT_EQ(parse_shardy_dim_sharding(R"({"x", ?}p1)"), (DimSharding{{test::axis("x")}, false, 1}));
   expect_parse_error([](std::string_view t) { return parse_shardy_axis_ref(t); }, R"("x" "y")",
                      "expected end of input after axis ref, got: y", 5);
   expect_parse_error([](std::string_view t) { return parse_shardy_dim_sharding(t); }, R"({"x"}, {})",

@@ -7,16 +7,10 @@
 #include <string>
 
 #include "models/sharding/shardy_parse.hpp"
+#include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
-
-AxisRef full(const std::string& name) {
-  return AxisRef{name, std::nullopt};
-}
-AxisRef sub(const std::string& name, std::int64_t pre_size, std::int64_t size) {
-  return AxisRef{name, SubAxis{pre_size, size}};
-}
 
 TEST(ShardyPrint, Meshes) {
   EXPECT_EQ(print_shardy_mesh(make_mesh({{"a", 2}, {"b", 4}})), R"(<["a"=2, "b"=4]>)");
@@ -29,21 +23,21 @@ TEST(ShardyPrint, Meshes) {
 
 TEST(ShardyPrint, DimShardings) {
   EXPECT_EQ(print_dim_sharding(DimSharding{}), "{}");
-  EXPECT_EQ(print_dim_sharding(DimSharding{{full("a"), full("b")}, true, std::nullopt}), R"({"a", "b"})");
+  EXPECT_EQ(print_dim_sharding(DimSharding{{test::axis("a"), test::axis("b")}, true, std::nullopt}), R"({"a", "b"})");
   EXPECT_EQ(print_dim_sharding(DimSharding{{}, false, std::nullopt}), "{?}");
-  EXPECT_EQ(print_dim_sharding(DimSharding{{full("a")}, false, std::nullopt}), R"({"a", ?})");
-  EXPECT_EQ(print_dim_sharding(DimSharding{{sub("y", 2, 2)}, false, 1}), R"({"y":(2)2, ?}p1)");
-  EXPECT_EQ(print_dim_sharding(DimSharding{{full("a")}, true, 0}), R"({"a"}p0)");  // p0 is printed
+  EXPECT_EQ(print_dim_sharding(DimSharding{{test::axis("a")}, false, std::nullopt}), R"({"a", ?})");
+  EXPECT_EQ(print_dim_sharding(DimSharding{{test::sub_axis("y", 2, 2)}, false, 1}), R"({"y":(2)2, ?}p1)");
+  EXPECT_EQ(print_dim_sharding(DimSharding{{test::axis("a")}, true, 0}), R"({"a"}p0)");  // p0 is printed
   EXPECT_EQ(print_dim_sharding(DimSharding{{}, true, 0}), "{}p0");
 }
 
 TEST(ShardyPrint, Shardings) {
   TensorSharding s;
   s.mesh_name = "m";
-  s.dims = {DimSharding{{full("a")}, true, std::nullopt}, DimSharding{}};
+  s.dims = {DimSharding{{test::axis("a")}, true, std::nullopt}, DimSharding{}};
   EXPECT_EQ(print_shardy_sharding(s), R"(<@m, [{"a"}, {}]>)");
-  s.unreduced = {full("w")};
-  s.replicated = {full("z"), sub("y", 1, 2)};
+  s.unreduced = {test::axis("w")};
+  s.replicated = {test::axis("z"), test::sub_axis("y", 1, 2)};
   EXPECT_EQ(print_shardy_sharding(s), R"(<@m, [{"a"}, {}], replicated={"z", "y":(1)2}, unreduced={"w"}>)");
   s.unreduced_reduction = Reduction::max;
   EXPECT_EQ(print_shardy_sharding(s), R"(<@m, [{"a"}, {}], replicated={"z", "y":(1)2}, unreduced=max{"w"}>)");
@@ -55,11 +49,11 @@ TEST(ShardyPrint, Shardings) {
 TEST(ShardyPrint, InlineMeshAndQuotedNames) {
   TensorSharding s;
   s.inline_mesh = make_mesh({{"a", 2}});
-  s.dims = {DimSharding{{full("a")}, true, std::nullopt}};
+  s.dims = {DimSharding{{test::axis("a")}, true, std::nullopt}};
   EXPECT_EQ(print_shardy_sharding(s), R"(<mesh<["a"=2]>, [{"a"}]>)");
   TensorSharding t;
   t.mesh_name = "my mesh";
-  t.dims = {DimSharding{{full("a\"b")}, true, std::nullopt}};
+  t.dims = {DimSharding{{test::axis("a\"b")}, true, std::nullopt}};
   EXPECT_EQ(print_shardy_sharding(t), R"(<@"my mesh", [{"a\"b"}]>)");
   EXPECT_EQ(print_symbol_ref("mesh_0.x"), "@mesh_0.x");
   EXPECT_EQ(print_symbol_ref("0mesh"), "@\"0mesh\"");

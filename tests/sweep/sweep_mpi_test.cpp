@@ -17,11 +17,19 @@
 #include <string>
 #include <thread>
 
+#include "tests/support/sweep_files.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
+using podsim::test::read_text;
+using podsim::test::sweep_file;
 
-const std::string kMlp = std::string(PODSIM_SOURCE_DIR) + "/scenarios/examples/mlp-v5e-4x4.json";
+// A fresh folder for one test.
+fs::path mpi_dir(const std::string& name) {
+  return podsim::test::fresh_dir("podsim_sweep_mpi", name);
+}
+
 // Running as root (CI, containers) needs --allow-run-as-root; --oversubscribe lets 2 ranks start on any machine.
 // In the sanitizer build LeakSanitizer would report Open MPI's own allocations (kept until exit, in components it
 // has unloaded by then, so no suppression can name them): leaks are checked by every test that runs podsim alone.
@@ -52,28 +60,8 @@ Outcome run_shell(const std::string& command, const fs::path& dir) {
   return result;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::size_t line_count(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
-fs::path temp_dir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("podsim_sweep_mpi_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-fs::path sweep_file(const fs::path& dir, const std::string& parameters) {
-  const auto path = dir / "sweep.json";
-  std::ofstream(path) << R"({"base": ")" << kMlp << R"(", "parameters": )" << parameters << "}\n";
-  return path;
 }
 
 // 4 batch sizes x 3 chip generations: 12 points.
@@ -82,7 +70,7 @@ const std::string kTwelve = R"([{"pointer": "/tensors/x/shape/0", "range": {"sta
 
 // A single-process run and a run over 2 ranks write the same bytes; rank 0 alone prints the summary and progress.
 void expect_ranks_write_one_process_bytes(const std::string& parameters, const std::string& model, std::size_t points) {
-  const auto dir = temp_dir(model);
+  const auto dir = mpi_dir(model);
   const auto sweep = sweep_file(dir, parameters).string();
   const std::string flags = " --model " + model;
   const Outcome one = run_shell(
@@ -114,7 +102,7 @@ TEST(SweepMpi, TwoRanksWriteTheBytesOfOneProcessDes) {
 }
 
 TEST(SweepMpi, AResumedRunSkipsThePointsAlreadyWritten) {
-  const auto dir = temp_dir("resume");
+  const auto dir = mpi_dir("resume");
   const auto sweep = sweep_file(dir, kTwelve).string();
   ASSERT_EQ(run_shell(std::string(PODSIM_BINARY) + " sweep " + sweep + " --out " + (dir / "full").string(), dir).code,
             0);
@@ -144,7 +132,7 @@ TEST(SweepMpi, AResumedRunSkipsThePointsAlreadyWritten) {
 // them and says so; running the same command again evaluates only the rest and completes the sweep. The wait for the
 // records polls the file; nothing here depends on how fast podsim is.
 TEST(SweepMpi, CtrlCToMpirunLeavesWholeLinesAndTheResumeCompletesThem) {
-  const auto dir = temp_dir("interrupt");
+  const auto dir = mpi_dir("interrupt");
   const auto sweep =
       sweep_file(dir, R"([{"pointer": "/tensors/x/shape/0", "range": {"start": 256, "stop": 40960, "step": 256}}])")
           .string();

@@ -11,42 +11,22 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_run.hpp"
+#include "tests/support/sweep_files.hpp"
+#include "tests/support/test_checks.hpp"
 
 namespace {
 
 using podsim::test::CliRun;
 using podsim::test::run_podsim;
 namespace fs = std::filesystem;
+using podsim::test::read_text;
+using podsim::test::sweep_file;
+using podsim::test::sweep_records;
 using Json = nlohmann::ordered_json;
 
-const std::string kMlp = std::string(PODSIM_SOURCE_DIR) + "/scenarios/examples/mlp-v5e-4x4.json";
-
-fs::path temp_dir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("podsim_sweep_report_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<Json> records(const fs::path& dir) {
-  std::vector<Json> out;
-  std::ifstream in(dir / "results.jsonl");
-  for (std::string line; std::getline(in, line);)
-    out.push_back(Json::parse(line));
-  return out;
-}
-
-fs::path sweep_file(const fs::path& dir, const std::string& parameters, const std::string& base = kMlp) {
-  const auto path = dir / "sweep.json";
-  std::ofstream(path) << R"({"base": ")" << base << R"(", "parameters": )" << parameters << "}\n";
-  return path;
+// A fresh folder for one test.
+fs::path report_dir(const std::string& name) {
+  return podsim::test::fresh_dir("podsim_sweep_report", name);
 }
 
 // The table data the page's script receives: equal data, equal table.
@@ -57,22 +37,15 @@ std::string table_data(const std::string& html) {
   return html.substr(start + open.size(), html.find("</script>", start) - start - open.size());
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
-    ++n;
-  return n;
-}
-
 const std::string kFour = R"([{"pointer": "/tensors/x/shape/0", "values": [4096, 16384]},
                               {"pointer": "/hardware", "values": ["tpu-v5e", "tpu-v6e"]}])";
 
 // The MLP example runs on a 4x4 slice: 16 chips for every plan; HBM per chip of the point's chip.
 TEST(SweepReportCli, RecordsCarryChipsAndHbmAfterTheContractKeys) {
-  const auto dir = temp_dir("chips");
+  const auto dir = report_dir("chips");
   const CliRun run = run_podsim("sweep " + sweep_file(dir, kFour).string() + " --out " + (dir / "out").string());
   ASSERT_EQ(run.code, 0) << run.err;
-  const auto lines = records(dir / "out");
+  const auto lines = sweep_records(dir / "out");
   ASSERT_EQ(lines.size(), 4u);
   for (const Json& line : lines) {
     for (const auto& [name, entry] : line["plans"].items()) {
@@ -95,7 +68,7 @@ TEST(SweepReportCli, RecordsCarryChipsAndHbmAfterTheContractKeys) {
 // A model-level point's candidates: chips of the candidate's slice, and with a price the cost per million tokens,
 // price x chips x step time / 3600 / tokens per step x 10^6 (docs/capacity.md).
 TEST(SweepReportCli, RankedCandidatesCarryChipsAndCost) {
-  const auto dir = temp_dir("model");
+  const auto dir = report_dir("model");
   const auto base = dir / "toy.json";
   std::ofstream(base) << R"({"name": "toy-plan", "hardware": "tpu-v5e", "price_per_chip_hour": 1.2,
     "model": {"layers": 2, "d_model": 256, "d_ff": 1024, "heads": 4, "kv_heads": 4, "head_dim": 64, "vocab": 1024},
@@ -107,7 +80,7 @@ TEST(SweepReportCli, RankedCandidatesCarryChipsAndCost) {
   const CliRun run =
       run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() + " --report " + html.string());
   ASSERT_EQ(run.code, 0) << run.err;
-  const auto lines = records(dir / "out");
+  const auto lines = sweep_records(dir / "out");
   ASSERT_EQ(lines.size(), 2u);
   for (const Json& line : lines) {
     const double tokens = line["params"]["/workload/batch_tokens"].get<double>();
@@ -131,7 +104,7 @@ TEST(SweepReportCli, RankedCandidatesCarryChipsAndCost) {
 // A sweep with a failing point: the page lists it; `sweep report` of the two shards draws the same table as the
 // report of one run.
 TEST(SweepReportCli, ReportOfShardsEqualsReportOfOneRun) {
-  const auto dir = temp_dir("shards");
+  const auto dir = report_dir("shards");
   const auto sweep = sweep_file(dir, R"([{"pointer": "/tensors/x/shape/0", "values": [4096, 16384]},
                                          {"pointer": "/mesh", "values": ["X=4,Y=4", "X=4,Y=5"]}])")
                          .string();
@@ -154,13 +127,13 @@ TEST(SweepReportCli, ReportOfShardsEqualsReportOfOneRun) {
   EXPECT_NE(b.find((dir / "s1" / "results.jsonl").string() + ", " + (dir / "s0" / "results.jsonl").string()),
             std::string::npos);
   // Per parameter, the book time and memory charts (two parameters: four charts), plus the Pareto front.
-  EXPECT_EQ(count(a, "<svg class=\"chart\""), 4u);
-  EXPECT_EQ(count(a, "<svg class=\"chart pareto\""), 1u);
+  EXPECT_EQ(podsim::test::count_of(a, "<svg class=\"chart\""), 4u);
+  EXPECT_EQ(podsim::test::count_of(a, "<svg class=\"chart pareto\""), 1u);
   fs::remove_all(dir);
 }
 
 TEST(SweepReportCli, BadFoldersRecordsAndPathsExit2Located) {
-  const auto dir = temp_dir("bad");
+  const auto dir = report_dir("bad");
   const auto html = (dir / "r.html").string();
   CliRun run = run_podsim("sweep report " + (dir / "nothing").string() + " --report " + html);
   EXPECT_EQ(run.code, 2);

@@ -2,7 +2,6 @@
 #include "sim/sweep/sweep_results.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -10,6 +9,7 @@
 
 #include "models/common/error.hpp"
 #include "sim/sweep/sweep_csv.hpp"
+#include "tests/support/sweep_files.hpp"
 
 namespace podsim {
 namespace {
@@ -20,11 +20,8 @@ const std::string kFailed =
     R"({"point":1,"params":{"/a":2,"/b":"y"},"hash":"01","model":"book","error":"s.json#point 1: /x: bad, got: \"q\"",)"
     R"("plans":{}})";
 
-std::filesystem::path temp_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("podsim_sweep_" + name + "_" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+std::filesystem::path results_dir(const std::string& name) {
+  return podsim::test::fresh_dir("podsim_sweep", name);
 }
 
 TEST(SweepCsv, FlattensPlansAndQuotesText) {
@@ -37,7 +34,7 @@ TEST(SweepCsv, FlattensPlansAndQuotesText) {
 }
 
 TEST(SweepResults, ReadingDropsAPartialLastLine) {
-  const auto dir = temp_dir("partial");
+  const auto dir = results_dir("partial");
   const auto path = dir / "results.jsonl";
   std::ofstream(path) << kGood << "\n" << kFailed.substr(0, 20);
   const ResultLines read = read_result_lines(path.string());
@@ -51,7 +48,7 @@ TEST(SweepResults, ReadingDropsAPartialLastLine) {
 }
 
 TEST(SweepResults, MergeOrdersByPointAndRefusesConflicts) {
-  const auto a = temp_dir("a"), b = temp_dir("b");
+  const auto a = results_dir("a"), b = results_dir("b");
   std::ofstream(a / "results.jsonl") << kFailed << "\n";
   std::ofstream(b / "results.jsonl") << kGood << "\n" << kFailed << "\n";  // a point in two shards, same record
   EXPECT_EQ(merge_shards({a.string(), b.string()}), (std::vector<std::string>{kGood, kFailed}));

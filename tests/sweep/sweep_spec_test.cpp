@@ -17,11 +17,11 @@
 namespace podsim {
 namespace {
 
-const std::string kBase =
+const std::string kSpecBase =
     R"({"name": "t", "tensors": {"x": {"shape": [8, 16]}}, "hardware": "tpu-v5e", "dtype": "bf16"})";
 
 SweepSpec sweep_of(const std::string& parameters, const std::string& extra = "") {
-  return load_sweep_text(R"({"base": )" + kBase + R"(, "parameters": )" + parameters + extra + "}", "s.json");
+  return load_sweep_text(R"({"base": )" + kSpecBase + R"(, "parameters": )" + parameters + extra + "}", "s.json");
 }
 
 std::string error_of(const std::string& text) {
@@ -34,7 +34,7 @@ std::string error_of(const std::string& text) {
 }
 
 std::string sweep_error(const std::string& parameters, const std::string& extra = "") {
-  return error_of(R"({"base": )" + kBase + R"(, "parameters": )" + parameters + extra + "}");
+  return error_of(R"({"base": )" + kSpecBase + R"(, "parameters": )" + parameters + extra + "}");
 }
 
 TEST(SweepSpec, ProductCountsEveryCombinationLastParameterFastest) {
@@ -229,7 +229,7 @@ TEST(SweepSpec, PathsInTheBaseScenarioAreReadFromItsFolder) {
         << evaluate_point(spec, point, SweepModel::book);
   // An inline base reads from the sweep file's folder.
   const SweepSpec inline_base =
-      load_sweep_text(R"({"base": )" + kBase + R"(, "parameters": [{"pointer": "/name", "values": ["a"]}]})",
+      load_sweep_text(R"({"base": )" + kSpecBase + R"(, "parameters": [{"pointer": "/name", "values": ["a"]}]})",
                       (dir / "sweeps" / "t.json").string());
   EXPECT_EQ(std::filesystem::path(inline_base.base_folder), dir / "sweeps");
   std::filesystem::remove_all(dir);

@@ -7,20 +7,12 @@
 #include <gtest/gtest.h>
 
 #include "models/common/error.hpp"
+#include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
 
 using Groups = std::vector<std::vector<ChipId>>;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const VerifyError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 Mesh mesh_of(std::vector<MeshAxis> axes) {
   return make_mesh(std::move(axes));
@@ -71,7 +63,7 @@ TEST(MeshMapping, GroupsOverSeveralAxes) {
   // z = 1: chips (x, y, 1) row-major over (X, Y) = 16x + 4y + 1.
   for (std::int64_t k = 0; k < 16; ++k)
     EXPECT_EQ(xy[1][k], 16 * (k / 4) + 4 * (k % 4) + 1);
-  EXPECT_EQ(error_of([&] {
+  EXPECT_EQ(test::verify_error([&] {
               mapping.groups(std::vector<std::string>{"X", "X"});
             }),
             "mesh mapping: an axis appears once per group, got: \"X\" twice");
@@ -82,7 +74,7 @@ TEST(MeshMapping, FewerOrMoreAxesThanDims) {
   const MeshMapping flat(mesh_of({{"X", 4}, {"Y", 4}}), Slice({4, 4, 1}, WrapRule::never));
   EXPECT_EQ(flat.groups("Y")[2], (std::vector<ChipId>{8, 9, 10, 11}));
   // Two axes on 4x4x4: dim 2 is left uncovered.
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(test::verify_error([] {
               MeshMapping(mesh_of({{"X", 4}, {"Y", 4}}), Slice({4, 4, 4}, WrapRule::whole_cubes));
             }),
             "mesh mapping: every slice dim of size > 1 is covered by a mesh axis, got: dim 2 (size 4) of slice "
@@ -91,7 +83,7 @@ TEST(MeshMapping, FewerOrMoreAxesThanDims) {
   const MeshMapping extra(mesh_of({{"X", 4}, {"Y", 4}, {"Z", 1}}), Slice({4, 4}, WrapRule::never));
   EXPECT_TRUE(extra.dims_of("Z").empty());
   EXPECT_EQ(extra.groups("Z").size(), 16u);
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(test::verify_error([] {
               MeshMapping(mesh_of({{"X", 4}, {"Y", 4}, {"Z", 2}}), Slice({4, 4}, WrapRule::never));
             }),
             "mesh mapping: axis \"Z\" (size 2) has no slice dim to map onto in order, slice 4x4 has 2 dims");
@@ -100,27 +92,30 @@ TEST(MeshMapping, FewerOrMoreAxesThanDims) {
 TEST(MeshMapping, Errors) {
   const Slice s({4, 2, 4}, WrapRule::whole_cubes);
   const Mesh mesh = mesh_of({{"X", 4}, {"Y", 8}});
-  EXPECT_EQ(error_of([&] {
+  EXPECT_EQ(test::verify_error([&] {
               MeshMapping(mesh, s, {{0, 1}, {2}});
             }),
             "mesh mapping: axis \"X\" size must equal the product of its dims' sizes, got: size 4 over dims [0, 1] "
             "of slice 4x2x4 (product 8)");
-  EXPECT_EQ(error_of([&] { MeshMapping(mesh, s); }),
+  EXPECT_EQ(test::verify_error([&] { MeshMapping(mesh, s); }),
             "mesh mapping: axis \"Y\" size must equal the product of its dims' sizes, got: size 8 over dims [1] of "
             "slice 4x2x4 (product 2)");
-  EXPECT_EQ(error_of([&] {
+  EXPECT_EQ(test::verify_error([&] {
               MeshMapping(mesh, s, {{0}, {1, 0}});
             }),
             "mesh mapping: each slice dim is used once, got: dim 0 used by axis \"X\" and axis \"Y\"");
-  EXPECT_EQ(error_of([&] {
+  EXPECT_EQ(test::verify_error([&] {
               MeshMapping(mesh, s, {{0}, {1, 3}});
             }),
             "mesh mapping: axis \"Y\" maps to a dim outside slice 4x2x4 (dims 0..2), got: 3");
-  EXPECT_EQ(error_of([&] { MeshMapping(mesh, s, {{0}}); }),
+  EXPECT_EQ(test::verify_error([&] { MeshMapping(mesh, s, {{0}}); }),
             "mesh mapping: one dim list per mesh axis, got: 1 lists for 2 axes (\"X\", \"Y\")");
   const MeshMapping ok(mesh, s, {{0}, {1, 2}});
-  EXPECT_EQ(error_of([&] { ok.groups("Q"); }), "mesh mapping: unknown axis \"Q\" (axes: \"X\", \"Y\")");
-  EXPECT_EQ(error_of([&] { ok.chip_at({4, 0}); }), "mesh mapping: index along axis \"X\" must be in [0, 4), got: 4");
+  EXPECT_EQ(test::verify_error([&] { ok.groups("Q"); }), "mesh mapping: unknown axis \"Q\" (axes: \"X\", \"Y\")");
+  EXPECT_EQ(test::verify_error([&] {
+              ok.chip_at({4, 0});
+            }),
+            "mesh mapping: index along axis \"X\" must be in [0, 4), got: 4");
 }
 
 }  // namespace

@@ -8,18 +8,10 @@
 #include <gtest/gtest.h>
 
 #include "models/common/error.hpp"
+#include "tests/support/sharding_builders.hpp"
 
 namespace podsim {
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const VerifyError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(Slice, ShapesAndWraparound) {
   const Slice ring({8}, {true});
@@ -136,26 +128,26 @@ TEST(Slice, LinkNamesCarrySourceCoordinates) {
 TEST(Slice, MissingLinkIsAnError) {
   const Slice pair({2, 2}, {true, true});
   EXPECT_EQ(pair.find_link(1, 1, Direction::plus), std::nullopt);
-  EXPECT_EQ(error_of([&] { pair.link_id(1, 1, Direction::plus); }),
+  EXPECT_EQ(test::verify_error([&] { pair.link_id(1, 1, Direction::plus); }),
             "slice 2x2: no link leaves chip 1 along dim 1 in direction + (edge of a dim without wraparound)");
 }
 
 TEST(Slice, RejectsBadShapes) {
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(test::verify_error([] {
               Slice({2, 2, 2, 2}, {false, false, false, false});
             }),
             "slice: rank must be 1, 2 or 3, got: 4 (shape 2x2x2x2)");
-  EXPECT_EQ(error_of([] { Slice({}, {}); }), "slice: rank must be 1, 2 or 3, got: 0 (shape (none))");
-  EXPECT_EQ(error_of([] { Slice({4, 0}, {false, false}); }), "slice: dim 1 size must be >= 1, got: 4x0");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(test::verify_error([] { Slice({}, {}); }), "slice: rank must be 1, 2 or 3, got: 0 (shape (none))");
+  EXPECT_EQ(test::verify_error([] { Slice({4, 0}, {false, false}); }), "slice: dim 1 size must be >= 1, got: 4x0");
+  EXPECT_EQ(test::verify_error([] {
               Slice({4, 4}, {true});
             }),
             "slice: wraparound needs one flag per dim, got: 1 flags for shape 4x4");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(test::verify_error([] {
               Slice({4, 4}, {false, false}).coords_of(16);
             }),
             "slice 4x4: chip id must be in [0, 16), got: 16");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(test::verify_error([] {
               Slice({4, 4}, {false, false}).chip_at({0, 4});
             }),
             "slice 4x4: coordinate 1 must be in [0, 4), got: 4");

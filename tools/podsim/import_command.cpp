@@ -10,6 +10,7 @@
 
 #include "models/common/dtype.hpp"
 #include "models/common/error.hpp"
+#include "models/common/shape.hpp"
 #include "sim/import/hlo_module.hpp"
 #include "sim/import/hlo_scenario.hpp"
 #include "sim/import/import_scenario.hpp"
@@ -54,13 +55,6 @@ void write_scenario(const std::string& json, const std::string& out_path) {
   if (!out || !(out << json)) throw InputError(out_path, "cannot write file");
 }
 
-std::string slice_text(const std::vector<std::int64_t>& slice) {
-  std::string s;
-  for (std::size_t i = 0; i < slice.size(); ++i)
-    s += (i ? "x" : "") + std::to_string(slice[i]);
-  return s;
-}
-
 // The preset's peak FLOP/s by podsim dtype name (what the importers compare a program's dtypes with).
 std::map<std::string, double> peaks_of(const HardwareSpec& preset) {
   std::map<std::string, double> peaks;
@@ -79,7 +73,8 @@ int import_hlo(const ImportOptions& opts, const std::string& text) {
   write_scenario(imported.scenario.dump(2) + "\n", opts.out);
   std::cout << "wrote " << opts.out << ": partitioned HLO module " << module.name << ", "
             << imported.scenario["tensors"].size() << " tensors, " << imported.scenario["program"].size()
-            << " ops on a " << slice_text(slice) << " " << opts.hardware << " slice (device id = chip id, row-major)\n";
+            << " ops on a " << format_dims(slice) << " " << opts.hardware
+            << " slice (device id = chip id, row-major)\n";
   if (!imported.notes.empty()) std::cout << "approximated (docs/import.md, \"Partitioned HLO\"):\n";
   for (const auto& n : imported.notes) {
     std::cout << "  ";
@@ -116,7 +111,7 @@ void add_import_command(CLI::App& app, Action& action) {
       write_scenario(doc.dump(2) + "\n", opts->out);
       std::cout << "wrote " << opts->out << ": " << module.tensors.size() << " tensors, " << module.ops.size()
                 << " ops on a ";
-      std::cout << slice_text(slice) << " " << opts->hardware << " slice\n"
+      std::cout << format_dims(slice) << " " << opts->hardware << " slice\n"
                 << import::approximations_text(doc, opts->file);
       return 0;
     };
