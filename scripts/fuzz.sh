@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs one libFuzzer harness of tools/fuzz (or `all` of them, one after the other) for SECONDS each, with its
+# Runs one libFuzzer harness of tools/fuzz (or `all` of them, two at a time) for SECONDS each, with its
 # seed corpus, and prints the executions and coverage reached. Builds the harnesses with clang into
 # build-fuzz (-DPODSIM_FUZZ=ON) first when needed. New inputs go to build-fuzz/corpus/TARGET (the seeds in
 # tools/fuzz/corpus/TARGET are only read); a crash leaves its input in build-fuzz/artifacts/TARGET/ and
@@ -17,21 +17,30 @@ if [ $# -lt 2 ]; then
 fi
 target=$1 seconds=$2
 shift 2
+build=build-fuzz
+configure() {
+  if [ ! -f $build/CMakeCache.txt ]; then
+    CC=clang CXX=clang++ cmake -S . -B $build -DPODSIM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  fi
+}
 if [ "$target" = all ]; then
-  status=0
-  for t in "${targets[@]}"; do "$0" "$t" "$seconds" "$@" || status=1; done
-  exit $status
+  # Every harness built in one go, then run PODSIM_FUZZ_JOBS at a time (default 2, one per core of a 2-core machine:
+  # libFuzzer runs one process per harness). Each prints its one-line summary when it ends; exit 1 if any failed.
+  configure
+  cmake --build $build -j"${PODSIM_FUZZ_BUILD_JOBS:-2}" --target "${targets[@]/#/fuzz_}" >/dev/null
+  printf '%s\n' "${targets[@]}" | PODSIM_FUZZ_BUILT=1 xargs -P "${PODSIM_FUZZ_JOBS:-2}" -I{} "$0" {} "$seconds" "$@" &&
+    exit 0
+  exit 1
 fi
 if [[ ! " ${targets[*]} " =~ " $target " ]]; then
   echo "error: unknown fuzz target \"$target\" (known: ${targets[*]})" >&2
   exit 2
 fi
 
-build=build-fuzz
-if [ ! -f $build/CMakeCache.txt ]; then
-  CC=clang CXX=clang++ cmake -S . -B $build -DPODSIM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+if [ -z "${PODSIM_FUZZ_BUILT:-}" ]; then  # `all` built every harness already
+  configure
+  cmake --build $build -j"${PODSIM_FUZZ_BUILD_JOBS:-2}" --target "fuzz_$target" >/dev/null
 fi
-cmake --build $build -j"${PODSIM_FUZZ_BUILD_JOBS:-2}" --target "fuzz_$target" >/dev/null
 
 mkdir -p "$build/corpus/$target" "$build/artifacts/$target"
 log="$build/fuzz_$target.log"

@@ -4,11 +4,11 @@
 namespace podsim {
 
 ModelAnswer describe_model(const ModelQuery& query) {
-  using Field = ModelQuery::Field;
+  using QueryField = ModelQuery::Field;
   if (query.seq_len < 1 || query.seq_len > (std::int64_t{1} << 31))
-    throw ModelQueryError(Field::seq_len, "must be in [1, 2^31], got: " + std::to_string(query.seq_len));
+    throw ModelQueryError(QueryField::seq_len, "must be in [1, 2^31], got: " + std::to_string(query.seq_len));
   if (query.training.batch_tokens > (std::uint64_t{1} << 40))
-    throw ModelQueryError(Field::batch_tokens,
+    throw ModelQueryError(QueryField::batch_tokens,
                           "must be at most 2^40 tokens, got: " + std::to_string(query.training.batch_tokens));
   ModelAnswer answer;
   answer.query = query;
@@ -16,7 +16,7 @@ ModelAnswer describe_model(const ModelQuery& query) {
   if (query.checkpoints_per_layer) {
     const std::int64_t k = *query.checkpoints_per_layer;
     if (k < 1 || k > 1024)
-      throw ModelQueryError(Field::checkpoints_per_layer, "must be in [1, 1024], got: " + std::to_string(k));
+      throw ModelQueryError(QueryField::checkpoints_per_layer, "must be in [1, 1024], got: " + std::to_string(k));
     answer.query.training.remat.checkpoints_per_layer = k;
   }
   answer.params = count_params(query.model.dims);
