@@ -147,9 +147,19 @@ struct Value {
   std::string sharding;              // the tensor's Shardy sharding; empty: replicated with the per-device shape
   std::vector<std::int64_t> global;  // with a sharding: the tensor's global shape
   std::string storage;               // without a tensor: a tensor holding its bytes (a view's source), or empty
+  std::string holder;                // without either: a tensor whose buffer stands for it in podsim's memory
   std::vector<std::string> deps;     // the scenario ops that must end before it can be read
   std::vector<Value> elements;       // a tuple's elements
   bool replicated() const { return !tensor.empty() && sharding.empty(); }
+  // The tensor a stand-in for this value is a view of (docs/import.md, "Stand-ins"); empty: none, so a stand-in is
+  // transient.
+  const std::string& held_by() const { return !tensor.empty() ? tensor : !storage.empty() ? storage : holder; }
+};
+
+// A declared tensor that stands in for a value of the module: a view of the tensor holding the value (`view_of`),
+// or, when none holds it (`view_of` empty), transient.
+struct StandIn {
+  std::string view_of;
 };
 
 std::string axes_list(const std::vector<std::string>& axes) {
@@ -221,7 +231,7 @@ class Builder {
   std::string new_tensor(const std::string& hint);
   std::string new_op(const std::string& hint);
   std::string declare(const HloInstruction& ins, const std::string& hint, const HloShape& shape,
-                      const std::string& sharding = "", bool standin = false);
+                      const std::string& sharding = "", const std::optional<StandIn>& standin = std::nullopt);
   std::string readable(const HloInstruction& ins, const Value& v, const std::string& hint,
                        std::vector<std::string>& after);
   const Value& operand(const HloInstruction& ins, std::size_t k) const;
@@ -313,7 +323,7 @@ std::string Builder::new_op(const std::string& hint) {
 }
 
 std::string Builder::declare(const HloInstruction& ins, const std::string& hint, const HloShape& shape,
-                             const std::string& sharding, bool standin) {
+                             const std::string& sharding, const std::optional<StandIn>& standin) {
   if (shape.tuple || shape.element == "token")
     fail(ins, ins.column, "%" + ins.name + ": expected an array value, got a tuple or token");
   for (const auto d : shape.dims)
@@ -323,11 +333,17 @@ std::string Builder::declare(const HloInstruction& ins, const std::string& hint,
   const std::string name = new_tensor(hint);
   nlohmann::ordered_json t = {{"shape", shape.dims}, {"dtype", dtype_of(ins, shape)}};
   if (!sharding.empty()) t["sharding"] = sharding;
+  if (standin && !standin->view_of.empty())
+    t["view_of"] = standin->view_of;
+  else if (standin)
+    t["transient"] = true;
   tensors_[name] = t;
   if (standin)
     note(ins, "reads a stand-in input " + name + " (" + array_text(shape.element, shape.dims) +
-                  (sharding.empty() ? "" : " " + sharding) +
-                  "): a declared tensor, alive for the whole run in podsim's memory");
+                  (sharding.empty() ? "" : " " + sharding) + "): " +
+                  (standin->view_of.empty()
+                       ? "transient, in podsim's memory while its readers run"
+                       : "a view of " + standin->view_of + ", whose buffer it holds (no memory of its own)"));
   return name;
 }
 
@@ -338,7 +354,7 @@ std::string Builder::readable(const HloInstruction& ins, const Value& v, const s
   for (const auto& d : v.deps)
     if (std::find(after.begin(), after.end(), d) == after.end()) after.push_back(d);
   if (v.replicated()) return v.tensor;
-  return declare(ins, hint, v.shape, "", true);
+  return declare(ins, hint, v.shape, "", StandIn{v.held_by()});
 }
 
 const Value& Builder::operand(const HloInstruction& ins, std::size_t k) const {
@@ -474,13 +490,13 @@ void Builder::collective(const HloInstruction& ins) {
       const std::string view = dim_sharding(res.dims.size(), d, axes);
       const std::string source = !in.tensor.empty() && in.sharding == view && in.global == res.dims
                                      ? in.tensor
-                                     : declare(ins, name + "_in", res, view, true);
+                                     : declare(ins, name + "_in", res, view, StandIn{in.held_by()});
       op = {{"op", "all_gather"}, {"name", name}, {"tensor", source}, {"axes", axes}, {"out", out_tensor}};
       v.tensor = out_tensor;
     } else if (kind == "all-reduce") {
       expect(in.shape.dims == res.dims, "the result has the operand's shape");
       const std::string standin =
-          declare(ins, name + "_in", in.shape, unreduced_sharding(in.shape.dims.size(), axes), true);
+          declare(ins, name + "_in", in.shape, unreduced_sharding(in.shape.dims.size(), axes), StandIn{in.held_by()});
       op = {{"op", "all_reduce"}, {"name", name}, {"tensor", standin}, {"axes", axes}, {"out", out_tensor}};
       v.tensor = out_tensor;
     } else if (kind == "reduce-scatter") {
@@ -489,7 +505,7 @@ void Builder::collective(const HloInstruction& ins) {
       expect(scattered == in.shape.dims,
              "the result is the operand with dim " + std::to_string(d) + " divided by the group size");
       const std::string standin =
-          declare(ins, name + "_in", in.shape, unreduced_sharding(in.shape.dims.size(), axes), true);
+          declare(ins, name + "_in", in.shape, unreduced_sharding(in.shape.dims.size(), axes), StandIn{in.held_by()});
       op = {{"op", "reduce_scatter"}, {"name", name}, {"tensor", standin},
             {"axes", axes},           {"dim", d},     {"out", out_tensor}};
       v.tensor = out_tensor;  // sharded: ops that need the replicated per-device view read a stand-in
@@ -509,7 +525,8 @@ void Builder::collective(const HloInstruction& ins) {
                  ": podsim's all-to-all moves the axes to another dim, and no "
                  "dim other than " +
                  std::to_string(d) + " of " + want + " divides by the group size " + std::to_string(g));
-      const std::string standin = declare(ins, name + "_in", global, dim_sharding(global.dims.size(), d, axes), true);
+      const std::string standin =
+          declare(ins, name + "_in", global, dim_sharding(global.dims.size(), d, axes), StandIn{in.held_by()});
       op = {{"op", "all_to_all"}, {"name", name}, {"tensor", standin}, {"axes", axes},
             {"from_dim", d},      {"to_dim", to}, {"out", out_tensor}};
       v.tensor = out_tensor;
@@ -605,7 +622,7 @@ void Builder::dot(const HloInstruction& ins, const HloInstruction* inner, const 
       if (it != fused_params_.end() && it->second->replicated() && it->second->shape.dims == shape.dims &&
           it->second->shape.element == shape.element)
         return it->second->tensor;
-      return declare(d, hint, shape, "", true);
+      return declare(d, hint, shape, "", StandIn{it != fused_params_.end() ? it->second->held_by() : ""});
     };
     lt = direct(d.operands[0], lhs, name + "_lhs");
     rt = direct(d.operands[1], rhs, name + "_rhs");
@@ -627,6 +644,8 @@ void Builder::dot(const HloInstruction& ins, const HloInstruction* inner, const 
   if (podsim_dtype(d.shape.element, approximated) == lhs_dtype)
     v.tensor = out;
   else
+    v.holder = out;
+  if (v.tensor.empty())
     note(d, "the matmul's result takes the lhs's dtype " + lhs_dtype + " in podsim, the module's is " +
                 d.shape.element + "; the result's readers take a stand-in of the module's type");
   values_[d.name] = v;
@@ -673,7 +692,15 @@ void Builder::convolution(const HloInstruction& ins, const std::map<std::string,
     fail(c, c.column, "convolution %" + c.name + ": its matmul operands would exceed 2^50 elements");
   const std::string name = new_op(shapes ? ins.name : c.name);
   HloShape ls{false, lhs.element, {m, k}, {}}, rs{false, rhs.element, {k, n}, {}};
-  const std::string lt = declare(c, name + "_lhs", ls), rt = declare(c, name + "_rhs", rs);
+  // The stand-in operands are views of the tensors holding the convolution's operands (inside a fusion, of the
+  // fusion's operands they are).
+  auto held = [&](const std::string& operand) -> std::string {
+    if (!shapes) return values_.at(operand).held_by();
+    const auto param = fused_params_.find(operand);
+    return param == fused_params_.end() ? "" : param->second->held_by();
+  };
+  const std::string lt = declare(c, name + "_lhs", ls, "", StandIn{held(c.operands[0])});
+  const std::string rt = declare(c, name + "_rhs", rs, "", StandIn{held(c.operands[1])});
   bool approximated = false;
   compute_dtype(podsim_dtype(lhs.element, approximated));
   push({{"op", "matmul"}, {"name", name}, {"lhs", lt}, {"rhs", rt}, {"einsum", "MK,KN->MN"}, {"out", new_tensor(name)}},
@@ -797,7 +824,7 @@ void Builder::memory_op(const HloInstruction& ins, double flops_per_element,
   if (missing > 4.0e18) fail(ins, ins.column, ins.opcode + " %" + ins.name + ": its operands exceed 2^62 bytes");
   if (missing >= 1)
     load(declare(ins, ins.name + "_read", HloShape{false, "s8", {static_cast<std::int64_t>(missing + 0.5)}, {}}, "",
-                 true));
+                 StandIn{}));
   Value result;
   result.shape = ins.shape;
   for (std::size_t k = 0; k < arrays.size(); ++k) {
@@ -816,9 +843,9 @@ void Builder::memory_op(const HloInstruction& ins, double flops_per_element,
     } else if (const auto view = gather_views_.find(ins.name); view != gather_views_.end() && !ins.shape.tuple) {
       v.global = view->second.first;
       v.sharding = view->second.second;
-      input = declare(ins, name + "_in", HloShape{false, a.element, v.global, {}}, v.sharding, true);
+      input = declare(ins, name + "_in", HloShape{false, a.element, v.global, {}}, v.sharding, StandIn{});
     } else {
-      input = declare(ins, name + "_in", a, "", true);
+      input = declare(ins, name + "_in", a, "", StandIn{});
     }
     const std::string out = new_tensor(name);
     compute_dtype(dtype_of(ins, a));

@@ -14,6 +14,8 @@ struct Lifetime {
 
 Lifetime lifetime(const PlannedBuffer& buffer, const StepTimes& times) {
   Lifetime life;
+  // A view takes no memory (the tensor it holds is counted); a transient input nothing read takes none.
+  if (!buffer.view_of.empty() || (buffer.transient && buffer.op < 0)) return {0, 0};
   if (buffer.op < 0) return life;  // declared: the whole program
   life.from_s = times[static_cast<std::size_t>(buffer.op)][static_cast<std::size_t>(std::max(buffer.step, 0))].first;
   if (buffer.last_op >= 0)
@@ -51,7 +53,7 @@ MemoryProfile memory_profile(const PlannedProgram& program, const StepTimes& tim
   for (const auto& buffer : program.buffers) {
     const Lifetime life = lifetime(buffer, times);
     if (!(life.from_s < life.to_s)) continue;
-    if (buffer.op < 0) {
+    if (buffer.op < 0) {  // declared: alive from the start
       in_use += buffer.bytes_per_chip;
       continue;
     }

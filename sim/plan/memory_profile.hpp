@@ -1,6 +1,8 @@
 // Memory over time on one chip, from when each step of a planned program starts and ends: a buffer is allocated
 // when the step that creates it starts and freed when its last reader ends (declared tensors, and results that
-// nothing reads, stay to the end). The same rule serves the simulated timeline and the closed-form one.
+// nothing reads, stay to the end; a transient declared tensor lives from its first reader's step to its last's; a
+// view takes no memory, its readers keep the tensor it views alive). The same rule serves the simulated timeline and
+// the closed-form one.
 #pragma once
 
 #include <cstdint>

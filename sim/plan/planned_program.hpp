@@ -41,6 +41,11 @@ struct PlannedBuffer {
   // declared tensor, or a result nothing reads).
   int last_op = -1;
   int last_step = -1;
+  // A declared tensor's memory (ScenarioTensor): a view of another tensor takes no memory of its own (the steps
+  // reading it keep that tensor's version alive instead); a transient one lives from the start of its first reader
+  // (op, step) to the end of its last (last_op, last_step), and takes none when nothing reads it.
+  std::string view_of;
+  bool transient = false;
 };
 
 // permute: every chip of each group sends one block to its neighbour at once (a collective matmul's hop).

@@ -60,6 +60,9 @@ class Planner {
           }
       current_[declared.name] = add_buffer(PlannedBuffer::Role::declared, declared.name, declared.name, declared.shape,
                                            declared.dtype, std::move(sharding), std::move(labels), -1);
+      PlannedBuffer& buffer = program_.buffers.back();
+      buffer.view_of = declared.view_of;
+      buffer.transient = declared.transient;
     }
     for (std::size_t i = 0; i < spec_.program.size(); ++i) {
       const ScenarioOp& op = spec_.program[i];
@@ -121,16 +124,28 @@ class Planner {
   void push(PlannedOp& op, PlannedStep step) {
     const int index = static_cast<int>(op.steps.size());
     for (const int b : step.reads) {
-      PlannedBuffer& buffer = program_.buffers[static_cast<std::size_t>(b)];
-      if (buffer.role == PlannedBuffer::Role::declared) continue;  // the model's state: kept for the whole program
-      buffer.last_op = op.index;
-      buffer.last_step = index;
+      const PlannedBuffer& read = buffer(b);
+      // A view's reads keep the version of the tensor it holds alive (the verifier made sure one is written).
+      mark_read(read.view_of.empty() ? b : current_.at(read.view_of), op.index, index);
     }
     if (step.writes >= 0) program_.buffers[static_cast<std::size_t>(step.writes)].step = index;
     op.steps.push_back(std::move(step));
   }
 
   const PlannedBuffer& buffer(int id) const { return program_.buffers[static_cast<std::size_t>(id)]; }
+
+  // Step `step` of op `op` reads buffer `b`: it is that buffer's last reader so far (and a transient input's first,
+  // when none read it before). Declared tensors other than transient ones are the model's state, kept throughout.
+  void mark_read(int b, int op, int step) {
+    PlannedBuffer& read = program_.buffers[static_cast<std::size_t>(b)];
+    if (read.role == PlannedBuffer::Role::declared && !read.transient) return;
+    if (read.transient && read.op < 0) {
+      read.op = op;
+      read.step = step;
+    }
+    read.last_op = op;
+    read.last_step = step;
+  }
 
   void require_links(const ScenarioOp& op) const {
     if (!ici().present())

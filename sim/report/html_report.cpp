@@ -311,8 +311,8 @@ std::string plan_html(const PlanRun& plan) {
   out += "<table class=\"memory\">\n";
   out += row({"tensor", "sharding", "local shape", "per chip", "total"}, true);
   for (const TensorMemory& t : plan.memory)
-    out += row({esc(t.name), esc(t.sharding), esc(shape_text(t.local_shape)), num(bytes_text(t.bytes_per_device)),
-                num(bytes_text(t.total_bytes))});
+    out += row({esc(tensor_label(t)), esc(t.sharding), esc(shape_text(t.local_shape)),
+                num(bytes_text(t.bytes_per_device)), num(bytes_text(t.total_bytes))});
   const auto fit_cell = [](const std::string& text, bool hard) {
     if (text == "fits") return std::string("<span class=\"pass\">fits</span>");
     return (hard ? "<span class=\"fail\">" : "<span class=\"muted\">") + esc(text) + "</span>";

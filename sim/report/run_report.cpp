@@ -121,9 +121,8 @@ std::string memory_text(const PlanRun& plan) {
   TextTable table({"tensor", "sharding", "local shape", "per chip", "total"},
                   {Align::left, Align::left, Align::left, Align::right, Align::right});
   for (const TensorMemory& tensor : plan.memory)
-    table.add_row({tensor.written_by.empty() ? tensor.name : tensor.name + " (" + tensor.written_by + ")",
-                   tensor.sharding, shape_text(tensor.local_shape), bytes_text(tensor.bytes_per_device),
-                   bytes_text(tensor.total_bytes)});
+    table.add_row({tensor_label(tensor), tensor.sharding, shape_text(tensor.local_shape),
+                   bytes_text(tensor.bytes_per_device), bytes_text(tensor.total_bytes)});
   std::string out = "  memory per chip\n" + table.render("    ");
   out += fmt::format("    peak {} of {} HBM at {} on chip {}: {}\n", bytes_text(plan.memory_per_chip_bytes),
                      bytes_text(plan.hbm_bytes), format_seconds(plan.peak_time_s), plan.peak_chip,
@@ -252,7 +251,9 @@ json memory_json(const PlanRun& plan) {
                        {"sharding", t.sharding},
                        {"local_shape", t.local_shape},
                        {"bytes_per_device", t.bytes_per_device},
-                       {"total_bytes", t.total_bytes}});
+                       {"total_bytes", t.total_bytes},
+                       {"view_of", t.view_of.empty() ? json(nullptr) : json(t.view_of)},
+                       {"transient", t.transient}});
   const std::uint64_t over = plan.memory_per_chip_bytes > plan.hbm_bytes && plan.hbm_bytes > 0
                                  ? plan.memory_per_chip_bytes - plan.hbm_bytes
                                  : 0;
@@ -383,6 +384,12 @@ std::string collectives_summary(const OpRun& op) {
   for (const CollectiveRun& c : op.collectives)
     parts.push_back(collective_summary(c));
   return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string tensor_label(const TensorMemory& tensor) {
+  if (!tensor.view_of.empty()) return tensor.name + " (view of " + tensor.view_of + ")";
+  if (tensor.transient) return tensor.name + " (transient)";
+  return tensor.written_by.empty() ? tensor.name : tensor.name + " (" + tensor.written_by + ")";
 }
 
 std::string fit_text(std::uint64_t used_bytes, std::uint64_t capacity_bytes) {

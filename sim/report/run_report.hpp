@@ -43,6 +43,9 @@ std::string collective_summary(const CollectiveRun& collective);
 // The op's collectives, "; "-separated ("" when it has none).
 std::string collectives_summary(const OpRun& op);
 
+// A memory table's tensor: "h (mm)" (written by op mm), "h_in (view of h)", "t (transient)", or the bare name.
+std::string tensor_label(const TensorMemory& tensor);
+
 // "fits", "DOES NOT FIT by 3.2 GiB", or "capacity unknown" when the capacity is 0.
 std::string fit_text(std::uint64_t used_bytes, std::uint64_t capacity_bytes);
 // For a working set against VMEM: "fits", or "streamed in tiles (exceeds VMEM by 128 MiB)": an op whose operands

@@ -92,6 +92,8 @@ struct TensorMemory {
   std::uint64_t total_bytes = 0;
   std::string sharding;    // as printed (book notation where it can, else Shardy)
   std::string written_by;  // the op that wrote this version (empty for a declared tensor)
+  std::string view_of;     // a stand-in holding this tensor's bytes: no memory of its own (docs/scenario-format.md)
+  bool transient = false;  // declared, but alive only while the steps that read it run
 };
 
 struct LinkLoad {

@@ -89,6 +89,12 @@ OpRun op_run(const PlannedOp& op) {
   return run;
 }
 
+// The op that creates buffer `b`, for reports: none for a declared tensor (a transient one is allocated by its
+// first reader, which did not create it).
+std::string creator(const PlannedProgram& program, const PlannedBuffer& b) {
+  return b.op < 0 || b.role == PlannedBuffer::Role::declared ? "" : program.ops[static_cast<std::size_t>(b.op)].name;
+}
+
 PlanRun plan_run(const PlannedProgram& program) {
   PlanRun plan;
   plan.name = program.name;
@@ -99,8 +105,8 @@ PlanRun plan_run(const PlannedProgram& program) {
   for (const int id : program.tensor_versions()) {
     const PlannedBuffer& b = program.buffers[static_cast<std::size_t>(id)];
     plan.memory.push_back({b.tensor, b.local_shape, b.bytes_per_chip, b.total_bytes,
-                           print_readable(b.sharding, b.tensor, b.labels),
-                           b.op < 0 ? "" : program.ops[static_cast<std::size_t>(b.op)].name});
+                           print_readable(b.sharding, b.tensor, b.labels), creator(program, b), b.view_of,
+                           b.transient});
   }
   const BookEvaluation book = evaluate_book(program);
   plan.book_memory_per_chip_bytes = book.memory.peak_bytes;
@@ -120,8 +126,7 @@ void fill_memory(PlanRun& plan, const PlannedProgram& program, const ScheduledPl
   plan.fits_hbm = plan.hbm_bytes == 0 || memory.peak_bytes <= plan.hbm_bytes;
   for (const int id : memory.alive_at_peak) {
     const PlannedBuffer& b = program.buffers[static_cast<std::size_t>(id)];
-    plan.alive_at_peak.push_back(
-        {b.what, b.op < 0 ? "" : program.ops[static_cast<std::size_t>(b.op)].name, b.bytes_per_chip});
+    plan.alive_at_peak.push_back({b.what, creator(program, b), b.bytes_per_chip});
   }
   for (const ScheduleWait& wait : scheduled.waits)
     plan.waits.push_back({program.ops[static_cast<std::size_t>(wait.op)].name,

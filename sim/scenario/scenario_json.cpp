@@ -251,7 +251,7 @@ void read_tensors(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   for (const auto& [name, t] : j.items()) {
     const std::string p = child("/tensors", name);
     require_object(ctx, t, p);
-    require_known_keys(ctx, t, p, {"shape", "dtype", "sharding"});
+    require_known_keys(ctx, t, p, {"shape", "dtype", "sharding", "view_of", "transient"});
     require_key(ctx, t, p, "shape");
     ScenarioTensor tensor;
     tensor.name = name;
@@ -265,6 +265,8 @@ void read_tensors(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
       tensor.dtype = located(ctx.at(p + "/dtype"), [&] { return parse_dtype(text); });
     }
     if (t.contains("sharding")) tensor.sharding.text = get_string(ctx, t.at("sharding"), p + "/sharding");
+    if (t.contains("view_of")) tensor.view_of = get_string(ctx, t.at("view_of"), p + "/view_of");
+    if (t.contains("transient")) tensor.transient = get_bool(ctx, t.at("transient"), p + "/transient");
     spec.tensors.push_back(std::move(tensor));
   }
 }

@@ -49,6 +49,13 @@ struct ScenarioTensor {
   Shape shape;
   DType dtype = DType::bf16;
   ScenarioSharding sharding;
+  // Memory (docs/scenario-format.md#tensors): by default the tensor is the program's state, alive from start to end.
+  // `view_of` names another tensor whose bytes this one holds in another layout or type (an imported module's value
+  // read through a stand-in): it takes no memory of its own, and the steps that read it keep the other tensor's
+  // current version alive. `transient`: allocated when the first step that reads it starts, freed when the last one
+  // ends (a stand-in for a value nothing else holds).
+  std::string view_of;
+  bool transient = false;
   std::string pointer;  // derived: "/tensors/<name>"
 };
 

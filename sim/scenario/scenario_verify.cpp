@@ -3,6 +3,7 @@
 // scenario_verify_capacity.cpp, scenario_verify_ops.cpp and scenario_verify_expect.cpp.
 #include "sim/scenario/scenario_verify.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <cstdio>
@@ -345,7 +346,33 @@ void verify_tensors(State& state) {
       replicate(state, tensor.sharding, tensor.shape.size(), p + "/sharding");
     else
       verify_sharding_text(state, tensor.sharding, p + "/sharding", tensor.name, tensor.shape.size());
-    state.tensors[tensor.name] = {tensor.shape, tensor.dtype, true};
+    if (!tensor.view_of.empty()) {
+      if (!is_tensor_name(tensor.view_of))
+        where.fail(p + "/view_of",
+                   "tensor names are identifiers [A-Za-z_][A-Za-z0-9_]*, got: " + quote(tensor.view_of));
+      if (tensor.view_of == tensor.name)
+        where.fail(p + "/view_of", "a tensor is not a view of itself, got: " + quote(tensor.view_of));
+      if (tensor.transient)
+        where.fail(p + "/transient",
+                   "a view takes no memory of its own, so \"transient\" does not apply, got: true beside \"view_of\"");
+    }
+    state.tensors[tensor.name] = {tensor.shape, tensor.dtype, true, tensor.view_of};
+  }
+  // A view's tensor is declared (and not a view itself) or written by an op; the op check below makes sure it is
+  // written before a step reads the view.
+  for (const auto& tensor : state.spec.tensors) {
+    if (tensor.view_of.empty()) continue;
+    const auto it = state.tensors.find(tensor.view_of);
+    if (it != state.tensors.end() && !it->second.view_of.empty())
+      where.fail(tensor.pointer + "/view_of", "names a tensor that is a view itself, got: " + quote(tensor.view_of) +
+                                                  " (a view of " + quote(it->second.view_of) + "); name that one");
+    if (it == state.tensors.end()) {
+      const bool written = std::any_of(state.spec.program.begin(), state.spec.program.end(),
+                                       [&](const ScenarioOp& op) { return op.out == tensor.view_of; });
+      if (!written)
+        where.fail(tensor.pointer + "/view_of",
+                   "names no tensor declared in \"tensors\" or written by an op, got: " + quote(tensor.view_of));
+    }
   }
 }
 

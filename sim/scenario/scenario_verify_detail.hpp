@@ -56,6 +56,7 @@ struct TensorInfo {
   Shape shape;
   DType dtype = DType::bf16;
   bool declared = false;  // in "tensors" (an input), not defined by an op
+  std::string view_of;    // declared with "view_of": the tensor whose bytes it holds
 };
 
 // State carried from section to section while verifying; the spec's derived fields are filled as it goes.

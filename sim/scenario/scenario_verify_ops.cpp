@@ -66,6 +66,10 @@ class OpVerifier {
     if (it == state_.tensors.end())
       where_.fail(p_ + "/" + key, "tensor is not defined before this op, got: " + quote(name) +
                                       " (declare it in \"tensors\" or write it as an earlier op's \"out\")");
+    const std::string& view_of = it->second.view_of;
+    if (!view_of.empty() && state_.tensors.count(view_of) == 0)
+      where_.fail(p_ + "/" + key, "reads " + quote(name) + ", a view of " + quote(view_of) + ", before any op writes " +
+                                      quote(view_of) + " (write it in an earlier op)");
     op_.inputs.push_back(name);
     return it->second;
   }
@@ -245,7 +249,7 @@ void verify_program(State& state) {
       where.fail(p, "the op's detail is not that of its kind, got: " + quote(op_kind_name(op.kind)));
     OpVerifier(state, op).run();
     if (!op.out.empty() && state.tensors.count(op.out) == 0)
-      state.tensors[op.out] = {op.out_shape, op.out_dtype, false};
+      state.tensors[op.out] = {op.out_shape, op.out_dtype, false, ""};
     op_pointer[op.name] = p;
   }
 }

@@ -2,6 +2,7 @@
 // slice axes, the scenario and what `podsim run` reports for it. Expectations are worked out by hand from the module
 // texts in tests/import/data/hlo_* (FLOPs 2 M K N per dot, bytes = elements x bytes per element, groups read off
 // the device numbering), never copied from the program's output.
+#include <algorithm>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -422,6 +423,36 @@ TEST(HloCli, ImportThenRunReportsTheModulesCollectives) {
   EXPECT_NE(bad.err.find("hlo_bad_groups.hlo:13:86: all-reduce %all-reduce: replica_groups {{0,3},{1,2}}"),
             std::string::npos)
       << bad.err;
+}
+
+// Peak memory per device is the module's own buffers: the all-reduce's stand-in input is a view of the dot's result,
+// not a tensor of its own. Per device, bf16: param 256x256 = 128 KiB, param.1 256x1024 = 512 KiB, dot, all-reduce
+// and tanh 256x1024 = 512 KiB each. While the all-reduce runs: both parameters, dot (its input) and its result =
+// 1664 KiB; during tanh dot is freed and tanh's result takes its place: 1664 KiB again. A stand-in counted as a
+// tensor alive for the whole run would add 512 KiB (2176 KiB).
+TEST(HloCli, PeakMemoryIsTheModulesOwnBuffers) {
+  const std::string out = ::testing::TempDir() + "/imported_hlo_memory.json";
+  const auto imported = test::run_podsim("import " + data_path("hlo_memory.hlo") + " -o " + out);
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("a view of dot, whose buffer it holds (no memory of its own)"), std::string::npos)
+      << imported.out;
+  const auto run = test::run_podsim("run " + out + " --format json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto memory = test::json_of(run)["plans"][0]["memory"];
+  EXPECT_EQ(memory["per_chip_bytes"], 1664 * 1024);
+  EXPECT_EQ(memory["book_per_chip_bytes"], 1664 * 1024);
+  std::map<std::string, nlohmann::json> tensors;
+  for (const auto& t : memory["tensors"])
+    tensors[t["name"].get<std::string>()] = t;
+  EXPECT_EQ(tensors.at("all_reduce_in")["view_of"], "dot");
+  EXPECT_EQ(tensors.at("param")["view_of"], nullptr);
+  std::vector<std::string> alive;
+  for (const auto& b : memory["alive_at_peak"])
+    alive.push_back(b["buffer"].get<std::string>());
+  std::sort(alive.begin(), alive.end());
+  EXPECT_EQ(alive, (std::vector<std::string>{"all_reduce", "dot", "param", "param_1"}));
+  const auto text = test::run_podsim("run " + out);
+  EXPECT_NE(text.out.find("all_reduce_in (view of dot)"), std::string::npos) << text.out;
 }
 
 // Mutated module texts (a fixed seed): the import either succeeds or throws podsim's typed errors, never anything
