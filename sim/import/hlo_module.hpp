@@ -55,6 +55,9 @@ struct HloModule {
   int entry = -1;  // index of the ENTRY computation
 };
 
+// Whether two shapes are the same: element type and dims, or tuples of the same shapes (layouts are not read).
+bool same_shape(const HloShape& a, const HloShape& b);
+
 // True when the text's first line that is neither blank nor a `//` comment starts with `HloModule`.
 bool looks_like_hlo_module(std::string_view text);
 

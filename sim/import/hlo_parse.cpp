@@ -130,14 +130,6 @@ std::vector<std::vector<std::int64_t>> read_nested_lists(std::string_view s, std
   }
 }
 
-bool same_shape(const HloShape& a, const HloShape& b) {
-  if (a.tuple != b.tuple || a.element != b.element || a.dims != b.dims || a.elements.size() != b.elements.size())
-    return false;
-  for (std::size_t k = 0; k < a.elements.size(); ++k)
-    if (!same_shape(a.elements[k], b.elements[k])) return false;
-  return true;
-}
-
 // `f32[8,16]` or `(f32[8], s32[])`, layouts left out.
 std::string shape_text(const HloShape& shape) {
   if (!shape.tuple) {
@@ -573,6 +565,14 @@ std::vector<std::vector<std::int64_t>> parse_replica_groups(std::string_view tex
 HloModule parse_hlo_module(std::string_view text, const std::string& file) {
   require_utf8_module(text, file);
   return Reader(text, file).read();
+}
+
+bool same_shape(const HloShape& a, const HloShape& b) {
+  if (a.tuple != b.tuple || a.element != b.element || a.dims != b.dims || a.elements.size() != b.elements.size())
+    return false;
+  for (std::size_t k = 0; k < a.elements.size(); ++k)
+    if (!same_shape(a.elements[k], b.elements[k])) return false;
+  return true;
 }
 
 }  // namespace podsim::import

@@ -17,6 +17,7 @@
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
 #include "sim/import/assumed_peaks.hpp"
+#include "sim/import/hlo_builder.hpp"
 
 namespace podsim::import {
 namespace {
@@ -140,28 +141,6 @@ std::string flops_text(double flops) {
   return out.str();
 }
 
-// An HLO value of the ENTRY computation.
-struct Value {
-  HloShape shape;
-  std::string tensor;                // the scenario tensor holding it; empty: none
-  std::string sharding;              // the tensor's Shardy sharding; empty: replicated with the per-device shape
-  std::vector<std::int64_t> global;  // with a sharding: the tensor's global shape
-  std::string storage;               // without a tensor: a tensor holding its bytes (a view's source), or empty
-  std::string holder;                // without either: a tensor whose buffer stands for it in podsim's memory
-  std::vector<std::string> deps;     // the scenario ops that must end before it can be read
-  std::vector<Value> elements;       // a tuple's elements
-  bool replicated() const { return !tensor.empty() && sharding.empty(); }
-  // The tensor a stand-in for this value is a view of (docs/import.md, "Stand-ins"); empty: none, so a stand-in is
-  // transient.
-  const std::string& held_by() const { return !tensor.empty() ? tensor : !storage.empty() ? storage : holder; }
-};
-
-// A declared tensor that stands in for a value of the module: a view of the tensor holding the value (`view_of`),
-// or, when none holds it (`view_of` empty), transient.
-struct StandIn {
-  std::string view_of;
-};
-
 std::string axes_list(const std::vector<std::string>& axes) {
   std::string list;
   for (const auto& a : axes)
@@ -206,67 +185,9 @@ const HloShape& gather_result(const HloInstruction& ins) {
   return ins.shape;
 }
 
-class Builder {
- public:
-  Builder(const HloModule& module, std::string file, const std::vector<std::int64_t>& slice,
-          const std::map<std::string, double>& peak_flops)
-      : module_(module), file_(std::move(file)), slice_(slice), peak_flops_(peak_flops) {}
+}  // namespace
 
-  HloImport build(const std::string& hardware);
-
- private:
-  [[noreturn]] void fail(const HloInstruction& ins, std::size_t col, const std::string& message) const {
-    throw InputError(file_ + ":" + std::to_string(ins.line) + ":" + std::to_string(col), message);
-  }
-  [[noreturn]] void fail_at(const HloInstruction& ins, const std::string& key, const std::string& message) const {
-    const auto it = ins.attribute_column.find(key);
-    fail(ins, it == ins.attribute_column.end() ? ins.column : it->second, message);
-  }
-  void note(const HloInstruction& ins, const std::string& how) {
-    notes_.push_back({ins.opcode, ins.name, ins.line, how});
-  }
-
-  std::string dtype_of(const HloInstruction& ins, const HloShape& shape);
-  double bytes_of(const HloInstruction& ins, const HloShape& shape);
-  std::string new_tensor(const std::string& hint);
-  std::string new_op(const std::string& hint);
-  std::string declare(const HloInstruction& ins, const std::string& hint, const HloShape& shape,
-                      const std::string& sharding = "", const std::optional<StandIn>& standin = std::nullopt);
-  std::string readable(const HloInstruction& ins, const Value& v, const std::string& hint,
-                       std::vector<std::string>& after);
-  const Value& operand(const HloInstruction& ins, std::size_t k) const;
-  std::vector<std::string> axes_of(const HloInstruction& ins);
-  void push(nlohmann::ordered_json op, const std::vector<std::string>& after);
-  void compute_dtype(const std::string& dtype) { compute_dtypes_.insert(dtype); }
-
-  void instruction(const HloInstruction& ins);
-  void collective(const HloInstruction& ins);
-  void dot(const HloInstruction& ins, const HloInstruction* inner, const std::map<std::string, HloShape>* shapes,
-           const std::vector<std::string>& after);
-  void convolution(const HloInstruction& ins, const std::map<std::string, HloShape>* shapes,
-                   const std::vector<std::string>& after);
-  void fusion(const HloInstruction& ins);
-  void memory_op(const HloInstruction& ins, double flops_per_element, const std::vector<std::string>& inner_ops);
-  void fused_products(const HloInstruction& fusion, const std::string& callee, int depth, std::set<std::string>& seen,
-                      const std::vector<std::string>& after, std::vector<std::string>& ops, double& flops_per_element);
-
-  const HloModule& module_;
-  std::string file_;
-  std::vector<std::int64_t> slice_;
-  std::map<std::string, double> peak_flops_;
-  std::int64_t devices_ = 1;
-  nlohmann::ordered_json tensors_ = nlohmann::ordered_json::object();
-  nlohmann::ordered_json program_ = nlohmann::ordered_json::array();
-  std::map<std::string, Value> values_;
-  std::set<std::string> tensor_names_, op_names_, noted_types_;
-  std::set<std::string> compute_dtypes_;
-  std::vector<HloImportNote> notes_;
-  // ENTRY values an all-gather reads -> the layout it gathers (global shape, sharding): a parameter is declared in
-  // it, an op whose result is written from a stand-in declares the stand-in in it.
-  std::map<std::string, std::pair<std::vector<std::int64_t>, std::string>> gather_views_;
-  // While a fusion's own computation is read: its parameters' names -> the fusion's operand values.
-  std::map<std::string, const Value*> fused_params_;
-};
+namespace hlo_build {
 
 std::string Builder::dtype_of(const HloInstruction& ins, const HloShape& shape) {
   bool approximated = false;
@@ -297,7 +218,7 @@ double Builder::bytes_of(const HloInstruction& ins, const HloShape& shape) {
 
 std::string Builder::new_tensor(const std::string& hint) {
   std::string base;
-  for (const char c : hint)
+  for (const char c : scoped(hint))
     base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   if (base.empty() || !std::isalpha(static_cast<unsigned char>(base[0]))) base = "t" + base;
   std::string name = base;
@@ -309,7 +230,7 @@ std::string Builder::new_tensor(const std::string& hint) {
 
 std::string Builder::new_op(const std::string& hint) {
   std::string base;
-  for (const char c : hint)
+  for (const char c : scoped(hint))
     base += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
   if (base.empty() || !std::isalpha(static_cast<unsigned char>(base[0]))) base = "op_" + base;
   if (base.rfind("op", 0) == 0 && base.size() > 2 &&
@@ -367,6 +288,12 @@ void Builder::push(nlohmann::ordered_json op, const std::vector<std::string>& af
   std::vector<std::string> deps;
   for (const auto& d : after)
     if (std::find(deps.begin(), deps.end(), d) == deps.end()) deps.push_back(d);
+  // In a loop body: an op that waits for no op of its iteration waits for the previous iteration to end.
+  if (in_iteration_ &&
+      std::none_of(deps.begin(), deps.end(), [&](const std::string& d) { return iteration_ops_.count(d) > 0; }))
+    for (const auto& d : iteration_after_)
+      if (std::find(deps.begin(), deps.end(), d) == deps.end()) deps.push_back(d);
+  if (in_iteration_) iteration_ops_.insert(op["name"].get<std::string>());
   if (!deps.empty()) op["after"] = deps;
   program_.push_back(std::move(op));
 }
@@ -867,6 +794,12 @@ void Builder::memory_op(const HloInstruction& ins, double flops_per_element,
 
 void Builder::instruction(const HloInstruction& ins) {
   const std::string& op = ins.opcode;
+  if (++walked_ > kMaxInstructions)
+    fail(ins, ins.column,
+         "%" + ins.name + ": with its loops unrolled and calls inlined the module has more than " +
+             std::to_string(kMaxInstructions) + " instructions, which podsim does not simulate one by one");
+  if (op == "call") return call(ins);
+  if (op == "while") return loop(ins);
   if (op == "parameter" || op == "constant" || op == "iota" || op == "partition-id" || op == "replica-id") {
     Value v;
     v.shape = ins.shape;
@@ -1016,21 +949,20 @@ HloImport Builder::build(const std::string& hardware) {
   return out;
 }
 
-}  // namespace
+}  // namespace hlo_build
 
 std::int64_t hlo_device_count(const HloModule& module) {
   constexpr std::int64_t kCap = std::int64_t{1} << 20;  // larger ids are refused at their collective
   std::int64_t n = module.num_partitions * module.replica_count;
   if (n > 1) return n;
-  for (const auto& c : module.computations)
-    if (c.entry)
-      for (const auto& ins : c.instructions) {
-        for (const auto& g : ins.replica_groups)
-          for (const auto d : g)
-            n = std::max(n, std::min(d, kCap) + 1);
-        for (const auto& [from, to] : ins.source_target_pairs)
-          n = std::max({n, std::min(from, kCap) + 1, std::min(to, kCap) + 1});
-      }
+  for (const auto& c : module.computations)  // the ENTRY's and those its calls and loops read
+    for (const auto& ins : c.instructions) {
+      for (const auto& g : ins.replica_groups)
+        for (const auto d : g)
+          n = std::max(n, std::min(d, kCap) + 1);
+      for (const auto& [from, to] : ins.source_target_pairs)
+        n = std::max({n, std::min(from, kCap) + 1, std::min(to, kCap) + 1});
+    }
   return n;
 }
 
@@ -1098,10 +1030,8 @@ std::vector<std::int64_t> hlo_default_slice(const HloModule& module, const std::
   const std::size_t rank = pod_shape.empty() ? 3 : pod_shape.size();
   std::vector<const HloInstruction*> collectives;
   for (const auto& c : module.computations)
-    if (c.entry)
-      for (const auto& ins : c.instructions)
-        if (kCollectives.count(ins.opcode) && ins.opcode.rfind("collective-permute", 0) != 0)
-          collectives.push_back(&ins);
+    for (const auto& ins : c.instructions)
+      if (kCollectives.count(ins.opcode) && ins.opcode.rfind("collective-permute", 0) != 0) collectives.push_back(&ins);
   // Ordered factorisations of n into k factors >= 2 (n = 1: the one-chip slice).
   std::vector<std::vector<std::int64_t>> candidates;
   std::vector<std::int64_t> current;
@@ -1153,7 +1083,7 @@ std::vector<std::int64_t> hlo_default_slice(const HloModule& module, const std::
 
 HloImport scenario_from_hlo(const HloModule& module, const std::string& file, const std::string& hardware,
                             const std::vector<std::int64_t>& slice, const std::map<std::string, double>& peak_flops) {
-  return Builder(module, file, slice, peak_flops).build(hardware);
+  return hlo_build::Builder(module, file, slice, peak_flops).build(hardware);
 }
 
 }  // namespace podsim::import

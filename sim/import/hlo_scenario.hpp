@@ -1,8 +1,8 @@
 // From a compiled, partitioned HLO module (hlo_module.hpp) to scenario JSON (docs/scenario-format.md) that
 // `podsim check` and `podsim run` accept: the module's devices laid on a slice (device id = chip id, row-major),
 // every collective on the mesh axes its replica groups form, every dot and convolution as a matmul with the
-// module's per-device shapes, every fusion as its bytes in and out, in the ENTRY computation's dependency order
-// (docs/import.md, "Partitioned HLO").
+// module's per-device shapes, every fusion as its bytes in and out, in the ENTRY computation's dependency order, with
+// calls read in place and while loops of known trip count unrolled (docs/import.md, "Partitioned HLO").
 #pragma once
 
 #include <cstdint>
@@ -32,8 +32,8 @@ struct HloImport {
 };
 
 // The module's device count: num_partitions x replica_count from its header; when that is 1 (the header names no
-// count, as XLA's test modules leave it to the runner), one more than the largest device id the ENTRY collectives'
-// replica groups and source-target pairs name.
+// count, as XLA's test modules leave it to the runner), one more than the largest device id the collectives' replica
+// groups and source-target pairs name (in any computation: a loop body's collectives run too).
 std::int64_t hlo_device_count(const HloModule& module);
 
 // The slice dims, in the groups' order, whose lines (one dim) or planes (several) of a slice of shape `slice`
@@ -56,7 +56,8 @@ std::vector<std::int64_t> hlo_default_slice(const HloModule& module, const std::
 // preset `hardware` (with a `chip.peak_flops` override for each compute dtype missing from `peak_flops`, set to its
 // bf16 figure and listed as a note), the slice with one mesh axis per dim (X, Y, Z), the ENTRY parameters and the
 // stand-ins as tensors, and the program. Throws InputError located `FILE:LINE:COL` for an instruction it refuses
-// (docs/import.md lists them): an unsupported opcode or element type, replica groups that are not lines or planes
+// (docs/import.md lists them): an unsupported opcode or element type, a while without known_trip_count, a module
+// of more than 100,000 instructions unrolled, replica groups that are not lines or planes
 // of the slice (naming the groups), device ids outside the slice, shapes that do not agree with a collective's,
 // dot's or convolution's attributes; InputError at `--slice` when the slice does not hold the module's device
 // count; at `--hardware` when a compute dtype has no figure and the preset has no bf16 one.

@@ -67,8 +67,9 @@ void verify_plan_values(const ScenarioSpec& spec, const PlannedProgram& program,
       // A declared tensor that is unreduced holds partial sums: give each device its own partial, whose sum over
       // the unreduced group is the reference.
       DenseArray whole = small_integer_array(buffer.shape, seed_of(buffer.tensor));
-      ShardedValues v = distribute(whole, sharding, mesh, buffer.dtype);
-      if (!sharding.unreduced.empty()) {
+      if (sharding.unreduced.empty()) {
+        values[b] = distribute(whole, sharding, mesh, buffer.dtype);
+      } else {
         TensorSharding replicated = sharding;
         replicated.unreduced.clear();
         std::vector<DenseArray> locals = distribute(whole, replicated, mesh, buffer.dtype).locals();
@@ -78,9 +79,8 @@ void verify_plan_values(const ScenarioSpec& spec, const PlannedProgram& program,
           const auto group = collective_group(mesh, sharding.unreduced, device);
           if (group.front() != device) locals[position] = DenseArray(locals[position].shape());
         }
-        v = ShardedValues(buffer.shape, sharding, mesh, std::move(locals), buffer.dtype);
+        values[b] = ShardedValues(buffer.shape, sharding, mesh, std::move(locals), buffer.dtype);
       }
-      values[b] = std::move(v);
       reference[b] = std::move(whole);
     }
     for (const PlannedOp& op : program.ops) {

@@ -62,7 +62,9 @@ class Lowering {
       bool reads_inside = false;
       for (const int b : step.reads) {
         join(deps, ready_[static_cast<std::size_t>(b)]);
-        reads_inside |= program_.buffers[static_cast<std::size_t>(b)].op == op.index;
+        const PlannedBuffer& read = program_.buffers[static_cast<std::size_t>(b)];
+        // (a transient declared tensor names its first reader as `op`, which did not create it)
+        reads_inside |= read.op == op.index && read.role != PlannedBuffer::Role::declared;
       }
       if (!reads_inside) join(deps, first);
       const auto begin = static_cast<TaskId>(graph_->tasks.size());

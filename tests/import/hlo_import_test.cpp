@@ -334,8 +334,8 @@ TEST(HloScenario, RefusalsAreLocated) {
   EXPECT_EQ(
       hlo_error_of(head + "  %c = f32[8,16]{1,0} custom-call(f32[8,16]{1,0} %p), custom_call_target=\"x\"\n}\n", true),
       "m.hlo:4:23: unsupported instruction \"custom-call\" (%c): podsim does not simulate it");
-  EXPECT_EQ(hlo_error_of(head + "  %w = (f32[8,16]) while(%p), condition=%a, body=%b\n}\n", true),
-            "m.hlo:4:20: unsupported instruction \"while\" (%w): podsim does not simulate it");
+  EXPECT_EQ(hlo_error_of(head + "  %w = (f32[8,16]) conditional(%p), branch_computations={%a}\n}\n", true),
+            "m.hlo:4:20: unsupported instruction \"conditional\" (%w): podsim does not simulate it");
   EXPECT_EQ(hlo_error_of("HloModule m\nENTRY %e {\n  %p = f64[2]{0} parameter(0)\n}\n", true, {1}).substr(0, 46),
             "m.hlo:3:18: unsupported element type f64 of %p");
   // An all-gather whose result is not the operand times the group size.
@@ -357,6 +357,13 @@ TEST(HloScenario, RefusalsAreLocated) {
                    true)
           .substr(0, 49),
       "m.hlo:4:61: dot %d: paired dims differ in size");
+}
+
+// `podsim import ARGS` exits 2, its error output holding `message`.
+void expect_import_error(const std::string& args, const std::string& message) {
+  const auto refused = test::run_podsim("import " + args);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find(message), std::string::npos) << refused.err;
 }
 
 TEST(HloCli, ImportThenRunReportsTheModulesCollectives) {
@@ -418,11 +425,8 @@ TEST(HloCli, ImportThenRunReportsTheModulesCollectives) {
     }
   EXPECT_TRUE(gathered) << "no op named ag";
 
-  const auto bad = test::run_podsim("import " + data_path("hlo_bad_groups.hlo") + " -o " + out + " --slice 2x2");
-  EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("hlo_bad_groups.hlo:13:86: all-reduce %all-reduce: replica_groups {{0,3},{1,2}}"),
-            std::string::npos)
-      << bad.err;
+  expect_import_error(data_path("hlo_bad_groups.hlo") + " -o " + out + " --slice 2x2",
+                      "hlo_bad_groups.hlo:13:86: all-reduce %all-reduce: replica_groups {{0,3},{1,2}}");
 }
 
 // Peak memory per device is the module's own buffers: the all-reduce's stand-in input is a view of the dot's result,
@@ -453,6 +457,117 @@ TEST(HloCli, PeakMemoryIsTheModulesOwnBuffers) {
   EXPECT_EQ(alive, (std::vector<std::string>{"all_reduce", "dot", "param", "param_1"}));
   const auto text = test::run_podsim("run " + out);
   EXPECT_NE(text.out.find("all_reduce_in (view of dot)"), std::string::npos) << text.out;
+  // A slice of fewer dims than the preset's pods is refused at the flag, with the shape to give.
+  expect_import_error(data_path("hlo_memory.hlo") + " -o " + out + " --slice 2",
+                      "error: --slice: tpu-v5e's slices have 2 dims (its pod is 16x16), got: \"2\" (give 2x1)");
+}
+
+// Control flow: a while unrolls only with a trip count XLA states, within bounds; a call names a computation.
+TEST(HloScenario, ControlFlowRefusalsAreLocated) {
+  const std::string body =
+      "%b (s: f32[8]) -> f32[8] {\n  %s = f32[8]{0} parameter(0)\n  ROOT %t = f32[8]{0} tanh(%s)\n}\n";
+  const std::string head = "HloModule m, num_partitions=4\n" + body + "ENTRY %e {\n  %p = f32[8]{0} parameter(0)\n";
+  EXPECT_EQ(hlo_error_of(head + "  %w = f32[8]{0} while(%p), condition=%b, body=%b\n}\n", true),
+            "m.hlo:8:18: while %w: no known_trip_count in its backend_config (podsim unrolls a loop only when XLA "
+            "states how many times it runs)");
+  EXPECT_EQ(hlo_error_of(head + "  %w = f32[8]{0} while(%p), condition=%b, body=%nope, "
+                                "backend_config={\"known_trip_count\":{\"n\":\"2\"}}\n}\n",
+                         true),
+            "m.hlo:8:43: while %w calls an unknown computation %nope");
+  // 100001 iterations of a one-instruction body: past the 100000 instructions podsim reads.
+  EXPECT_EQ(hlo_error_of(head + "  %w = f32[8]{0} while(%p), condition=%b, body=%b, "
+                                "backend_config={\"known_trip_count\":{\"n\":\"100001\"}}\n}\n",
+                         true),
+            "m.hlo:8:52: while %w: 100001 iterations of %b's 1 instructions would take the module past 100000 "
+            "instructions, which podsim does not simulate one by one");
+  EXPECT_EQ(hlo_error_of(head + "  %c = f32[8]{0} call(%p), to_apply=%e\n}\n", true),
+            "m.hlo:8:28: call %c calls the ENTRY computation %e");
+  EXPECT_EQ(hlo_error_of(head + "  %c = f32[8]{0} call(%p)\n}\n", true), "m.hlo:8:18: call %c without to_apply=");
+  // A body whose parameter is not what the loop passes it.
+  const std::string wide =
+      "%v (s: f32[16]) -> f32[16] {\n  %s = f32[16]{0} parameter(0)\n  ROOT %t = f32[16]{0} "
+      "tanh(%s)\n}\n";
+  EXPECT_EQ(hlo_error_of("HloModule m, num_partitions=4\n" + wide + "ENTRY %e {\n  %p = f32[8]{0} parameter(0)\n" +
+                             "  %w = f32[8]{0} while(%p), condition=%v, body=%v, "
+                             "backend_config={\"known_trip_count\":{\"n\":\"1\"}}\n}\n",
+                         true),
+            "m.hlo:3:19: %s: parameter 0 of %v differs in shape from what %w passes it");
+}
+
+// A call reads its computation in place: the dot inside becomes a matmul named after the call, on the caller's
+// tensors, and what the call returns is the matmul's result (the all-reduce's stand-in is a view of it).
+TEST(HloScenario, ACallReadsItsComputationInPlace) {
+  const std::string text =
+      "HloModule m, num_partitions=2\n"
+      "%f (a: bf16[64,128], b: bf16[128,256]) -> bf16[64,256] {\n"
+      "  %a = bf16[64,128]{1,0} parameter(0)\n"
+      "  %b = bf16[128,256]{1,0} parameter(1)\n"
+      "  ROOT %d = bf16[64,256]{1,0} dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "}\n"
+      "ENTRY %e {\n"
+      "  %x = bf16[64,128]{1,0} parameter(0)\n"
+      "  %w = bf16[128,256]{1,0} parameter(1)\n"
+      "  %c = bf16[64,256]{1,0} call(%x, %w), to_apply=%f\n"
+      "  ROOT %r = bf16[64,256]{1,0} all-reduce(%c), replica_groups={{0,1}}\n"
+      "}\n";
+  const auto imported = scenario_from_hlo(parse_hlo_module(text, "m.hlo"), "m.hlo", "tpu-v5e", {2, 1}, kV5ePeaks);
+  const auto& doc = imported.scenario;
+  const auto& mm = op_named(doc, "c.d");
+  EXPECT_EQ(mm["op"], "matmul");
+  EXPECT_EQ(mm["lhs"], "x");
+  EXPECT_EQ(mm["rhs"], "w");
+  EXPECT_EQ(mm["einsum"], "AB,BC->AC");
+  const auto& ar = op_named(doc, "r");
+  EXPECT_EQ(doc["tensors"][ar["tensor"].get<std::string>()]["view_of"], mm["out"]);
+  EXPECT_EQ(ar["after"], nlohmann::json{"c.d"});
+  const auto spec = load_scenario_text(doc.dump(), "c.json");
+  EXPECT_EQ(spec.program.size(), 2u);
+}
+
+// XLA's module (hlo_while_all_reduce.hlo): a while over a body that all-reduces p.1 (bf16[4096], 8 KiB per device)
+// over groups {0,1,2,3},{4,5,6,7}, known_trip_count 10. The groups are the rows of a 2x4 slice: axis Y, 4 chips.
+// Unrolled: ten all-reduces, one per iteration, each iteration's ops after the previous iteration's; the body's
+// approximations are listed once.
+TEST(HloCli, AWhileLoopUnrollsItsKnownTripCount) {
+  const std::string out = ::testing::TempDir() + "/imported_hlo_while.json";
+  const auto imported = test::run_podsim("import " + data_path("hlo_while_all_reduce.hlo") + " -o " + out);
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("on a 2x4 tpu-v5e slice"), std::string::npos) << imported.out;
+  EXPECT_NE(imported.out.find("hlo_while_all_reduce.hlo:45: while %while: while over %body unrolled 10 times"),
+            std::string::npos)
+      << imported.out;
+  std::size_t listed = 0;
+  for (std::size_t at = imported.out.find("all-reduce %all-reduce:"); at != std::string::npos;
+       at = imported.out.find("all-reduce %all-reduce:", at + 1))
+    ++listed;
+  EXPECT_EQ(listed, 1u) << imported.out;
+  const auto run = test::run_podsim("run " + out + " --format json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto plan = test::json_of(run)["plans"][0];
+  std::map<std::string, nlohmann::json> ops;
+  int all_reduces = 0;
+  for (const auto& op : plan["ops"]) {
+    ops[op["name"].get<std::string>()] = op;
+    if (op["kind"] == "all_reduce") ++all_reduces;
+  }
+  EXPECT_EQ(all_reduces, 10);
+  for (int i = 0; i < 10; ++i) {
+    const auto& ar = ops.at("while." + std::to_string(i) + ".all-reduce");
+    EXPECT_EQ(ar["collectives"][0]["axes"], nlohmann::json{"Y"});
+    EXPECT_EQ(ar["collectives"][0]["group_size"], 4);
+    EXPECT_EQ(ar["collectives"][0]["array_bytes"], 4096 * 2);
+    if (i == 0) continue;
+    // Iteration i starts when iteration i-1 has written its state (the dynamic-update-slice, its last op).
+    const double previous_end = ops.at("while." + std::to_string(i - 1) + ".dus")["des_end_s"].get<double>();
+    EXPECT_GE(ar["des_start_s"].get<double>(), previous_end) << i;
+    EXPECT_GE(ops.at("while." + std::to_string(i) + ".output-buffer")["des_start_s"].get<double>(), previous_end) << i;
+  }
+  // Memory: the parameters (8 KiB each) and one iteration's buffers, not ten: the all-reduce's result, the
+  // broadcast's stand-in input and result, the dynamic-update-slice's result (8 KiB each) and s32 scalars.
+  const auto per_chip = plan["memory"]["per_chip_bytes"].get<std::uint64_t>();
+  EXPECT_GE(per_chip, 16u * 1024);
+  EXPECT_LE(per_chip, 48u * 1024 + 64);
+  EXPECT_EQ(plan["values_match"], true);
 }
 
 // Mutated module texts (a fixed seed): the import either succeeds or throws podsim's typed errors, never anything

@@ -3,6 +3,7 @@
 // `jax.jit(f).lower(...).compile().as_text()` prints; told apart by its `HloModule` header) as a scenario
 // (docs/import.md). The scenario written is
 // loaded back through the scenario loader before the command succeeds, so `podsim check` and `podsim run` accept it.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -44,6 +45,20 @@ std::vector<std::int64_t> parse_slice_flag(const std::string& text) {
   return shape;
 }
 
+// The --slice flag on `preset`'s pods: as many dims as the pod has (a 1-dim slice of a 2-dim pod is written 2x1).
+std::vector<std::int64_t> slice_flag(const std::string& text, const HardwareSpec& preset, const std::string& name) {
+  auto shape = parse_slice_flag(text);
+  const auto& pod = preset.pod_shape;
+  if (!pod.empty() && shape.size() != pod.size()) {
+    auto padded = shape;
+    padded.resize(std::max(pod.size(), shape.size()), 1);
+    throw InputError("--slice", name + "'s slices have " + std::to_string(pod.size()) + " dims (its pod is " +
+                                    format_dims(pod) + "), got: \"" + text + "\"" +
+                                    (shape.size() < pod.size() ? " (give " + format_dims(padded) + ")" : ""));
+  }
+  return shape;
+}
+
 struct ImportOptions {
   std::string file, out, hardware = "tpu-v5e", slice;
 };
@@ -68,7 +83,7 @@ int import_hlo(const ImportOptions& opts, const std::string& text) {
   const auto module = import::parse_hlo_module(text, opts.file);
   const auto preset = hardware_flag([&] { return load_hardware_preset(opts.hardware); });
   const auto slice = opts.slice.empty() ? import::hlo_default_slice(module, preset.pod_shape, opts.file, "--hardware")
-                                        : parse_slice_flag(opts.slice);
+                                        : slice_flag(opts.slice, preset, opts.hardware);
   const auto imported = import::scenario_from_hlo(module, opts.file, opts.hardware, slice, peaks_of(preset));
   write_scenario(imported.scenario.dump(2) + "\n", opts.out);
   std::cout << "wrote " << opts.out << ": partitioned HLO module " << module.name << ", "
@@ -106,7 +121,7 @@ void add_import_command(CLI::App& app, Action& action) {
       const auto module = import::parse_stablehlo_module(text.str(), opts->file);
       const auto preset = hardware_flag([&] { return load_hardware_preset(opts->hardware); });
       const auto slice = opts->slice.empty() ? import::default_slice(module, preset.pod_shape, "--hardware")
-                                             : parse_slice_flag(opts->slice);
+                                             : slice_flag(opts->slice, preset, opts->hardware);
       const auto doc = import::scenario_from_module(module, opts->file, opts->hardware, slice, peaks_of(preset));
       write_scenario(doc.dump(2) + "\n", opts->out);
       std::cout << "wrote " << opts->out << ": " << module.tensors.size() << " tensors, " << module.ops.size()
