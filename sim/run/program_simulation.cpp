@@ -16,6 +16,12 @@ SimulationResult simulate_program(const ScenarioPlatform& platform, const Lowere
   if (options.translation_quotient)
     if (auto quotient = simulate_translation_quotient(*platform.slice, platform.network, *lowered.graph))
       return std::move(*quotient);
+  // One group per phase runs a simulation (a child process) per phase, about 20 ms each, where the full simulation
+  // costs about 10 us a task (docs/performance.md): past kFewPhases phases it pays only on graphs of more than
+  // kTasksPerPhase tasks a phase. Both give the same doubles, so the choice changes the time alone.
+  const std::size_t phases = lowered.symmetry->phases.size();
+  if (phases > kFewPhases && lowered.graph->tasks.size() < phases * kTasksPerPhase)
+    return simulate(platform.network, *lowered.graph);
   return simulate_symmetric(platform.network, *lowered.graph, *lowered.symmetry);
 }
 

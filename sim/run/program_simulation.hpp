@@ -3,11 +3,18 @@
 // place for `podsim run` and the capacity search's simulated candidates (docs/performance.md).
 #pragma once
 
+#include <cstddef>
+
 #include "sim/engine/simulation_result.hpp"
 #include "sim/run/program_lowering.hpp"
 #include "sim/run/scenario_platform.hpp"
 
 namespace podsim {
+
+// The one-group-per-phase path is taken with at most this many phases, or with more on graphs of more than
+// kTasksPerPhase tasks a phase (else the full simulation is faster, and gives the same doubles).
+inline constexpr std::size_t kFewPhases = 64;
+inline constexpr std::size_t kTasksPerPhase = 2000;
 
 struct ProgramSimulationOptions {
   bool symmetry = true;              // false: simulate every chip
