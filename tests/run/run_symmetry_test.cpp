@@ -51,6 +51,41 @@ TEST(RunSymmetry, SameResultsAsTheFullSimulationOnEveryScenario) {
   }
 }
 
+// `ops` all-gathers of x over X, one after another, on a 4x2 mesh without wraparound (the translation quotient
+// declines lines): a phase an op, two groups (the two X lines) a phase, released together.
+ScenarioSpec gather_chain(int ops) {
+  std::string program;
+  for (int k = 0; k < ops; ++k)
+    program += std::string(k ? ", " : "") + "{\"op\": \"all_gather\", \"name\": \"g" + std::to_string(k) +
+               "\", \"tensor\": \"x\", \"axes\": [\"X\"], \"out\": \"y" + std::to_string(k) + "\"" +
+               (k ? ", \"after\": [\"g" + std::to_string(k - 1) + "\"]" : std::string()) + "}";
+  return load_scenario_text(R"({"name": "chain", "hardware": "tpu-v5e",
+      "slice": {"shape": [4, 2], "wraparound": "none"}, "mesh": "X=4,Y=2",
+      "tensors": {"x": {"shape": [1024, 1024], "sharding": "x[I_X, J]"}}, "program": [)" +
+                                program + "]}",
+                            "chain.json");
+}
+
+// The group path costs a child process per phase: with more than 64 phases it is taken only on graphs of more than
+// 2,000 tasks a phase. 10 gathers take it (one line of two simulated a phase, fewer tasks than the graph's); 70
+// gathers, far fewer than 2,000 tasks a phase, run in full. Both give the full simulation's times.
+TEST(RunSymmetry, ManyPhasesOfFewTasksRunInFull) {
+  for (const int ops : {10, 70}) {
+    const ScenarioSpec spec = gather_chain(ops);
+    RunOptions full_options;
+    full_options.symmetry = false;
+    const ScenarioRun run = run_scenario(spec);
+    const ScenarioRun full = run_scenario(spec, full_options);
+    const PlanRun& plan = run.plans.front();
+    ASSERT_LT(plan.graph->tasks.size(), static_cast<std::size_t>(ops) * 2000u);
+    if (ops == 10)
+      EXPECT_LT(plan.simulation->simulated_tasks, plan.graph->tasks.size());
+    else
+      EXPECT_EQ(plan.simulation->simulated_tasks, plan.graph->tasks.size());
+    EXPECT_EQ(plan.des_time_s, full.plans.front().des_time_s);
+  }
+}
+
 TEST(RunSymmetry, PodScaleAllGatherSimulatesOneGroupPerPhase) {
   // W[I_XYZ, J] gathered over X, Y, Z of an 8x8x8 v5p torus: 3 phases of 64 rings of 8 chips, split both ways:
   // 3 phases x 512 chips x 2 directions x 7 steps = 21,504 transfers, of which one ring per phase (8 x 2 x 7 = 112)
