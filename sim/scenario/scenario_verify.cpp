@@ -3,8 +3,8 @@
 // scenario_verify_capacity.cpp, scenario_verify_ops.cpp and scenario_verify_expect.cpp.
 #include "sim/scenario/scenario_verify.hpp"
 
-#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <cstdio>
 #include <filesystem>
@@ -360,19 +360,18 @@ void verify_tensors(State& state) {
   }
   // A view's tensor is declared (and not a view itself) or written by an op; the op check below makes sure it is
   // written before a step reads the view.
+  std::set<std::string> written;
+  for (const ScenarioOp& op : state.spec.program)
+    written.insert(op.out);
   for (const auto& tensor : state.spec.tensors) {
     if (tensor.view_of.empty()) continue;
     const auto it = state.tensors.find(tensor.view_of);
     if (it != state.tensors.end() && !it->second.view_of.empty())
       where.fail(tensor.pointer + "/view_of", "names a tensor that is a view itself, got: " + quote(tensor.view_of) +
                                                   " (a view of " + quote(it->second.view_of) + "); name that one");
-    if (it == state.tensors.end()) {
-      const bool written = std::any_of(state.spec.program.begin(), state.spec.program.end(),
-                                       [&](const ScenarioOp& op) { return op.out == tensor.view_of; });
-      if (!written)
-        where.fail(tensor.pointer + "/view_of",
-                   "names no tensor declared in \"tensors\" or written by an op, got: " + quote(tensor.view_of));
-    }
+    if (it == state.tensors.end() && written.count(tensor.view_of) == 0)
+      where.fail(tensor.pointer + "/view_of",
+                 "names no tensor declared in \"tensors\" or written by an op, got: " + quote(tensor.view_of));
   }
 }
 
