@@ -101,6 +101,8 @@ nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const 
   for (const auto& t : module.tensors) {
     nlohmann::ordered_json tensor = {{"shape", t.shape}, {"dtype", t.dtype}};
     if (!t.sharding.empty()) tensor["sharding"] = t.sharding;
+    if (!t.view_of.empty()) tensor["view_of"] = t.view_of;
+    if (t.transient) tensor["transient"] = true;
     doc["tensors"][t.name] = tensor;
   }
   doc["program"] = nlohmann::ordered_json::array();

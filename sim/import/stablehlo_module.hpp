@@ -1,8 +1,9 @@
 // `podsim import`'s reader of StableHLO modules with Shardy shardings (docs/import.md): the text JAX prints for
 // `jax.jit(f).lower(...).as_text()`. It reads the subset podsim can simulate (one `sdy.mesh`, the @main function's
 // arguments and results with their `sdy.sharding`, `dot_general`, elementwise ops, reductions, layout and
-// data-movement ops, constants, calls of private functions (inlined), `sdy.sharding_constraint`, `return`) into
-// typed values, with the list of what it approximated; import_scenario.hpp turns them into scenario JSON.
+// data-movement ops, constants, calls of private functions (inlined), `stablehlo.while` whose condition folds to a
+// constant (unrolled), `sdy.sharding_constraint`, `return`) into typed values, with the list of what it
+// approximated; import_scenario.hpp turns them into scenario JSON.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,8 @@ struct ImportedTensor {
   std::vector<std::int64_t> shape;  // global shape; empty for a scalar
   std::string dtype;                // podsim dtype name: bf16, f32, f16, int8, fp8_e4m3, fp8_e5m2
   std::string sharding;             // Shardy text `<@mesh, [...]>`; empty = replicated
+  std::string view_of;              // a stand-in for this tensor's bytes in another shape or type (no memory)
+  bool transient = false;           // in memory only while ops read it (docs/scenario-format.md, "Tensors")
 };
 
 // One construct the import approximated (docs/import.md, "Approximations"): the op as the module names it, its
@@ -57,11 +60,12 @@ struct ImportedModule {
 };
 
 // Reads `text` (the module; `file` names it in errors). Throws InputError located `FILE:LINE:COL` (1-based) for
-// anything outside the subset: `FILE:12:10: unsupported op "stablehlo.while"` (every such op is refused, never
-// dropped), a malformed or mismatching sharding (`FILE:3:60: malformed sharding: column 14: ...`), an unknown
-// value, an unsupported element type, a result whose sharding cannot be derived (`FILE:9:10: stablehlo.reshape:
-// cannot derive the result's sharding ...`), a missing or second `sdy.mesh`, a public function other than @main,
-// calls nested deeper than 16, or a module without @main. Never crashes or hangs on hostile input.
+// anything outside the subset: `FILE:12:10: unsupported op "stablehlo.sort"` (every such op is refused, never
+// dropped), a loop whose trip count is a run-time value, a malformed or mismatching sharding (`FILE:3:60: malformed
+// sharding: column 14: ...`), an unknown value, an unsupported element type, a result whose sharding cannot be derived
+// (`FILE:9:10: stablehlo.reshape: cannot derive the result's sharding ...`), a missing or second `sdy.mesh`, a public
+// function other than @main, calls and loops nested deeper than 16, more than 200000 ops or 2000000 lines read with
+// calls inlined and loops unrolled, or a module without @main. Never crashes or hangs on hostile input.
 ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file);
 
 }  // namespace podsim::import

@@ -6,6 +6,7 @@
 // scenario tensors only when an op reads them.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,8 +17,10 @@
 #include "models/sharding/shardy_print.hpp"
 #include "sim/import/module_text.hpp"
 #include "sim/import/stablehlo_module.hpp"
+#include "sim/import/stablehlo_reader.hpp"
 
 namespace podsim::import {
+namespace stablehlo_read {
 namespace {
 
 // Ops read as podsim elementwise ops (one flop per element, see docs/import.md). `compare`, `select` and `clamp`
@@ -70,90 +73,7 @@ const std::set<std::string> kBinary = {
     "stablehlo.add",     "stablehlo.subtract", "stablehlo.multiply",  "stablehlo.divide", "stablehlo.maximum",
     "stablehlo.minimum", "stablehlo.power",    "stablehlo.remainder", "stablehlo.atan2",  "stablehlo.and",
     "stablehlo.or",      "stablehlo.xor",      "stablehlo.compare"};
-constexpr int kMaxCallDepth = 16;
-
-// A tensor type: shape, the module's element type and podsim's dtype for it ("" when podsim has none).
-struct TensorType {
-  std::vector<std::int64_t> shape;
-  std::string element;
-  std::string dtype;
-  std::size_t element_at = 0;  // column of the element type
-};
-
-// A value of the function being read.
-struct SsaValue {
-  std::string tensor;  // scenario tensor holding it; empty until materialized (constants, layout results)
-  std::string name;    // the scenario name it gets when materialized
-  std::vector<std::int64_t> shape;
-  std::string element;  // the module's element type
-  std::string dtype;    // podsim dtype ("" when none: refused if it must become a tensor)
-  TensorSharding sharding;
-  int pending = -1;               // a matmul whose out_sharding `sharding` assumes but the scenario does not fix
-  std::string writer;             // the op whose `out` is `tensor` (empty: an argument or a declared tensor)
-  std::vector<std::string> deps;  // ops a reader must wait for besides `writer`
-  bool constant = false;          // computed from constants only
-  std::string stablehlo_op;       // the op that defined it, for notes
-  int line = 0;
-};
-
-struct Function {
-  std::string name;
-  std::size_t sig = 0, end = 0;  // line indices: the signature and its closing `}`
-};
-
-class StablehloReader {
- public:
-  StablehloReader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
-
-  ImportedModule read();
-  // `FILE:LINE` of the line being read.
-  std::string where() const { return file_ + ":" + std::to_string(line_no_); }
-
- private:
-  using Scope = std::map<std::string, SsaValue>;
-  [[noreturn]] void fail(std::size_t col, const std::string& message) const {
-    throw InputError(file_ + ":" + std::to_string(line_no_) + ":" + std::to_string(col + 1), message);
-  }
-  void set_line(std::size_t index) {
-    cur_ = index;
-    line_ = lines_[index];
-    line_no_ = static_cast<int>(index) + 1;
-  }
-  void read_mesh(std::size_t at);
-  void read_signature(std::size_t at, Scope& scope);
-  std::vector<SsaValue> run_body(const Function& fn, Scope& scope, const std::string& prefix, int depth);
-  void read_op(std::size_t at, Scope& scope, const std::string& prefix, int depth, std::size_t end);
-  void read_return(std::size_t at, Scope& scope);
-  std::string read_sharding_text(std::size_t at, std::size_t rank);
-  TensorType read_tensor_type(std::size_t at) const;
-  std::string need_dtype(const TensorType& type, std::size_t at, const std::string& what);
-  SsaValue& value(std::size_t at, const std::string& ssa, Scope& scope) const;
-  std::size_t find_top(std::string_view what, std::size_t from) const;
-  void approximate(const std::string& op, int line, const std::string& how) {
-    module_.approximations.push_back({op, line, how});
-  }
-  void materialize(SsaValue& v, std::size_t at);
-  void pin(int matmul, const std::string& why);
-  TensorSharding replicated(std::size_t rank) const;
-  std::vector<std::string> after_of(const std::vector<const SsaValue*>& read,
-                                    const std::vector<const SsaValue*>& waited);
-
-  std::string_view text_;
-  std::string file_;
-  std::vector<std::string> lines_;
-  std::size_t cur_ = 0;
-  std::string line_;  // the current line, `loc(...)` suffixes kept (columns stay those of the file)
-  int line_no_ = 0;
-  std::map<std::string, Function> functions_;
-  std::optional<Mesh> mesh_;
-  ImportedModule module_;
-  std::vector<std::string> result_shardings_;  // per result of @main; empty = none
-  std::set<std::string> names_;                // scenario tensor and op names in use
-  std::map<int, std::string> pinned_;          // matmul index -> the out_sharding pin() gives it
-  std::set<std::string> materialized_;         // values declared as tensors by materialize()
-  std::size_t steps_ = 0;                      // lines read, calls inlined included
-  bool returned_ = false;                      // @main's return was read
-};
+}  // namespace
 
 // Position after the bracket matching the one at `open` (`<`, `(`, `[`, `{`), skipping quoted strings; npos if
 // the line ends first.
@@ -185,7 +105,26 @@ bool is_ident(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$';
 }
 
-// A scenario name for an SSA value: `%arg0` -> `arg0`, `%3` -> `v3`, other characters -> `_`.
+std::size_t ssa_end(const std::string& s, std::size_t i) {
+  std::size_t e = i + 1;
+  while (e < s.size() && is_ident(s[e]))
+    ++e;
+  if (e + 1 < s.size() && s[e] == '#' && std::isdigit(static_cast<unsigned char>(s[e + 1]))) {
+    ++e;
+    while (e < s.size() && std::isdigit(static_cast<unsigned char>(s[e])))
+      ++e;
+  }
+  return e;
+}
+
+bool is_integer_element(const std::string& element) {
+  const std::size_t digits = element.rfind("si", 0) == 0 || element.rfind("ui", 0) == 0 ? 2
+                             : element.rfind('i', 0) == 0                               ? 1
+                                                                                        : 0;
+  return digits > 0 && element.size() > digits && element.find_first_not_of("0123456789", digits) == std::string::npos;
+}
+
+// Other characters than letters and digits become `_`.
 std::string tensor_name(const std::string& ssa) {
   std::string out;
   for (char c : ssa.substr(1))
@@ -193,6 +132,8 @@ std::string tensor_name(const std::string& ssa) {
   if (out.empty() || !std::isalpha(static_cast<unsigned char>(out[0]))) out = "v" + out;
   return out;
 }
+
+namespace {
 
 // podsim's dtype for a module element type: exact for the float and 8-bit types; integers and predicates by their
 // bytes per element (i1 and 8-bit integers as int8, 16-bit as bf16, 32-bit as f32). "" when none fits.
@@ -211,6 +152,16 @@ bool dtype_by_size(const std::string& element) {
          element != "f8E5M2";
 }
 
+// The integer a `dense<...>` constant of one element starts with (`7`, `-1`, `true`, `false`); nullopt otherwise.
+std::optional<std::int64_t> integer_literal(const std::string& s) {
+  if (s.rfind("true>", 0) == 0) return 1;
+  if (s.rfind("false>", 0) == 0) return 0;
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end == s.data() || end == s.data() + s.size() || *end != '>') return std::nullopt;
+  return value;
+}
+
 std::vector<std::int64_t> parse_int_list(const std::string& s) {
   std::vector<std::int64_t> out;
   std::size_t i = 0;
@@ -224,6 +175,8 @@ std::vector<std::int64_t> parse_int_list(const std::string& s) {
   }
   return out;
 }
+
+}  // namespace
 
 // Net count of `{` minus `}` on a line, outside quoted strings.
 int brace_delta(const std::string& s) {
@@ -240,7 +193,7 @@ int brace_delta(const std::string& s) {
   return delta;
 }
 
-std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from = 0, std::size_t to = std::string::npos) {
+std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from, std::size_t to) {
   std::int64_t p = 1;
   for (std::size_t i = from; i < std::min(to, v.size()); ++i)
     p *= v[i];
@@ -329,22 +282,35 @@ std::string StablehloReader::read_sharding_text(std::size_t at, std::size_t rank
 }
 
 SsaValue& StablehloReader::value(std::size_t at, const std::string& ssa, Scope& scope) const {
-  const auto it = scope.find(ssa);
-  if (it == scope.end()) fail(at, "unknown value, got: " + ssa);
-  return it->second;
+  SsaValue* v = scope.find(ssa);
+  if (!v) fail(at, "unknown value, got: " + ssa);
+  return *v;
 }
 
-// Declares `v` as a scenario tensor (a program input) when no op writes it: its bytes are resident from the start
-// and its readers wait for `v.deps`. Fixes the sharding of a matmul it derives from first.
+std::string StablehloReader::storage_of(const SsaValue& v) const {
+  const auto it = views_.find(v.tensor);
+  return it == views_.end() ? v.tensor : it->second;
+}
+
+// Declares `v` as a scenario tensor when no op writes it: a view of its source's tensor (a layout result), or a
+// program input whose bytes are resident from the start (a constant); its readers wait for `v.deps`. Fixes the sharding
+// of a matmul it derives from first.
 void StablehloReader::materialize(SsaValue& v, std::size_t at) {
   if (!v.tensor.empty()) return;
+  if (v.constant)  // one tensor per constant of the text, however often its line is read (calls, loop iterations)
+    v.name =
+        constant_names_.emplace(std::to_string(v.line) + ":" + print_shardy_sharding(v.sharding), v.name).first->second;
   if (materialized_.count(v.name)) {  // declared already, through a copy of the value (a call's argument)
     v.tensor = v.name;
     return;
   }
   if (v.pending >= 0) pin(v.pending, v.stablehlo_op + " at line " + std::to_string(v.line) + " needs its layout");
   TensorType type{v.shape, v.element, v.dtype, at};
-  ImportedTensor tensor{v.name, v.shape, need_dtype(type, at, v.stablehlo_op), print_shardy_sharding(v.sharding)};
+  ImportedTensor tensor{v.name, v.shape, need_dtype(type, at, v.stablehlo_op), print_shardy_sharding(v.sharding), ""};
+  if (!v.constant && !v.source.empty()) {  // the operand's bytes in another shape or type: a view of them
+    tensor.view_of = v.source;
+    views_[v.name] = v.source;
+  }
   if (!names_.insert(v.name).second) fail(at, "the scenario name \"" + v.name + "\" is used twice");
   module_.tensors.push_back(tensor);
   materialized_.insert(v.name);
@@ -353,8 +319,10 @@ void StablehloReader::materialize(SsaValue& v, std::size_t at) {
   approximate(v.stablehlo_op, v.line,
               v.constant
                   ? "a constant read as the program input \"" + v.name + "\" (bytes resident, no time)"
-                  : "its result is declared as the program input \"" + v.name +
-                        "\" (no time, bytes resident from the start)" +
+                  : (tensor.view_of.empty() ? "its result is declared as the program input \"" + v.name +
+                                                  "\" (no time, bytes resident from the start)"
+                                            : "its result is the view \"" + v.name + "\" of \"" + tensor.view_of +
+                                                  "\" (no time, no memory of its own)") +
                         (v.deps.empty()
                              ? std::string()
                              : "; its readers wait for " + v.deps.front() +
@@ -440,6 +408,8 @@ std::vector<std::pair<std::size_t, std::size_t>> split_top(const std::string& s,
   return parts;
 }
 
+namespace {
+
 // The result sharding of a reshape from `in` to `out` with operand sharding `s`, or nullopt when podsim cannot
 // derive it. Dims are grouped where the running products of sizes meet; in each group only the major-most operand
 // dim may be sharded, and its axes go to the major-most result dim, which must be divisible by their size (a merge
@@ -515,6 +485,8 @@ std::pair<std::string, std::size_t> symbol_at(const std::string& line, std::size
   return {line.substr(at_sign + 1, end - at_sign - 1), at_sign};
 }
 
+}  // namespace
+
 // `func.func public @main(%arg0: tensor<...> {sdy.sharding = ...}, ...) -> (tensor<...> {...}, ...) {`.
 void StablehloReader::read_signature(std::size_t at, Scope& scope) {
   const auto [name, at_sign] = symbol_at(line_, at);
@@ -526,7 +498,7 @@ void StablehloReader::read_signature(std::size_t at, Scope& scope) {
     if (line_[b] != '%' || arg.ssa.empty()) fail(b, "malformed argument, got: " + line_.substr(b, e - b));
     const std::size_t type_at = skip_space(line_, b + arg.ssa.size() + 1);
     const TensorType type = read_tensor_type(type_at);
-    ImportedTensor tensor{tensor_name(arg.ssa), type.shape, "", ""};
+    ImportedTensor tensor{tensor_name(arg.ssa), type.shape, "", "", ""};
     tensor.dtype = need_dtype(type, type.element_at, "argument " + arg.ssa);
     const std::size_t attr = line_.find("sdy.sharding", type_at);
     if (attr != std::string::npos && attr < e) {
@@ -545,7 +517,7 @@ void StablehloReader::read_signature(std::size_t at, Scope& scope) {
     v.sharding = tensor.sharding.empty() ? replicated(type.shape.size()) : parse_shardy_sharding(tensor.sharding);
     v.stablehlo_op = "func.func";
     v.line = line_no_;
-    scope[arg.ssa] = v;
+    scope.values[arg.ssa] = v;
     module_.tensors.push_back(tensor);
   }
   // Results: `-> tensor<...>` or `-> (tensor<...> {attrs}, ...)`.
@@ -570,14 +542,24 @@ void StablehloReader::read_signature(std::size_t at, Scope& scope) {
   }
 }
 
-// `%N = OP operands ... : types` (and, for a reduce printed with its region, the region's lines up to `end`).
+// `%N = OP operands ... : types` (and, for a reduce printed with its region or a while, the regions' lines up to
+// `end`). An op of several results (`%N:2 = ...`) defines `%N#0`, `%N#1`, ...
 void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& prefix, int depth, std::size_t end) {
   const std::size_t eq = line_.find('=', at);
   if (eq == std::string::npos) fail(at, "malformed op: no '=' after the result");
   std::string ssa = line_.substr(at, eq - at);
   ssa.erase(ssa.find_last_not_of(' ') + 1);
-  if (ssa.find(':') != std::string::npos || ssa.find(',') != std::string::npos)
-    fail(at, "ops with several results are not supported, got: " + ssa);
+  std::size_t results = 1;
+  if (const std::size_t colon = ssa.find(':'); colon != std::string::npos) {
+    const std::string count = ssa.substr(colon + 1);
+    if (count.empty() || count.size() > 6 || count.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(count) < 1)
+      fail(at, "malformed op results, got: " + ssa);
+    results = std::stoul(count);
+    ssa.erase(colon);
+  }
+  if (ssa.empty() || ssa_end(ssa, 0) != ssa.size() || ssa.find('#') != std::string::npos)
+    fail(at, "malformed op result, got: " + ssa);
   const std::size_t op_at = skip_space(line_, eq + 1);
   if (op_at >= line_.size()) fail(at, "malformed op: nothing after '='");
   std::size_t op_end = op_at;
@@ -593,10 +575,12 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
   const std::string op_name =
       generic ? line_.substr(op_at + 1, op_end - op_at - 2) : line_.substr(op_at, op_end - op_at);
   const bool is_call = op_name == "call" || op_name == "func.call";
-  const bool supported = op_name == "stablehlo.dot_general" || op_name == "stablehlo.dot" ||
-                         op_name == "sdy.sharding_constraint" || op_name == "stablehlo.constant" ||
-                         op_name == "stablehlo.iota" || op_name == "stablehlo.reduce" || is_call ||
-                         kElementwise.count(op_name) || kLayout.count(op_name) || kStablehloDataMovement.count(op_name);
+  const bool is_constant = op_name == "stablehlo.constant" || op_name == "sdy.constant";
+  const bool supported =
+      op_name == "stablehlo.dot_general" || op_name == "stablehlo.dot" || op_name == "sdy.sharding_constraint" ||
+      is_constant || op_name == "stablehlo.iota" || op_name == "stablehlo.reduce" || op_name == "stablehlo.while" ||
+      op_name == "stablehlo.optimization_barrier" || op_name == "stablehlo.dynamic_update_slice" || is_call ||
+      kElementwise.count(op_name) || kLayout.count(op_name) || kStablehloDataMovement.count(op_name);
   if (op_name == "stablehlo.custom_call") {
     const auto [target, t_at] = symbol_at(line_, op_end);
     fail(op_at, "unsupported op \"stablehlo.custom_call\" (target @" + target +
@@ -606,9 +590,25 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     fail(op_at,
          "unsupported op \"sdy.manual_computation\" (manual SPMD regions with explicit collectives are not "
          "simulated)");
+  if (op_name == "stablehlo.case" || op_name == "stablehlo.if")
+    fail(op_at, "unsupported op \"" + op_name +
+                    "\": which branch runs is known only at run time (podsim reads loops whose trip count folds to "
+                    "a constant, not conditionals)");
   if (!supported) fail(op_at, "unsupported op \"" + op_name + "\"");
   if (generic)
     fail(op_at, "the generic op form is not read, print the module in its pretty form, got: \"" + op_name + "\"");
+  const bool several = op_name == "stablehlo.while" || op_name == "stablehlo.optimization_barrier" || is_call;
+  if (results > 1 && !several)
+    fail(at, "\"" + op_name + "\" with several results is not read (only stablehlo.while, " +
+                 "stablehlo.optimization_barrier and calls), got: " + ssa + ":" + std::to_string(results));
+  const std::string name = prefix + tensor_name(ssa);
+  if (scope.values.count(ssa) || scope.values.count(ssa + "#0")) fail(at, "value defined twice, got: " + ssa);
+  if (module_.ops.size() > kMaxOps)
+    fail(op_at, "more than " + std::to_string(kMaxOps) + " ops after inlining calls and unrolling loops");
+  if (op_name == "stablehlo.while") {
+    read_while(op_at, op_end, ssa, results, scope, name, depth, end);
+    return;
+  }
 
   // Operands: every `%name` between the op name and the type, outside quoted strings.
   const std::size_t type_colon = find_top(" : ", op_end);
@@ -621,34 +621,49 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
       continue;
     }
     if (line_[i] != '%') continue;
-    std::size_t e = i + 1;
-    while (e < line_.size() && is_ident(line_[e]))
-      ++e;
+    const std::size_t e = ssa_end(line_, i);
     operands.emplace_back(line_.substr(i, e - i), i);
     i = e - 1;
   }
-  // The result type: after `->` in a functional type, else the last of the listed types.
+  // In a loop's condition every operand must be a constant: the condition is folded, not simulated.
+  if (folding_ > 0)
+    for (const auto& [operand_ssa, operand_at] : operands)
+      if (!value(operand_at, operand_ssa, scope).constant)
+        fail(operand_at, "the loop's trip count is unknown: its condition reads " + operand_ssa +
+                             ", which is known only at run time (podsim unrolls loops whose condition folds to a "
+                             "constant)");
+  // The result types: after `->` in a functional type, else the listed types (an op of one result: the last).
   std::size_t type_at = skip_space(line_, type_colon + 3);
+  std::vector<std::size_t> result_types;
   if (type_at < line_.size() && line_[type_at] == '(') {
     const std::size_t close = match_close(line_, type_at);
     const std::size_t arrow = close == std::string::npos ? close : line_.find("->", close);
     if (arrow == std::string::npos) fail(type_at, "malformed op type");
     type_at = skip_space(line_, arrow + 2);
-    if (type_at < line_.size() && line_[type_at] == '(') fail(type_at, "ops with several results are not supported");
+    if (type_at < line_.size() && line_[type_at] == '(') {
+      const std::size_t list_close = match_close(line_, type_at);
+      if (list_close == std::string::npos) fail(type_at, "malformed op type");
+      for (const auto& part : split_top(line_, type_at + 1, list_close - 1))
+        result_types.push_back(part.first);
+    } else {
+      result_types.push_back(type_at);
+    }
   } else {
-    const auto parts = split_top(line_, type_at, line_.size());
-    if (!parts.empty()) type_at = parts.back().first;
+    for (const auto& part : split_top(line_, type_at, line_.size()))
+      result_types.push_back(part.first);
+    if (results == 1 && !result_types.empty()) result_types.erase(result_types.begin(), result_types.end() - 1);
   }
+  if (result_types.size() != results)
+    fail(type_at, "the op has " + std::to_string(results) + " result(s) but " + std::to_string(result_types.size()) +
+                      " result type(s)");
+  type_at = result_types.front();
   const TensorType out = read_tensor_type(type_at);
   // An optional `{sdy.sharding = #sdy.sharding_per_value<[<@mesh, ...>]>}` before the type.
   std::string value_sharding;
   if (const std::size_t attr = line_.find("sdy.sharding_per_value<[", op_end);
-      attr != std::string::npos && attr < type_colon)
+      attr != std::string::npos && attr < type_colon && results == 1)
     value_sharding = read_sharding_text(attr + 24, out.shape.size());
 
-  const std::string name = prefix + tensor_name(ssa);
-  if (scope.count(ssa)) fail(at, "value defined twice, got: " + ssa);
-  if (module_.ops.size() > 200000) fail(op_at, "more than 200000 ops after inlining calls");
   auto need = [&](std::size_t n) {
     if (operands.size() != n)
       fail(op_at,
@@ -668,6 +683,7 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     return v;
   };
   auto add_op = [&](ImportedOp op) {
+    if (folding_ > 0) fail(op_at, "the loop's condition must fold to a constant, got an op podsim would simulate");
     op.stablehlo_op = op_name;
     op.line = line_no_;
     if (op.out.empty()) op.out = op.name;
@@ -679,11 +695,26 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     return value_sharding.empty() ? std::nullopt : std::optional(parse_shardy_sharding(value_sharding));
   };
 
-  if (op_name == "stablehlo.constant" || op_name == "stablehlo.iota") {
+  if (is_constant || op_name == "stablehlo.iota") {
     need(0);
     SsaValue v = derived(given().value_or(replicated(out.shape.size())));
     v.constant = true;
-    scope[ssa] = v;
+    if (is_constant && is_integer_element(out.element) && product(out.shape) == 1) {
+      const std::size_t dense = line_.find("dense<", op_end);
+      if (dense != std::string::npos && dense < type_colon) v.scalar = integer_literal(line_.substr(dense + 6, 24));
+    }
+    scope.values[ssa] = v;
+    return;
+  }
+  if (op_name == "stablehlo.optimization_barrier") {  // no time: each result is its operand
+    need(results);
+    for (std::size_t k = 0; k < results; ++k) {
+      const TensorType type = read_tensor_type(result_types[k]);
+      if (type.shape != operand(k).shape) fail(result_types[k], "the result type differs from the operand's");
+      scope.values[results == 1 ? ssa : ssa + "#" + std::to_string(k)] = operand(k);
+    }
+    if (line_.find("sdy.sharding_per_value<[", op_end) < type_colon)
+      approximate(op_name, line_no_, "the results' given shardings are not read: each result keeps its operand's");
     return;
   }
   if (is_call) {
@@ -707,7 +738,7 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     if (params.size() != args.size())
       fail(f_at, "@" + callee + " takes " + std::to_string(params.size()) + " arguments, the call at line " +
                      std::to_string(here + 1) + " passes " + std::to_string(args.size()));
-    Scope inner;
+    Scope inner;  // no parent: a function reads its arguments only
     for (std::size_t k = 0; k < params.size(); ++k) {
       if (params[k].ssa.empty() || line_[params[k].col] != '%')
         fail(params[k].col, "malformed argument, got: " + line_.substr(params[k].col, params[k].end - params[k].col));
@@ -719,15 +750,20 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
       const std::size_t attr = line_.find("sharding", params[k].col);
       if (attr != std::string::npos && attr < params[k].end)
         fail(attr, "shardings on a private function's arguments are not read");
-      inner[params[k].ssa] = args[k];
+      inner.values[params[k].ssa] = args[k];
     }
-    if (!value_sharding.empty()) fail(op_at, "a sharding on a call's result is not read");
-    const auto results = run_body(fn, inner, name + "_", depth + 1);
+    if (line_.find("sdy.sharding_per_value<[", op_end) < type_colon)
+      fail(op_at, "a sharding on a call's result is not read");
+    const auto returned = run_lines(fn.sig + 1, fn.end, inner, name + "_", depth + 1, false, "@" + callee);
     set_line(here);
-    if (results.size() != 1)
-      fail(op_at, "@" + callee + " returns " + std::to_string(results.size()) + " values; calls with one result only");
-    if (results[0].shape != out.shape) fail(type_at, "the call's result type differs from @" + callee + "'s");
-    scope[ssa] = results[0];
+    if (returned.size() != results)
+      fail(op_at, "@" + callee + " returns " + std::to_string(returned.size()) + " value(s), the call takes " +
+                      std::to_string(results));
+    for (std::size_t k = 0; k < results; ++k) {
+      if (returned[k].shape != read_tensor_type(result_types[k]).shape)
+        fail(result_types[k], "the call's result type differs from @" + callee + "'s");
+      scope.values[results == 1 ? ssa : ssa + "#" + std::to_string(k)] = returned[k];
+    }
     return;
   }
   if (op_name == "stablehlo.dot_general" || op_name == "stablehlo.dot") {
@@ -824,7 +860,7 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
       v.pending = index;
       pinned_[index] = print_shardy_sharding(propagated);
     }
-    scope[ssa] = v;
+    scope.values[ssa] = v;
     return;
   }
   if (op_name == "sdy.sharding_constraint") {
@@ -844,7 +880,7 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     SsaValue v = derived(parse_shardy_sharding(to));
     v.tensor = v.writer = name;
     v.dtype = in.dtype;
-    scope[ssa] = v;
+    scope.values[ssa] = v;
     return;
   }
   if (kLayout.count(op_name)) {
@@ -915,7 +951,9 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     v.deps = in.deps;
     if (!in.writer.empty()) v.deps.push_back(in.writer);
     v.constant = in.constant;
-    scope[ssa] = v;
+    v.source = in.tensor.empty() ? in.source : storage_of(in);
+    if (is_integer_element(out.element) && product(out.shape) == 1) v.scalar = in.scalar;
+    scope.values[ssa] = v;
     return;
   }
   if (kStablehloDataMovement.count(op_name)) {
@@ -952,22 +990,89 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     }
     if (all_constant) {
       v.constant = true;
-      scope[ssa] = v;
+      scope.values[ssa] = v;
       return;
     }
+    // The copy reads the result's bytes from the operand's buffer (a view of it in the result's shape) and writes
+    // the result.
     materialize(in, operands[0].second);
+    if (in.pending >= 0) pin(in.pending, op_name + " at line " + std::to_string(line_no_) + " reads a view of it");
+    ImportedTensor window{name + "_window", out.shape, in.dtype, print_shardy_sharding(v.sharding), ""};
+    window.view_of = storage_of(in);
+    if (!names_.insert(window.name).second) fail(op_at, "the scenario name \"" + window.name + "\" is used twice");
+    module_.tensors.push_back(window);
+    views_[window.name] = window.view_of;
     ImportedOp op;
     op.kind = ImportedOpKind::elementwise;
     op.name = name + "_copy";
-    op.lhs = in.tensor;
+    op.out = name;
+    op.lhs = window.name;
     op.flops_per_element = 0;
-    op.after = after_of({&in}, others);
+    others.insert(others.begin(), &in);  // the view has no writer: the copy waits for the operand's
+    op.after = after_of({}, others);
     add_op(op);
     approximate(op_name, line_no_,
-                "a memory-bound copy of the operand's shard (elementwise \"" + op.name +
-                    "\", 0 flops per element); the result's bytes are not those of the copy");
-    v.deps = {op.name};
-    scope[ssa] = v;
+                "a memory-bound copy (elementwise \"" + op.name + "\", 0 flops per element) of the result's bytes, " +
+                    "read through the view \"" + window.name + "\" of \"" + window.view_of + "\"");
+    v.tensor = name;
+    v.writer = op.name;
+    v.dtype = in.dtype;
+    v.pending = -1;
+    scope.values[ssa] = v;
+    return;
+  }
+  if (op_name == "stablehlo.dynamic_update_slice") {
+    // `%r = stablehlo.dynamic_update_slice %buffer, %update, %i, %j : (...) -> ...`: in place, as XLA does it. A
+    // copy of the update's bytes into the buffer; the result is the buffer, read after the copy.
+    if (operands.size() < 2) fail(op_at, "\"" + op_name + "\" takes a buffer, an update and indices");
+    SsaValue& buffer = operand(0);
+    SsaValue& update = operand(1);
+    if (buffer.shape != out.shape || update.shape.size() != out.shape.size())
+      fail(type_at, op_name + ": the result type differs from the buffer's, or the update's rank");
+    for (std::size_t d = 0; d < out.shape.size(); ++d)
+      if (update.shape[d] != out.shape[d] && !buffer.sharding.dims[d].axes.empty())
+        fail(op_at, op_name + " along dim " + std::to_string(d) + ", which is sharded (" +
+                        print_shardy_sharding(buffer.sharding) +
+                        "): moving data across shards is not simulated; replicate that dim first");
+    std::vector<const SsaValue*> indices;
+    bool all_constant = buffer.constant && update.constant;
+    for (std::size_t k = 2; k < operands.size(); ++k) {
+      indices.push_back(&operand(k));
+      all_constant = all_constant && operand(k).constant;
+    }
+    if (all_constant) {
+      SsaValue v = derived(buffer.sharding);
+      v.constant = true;
+      scope.values[ssa] = v;
+      return;
+    }
+    // A constant initial buffer (the zeros a scan stacks its outputs into) takes no memory of its own: the updates'
+    // copies, which podsim holds as buffers of their own, hold its bytes once every slot is written.
+    const bool fresh_constant = buffer.constant && buffer.tensor.empty() && !materialized_.count(buffer.name);
+    materialize(buffer, operands[0].second);
+    if (fresh_constant)
+      for (auto& t : module_.tensors)
+        if (t.name == buffer.tensor) t.transient = true;
+    materialize(update, operands[1].second);
+    ImportedOp op;
+    op.kind = ImportedOpKind::elementwise;
+    op.name = name + "_update";
+    op.lhs = update.tensor;
+    op.flops_per_element = 0;
+    std::vector<const SsaValue*> waited = indices;
+    waited.push_back(&buffer);
+    op.after = after_of({&update}, waited);
+    add_op(op);
+    approximate(op_name, line_no_,
+                "a memory-bound copy of the update (elementwise \"" + op.name +
+                    "\", 0 flops per element) into a buffer of its own, held while read or to the end; the result " +
+                    "is \"" + storage_of(buffer) + "\" read after the copy" +
+                    (fresh_constant ? ", a transient constant (no memory while nothing reads it)" : ""));
+    SsaValue v = buffer;
+    v.deps = {op.name};  // the copy waits for the buffer's writer and deps
+    v.stablehlo_op = op_name;
+    v.line = line_no_;
+    scope.values[ssa] = v;
     return;
   }
   if (op_name == "stablehlo.reduce") {
@@ -1053,7 +1158,7 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     if (in.constant) {
       SsaValue v = derived(kept);
       v.constant = true;
-      scope[ssa] = v;
+      scope.values[ssa] = v;
       return;
     }
     materialize(in, operands[0].second);
@@ -1077,7 +1182,7 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
       TensorSharding partial = kept;
       partial.unreduced = summed;
       partial.unreduced_reduction = *reduction;
-      ImportedTensor t{name + "_partial", out.shape, "", print_shardy_sharding(partial)};
+      ImportedTensor t{name + "_partial", out.shape, "", print_shardy_sharding(partial), ""};
       t.dtype = need_dtype(out, type_at, op_name);
       if (!names_.insert(t.name).second) fail(op_at, "the scenario name \"" + t.name + "\" is used twice");
       module_.tensors.push_back(t);
@@ -1103,7 +1208,7 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
       v.pending = -1;
     }
     approximate(op_name, line_no_, how);
-    scope[ssa] = v;
+    scope.values[ssa] = v;
     return;
   }
   // Elementwise ops: the op runs on one operand (its "primary": the first that is a tensor of the result's shape,
@@ -1140,7 +1245,17 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
   if (all_constant) {  // folded, as XLA does
     SsaValue v = derived(given().value_or(in.sharding));
     v.constant = true;
-    scope[ssa] = v;
+    if (is_integer_element(out.element) && product(out.shape) == 1) {
+      std::vector<std::optional<std::int64_t>> args;
+      for (std::size_t k = 0; k < arity; ++k)
+        args.push_back(operand(k).scalar);
+      std::string direction;  // `stablehlo.compare  LT, %a, %b, SIGNED`
+      for (std::size_t k = skip_space(line_, op_end);
+           k < line_.size() && std::isupper(static_cast<unsigned char>(line_[k])); ++k)
+        direction += line_[k];
+      v.scalar = fold_integer(op_name, direction, args);
+    }
+    scope.values[ssa] = v;
     return;
   }
   materialize(in, operands[primary].second);
@@ -1172,7 +1287,7 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     v.sharding = parse_shardy_sharding(value_sharding);
     v.pending = -1;
   }
-  scope[ssa] = v;
+  scope.values[ssa] = v;
 }
 
 // `return %a, %b : types` (or `func.return`) of @main: each result with a sharding is resharded to it; a matmul
@@ -1181,9 +1296,7 @@ void StablehloReader::read_return(std::size_t at, Scope& scope) {
   std::size_t i = skip_space(line_, line_.find(' ', at) == std::string::npos ? line_.size() : line_.find(' ', at));
   std::size_t k = 0;
   while (i < line_.size() && line_[i] == '%') {
-    std::size_t e = i + 1;
-    while (e < line_.size() && is_ident(line_[e]))
-      ++e;
+    const std::size_t e = ssa_end(line_, i);
     SsaValue& v = value(i, line_.substr(i, e - i), scope);
     const std::string sharding = k < result_shardings_.size() ? result_shardings_[k] : "";
     const bool pending = v.pending >= 0 && module_.ops[v.pending].sharding.empty() &&
@@ -1217,31 +1330,29 @@ void StablehloReader::read_return(std::size_t at, Scope& scope) {
   returned_ = true;
 }
 
-// Reads the body of `fn` (lines after its signature up to its closing `}`) in `scope`; names of its values get
-// `prefix`. Returns the values a private function returns (@main's return is read by read_return).
-std::vector<SsaValue> StablehloReader::run_body(const Function& fn, Scope& scope, const std::string& prefix,
-                                                int depth) {
+std::vector<SsaValue> StablehloReader::run_lines(std::size_t first, std::size_t end, Scope& scope,
+                                                 const std::string& prefix, int depth, bool main,
+                                                 const std::string& owner) {
   std::vector<SsaValue> results;
   bool done = false;
-  for (std::size_t i = fn.sig + 1; i < fn.end; ++i) {
+  for (std::size_t i = first; i < end; ++i) {
     set_line(i);
-    if (++steps_ > 2000000) fail(0, "more than 2000000 lines read after inlining calls");
+    if (++steps_ > kMaxLinesRead)
+      fail(0, "more than " + std::to_string(kMaxLinesRead) + " lines read after inlining calls and unrolling loops");
     const std::size_t at = skip_space(line_, 0);
     if (at >= line_.size() || line_.compare(at, 2, "//") == 0) continue;
-    if (done) fail(at, "op after the function's return, got: " + line_.substr(at, 40));
+    if (done) fail(at, "op after the return, got: " + line_.substr(at, 40));
     const std::string_view rest = std::string_view(line_).substr(at);
     auto starts = [&](std::string_view p) { return rest.substr(0, p.size()) == p; };
-    if (starts("return") || starts("func.return")) {
+    if (starts("return") || starts("func.return") || starts("stablehlo.return")) {
       done = true;
-      if (depth == 0) {
+      if (main) {
         read_return(at, scope);
         continue;
       }
       std::size_t r = skip_space(line_, line_.find(' ', at) == std::string::npos ? line_.size() : line_.find(' ', at));
       while (r < line_.size() && line_[r] == '%') {
-        std::size_t e = r + 1;
-        while (e < line_.size() && is_ident(line_[e]))
-          ++e;
+        const std::size_t e = ssa_end(line_, r);
         results.push_back(value(r, line_.substr(r, e - r), scope));
         r = skip_space(line_, e);
         if (r < line_.size() && line_[r] == ',') r = skip_space(line_, r + 1);
@@ -1249,7 +1360,7 @@ std::vector<SsaValue> StablehloReader::run_body(const Function& fn, Scope& scope
       continue;
     }
     if (starts("%")) {
-      read_op(at, scope, prefix, depth, fn.end);
+      read_op(at, scope, prefix, depth, end);
       i = cur_;
       continue;
     }
@@ -1258,7 +1369,7 @@ std::vector<SsaValue> StablehloReader::run_body(const Function& fn, Scope& scope
       ++e;
     fail(at, "unsupported op \"" + line_.substr(at, e - at) + "\"");
   }
-  if (!done) throw InputError(file_, "@" + fn.name + " has no return");
+  if (!done) throw InputError(file_, owner + " has no return");
   return results;
 }
 
@@ -1327,15 +1438,15 @@ ImportedModule StablehloReader::read() {
   Scope scope;
   set_line(main->sig);
   read_signature(skip_space(line_, 0), scope);
-  run_body(*main, scope, "", 0);
+  run_lines(main->sig + 1, main->end, scope, "", 0, true, "@main");
   return module_;
 }
 
-}  // namespace
+}  // namespace stablehlo_read
 
 ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file) {
   require_utf8_module(text, file);
-  StablehloReader reader(text, file);
+  stablehlo_read::StablehloReader reader(text, file);
   try {
     return reader.read();
   } catch (const InputError&) {

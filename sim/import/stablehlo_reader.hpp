@@ -1,0 +1,163 @@
+// The reader behind parse_stablehlo_module (stablehlo_module.hpp), shared by the files that implement it:
+// stablehlo_parse.cpp (the module, functions, calls and ops) and stablehlo_control_flow.cpp (`stablehlo.while`,
+// unrolled; ops of several results). Internal to sim/import.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "models/common/error.hpp"
+#include "models/sharding/shardy_parse.hpp"
+#include "sim/import/stablehlo_module.hpp"
+
+namespace podsim::import::stablehlo_read {
+
+// The deepest nesting of calls and loops, the most lines read with calls inlined and loops unrolled, and the most
+// scenario ops.
+inline constexpr int kMaxCallDepth = 16;
+inline constexpr std::size_t kMaxLinesRead = 2000000;
+inline constexpr std::size_t kMaxOps = 200000;
+
+// A tensor type: shape, the module's element type and podsim's dtype for it ("" when podsim has none).
+struct TensorType {
+  std::vector<std::int64_t> shape;
+  std::string element;
+  std::string dtype;
+  std::size_t element_at = 0;  // column of the element type
+};
+
+// A value of the function being read.
+struct SsaValue {
+  std::string tensor;  // scenario tensor holding it; empty until materialized (constants, layout results)
+  std::string name;    // the scenario name it gets when materialized
+  std::vector<std::int64_t> shape;
+  std::string element;  // the module's element type
+  std::string dtype;    // podsim dtype ("" when none: refused if it must become a tensor)
+  TensorSharding sharding;
+  int pending = -1;                    // a matmul whose out_sharding `sharding` assumes but the scenario does not fix
+  std::string writer;                  // the op whose `out` is `tensor` (empty: an argument or a declared tensor)
+  std::vector<std::string> deps;       // ops a reader must wait for besides `writer`
+  bool constant = false;               // computed from constants only
+  std::optional<std::int64_t> scalar;  // a constant integer of one element: its value (a loop counter, a bound)
+  std::string source;  // without a tensor: the tensor whose bytes it is in another shape or type (a layout result)
+  std::string stablehlo_op;  // the op that defined it, for notes
+  int line = 0;
+};
+
+// The values visible where an op is read: its own region's, then the enclosing regions' (a loop body reads the
+// values of the function around it). A function's body has no parent: functions are isolated.
+struct Scope {
+  std::map<std::string, SsaValue> values;
+  Scope* parent = nullptr;
+  SsaValue* find(const std::string& ssa) {
+    for (Scope* s = this; s; s = s->parent)
+      if (const auto it = s->values.find(ssa); it != s->values.end()) return &it->second;
+    return nullptr;
+  }
+};
+
+struct Function {
+  std::string name;
+  std::size_t sig = 0, end = 0;  // line indices: the signature and its closing `}`
+};
+
+class StablehloReader {
+ public:
+  StablehloReader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
+
+  ImportedModule read();
+  // `FILE:LINE` of the line being read.
+  std::string where() const { return file_ + ":" + std::to_string(line_no_); }
+
+ private:
+  [[noreturn]] void fail(std::size_t col, const std::string& message) const {
+    throw InputError(file_ + ":" + std::to_string(line_no_) + ":" + std::to_string(col + 1), message);
+  }
+  void set_line(std::size_t index) {
+    cur_ = index;
+    line_ = lines_[index];
+    line_no_ = static_cast<int>(index) + 1;
+  }
+  void read_mesh(std::size_t at);
+  void read_signature(std::size_t at, Scope& scope);
+  // Reads lines [first, end) in `scope`, names of its values prefixed by `prefix`: a function's body (@main's when
+  // `main`, whose return read_return reads) or a region. Returns the values the closing return returns; throws
+  // `OWNER has no return` without one.
+  std::vector<SsaValue> run_lines(std::size_t first, std::size_t end, Scope& scope, const std::string& prefix,
+                                  int depth, bool main, const std::string& owner);
+  void read_op(std::size_t at, Scope& scope, const std::string& prefix, int depth, std::size_t end);
+  void read_return(std::size_t at, Scope& scope);
+  // stablehlo_control_flow.cpp: `%r:N = stablehlo.while(...)` with its regions, which end before `end`; `op_end` is
+  // where the op name ends.
+  void read_while(std::size_t op_at, std::size_t op_end, const std::string& ssa, std::size_t results, Scope& scope,
+                  const std::string& name, int depth, std::size_t end);
+  // stablehlo_control_flow.cpp: orders the ops [first, end) of a loop iteration after `previous` (the last ops of
+  // the iteration before, indices into module_.ops) where nothing else orders them; returns the iteration's last ops.
+  std::vector<std::size_t> order_iteration(std::size_t first, const std::vector<std::size_t>& previous);
+  std::string read_sharding_text(std::size_t at, std::size_t rank);
+  TensorType read_tensor_type(std::size_t at) const;
+  std::string need_dtype(const TensorType& type, std::size_t at, const std::string& what);
+  SsaValue& value(std::size_t at, const std::string& ssa, Scope& scope) const;
+  std::size_t find_top(std::string_view what, std::size_t from) const;
+  void approximate(const std::string& op, int line, const std::string& how) {
+    if (quiet_ == 0) module_.approximations.push_back({op, line, how});
+  }
+  void materialize(SsaValue& v, std::size_t at);
+  // The tensor holding `v`'s bytes once materialized: the tensor a view stands for, else its own.
+  std::string storage_of(const SsaValue& v) const;
+  void pin(int matmul, const std::string& why);
+  TensorSharding replicated(std::size_t rank) const;
+  std::vector<std::string> after_of(const std::vector<const SsaValue*>& read,
+                                    const std::vector<const SsaValue*>& waited);
+
+  std::string_view text_;
+  std::string file_;
+  std::vector<std::string> lines_;
+  std::size_t cur_ = 0;
+  std::string line_;  // the current line, `loc(...)` suffixes kept (columns stay those of the file)
+  int line_no_ = 0;
+  std::map<std::string, Function> functions_;
+  std::optional<Mesh> mesh_;
+  ImportedModule module_;
+  std::vector<std::string> result_shardings_;          // per result of @main; empty = none
+  std::set<std::string> names_;                        // scenario tensor and op names in use
+  std::map<int, std::string> pinned_;                  // matmul index -> the out_sharding pin() gives it
+  std::set<std::string> materialized_;                 // values declared as tensors by materialize()
+  std::map<std::string, std::string> views_;           // a declared view -> the tensor it stands for
+  std::map<std::string, std::string> constant_names_;  // `LINE:SHARDING` of a constant -> its tensor's name
+  std::size_t steps_ = 0;                              // lines read, calls inlined and loops unrolled included
+  int folding_ = 0;        // > 0 while a loop condition is read: every op must fold to a constant
+  int quiet_ = 0;          // > 0 while a loop's second and later iterations are read: approximations are listed once
+  bool returned_ = false;  // @main's return was read
+};
+
+// Line scanning helpers (stablehlo_parse.cpp).
+// Position after the bracket matching the one at `open` (`<`, `(`, `[`, `{`), skipping quoted strings; npos if
+// the line ends first.
+std::size_t match_close(const std::string& s, std::size_t open);
+std::size_t skip_space(const std::string& s, std::size_t i);
+bool is_ident(char c);
+// The end of the SSA name at `i` (`%` then an identifier, with a result number `#N` of an op of several results).
+std::size_t ssa_end(const std::string& s, std::size_t i);
+// A scenario name for an SSA value: `%arg0` -> `arg0`, `%3` -> `v3`, `%3#1` -> `v3_1`.
+std::string tensor_name(const std::string& ssa);
+// Net count of `{` minus `}` on a line, outside quoted strings.
+int brace_delta(const std::string& s);
+// Splits [from, to) of the line at top-level commas; returns [start, end) of the parts (spaces skipped).
+std::vector<std::pair<std::size_t, std::size_t>> split_top(const std::string& s, std::size_t from, std::size_t to);
+std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from = 0, std::size_t to = std::string::npos);
+// Whether the module's element type is an integer (`i32`, `si64`, `ui8`, `i1`).
+bool is_integer_element(const std::string& element);
+// stablehlo_control_flow.cpp: the integer an elementwise op computes from integer constants `args` (a loop counter
+// and its bound), `direction` the comparison's (`LT`); nullopt when an argument is unknown, the op is not one
+// folded, or the result would overflow.
+std::optional<std::int64_t> fold_integer(const std::string& op, const std::string& direction,
+                                         const std::vector<std::optional<std::int64_t>>& args);
+
+}  // namespace podsim::import::stablehlo_read
