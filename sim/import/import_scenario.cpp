@@ -125,6 +125,9 @@ nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const 
       case ImportedOpKind::reshard:
         j = {{"op", "reshard"}, {"name", op.name}, {"tensor", op.lhs}, {"to", op.sharding}, {"out", out}};
         break;
+      case ImportedOpKind::load:
+        j = {{"op", "load"}, {"name", op.name}, {"tensor", op.lhs}};
+        break;
     }
     if (!op.after.empty()) j["after"] = op.after;
     doc["program"].push_back(j);

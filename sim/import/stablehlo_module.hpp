@@ -32,7 +32,7 @@ struct ImportedApproximation {
   std::string how;
 };
 
-enum class ImportedOpKind { matmul, elementwise, reshard };
+enum class ImportedOpKind { matmul, elementwise, reshard, load };
 
 // One op of the scenario's program, in module order.
 struct ImportedOp {
@@ -40,7 +40,7 @@ struct ImportedOp {
   std::string name;                // op name, also its result tensor's name (`v3` for `%3`)
   std::string stablehlo_op;        // e.g. "stablehlo.dot_general", "stablehlo.tanh", "sdy.sharding_constraint"
   int line = 0;                    // 1-based line in the module text
-  std::string lhs, rhs;            // matmul operands; elementwise/reshard: lhs is the input tensor
+  std::string lhs, rhs;            // matmul operands; elementwise/reshard/load: lhs is the input tensor
   std::string einsum;              // matmul only: `BD,DF->BF`
   std::string sharding;            // matmul: out_sharding (may be empty); reshard: the target sharding
   std::string out;                 // the tensor the op writes; empty = `name`

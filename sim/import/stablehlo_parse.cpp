@@ -412,8 +412,9 @@ namespace {
 
 // The result sharding of a reshape from `in` to `out` with operand sharding `s`, or nullopt when podsim cannot
 // derive it. Dims are grouped where the running products of sizes meet; in each group only the major-most operand
-// dim may be sharded, and its axes go to the major-most result dim, which must be divisible by their size (a merge
-// keeps the data each device holds contiguous; so does a split whose major part the shards divide).
+// dim of size > 1 may be sharded, and its axes go to the major-most result dim of size > 1, which must be divisible
+// by their size (a merge keeps the data each device holds contiguous; so does a split whose major part the shards
+// divide).
 std::optional<TensorSharding> reshape_sharding(const std::vector<std::int64_t>& in, const TensorSharding& s,
                                                const std::vector<std::int64_t>& out, const Mesh& mesh,
                                                std::string& why) {
@@ -435,21 +436,28 @@ std::optional<TensorSharding> reshape_sharding(const std::vector<std::int64_t>& 
         return std::nullopt;
       }
     }
+    // Dims of size 1 hold no data: the major-most dims are the major-most of size > 1 (a scan's `1xDxF -> DxF`).
+    std::size_t major_in = 0, major_out = 0;
+    while (major_in + 1 < gi.size() && in[gi[major_in]] == 1)
+      ++major_in;
+    while (major_out + 1 < gj.size() && out[gj[major_out]] == 1)
+      ++major_out;
     for (std::size_t k = 0; k < gi.size(); ++k) {
       const DimSharding& d = s.dims[gi[k]];
       if (d.axes.empty()) continue;
-      if (k != 0 || gj.empty()) {
+      if (k != major_in || gj.empty()) {
         why = "operand dim " + std::to_string(gi[k]) + " is sharded but is not the major-most dim of the dims it " +
               "is merged or split with";
         return std::nullopt;
       }
+      const std::size_t to = gj[major_out];
       const std::int64_t n = d.sharded_size(mesh);
-      if (out[gj[0]] % n != 0) {
+      if (out[to] % n != 0) {
         why = "operand dim " + std::to_string(gi[k]) + " is sharded " + std::to_string(n) + " ways but result dim " +
-              std::to_string(gj[0]) + " has size " + std::to_string(out[gj[0]]);
+              std::to_string(to) + " has size " + std::to_string(out[to]);
         return std::nullopt;
       }
-      r.dims[gj[0]].axes = d.axes;
+      r.dims[to].axes = d.axes;
     }
   }
   return r;
@@ -1259,11 +1267,27 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     return;
   }
   materialize(in, operands[primary].second);
+  // The other operands held in tensors are read by `load` ops (their bytes from HBM, and their buffers kept until
+  // then); a layout result by the tensor it comes from (a broadcast reads its source's bytes). Constants are not.
+  std::vector<std::string> loads;
+  for (const SsaValue* other : others) {
+    const std::string& tensor = other->tensor.empty() ? other->source : other->tensor;
+    if (other->constant || tensor.empty() || tensor == in.tensor) continue;
+    ImportedOp load;
+    load.kind = ImportedOpKind::load;
+    load.name = name + "_read" + std::to_string(loads.size());
+    load.lhs = tensor;
+    load.after = after_of({}, {other});
+    load.after.erase(std::remove(load.after.begin(), load.after.end(), other->writer), load.after.end());
+    add_op(load);
+    loads.push_back(load.name);
+  }
   ImportedOp op;
   op.kind = ImportedOpKind::elementwise;
   op.name = name;
   op.lhs = in.tensor;
   op.after = after_of({&in}, others);
+  op.after.insert(op.after.end(), loads.begin(), loads.end());
   const int pending = in.pending;
   const std::string in_dtype = in.dtype;
   const TensorSharding in_sharding = in.sharding;

@@ -60,13 +60,16 @@ TEST(ImportModule, PerDeviceShapesFollowTheShardings) {
 
 TEST(ImportModule, BatchedDotGeneralAndBinaryElementwise) {
   const auto module = read_module("batched_add.mlir");
-  ASSERT_EQ(module.ops.size(), 2u);
+  ASSERT_EQ(module.ops.size(), 3u);
   // batching_dims = [0] x [0], contracting_dims = [2] x [1]: out = batch, lhs free, rhs free.
   EXPECT_EQ(module.ops[0].einsum, "ABC,ACD->ABD");
   EXPECT_EQ(module.ops[0].sharding, "<@mesh, [{\"batch\"}, {}, {\"model\"}]>");  // sharding_per_value
-  EXPECT_EQ(module.ops[1].kind, ImportedOpKind::elementwise);
-  EXPECT_EQ(module.ops[1].lhs, "arg2");
-  EXPECT_EQ(module.ops[1].after, (std::vector<std::string>{"v0"}));  // the second operand's writer
+  // The multiply runs on %arg2 and reads its second operand, the matmul's result, by a load.
+  EXPECT_EQ(module.ops[1].kind, ImportedOpKind::load);
+  EXPECT_EQ(module.ops[1].lhs, "v0");
+  EXPECT_EQ(module.ops[2].kind, ImportedOpKind::elementwise);
+  EXPECT_EQ(module.ops[2].lhs, "arg2");
+  EXPECT_EQ(module.ops[2].after, (std::vector<std::string>{"v0", "v1_read0"}));
   const auto spec = load_imported(module, {2, 4});
   EXPECT_EQ(local_shape(spec, "arg0"), (std::vector<std::int64_t>{2, 8, 32}));  // 4 / batch=2
   EXPECT_EQ(local_shape(spec, "arg1"), (std::vector<std::int64_t>{2, 32, 4}));  // 4 / 2, 16 / model=4

@@ -191,12 +191,14 @@ TEST(ImportLoops, OpsOfSeveralResults) {
       "    return %arg0, %0 : tensor<16x8xbf16>, tensor<16x8xbf16>\n  }\n";
   const auto m = parse_stablehlo_module(text, "m.mlir");
   // The barrier passes its operands through; @pair returns its argument and its exponential; the add runs on
-  // %p#1 (the exponential, the first operand that an op wrote) and waits for nothing else.
-  ASSERT_EQ(m.ops.size(), 2u);
+  // %p#1 (the exponential) and reads %p#0 (%arg0) by a load.
+  ASSERT_EQ(m.ops.size(), 3u);
   EXPECT_EQ(m.ops[0].name, "p_v0");
   EXPECT_EQ(m.ops[0].lhs, "arg0");
-  EXPECT_EQ(m.ops[1].name, "r");
-  EXPECT_EQ(m.ops[1].lhs, "p_v0");
+  EXPECT_EQ(m.ops[1].name, "r_read0");
+  EXPECT_EQ(m.ops[1].lhs, "arg0");
+  EXPECT_EQ(m.ops[2].name, "r");
+  EXPECT_EQ(m.ops[2].lhs, "p_v0");
   EXPECT_EQ(stablehlo_error_of(module_with("    %p:2 = call @one(%arg0) : (tensor<16x8xbf16>) -> (tensor<16x8xbf16>, "
                                            "tensor<16x8xbf16>)\n    %r = stablehlo.tanh %p#0 : tensor<16x8xbf16>\n") +
                                "  func.func private @one(%arg0: tensor<16x8xbf16>) -> tensor<16x8xbf16> {\n"
@@ -252,6 +254,21 @@ TEST(ImportLoops, RefusalsAreLocated) {
       stablehlo_error_of(module_with(counted_loop(0, "GE", 0, 1))),
       "m.mlir:4:12: more than 200000 ops after inlining calls and unrolling loops (after 200001 iterations of this "
       "loop)");
+}
+
+TEST(ImportLoops, ReshapesThroughSizeOneDimsKeepTheShardedDim) {
+  // A scan's layer `1x16x8 -> 16x8` (dropping the stack's dim) and back: the x-sharded 16 keeps its axis.
+  const std::string text = module_with(
+      "    %0 = stablehlo.reshape %arg0 : (tensor<16x8xbf16>) -> tensor<1x16x8xbf16>\n"
+      "    %1 = stablehlo.tanh %0 : tensor<1x16x8xbf16>\n"
+      "    %2 = stablehlo.reshape %1 : (tensor<1x16x8xbf16>) -> tensor<16x8xbf16>\n"
+      "    %r = stablehlo.tanh %2 : tensor<16x8xbf16>\n");
+  const auto m = parse_stablehlo_module(text, "m.mlir");
+  ASSERT_TRUE(find_tensor(m, "v0") && find_tensor(m, "v2"));
+  EXPECT_EQ(find_tensor(m, "v0")->sharding, "<@mesh, [{}, {\"x\"}, {}]>");
+  EXPECT_EQ(find_tensor(m, "v0")->view_of, "arg0");
+  EXPECT_EQ(find_tensor(m, "v2")->sharding, "<@mesh, [{\"x\"}, {}]>");
+  EXPECT_EQ(find_tensor(m, "v2")->view_of, "v1");
 }
 
 TEST(ImportLoops, NestedLoopsMultiplyTheirTripCounts) {

@@ -40,14 +40,18 @@ const ImportedTensor& tensor_named(const ImportedModule& m, const std::string& n
 
 TEST(ImportMlp, OpsEinsumsAndDependencies) {
   const auto m = read_module("mlp_loss.mlir");
-  // Program: v0 matmul, v2 add, v3_v0 tanh (inlined @act), v5 scale, v6 matmul, v7 square, v8 reduce, v8_finish.
+  // Program: v0 matmul, v2 add (after v2_read0, the load of the bias it adds), v3_v0 tanh (inlined @act), v5
+  // scale, v6 matmul, v7 square, v8 reduce, v8_finish.
   std::vector<std::string> names;
   for (const auto& op : m.ops)
     names.push_back(op.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"v0", "v2", "v3_v0", "v5", "v6", "v7", "v8", "v8_finish"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"v0", "v2_read0", "v2", "v3_v0", "v5", "v6", "v7", "v8", "v8_finish"}));
   EXPECT_EQ(op_named(m, "v0").einsum, "AB,BC->AC");
-  EXPECT_EQ(op_named(m, "v2").lhs, "v0");  // the bias broadcast (of an argument) is not read, nothing to wait for
-  EXPECT_TRUE(op_named(m, "v2").after.empty());
+  EXPECT_EQ(op_named(m, "v2").lhs, "v0");
+  // The bias is a broadcast of the argument %arg2: the add's other operand reads the argument's bytes.
+  EXPECT_EQ(op_named(m, "v2_read0").kind, ImportedOpKind::load);
+  EXPECT_EQ(op_named(m, "v2_read0").lhs, "arg2");
+  EXPECT_EQ(op_named(m, "v2").after, (std::vector<std::string>{"v2_read0"}));
   EXPECT_EQ(op_named(m, "v3_v0").lhs, "v2");  // @act's tanh, on the caller's value
   EXPECT_EQ(op_named(m, "v3_v0").line, 23);   // the line inside @act
   EXPECT_EQ(op_named(m, "v5").lhs, "v3_v0");  // the constant 0.5 is folded away
@@ -153,7 +157,8 @@ TEST(ImportLayer, LayoutOpsShardingsAndReduceRegion) {
   // compare then select: select runs on its data operand %6 and waits for the compare.
   EXPECT_EQ(op_named(m, "v8").stablehlo_op, "stablehlo.compare");
   EXPECT_EQ(op_named(m, "v9").lhs, "v6");
-  EXPECT_EQ(op_named(m, "v9").after, (std::vector<std::string>{"v8"}));
+  EXPECT_EQ(op_named(m, "v9").after, (std::vector<std::string>{"v8", "v9_read0"}));
+  EXPECT_EQ(op_named(m, "v9_read0").lhs, "v8");  // the predicate is read; the constant zeros %7 are not
   // The slice of the unsharded dim 1: a 0-flop copy of the result's bytes, read through a view of %9 in the
   // result's shape, writing the result.
   EXPECT_EQ(op_named(m, "v11_copy").flops_per_element, 0);
@@ -302,18 +307,21 @@ TEST(ImportCalls, EachCallIsInlinedUnderItsOwnNames) {
                            "  func.func private @id(%arg0: tensor<16x8xbf16>) -> tensor<16x8xbf16> {\n"
                            "    return %arg0 : tensor<16x8xbf16>\n  }\n";
   const auto m = parse_stablehlo_module(text, "m.mlir");
-  // silu twice: logistic then multiply, each under the call's name; @id adds nothing.
-  ASSERT_EQ(m.ops.size(), 4u);
+  // silu twice: logistic then multiply (and the load of its other operand), each under the call's name; @id adds
+  // nothing.
+  ASSERT_EQ(m.ops.size(), 6u);
   EXPECT_EQ(m.ops[0].name, "v0_v0");
   EXPECT_EQ(m.ops[0].lhs, "arg0");
-  EXPECT_EQ(m.ops[1].name, "v0_v1");
-  EXPECT_EQ(m.ops[1].lhs, "arg0");  // multiply %arg0, %0 runs on %arg0 and waits for the logistic
-  EXPECT_EQ(m.ops[1].after, (std::vector<std::string>{"v0_v0"}));
-  EXPECT_EQ(m.ops[2].name, "v1_v0");
-  EXPECT_EQ(m.ops[2].lhs, "v0_v1");
-  EXPECT_EQ(m.ops[3].name, "v1_v1");
-  EXPECT_EQ(m.ops[2].line, 9);  // lines inside @act
-  EXPECT_EQ(m.ops[3].line, 10);
+  EXPECT_EQ(m.ops[1].name, "v0_v1_read0");
+  EXPECT_EQ(m.ops[1].lhs, "v0_v0");
+  EXPECT_EQ(m.ops[2].name, "v0_v1");
+  EXPECT_EQ(m.ops[2].lhs, "arg0");  // multiply %arg0, %0 runs on %arg0, reads the logistic's result by the load
+  EXPECT_EQ(m.ops[2].after, (std::vector<std::string>{"v0_v0", "v0_v1_read0"}));
+  EXPECT_EQ(m.ops[3].name, "v1_v0");
+  EXPECT_EQ(m.ops[3].lhs, "v0_v1");
+  EXPECT_EQ(m.ops[5].name, "v1_v1");
+  EXPECT_EQ(m.ops[3].line, 9);  // lines inside @act
+  EXPECT_EQ(m.ops[5].line, 10);
   EXPECT_EQ(m.results, (std::vector<std::string>{"v1_v1"}));
 }
 
