@@ -1423,6 +1423,8 @@ ImportedModule StablehloReader::read() {
       std::size_t e = at;
       while (e < line_.size() && (is_ident(line_[e]) || line_[e] == '"'))
         ++e;
+      if (e == at)  // an op outside any function, e.g. a module cut from inside @main
+        fail(at, "expected sdy.mesh or func.func at the module's top level, got: " + line_.substr(at, 40));
       fail(at, "unsupported op \"" + line_.substr(at, e - at) + "\"");
     }
     const auto [name, at_sign] = symbol_at(line_, at);

@@ -245,6 +245,10 @@ TEST(ImportLoops, RefusalsAreLocated) {
   mistyped.replace(mistyped.find("tensor<i32>, tensor<16x8xbf16>\n"), 30, "tensor<i32>, tensor<8x16xbf16>\n");
   EXPECT_EQ(stablehlo_error_of(module_with(mistyped)),
             "m.mlir:4:78: loop argument %iterArg_0 has type tensor<8x16xbf16>, its initial value has shape 16x8");
+  // An op outside any function (a module cut from inside @main).
+  EXPECT_EQ(stablehlo_error_of("    %0 = stablehlo.while(%iterArg = %arg0) : tensor<16x8xbf16>\n"),
+            "m.mlir:1:5: expected sdy.mesh or func.func at the module's top level, got: %0 = stablehlo.while(%iterArg "
+            "= %arg0) :");
   // Conditionals: which branch runs is a run-time value.
   EXPECT_EQ(stablehlo_error_of(module_with("    %r = \"stablehlo.case\"(%arg1) ({\n")),
             "m.mlir:3:10: unsupported op \"stablehlo.case\": which branch runs is known only at run time (podsim reads "
