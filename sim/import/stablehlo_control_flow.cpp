@@ -185,6 +185,13 @@ void StablehloReader::read_while(std::size_t op_at, std::size_t op_end, const st
            "loops whose condition folds to one)");
     }
     if (*verdict[0].scalar == 0) break;
+    if (iteration == kMaxIterations) {
+      set_line(while_line);
+      fail(op_at, "the loop runs more than " + std::to_string(kMaxIterations) +
+                      " iterations (its condition still holds after them): podsim simulates every iteration's ops, "
+                      "and unrolls loops of at most " +
+                      std::to_string(kMaxIterations));
+    }
     Scope body{{}, &scope};
     bind(body);
     const std::size_t first = module_.ops.size();

@@ -18,11 +18,12 @@
 
 namespace podsim::import::stablehlo_read {
 
-// The deepest nesting of calls and loops, the most lines read with calls inlined and loops unrolled, and the most
-// scenario ops.
+// The deepest nesting of calls and loops, the most lines read with calls inlined and loops unrolled, the most
+// scenario ops (as partitioned HLO's instructions, hlo_builder.hpp), and the most iterations of one loop.
 inline constexpr int kMaxCallDepth = 16;
 inline constexpr std::size_t kMaxLinesRead = 2000000;
-inline constexpr std::size_t kMaxOps = 200000;
+inline constexpr std::size_t kMaxOps = 100000;
+inline constexpr std::int64_t kMaxIterations = 10000;
 
 // A tensor type: shape, the module's element type and podsim's dtype for it ("" when podsim has none).
 struct TensorType {

@@ -253,11 +253,20 @@ TEST(ImportLoops, RefusalsAreLocated) {
   EXPECT_EQ(stablehlo_error_of(module_with("    %r = \"stablehlo.case\"(%arg1) ({\n")),
             "m.mlir:3:10: unsupported op \"stablehlo.case\": which branch runs is known only at run time (podsim reads "
             "loops whose trip count folds to a constant, not conditionals)");
-  // A loop without end is bounded by the ops it adds.
-  EXPECT_EQ(
-      stablehlo_error_of(module_with(counted_loop(0, "GE", 0, 1))),
-      "m.mlir:4:12: more than 200000 ops after inlining calls and unrolling loops (after 200001 iterations of this "
-      "loop)");
+  // A loop without end is bounded by its iterations, a long one with a large body by the ops it adds.
+  EXPECT_EQ(stablehlo_error_of(module_with(counted_loop(0, "GE", 0, 1))),
+            "m.mlir:4:12: the loop runs more than 10000 iterations (its condition still holds after them): podsim "
+            "simulates every iteration's ops, and unrolls loops of at most 10000");
+  // 13 tanh an iteration: 7692 iterations make 99996 ops; the 7693rd reaches the limit at its sixth op (line 17).
+  std::string large = counted_loop(0, "LT", 9000, 1);
+  const std::string tanh = "      %1 = stablehlo.tanh %iterArg_0 : tensor<16x8xbf16>\n";
+  std::string body = tanh;
+  for (int k = 2; k < 14; ++k)
+    body += "      %" + std::to_string(k) + " = stablehlo.tanh %" + std::to_string(k - 1) + " : tensor<16x8xbf16>\n";
+  large.replace(large.find(tanh), tanh.size(), body);
+  large.replace(large.find("stablehlo.return %0, %1"), 23, "stablehlo.return %0, %13");
+  EXPECT_EQ(stablehlo_error_of(module_with(large)),
+            "m.mlir:17:12: more than 100000 ops after inlining calls and unrolling loops");
 }
 
 TEST(ImportLoops, ReshapesThroughSizeOneDimsKeepTheShardedDim) {
