@@ -104,8 +104,10 @@ class Builder {
   std::vector<std::int64_t> slice_;
   std::map<std::string, double> peak_flops_;
   std::int64_t devices_ = 1;
-  nlohmann::ordered_json tensors_ = nlohmann::ordered_json::object();
-  nlohmann::ordered_json program_ = nlohmann::ordered_json::array();
+  // Built as a plain vector (of key-value pairs, of ops), made JSON once: adding to an ordered_json with
+  // JSON_DIAGNOSTICS resets the parent of every element it holds, which made a large module's import quadratic.
+  nlohmann::ordered_json::object_t tensors_;
+  nlohmann::ordered_json::array_t program_;
   std::map<std::string, Value> values_;
   std::set<std::string> tensor_names_, op_names_, noted_types_;
   std::set<std::string> compute_dtypes_;

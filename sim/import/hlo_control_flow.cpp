@@ -43,7 +43,7 @@ std::optional<std::size_t> parameter_number(const HloInstruction& ins) {
 }
 
 // The names of the ops in [from, to) of `program` that no op of that range waits for.
-std::vector<std::string> last_ops(const nlohmann::ordered_json& program, std::size_t from, std::size_t to) {
+std::vector<std::string> last_ops(const nlohmann::ordered_json::array_t& program, std::size_t from, std::size_t to) {
   std::set<std::string> waited;
   for (std::size_t k = from; k < to; ++k)
     if (program[k].contains("after"))

@@ -258,7 +258,7 @@ std::string Builder::declare(const HloInstruction& ins, const std::string& hint,
     t["view_of"] = standin->view_of;
   else if (standin)
     t["transient"] = true;
-  tensors_[name] = t;
+  tensors_.emplace_back(name, std::move(t));  // new_tensor's names are new
   if (standin)
     note(ins, "reads a stand-in input " + name + " (" + array_text(shape.element, shape.dims) +
                   (sharding.empty() ? "" : " " + sharding) + "): " +
@@ -943,8 +943,8 @@ HloImport Builder::build(const std::string& hardware) {
   for (std::size_t d = 0; d < slice_.size(); ++d)
     axes.push_back({{"name", kAxisNames[d]}, {"size", slice_[d]}, {"dims", {d}}});
   doc["mesh"] = {{"name", "mesh"}, {"axes", axes}};
-  doc["tensors"] = tensors_;
-  doc["program"] = program_;
+  doc["tensors"] = nlohmann::ordered_json(std::move(tensors_));
+  doc["program"] = nlohmann::ordered_json(std::move(program_));
   out.notes = notes_;
   return out;
 }

@@ -97,15 +97,18 @@ nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const 
     axes.push_back({{"name", module.axes[i].first}, {"size", module.axes[i].second}, {"dims", dims[i]}});
   doc["mesh"] = {{"name", module.mesh_name}, {"axes", axes}};
   if (!module.device_ids.empty()) doc["mesh"]["device_ids"] = module.device_ids;
-  doc["tensors"] = nlohmann::ordered_json::object();
+  // Tensors and ops are collected in plain vectors and made JSON once: adding to an ordered_json with
+  // JSON_DIAGNOSTICS resets the parent of every element it holds, which made a large module's import quadratic.
+  nlohmann::ordered_json::object_t tensors;
   for (const auto& t : module.tensors) {
     nlohmann::ordered_json tensor = {{"shape", t.shape}, {"dtype", t.dtype}};
     if (!t.sharding.empty()) tensor["sharding"] = t.sharding;
     if (!t.view_of.empty()) tensor["view_of"] = t.view_of;
     if (t.transient) tensor["transient"] = true;
-    doc["tensors"][t.name] = tensor;
+    tensors.emplace_back(t.name, std::move(tensor));  // the reader's names are unique
   }
-  doc["program"] = nlohmann::ordered_json::array();
+  doc["tensors"] = nlohmann::ordered_json(std::move(tensors));
+  nlohmann::ordered_json::array_t program;
   for (const auto& op : module.ops) {
     nlohmann::ordered_json j;
     const std::string out = op.out.empty() ? op.name : op.out;
@@ -130,8 +133,9 @@ nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const 
         break;
     }
     if (!op.after.empty()) j["after"] = op.after;
-    doc["program"].push_back(j);
+    program.push_back(std::move(j));
   }
+  doc["program"] = nlohmann::ordered_json(std::move(program));
   return doc;
 }
 

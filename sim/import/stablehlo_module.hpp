@@ -64,8 +64,9 @@ struct ImportedModule {
 // dropped), a loop whose trip count is a run-time value, a malformed or mismatching sharding (`FILE:3:60: malformed
 // sharding: column 14: ...`), an unknown value, an unsupported element type, a result whose sharding cannot be derived
 // (`FILE:9:10: stablehlo.reshape: cannot derive the result's sharding ...`), a missing or second `sdy.mesh`, a public
-// function other than @main, calls and loops nested deeper than 16, a loop of more than 10000 iterations, more than 100000 ops or 2000000 lines read with
-// calls inlined and loops unrolled, or a module without @main. Never crashes or hangs on hostile input.
+// function other than @main, calls and loops nested deeper than 16, a loop of more than 10000 iterations, more than
+// 100000 ops or 2000000 lines read with calls inlined and loops unrolled, or a module without @main. Never crashes or
+// hangs on hostile input.
 ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file);
 
 }  // namespace podsim::import

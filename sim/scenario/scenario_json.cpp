@@ -43,34 +43,37 @@ HardwarePreset read_hardware_preset(const Ctx& ctx, std::string preset, const st
 
 namespace {
 
-// Records the first duplicate key (nlohmann keeps the last silently) with its JSON pointer.
-class DuplicateKeyFinder {
+// Records the first duplicate key (nlohmann keeps the last silently) with its JSON pointer: a SAX pass over text
+// that parses, building nothing. (nlohmann's parser with a callback would do it in the same pass, but it scans the
+// parent container after every element it ends, which makes a program of N ops take N^2 steps.)
+class DuplicateKeyFinder : public nlohmann::json_sax<Json> {
  public:
-  bool on_event(int /*depth*/, nlohmann::json::parse_event_t event, Json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    switch (event) {
-      case Event::object_start:
-        frames_.push_back({true, {}, 0, {}});
-        break;
-      case Event::array_start:
-        frames_.push_back({false, {}, 0, {}});
-        break;
-      case Event::key: {
-        auto& top = frames_.back();
-        top.key = parsed.get<std::string>();
-        if (!duplicate_ && !top.seen.insert(top.key).second) duplicate_ = pointer() + "/" + escape_key(top.key);
-        break;
-      }
-      case Event::object_end:
-      case Event::array_end:
-        frames_.pop_back();
-        element_done();
-        break;
-      case Event::value:
-        element_done();
-        break;
-    }
+  bool null() override { return element_done(); }
+  bool boolean(bool /*value*/) override { return element_done(); }
+  bool number_integer(number_integer_t /*value*/) override { return element_done(); }
+  bool number_unsigned(number_unsigned_t /*value*/) override { return element_done(); }
+  bool number_float(number_float_t /*value*/, const string_t& /*text*/) override { return element_done(); }
+  bool string(string_t& /*value*/) override { return element_done(); }
+  bool binary(binary_t& /*value*/) override { return element_done(); }
+  bool start_object(std::size_t /*elements*/) override {
+    frames_.push_back({true, {}, 0, {}});
     return true;
+  }
+  bool key(string_t& key) override {
+    auto& top = frames_.back();
+    top.key = key;
+    if (!duplicate_ && !top.seen.insert(top.key).second) duplicate_ = pointer() + "/" + escape_key(top.key);
+    return true;
+  }
+  bool end_object() override { return end_container(); }
+  bool start_array(std::size_t /*elements*/) override {
+    frames_.push_back({false, {}, 0, {}});
+    return true;
+  }
+  bool end_array() override { return end_container(); }
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                   const nlohmann::detail::exception& /*error*/) override {
+    return false;
   }
   const std::optional<std::string>& duplicate() const { return duplicate_; }
 
@@ -81,8 +84,13 @@ class DuplicateKeyFinder {
     std::size_t index;
     std::set<std::string> seen;
   };
-  void element_done() {
+  bool element_done() {
     if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+    return true;
+  }
+  bool end_container() {
+    frames_.pop_back();
+    return element_done();
   }
   std::string pointer() const {
     std::string out;
@@ -99,9 +107,8 @@ Json parse_text(const std::string& text, const Ctx& ctx) {
   DuplicateKeyFinder finder;
   Json doc;
   try {
-    doc = Json::parse(text, [&](int depth, nlohmann::json::parse_event_t event, Json& parsed) {
-      return finder.on_event(depth, event, parsed);
-    });
+    doc = Json::parse(text);
+    Json::sax_parse(text, &finder);
   } catch (const Json::parse_error& e) {
     // e.byte is the 1-based offset of the character that failed; turn it into line and column.
     std::string detail = json_exception_message(e.what());
