@@ -691,7 +691,8 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     return v;
   };
   auto add_op = [&](ImportedOp op) {
-    if (folding_ > 0) fail(op_at, "the loop's condition must fold to a constant, got an op podsim would simulate");
+    if (folding_ > 0)
+      fail(op_at, "the loop's condition must fold to a constant, got an op podsim would simulate: \"" + op_name + "\"");
     op.stablehlo_op = op_name;
     op.line = line_no_;
     if (op.out.empty()) op.out = op.name;
