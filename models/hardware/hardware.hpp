@@ -23,6 +23,9 @@ struct HardwareSpec {
   double dcn_bandwidth_Bps = 0;         // data-centre network egress per chip; 0 = no figure
   double dcn_latency_s = 0;  // one DCN transfer's latency (NIC to NIC); 0 = no figure (docs/overlap-pipeline-dcn.md)
   std::int64_t chips_per_host = 0;  // chips sharing one host's NIC; 0 = no figure (one host per slice)
+  // Host offload (docs/hardware-model.md, "Host link"): bytes per second one chip moves to or from its host's memory,
+  // each direction (the preset's `host.offload_Bps`); 0 = no figure (a plan that offloads is then refused).
+  double host_offload_Bps = 0;
   // Measured-machine corrections the des applies (models/hardware/calibration.hpp); nullopt = uncalibrated.
   std::optional<Calibration> calibration;
 };
