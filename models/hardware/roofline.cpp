@@ -45,6 +45,11 @@ std::int64_t pad_to_multiple(std::int64_t dim, std::int64_t multiple) {
 
 MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64_t k, std::int64_t n, DType in,
                                DType out) {
+  return matmul_roofline(chip, m, k, n, in, out, in);
+}
+
+MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64_t k, std::int64_t n, DType in,
+                               DType out, DType weight) {
   require_positive(m, "m");
   require_positive(k, "k");
   require_positive(n, "n");
@@ -57,7 +62,7 @@ MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64
   r.flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
   r.padded_flops = 2.0 * static_cast<double>(m) * static_cast<double>(r.k_padded) * static_cast<double>(r.n_padded);
   r.bytes = checked_add(
-      checked_add(dtype_bytes(in, checked_elements(m, k, "x")), dtype_bytes(in, checked_elements(k, n, "w"))),
+      checked_add(dtype_bytes(in, checked_elements(m, k, "x")), dtype_bytes(weight, checked_elements(k, n, "w"))),
       dtype_bytes(out, checked_elements(m, n, "y")));
   r.intensity = r.flops / static_cast<double>(r.bytes);
   r.peak_flops = chip.peak_flops(in);

@@ -24,7 +24,7 @@ struct MatmulRoofline {
   std::int64_t k_padded = 0, n_padded = 0;
   double flops = 0;              // 2 m k n, the useful work
   double padded_flops = 0;       // 2 m k_padded n_padded, what the MXUs execute
-  std::uint64_t bytes = 0;       // x and w read in the input dtype, y written in the output dtype (unpadded)
+  std::uint64_t bytes = 0;       // x read in the input dtype, w in its own, y written in the output dtype (unpadded)
   double intensity = 0;          // flops / bytes, FLOP per byte (the book's arithmetic intensity)
   double peak_flops = 0;         // the chip's peak for the input dtype, FLOP/s
   double compute_time_s = 0;     // padded_flops / peak_flops
@@ -38,6 +38,10 @@ struct MatmulRoofline {
 // "chip.hbm_bandwidth_Bps") when the chip lacks a figure the roofline needs.
 MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64_t k, std::int64_t n, DType in,
                                DType out);
+// The same with the weight w stored in `weight` (an int8 or int4 weight read at its own bytes, computed at the
+// peak of `in`: weight-only quantization dequantizes on the way to the MXU).
+MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64_t k, std::int64_t n, DType in,
+                               DType out, DType weight);
 
 // `dim` rounded up to a multiple of `multiple` (multiple <= 0 leaves it as is).
 std::int64_t pad_to_multiple(std::int64_t dim, std::int64_t multiple);

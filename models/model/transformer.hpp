@@ -8,6 +8,7 @@
 
 #include "models/common/dtype.hpp"
 #include "models/common/field_error.hpp"
+#include "models/model/remat.hpp"
 
 namespace podsim {
 
@@ -82,13 +83,8 @@ FlopsPerToken model_flops_per_token(const TransformerDims& dims, std::int64_t se
 // Keys and values of every layer for one token: 2 L K H values of `dtype`.
 std::uint64_t kv_cache_bytes_per_token(const TransformerDims& dims, DType dtype);
 
-// How a training step keeps activations for the backward pass.
-struct Remat {
-  // Checkpoints per layer, each a [tokens, d_model] tensor; 0 means no rematerialisation, which keeps about 20
-  // [tokens, d_model]-sized intermediates per layer (the scaling book's count).
-  std::int64_t checkpoints_per_layer = 0;
-};
-
+// The scaling book's count of [tokens, d_model]-sized intermediates a layer keeps without rematerialisation, the
+// activations of `podsim model describe` (the plan counts each policy's tensors from the layer's ops instead).
 inline constexpr std::int64_t kNoRematTensorsPerLayer = 20;
 
 struct TrainingSetup {

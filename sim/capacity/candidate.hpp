@@ -43,6 +43,7 @@ struct MemoryByKind {
   std::uint64_t activations = 0;  // saved for the backward pass (train), by remat policy and microbatches in flight
   std::uint64_t kv_cache = 0;     // serving
   std::uint64_t temporaries = 0;  // gathered weights, partial sums, collective buffers at their peak
+  std::uint64_t offloaded = 0;    // activations held in host memory (remat "offload"): not in HBM, not in total()
   std::uint64_t total() const { return params + grads + optimizer + activations + kv_cache + temporaries; }
 };
 
@@ -54,7 +55,10 @@ struct StepBreakdown {
   double ici_s = 0;      // collectives and transfers over ICI
   double dcn_s = 0;      // collectives' phases across slices over the DCN (docs/overlap-pipeline-dcn.md)
   double bubble_s = 0;   // pipeline stages: the busiest stage idle, waiting for its neighbours (0 without stages)
-  double total() const { return compute_s + hbm_s + ici_s + dcn_s + bubble_s; }
+  double offload_s = 0;  // host offload's transfers not hidden under the layers' compute (docs/capacity.md)
+  double total() const { return compute_s + hbm_s + ici_s + dcn_s + bubble_s + offload_s; }
+  // Of the parts above, the time of the ops the backward recomputes (remat): a share, not added to total().
+  double recompute_s = 0;
 };
 
 // What pipeline stages make of a candidate's step (docs/overlap-pipeline-dcn.md, "Pipeline parallelism"): p stages of

@@ -114,6 +114,46 @@ std::vector<StepBreakdown> book_op_times(const PlannedProgram& program) {
   return out;
 }
 
+// The time of the recomputed ops (remat) in a step, from one run of each op: times its repeats (per stage, the busiest
+// stage's share: the layers divide by the stages).
+double recompute_seconds(const ModelProgram& model, const std::vector<StepBreakdown>& op_time, std::int64_t stages) {
+  double total = 0;
+  for (std::size_t i = 0; i < op_time.size(); ++i)
+    if (model.roles[i].recompute) total += op_time[i].total() * static_cast<double>(model.repeats[i]);
+  return total / static_cast<double>(std::max<std::int64_t>(1, stages));
+}
+
+// Host offload's exposed seconds in a step (docs/capacity.md, "Host offload"): each layer copies the tensors it
+// offloads to the host while its forward runs, and back while its backward runs (XLA's asynchronous copies); what a
+// copy takes beyond its layer's forward (or backward) compute, at the chip's host link bandwidth, is exposed, once
+// per layer and microbatch (the busiest stage's layers with pipeline stages). Throws VerifyError when the policy
+// offloads and the hardware has no host link figure.
+double offload_seconds(const Workload& w, const Candidate& candidate, const ModelProgram& model,
+                       const PlannedProgram& program, std::int64_t stages) {
+  const SavedBytes saved = saved_bytes_per_layer(model, program);
+  if (saved.offloaded == 0) return 0;
+  const double bandwidth = candidate.hardware.spec.host_offload_Bps;
+  if (!(bandwidth > 0))
+    throw VerifyError("remat " + remat_text(w.remat) +
+                      " offloads activations to host memory, which needs the hardware's host link figure "
+                      "(host.offload_Bps): " +
+                      candidate.hardware.spec.name + " has none");
+  double forward = 0, backward = 0;
+  std::int64_t passes = 0;  // layers x microbatches: the repeats of a layer's backward op
+  const std::vector<StepBreakdown> times = book_op_times(program);
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (model.roles[i].place != ModelPlace::layer) continue;
+    if (model.roles[i].phase == ModelPhase::forward) forward += times[i].total();
+    if (model.roles[i].phase == ModelPhase::backward) {
+      backward += times[i].total();
+      passes = std::max(passes, model.repeats[i]);
+    }
+  }
+  const double copy = static_cast<double>(saved.offloaded) / bandwidth;
+  const double per_layer = std::max(0.0, copy - forward) + std::max(0.0, copy - backward);
+  return per_layer * static_cast<double>(passes) / static_cast<double>(std::max<std::int64_t>(1, stages));
+}
+
 // Bytes one chip sends to its neighbouring stage per microbatch: its shard of the microbatch's activation at the
 // stage boundary, [tokens / token axes, D] (d_model is whole in activations).
 std::uint64_t pipeline_send_bytes(const TransformerDims& dims, const Workload& w, const Candidate& candidate,
@@ -148,8 +188,7 @@ PipelineFigures book_pipeline(const TransformerDims& dims, const Workload& w, co
   f.layers_per_stage = dims.layers / f.stages;
   f.microbatches = w.microbatches;
   f.schedule = w.pipeline_schedule;
-  const StageWork work =
-      stage_work(model, book_op_times(program), dims.layers, f.stages, w.remat.checkpoints_per_layer > 0);
+  const StageWork work = stage_work(model, book_op_times(program), dims.layers, f.stages);
   PipelineTimes times{work.forward_s(), work.backward_s(), {}};
   f.forward_s = times.forward_s;
   f.backward_s = times.backward_s;
@@ -232,13 +271,14 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     const std::int64_t stages = candidate.parallelism.degree(ParallelKind::pipeline, model.spec.mesh.mesh);
     if (stages > 1) {
       r.pipeline = book_pipeline(dims, w, candidate, model, program, topology, r.breakdown);
-      r.book_step_s = r.breakdown.total();
     } else {
       for (std::size_t i = 0; i < program.ops.size(); ++i)
         for (const auto& step : program.ops[i].steps)
           add_step(r.breakdown, step, static_cast<double>(model.repeats[i]));
-      r.book_step_s = r.breakdown.total();
     }
+    r.breakdown.recompute_s = recompute_seconds(model, book_op_times(program), stages);
+    r.breakdown.offload_s = offload_seconds(w, candidate, model, program, stages);
+    r.book_step_s = r.breakdown.total();
     r.bound = largest(r.breakdown);
     const std::vector<MemoryByKind> per_stage = stage_memory(dims, w, candidate, model, std::move(program));
     const std::size_t worst = worst_stage(per_stage);
@@ -303,8 +343,7 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
     for (std::size_t i = 0; i < program.ops.size(); ++i)
       if (end[i] > start[i]) op_time[i].compute_s = end[i] - start[i];
     PipelineFigures& f = *result.pipeline;
-    const StageWork work =
-        stage_work(model, op_time, problem.model.dims.layers, f.stages, w.remat.checkpoints_per_layer > 0);
+    const StageWork work = stage_work(model, op_time, problem.model.dims.layers, f.stages);
     PipelineGraphSpec pipeline;
     pipeline.chips = stage_chips(model.spec.mesh.mesh, *platform.mapping, f.axes, platform.slices);
     pipeline.forward_s = work.forward_s();
@@ -322,7 +361,8 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
     f.des_span_s = span.span_s;
     f.des_bubble_s = span.bubble_s;
     f.des_bubble_fraction = span.bubble_fraction;
-    result.des_step_s = simulated.makespan_s + work.tail[longest_tail(work)].total();
+    // Host offload's exposed copies: the closed form's (the des does not simulate the host link yet).
+    result.des_step_s = simulated.makespan_s + work.tail[longest_tail(work)].total() + result.breakdown.offload_s;
     result.des_dcn_s = platform.slices > 1 ? critical_chip_dcn_seconds(schedule_graph, simulated) : 0.0;
     derive(problem, result);
     if (timeline) {
@@ -341,7 +381,8 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
   double step = 0;
   for (std::size_t i = 0; i < program.ops.size(); ++i)
     if (end[i] > start[i]) step += (end[i] - start[i]) * static_cast<double>(model.repeats[i]);
-  result.des_step_s = step;
+  // Host offload's exposed copies: the closed form's (the des does not simulate the host link yet).
+  result.des_step_s = step + result.breakdown.offload_s;
   double dcn = 0;
   if (platform.slices > 1) {
     const std::vector<double> op_dcn = op_dcn_seconds(graph, scheduled.simulation, program.ops.size());

@@ -3,7 +3,11 @@
 #include "sim/capacity/model_program.hpp"
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <type_traits>
 #include <utility>
+#include <variant>
 
 #include "models/model/parallel_fit.hpp"
 #include "models/sharding/mesh_spec.hpp"
@@ -66,8 +70,8 @@ class Builder {
     // moves them onto the experts dim).
     dispatch_ = concat(concat(concat(data_, fsdp_), seq_), expert_);
     slot_axes_ = concat(concat(data_, fsdp_), seq_);
-    kv_tensor_ = kv_tensor_axes(p, mesh_, dims.kv_heads);
     repeats_ = step_repeats(dims, workload);
+    placements_ = tensor_placements(workload.remat);
   }
 
   ModelProgram build() {
@@ -80,6 +84,8 @@ class Builder {
     out.repeats = std::move(op_repeats_);
     out.roles = std::move(op_roles_);
     out.state = std::move(state_);
+    out.saved = std::move(saved_);
+    out.checkpoint_copies = std::max<std::int64_t>(1, w_.remat.checkpoints_per_layer);
     return out;
   }
 
@@ -120,6 +126,7 @@ class Builder {
   // A weight (`count` of them in the model) and, in training, its Adam update's state: a byte view of the shard,
   // [..., 11] (15 with master weights), whose read and write move what Adam moves per parameter (docs).
   void weight(const std::string& name, Shape shape, const std::vector<Axes>& dims, std::int64_t count) {
+    weight_dims_[name] = dims;
     const DType dtype = w_.mode == WorkloadMode::train ? w_.param_dtype : w_.weight_dtype;
     tensor(name, shape, dtype, dims);
     const bool tied = name == "emb" && dims_.tied_embeddings;
@@ -204,7 +211,9 @@ class Builder {
   void layer_weights() {
     const std::int64_t D = dims_.d_model, L = dims_.layers;
     weight("Wq", {D, dims_.heads * dims_.head_dim}, {fsdp_, tensor_}, L);
-    weight("Wkv", {D, 2 * dims_.kv_heads * dims_.head_dim}, {fsdp_, kv_tensor_}, L);
+    // Keys and values [D, K, 2H]: the KV heads over the tensor axes, padded when there are fewer heads than tensor
+    // ranks, so that each chip holds its group's ceil(K / t) heads, as the frameworks replicate them.
+    weight("Wkv", {D, dims_.kv_heads, 2 * dims_.head_dim}, {fsdp_, tensor_, {}}, L);
     weight("Wo", {dims_.heads * dims_.head_dim, D}, {tensor_, fsdp_}, L);
     if (moe()) {
       const std::int64_t E = dims_.experts, F = dims_.d_ff;
@@ -231,34 +240,185 @@ class Builder {
     return expert_load(w_, tokens, dims_.experts_per_token, dims_.experts, shards);
   }
 
+  // --- The forward's values and the backward's reads (docs/capacity.md, "Rematerialisation") ---
+  //
+  // Each value of a layer's forward is recorded with the ops that make it, the values they read and the MaxText name
+  // it carries (if any). The backward asks for the values it reads through `use`: a value the policy saves is read as
+  // the forward left it (on the device, or brought back from the host); any other is recomputed in the backward by
+  // clones of the ops that made it, from values that are themselves saved or recomputed. So a policy's recomputed
+  // work and its saved bytes are counted from the layer's own ops, and a value the backward never reads is never
+  // saved.
+
+  struct ForwardValue {
+    std::vector<std::size_t> ops;     // indices into spec_.program of the ops that make it, in order
+    std::vector<std::string> inputs;  // the values those ops read (the weights are not values)
+    std::optional<LayerTensor> tag;   // MaxText's checkpoint name
+    std::vector<std::string> also;    // declared tensors saved with it (the attention's logsumexp)
+    bool regathered = false;          // a gathered copy of another value: never saved, gathered again
+  };
+
+  // Records that the last `ops` ops made `value` from `inputs`.
+  void made(const std::string& value, std::size_t ops, std::vector<std::string> inputs,
+            std::optional<LayerTensor> tag = std::nullopt, std::vector<std::string> also = {}) {
+    ForwardValue v;
+    for (std::size_t i = spec_.program.size() - ops; i < spec_.program.size(); ++i)
+      v.ops.push_back(i);
+    v.inputs = std::move(inputs);
+    v.tag = tag;
+    v.also = std::move(also);
+    values_[value] = std::move(v);
+  }
+
+  // Where the value lives between the forward and the backward: its tag's placement; a value without a tag (a norm's
+  // or the activation's output) is saved only when the policy saves everything ("none").
+  // The norm's output `value` ([tokens, D] with D over the tensor axes) gathered whole for the column-parallel products
+  // that read it (Megatron's sequence parallelism: one all-gather shared by the products, as XLA shares it), or
+  // `value` itself without tensor axes. The gathered copy is never saved: the backward gathers it again.
+  std::string whole_d(const std::string& value, std::int64_t repeat) {
+    if (tensor_.empty()) return value;
+    const std::string out = value + "_full";
+    collective(value + "_gather", OpKind::all_gather, value, tensor_, out, repeat);
+    made(out, 1, {value});
+    values_[out].regathered = true;
+    return out;
+  }
+
+  // The residual stream's gradient `name` gathered whole over the tensor axes once for the two backward products that
+  // read it (the weight's gradient and the input's), as XLA shares one gather; `name` itself without tensor axes.
+  std::string gathered_gradient(const std::string& name, std::int64_t repeat) {
+    if (tensor_.empty()) return name;
+    collective(name + "_gather", OpKind::all_gather, name, tensor_, name + "_full", repeat);
+    return name + "_full";
+  }
+
+  TensorPlacement placement(const ForwardValue& v) const {
+    if (v.regathered) return TensorPlacement::remat;
+    // K and V are one fused projection here: saved when either is, where key_proj says (value_proj's place when
+    // key_proj is recomputed).
+    if (v.tag == LayerTensor::key_proj && placement_of(placements_, LayerTensor::key_proj) == TensorPlacement::remat)
+      return placement_of(placements_, LayerTensor::value_proj);
+    if (v.tag) return placement_of(placements_, *v.tag);
+    return w_.remat.recomputes() ? TensorPlacement::remat : TensorPlacement::device;
+  }
+
+  // The tensor the backward reads for `value`: the forward's, when saved (recorded in saved_ once), else a
+  // recomputed copy (made once, by clones of its ops placed before the first backward op that needs it).
+  std::string use(const std::string& value) {
+    if (const auto found = backward_name_.find(value); found != backward_name_.end()) return found->second;
+    const auto v = values_.find(value);
+    if (v == values_.end()) return value;  // a declared tensor of the backward (dy, ...)
+    const TensorPlacement where = placement(v->second);
+    if (where != TensorPlacement::remat) {
+      saved_.push_back({value, where, v->second.tag});
+      for (const auto& also : v->second.also)
+        saved_.push_back({also, where, v->second.tag});
+      backward_name_[value] = value;
+      return value;
+    }
+    std::map<std::string, std::string> renamed;
+    for (const auto& input : v->second.inputs)
+      renamed[input] = use(input);
+    for (const std::size_t index : v->second.ops)
+      recompute(index, renamed, !v->second.regathered);
+    backward_name_[value] = renamed.at(value);
+    return renamed.at(value);
+  }
+
+  // Clones the forward op `index` into the backward, reading `renamed` values (and the weight gathered for the
+  // backward), writing `NAME_re`; adds its out to `renamed`.
+  // `recomputed`: false for a gathered copy's gather (a backward collective, not recomputed work).
+  void recompute(std::size_t index, std::map<std::string, std::string>& renamed, bool recomputed) {
+    ScenarioOp o = spec_.program[index];
+    const auto read = [&](const std::string& t) {
+      const auto r = renamed.find(t);
+      if (r != renamed.end()) return r->second;
+      return is_weight(t) ? backward_weight(t) : t;
+    };
+    o.name += "_re";
+    std::visit(
+        [&](auto& d) {
+          using D = std::decay_t<decltype(d)>;
+          if constexpr (std::is_same_v<D, MatmulOp>) {
+            d.lhs = read(d.lhs);
+            d.rhs = read(d.rhs);
+          } else if constexpr (std::is_same_v<D, ElementwiseOp> || std::is_same_v<D, CollectiveOp> ||
+                               std::is_same_v<D, LoadOp>) {
+            d.tensor = read(d.tensor);
+          }
+        },
+        o.detail);
+    for (auto& after : o.after)
+      if (const auto clone = cloned_op_.find(after); clone != cloned_op_.end()) after = clone->second;
+    const std::string out = o.out + "_re";
+    cloned_op_[spec_.program[index].name] = o.name;
+    renamed[o.out] = out;
+    o.out = out;
+    o.inputs.clear();
+    spec_.program.push_back(std::move(o));
+    op_repeats_.push_back(repeats_.layer_backward);
+    op_roles_.push_back({ModelPlace::layer, ModelPhase::backward, recomputed});
+  }
+
+  bool is_weight(const std::string& name) const { return weight_dims_.count(name) > 0; }
+
+  // The weight the backward's ops read: under FSDP, once a recomputed op has gathered it (explicitly, over the fsdp
+  // axes), the backward's own products read that gathered copy too, as XLA gathers a weight once per backward.
+  std::string backward_weight(const std::string& weight) {
+    if (fsdp_.empty() || phase_ != ModelPhase::backward) return weight;
+    if (const auto g = gathered_.find(weight); g != gathered_.end()) return g->second;
+    const std::vector<Axes>& dims = weight_dims_.at(weight);
+    if (std::none_of(dims.begin(), dims.end(), [&](const Axes& a) { return a == fsdp_; })) return weight;
+    const std::string out = weight + "_bwd";
+    collective(weight + "_gather_bwd", OpKind::all_gather, weight, fsdp_, out, repeats_.layer_backward);
+    gathered_[weight] = out;
+    return out;
+  }
+
+  // A weight a backward op reads: the gathered copy when a recomputation gathered it.
+  std::string bw(const std::string& weight) const {
+    const auto g = gathered_.find(weight);
+    return g == gathered_.end() ? weight : g->second;
+  }
+
   // A mixture of experts' MLP forward: the router, each token's rows dispatched to its experts' capacity slots (an
   // all-to-all over the expert axes), the experts' MLPs as batched matmuls over the experts dim, and the results
   // combined back (the reverse all-to-all, then the weighted sum).
-  void moe_forward(std::int64_t tokens) {
+  void moe_forward(std::int64_t tokens, const std::string& hn) {
     const ExpertLoad routed = load(tokens);
     const std::int64_t r = repeats_.layer_forward, E = dims_.experts, C = routed.capacity, D = dims_.d_model;
     const std::int64_t busy = routed.busiest_slots;
     const bool gated = dims_.mlp == MlpKind::gated;
-    matmul("router", "hn", "Wr", "BD,DE->BE", {tokens_, {}}, r);
+    matmul("router", hn, "Wr", "BD,DE->BE", {tokens_, {}}, r);
+    made("router", 1, {hn});
     tensor("xe_rows", {E, C, D}, w_.activation_dtype, {{}, dispatch_, {}});
     elementwise("route", "xe_rows", "xe_send", 0, r, {"router"});
     std::string xe = "xe_send";
+    std::size_t dispatch_ops = 1;
     if (!expert_.empty()) {
       collective("dispatch", OpKind::all_to_all, xe, expert_, "xe", r, -1, {}, 1, 0);
       xe = "xe";
+      ++dispatch_ops;
     }
+    made(xe, dispatch_ops, {hn, "router"});
     const std::string received = xe, received_by = expert_.empty() ? "route" : "dispatch";
     xe = filled(xe, "xe_work", busy, C);
     const std::vector<Axes> hidden = {expert_, slot_axes_, tensor_};
-    if (gated) after(matmul("hg", xe, "Weg", "ECD,EDF->ECF", hidden, r), received_by, received, xe);
+    if (gated) {
+      after(matmul("hg", xe, "Weg", "ECD,EDF->ECF", hidden, r), received_by, received, xe);
+      made("hg", 1, {received}, LayerTensor::mlpwi_0);
+    }
     after(matmul("hu", xe, "Weu", "ECD,EDF->ECF", hidden, r), received_by, received, xe);
+    made("hu", 1, {received}, LayerTensor::mlpwi_1);
     elementwise("act", gated ? "hg" : "hu", "g", kActivationFlops, r,
                 gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{});
+    made("g", 1, gated ? std::vector<std::string>{"hg", "hu"} : std::vector<std::string>{"hu"});
     matmul("ye", "g", "Wed", "ECF,EFD->ECD", {expert_, slot_axes_, {}}, r);
+    made("ye", 1, {"g"}, LayerTensor::mlpwo);
     std::string ye = filled("ye", "ye_slots", C, busy);
     if (!expert_.empty()) {
       collective("combine_a2a", OpKind::all_to_all, ye, expert_, "ye_back", r, -1, after_if("ye", "ye", ye), 0, 1);
       ye = "ye_back";
+      made("ye_back", 1, {"ye"});
     }
     elementwise("combine", ye, "y", 2, r, after_if("ye", "ye", ye));
   }
@@ -288,6 +448,20 @@ class Builder {
     return made == read ? std::vector<std::string>{} : std::vector<std::string>{op};
   }
 
+  // The ops that made `values` for the backward (their recomputed clones, else their forward ops): what a backward op
+  // that reads them besides its own operand waits for. A declared value (the layer input) has none.
+  std::vector<std::string> makers(const std::vector<std::string>& values) const {
+    std::vector<std::string> out;
+    for (const auto& value : values) {
+      const auto v = values_.find(value);
+      if (v == values_.end() || v->second.ops.empty()) continue;
+      const std::string& op = spec_.program[v->second.ops.back()].name;
+      const auto clone = cloned_op_.find(op);
+      out.push_back(clone == cloned_op_.end() ? op : clone->second);
+    }
+    return out;
+  }
+
   // Its backward: the combine's gradient dispatched like the tokens, two matmuls per expert matmul, the inputs'
   // gradients sent back and summed per token.
   void moe_backward(std::int64_t tokens) {
@@ -295,9 +469,12 @@ class Builder {
     const std::int64_t r = repeats_.layer_backward, E = dims_.experts, C = routed.capacity, D = dims_.d_model;
     const std::int64_t busy = routed.busiest_slots;
     const bool gated = dims_.mlp == MlpKind::gated;
-    const std::string xe = filled(expert_.empty() ? "xe_send" : "xe", "xe_work", busy, C);
+    // The combine's backward reads the experts' outputs (the router's gradient) and the router's weights.
+    const std::string combined = expert_.empty() ? "ye" : "ye_back";
+    use(combined);
+    use("router");
     tensor("dye_rows", {E, C, D}, w_.activation_dtype, {{}, dispatch_, {}});
-    elementwise("combine_bwd", "dye_rows", "dye_send", 2, r);
+    elementwise("combine_bwd", "dye_rows", "dye_send", 2, r, makers({combined, "router"}));
     std::string dye = "dye_send";
     if (!expert_.empty()) {
       collective("combine_a2a_bwd", OpKind::all_to_all, dye, expert_, "dye", r, -1, {}, 1, 0);
@@ -306,13 +483,23 @@ class Builder {
     const std::string dye_made = dye == "dye" ? "combine_a2a_bwd" : "combine_bwd";
     const std::string dye_read = filled(dye, "dye_work", busy, C);
     const std::vector<Axes> hidden = {expert_, slot_axes_, tensor_};
-    after(matmul("dWed", "g", dye_read, "ECF,ECD->EFD", {expert_, tensor_, fsdp_}, r), dye_made, dye, dye_read);
-    after(matmul("dg", dye_read, "Wed", "ECD,EFD->ECF", hidden, r), dye_made, dye, dye_read);
-    elementwise("act_bwd", "dg", "dh", kBackwardFlops, r);
-    if (gated) matmul("dWeg", xe, "dh", "ECD,ECF->EDF", {expert_, fsdp_, tensor_}, r);
-    matmul("dWeu", xe, "dh", "ECD,ECF->EDF", {expert_, fsdp_, tensor_}, r);
-    if (gated) matmul("dxe_g", "dh", "Weg", "ECF,EDF->ECD", {expert_, slot_axes_, {}}, r, tensor_);
-    matmul("dxe", "dh", "Weu", "ECF,EDF->ECD", {expert_, slot_axes_, {}}, r);
+    after(matmul("dWed", use("g"), dye_read, "ECF,ECD->EFD", {expert_, tensor_, fsdp_}, r), dye_made, dye, dye_read);
+    after(matmul("dg", dye_read, bw("Wed"), "ECD,EFD->ECF", hidden, r), dye_made, dye, dye_read);
+    // The activation's backward reads the gate's and the up projection's outputs.
+    const std::vector<std::string> mlp_in =
+        gated ? std::vector<std::string>{"hg", "hu"} : std::vector<std::string>{"hu"};
+    for (const auto& value : mlp_in)
+      use(value);
+    elementwise("act_bwd", "dg", "dh", kBackwardFlops, r, makers(mlp_in));
+    // The expert weights' gradients read the dispatched tokens (the busiest shard's filled slots).
+    const std::string xe_value = expert_.empty() ? "xe_send" : "xe";
+    const std::string xe_used = use(xe_value);
+    const std::string xe = busy == C ? xe_used : filled(xe_value, "xe_work", busy, C);
+    if (gated)
+      after(matmul("dWeg", xe, "dh", "ECD,ECF->EDF", {expert_, fsdp_, tensor_}, r), makers({xe_value})[0], xe_used, xe);
+    after(matmul("dWeu", xe, "dh", "ECD,ECF->EDF", {expert_, fsdp_, tensor_}, r), makers({xe_value})[0], xe_used, xe);
+    if (gated) matmul("dxe_g", "dh", bw("Weg"), "ECF,EDF->ECD", {expert_, slot_axes_, {}}, r, tensor_);
+    matmul("dxe", "dh", bw("Weu"), "ECF,EDF->ECD", {expert_, slot_axes_, {}}, r);
     std::string dxe = filled("dxe", "dxe_slots", C, busy);
     if (!expert_.empty()) {
       collective("dispatch_bwd", OpKind::all_to_all, dxe, expert_, "dxe_back", r, -1, after_if("dxe", "dxe", dxe), 0,
@@ -321,84 +508,129 @@ class Builder {
     }
     // The router's gradient (its logits' gradient from the combine weights), and each token's k rows summed.
     tensor("drouter", {tokens, E}, w_.activation_dtype, {tokens_, {}});
-    matmul("dWr", "hn", "drouter", "BD,BE->DE", {fsdp_, {}}, r);
-    tensor("dhn_rows", {tokens, D}, w_.activation_dtype, {tokens_, {}});
+    matmul("dWr", use(tensor_.empty() ? "hn" : "hn_full"), "drouter", "BD,BE->DE", {fsdp_, {}}, r);
+    tensor("dhn_rows", {tokens, D}, w_.activation_dtype, {tokens_, tensor_});
     elementwise("unroute", "dhn_rows", "dhn", static_cast<double>(dims_.experts_per_token), r,
                 {expert_.empty() ? "dxe" : "dispatch_bwd"});
   }
 
   // One layer's forward over `tokens` tokens attending to `context` positions; `kv_cache`: decode reads the cache.
+  // The residual stream ([tokens, D]: the layer's input, the out and down projections' outputs) has d_model over the
+  // tensor axes, as MaxText's activation_embed rule shards it (Megatron's sequence parallelism): the row-parallel
+  // products reduce-scatter onto it and the next column-parallel product gathers it back.
   void layer_forward(std::int64_t tokens, std::int64_t context, bool kv_cache) {
     const std::int64_t r = repeats_.layer_forward;
-    const std::vector<Axes> act = {tokens_, {}};
-    tensor("x", {tokens, dims_.d_model}, w_.activation_dtype, act);
+    const std::vector<Axes> residual = {tokens_, tensor_};
+    const std::int64_t K = dims_.kv_heads, H = dims_.head_dim;
+    tensor("x", {tokens, dims_.d_model}, w_.activation_dtype, residual);
+    values_["x"] = ForwardValue{{}, {}, LayerTensor::decoder_layer_input, {}};
     elementwise("norm1", "x", "xn", kNormFlops, r);
-    matmul("q", "xn", "Wq", "BD,DN->BN", {tokens_, tensor_}, r);
-    matmul("kv", "xn", "Wkv", "BD,DK->BK", {tokens_, kv_tensor_}, r);
+    made("xn", 1, {"x"});
+    const std::string xn = whole_d("xn", r);
+    matmul("q", xn, "Wq", "BD,DN->BN", {tokens_, tensor_}, r);
+    made("q", 1, {xn}, LayerTensor::query_proj);
+    matmul("kv", xn, "Wkv", "BD,DKJ->BKJ", {tokens_, tensor_, {}}, r);
+    made("kv", 1, {xn}, LayerTensor::key_proj);
     std::string keys = "kv";
     if (!seq_.empty()) {
+      // Context parallelism: the attention gathers the keys and values of the whole sequence (saved as the
+      // projection made them: the gather is the attention's).
       collective("kv_gather", OpKind::all_gather, "kv", seq_, "kv_full", r);
       keys = "kv_full";
+      made("kv_full", 1, {"kv"});
     }
     std::vector<std::string> after = {keys == "kv" ? "kv" : "kv_gather"};
     if (kv_cache) {
       const std::int64_t batch = w_.batch;
-      tensor("kv_cache", {batch, context, 2 * dims_.kv_heads * dims_.head_dim}, w_.kv_dtype,
-             {concat(concat(data_, fsdp_), expert_), {}, kv_tensor_});
+      tensor("kv_cache", {batch, context, K, 2 * H}, w_.kv_dtype,
+             {concat(concat(data_, fsdp_), expert_), {}, tensor_, {}});
       state_.push_back({"kv_cache", ModelStateTensor::Kind::kv_cache, dims_.layers});
       op("kv_read", OpKind::load, LoadOp{"kv_cache"}, "", r);
       after.push_back("kv_read");
     }
-    // Flash attention: the score and value products, 2 T H FLOPs each per query element, fused, no T x T tensor.
+    // Flash attention: the score and value products, 2 T H FLOPs each per query element, fused, no T x T tensor; its
+    // residuals for the backward are its output and the softmax's logsumexp [tokens, N] in f32.
     elementwise("attention", "q", "a", 4.0 * static_cast<double>(context), r, after);
-    matmul("o", "a", "Wo", "BN,ND->BD", act, r);
+    if (w_.mode == WorkloadMode::train) {
+      tensor("a_lse", {tokens, dims_.heads}, DType::f32, {tokens_, tensor_});
+      spec_.tensors.back().transient = true;
+    }
+    made("a", 1, {"q", keys}, LayerTensor::context,
+         w_.mode == WorkloadMode::train ? std::vector<std::string>{"a_lse"} : std::vector<std::string>{});
+    matmul("o", "a", "Wo", "BN,ND->BD", residual, r);
+    made("o", 1, {"a"}, LayerTensor::out_proj);
     elementwise("norm2", "o", "hn", kNormFlops + 1, r);
+    made("hn", 1, {"x", "o"});
+    const std::string hn = whole_d("hn", r);
     if (moe()) {
-      moe_forward(tokens);
+      moe_forward(tokens, hn);
       return;
     }
-    if (dims_.mlp == MlpKind::gated) matmul("hg", "hn", "Wg", "BD,DF->BF", {tokens_, tensor_}, r);
-    matmul("hu", "hn", "Wu", "BD,DF->BF", {tokens_, tensor_}, r);
-    elementwise("act", dims_.mlp == MlpKind::gated ? "hg" : "hu", "g", kActivationFlops, r,
-                dims_.mlp == MlpKind::gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{});
-    matmul("y", "g", "Wd", "BF,FD->BD", act, r);
+    const bool gated = dims_.mlp == MlpKind::gated;
+    if (gated) {
+      matmul("hg", hn, "Wg", "BD,DF->BF", {tokens_, tensor_}, r);
+      made("hg", 1, {hn}, LayerTensor::mlpwi_0);
+    }
+    matmul("hu", hn, "Wu", "BD,DF->BF", {tokens_, tensor_}, r);
+    made("hu", 1, {hn}, LayerTensor::mlpwi_1);
+    elementwise("act", gated ? "hg" : "hu", "g", kActivationFlops, r,
+                gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{});
+    made("g", 1, gated ? std::vector<std::string>{"hg", "hu"} : std::vector<std::string>{"hu"});
+    matmul("y", "g", "Wd", "BF,FD->BD", residual, r);
+    made("y", 1, {"g"}, LayerTensor::mlpwo);
   }
 
   // The layer's backward: two matmuls per forward matmul, the attention products' backward (twice the forward's).
+  // Every forward value it reads goes through `use`, which recomputes what the remat policy did not save.
   void layer_backward(std::int64_t tokens) {
     const std::int64_t r = repeats_.layer_backward;
-    const std::vector<Axes> act = {tokens_, {}};
+    const std::vector<Axes> residual = {tokens_, tensor_};
+    const std::int64_t K = dims_.kv_heads, H = dims_.head_dim;
     const bool gated = dims_.mlp == MlpKind::gated;
     if (moe()) {
       moe_backward(tokens);
     } else {
-      tensor("dy", {tokens, dims_.d_model}, w_.activation_dtype, act);
-      weight_gradient("dWd", "g", "dy", "BF,BD->FD", {tensor_, fsdp_}, r, repeats_.layer_update);
-      matmul("dg", "dy", "Wd", "BD,FD->BF", {tokens_, tensor_}, r);
-      elementwise("act_bwd", "dg", "dh", kBackwardFlops, r);
-      if (gated) weight_gradient("dWg", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r, repeats_.layer_update);
-      weight_gradient("dWu", "hn", "dh", "BD,BF->DF", {fsdp_, tensor_}, r, repeats_.layer_update);
-      // dhn = dh_g Wg^T + dh_u Wu^T: the gate's product stays partial sums, the up product's all-reduce adds both.
-      if (gated) matmul("dhn_g", "dh", "Wg", "BF,DF->BD", act, r, tensor_);
-      matmul("dhn", "dh", "Wu", "BF,DF->BD", act, r);
+      tensor("dy", {tokens, dims_.d_model}, w_.activation_dtype, residual);
+      const std::string dy = gathered_gradient("dy", r);
+      weight_gradient("dWd", use("g"), dy, "BF,BD->FD", {tensor_, fsdp_}, r, repeats_.layer_update);
+      matmul("dg", dy, bw("Wd"), "BD,FD->BF", {tokens_, tensor_}, r);
+      // The activation's backward reads the gate's and the up projection's outputs.
+      const std::vector<std::string> mlp_in =
+          gated ? std::vector<std::string>{"hg", "hu"} : std::vector<std::string>{"hu"};
+      for (const auto& value : mlp_in)
+        use(value);
+      elementwise("act_bwd", "dg", "dh", kBackwardFlops, r, makers(mlp_in));
+      const std::string hn = use(tensor_.empty() ? "hn" : "hn_full");
+      if (gated) weight_gradient("dWg", hn, "dh", "BD,BF->DF", {fsdp_, tensor_}, r, repeats_.layer_update);
+      weight_gradient("dWu", hn, "dh", "BD,BF->DF", {fsdp_, tensor_}, r, repeats_.layer_update);
+      // dhn = dh_g Wg^T + dh_u Wu^T: the gate's product stays partial sums, the up product's reduction adds both.
+      if (gated) matmul("dhn_g", "dh", bw("Wg"), "BF,DF->BD", {tokens_, {}}, r, tensor_);
+      matmul("dhn", "dh", bw("Wu"), "BF,DF->BD", residual, r);
     }
-    elementwise("norm2_bwd", "dhn", "do", kBackwardFlops, r);
-    weight_gradient("dWo", "a", "do", "BN,BD->ND", {tensor_, fsdp_}, r, repeats_.layer_update);
-    matmul("da", "do", "Wo", "BD,ND->BN", {tokens_, tensor_}, r);
-    elementwise("attention_bwd", "da", "dq", 8.0 * static_cast<double>(w_.seq_len), r);
+    // The second norm's backward reads its input, the residual x + o.
+    use("x");
+    use("o");
+    elementwise("norm2_bwd", "dhn", "do", kBackwardFlops, r, makers({"o"}));
+    const std::string d_o = gathered_gradient("do", r);
+    weight_gradient("dWo", use("a"), d_o, "BN,BD->ND", {tensor_, fsdp_}, r, repeats_.layer_update);
+    matmul("da", d_o, bw("Wo"), "BD,ND->BN", {tokens_, tensor_}, r);
+    // The attention's backward reads the queries, keys and values, and its own output and logsumexp.
+    const std::string keys = use(seq_.empty() ? "kv" : "kv_full");
+    use("q");
+    elementwise("attention_bwd", "da", "dq", 8.0 * static_cast<double>(w_.seq_len), r, makers({"q", keys, "a"}));
     if (seq_.empty()) {
       // dK and dV (their FLOPs are in attention_bwd's): written once, as the kernel writes them.
-      elementwise("dkv", "kv", "dkv", 0, r, {"attention_bwd"});
+      elementwise("dkv", keys, "dkv", 0, r, {"attention_bwd"});
     } else {
       // Each chip's queries leave partial sums for the keys of the whole sequence: reduce-scattered back.
-      tensor("dkv_partial", {tokens, 2 * dims_.kv_heads * dims_.head_dim}, w_.activation_dtype,
-             {concat(data_, fsdp_), kv_tensor_}, seq_);
+      tensor("dkv_partial", {tokens, K, 2 * H}, w_.activation_dtype, {concat(data_, fsdp_), tensor_, {}}, seq_);
       collective("dkv", OpKind::reduce_scatter, "dkv_partial", seq_, "dkv", r, 0, {"attention_bwd"});
     }
-    weight_gradient("dWq", "xn", "dq", "BD,BN->DN", {fsdp_, tensor_}, r, repeats_.layer_update);
-    weight_gradient("dWkv", "xn", "dkv", "BD,BK->DK", {fsdp_, kv_tensor_}, r, repeats_.layer_update);
-    matmul("dxn_kv", "dkv", "Wkv", "BK,DK->BD", act, r, kv_tensor_);
-    matmul("dxn", "dq", "Wq", "BN,DN->BD", act, r);
+    const std::string xn = use(tensor_.empty() ? "xn" : "xn_full");
+    weight_gradient("dWq", xn, "dq", "BD,BN->DN", {fsdp_, tensor_}, r, repeats_.layer_update);
+    weight_gradient("dWkv", xn, "dkv", "BD,BKJ->DKJ", {fsdp_, tensor_, {}}, r, repeats_.layer_update);
+    matmul("dxn_kv", "dkv", bw("Wkv"), "BKJ,DKJ->BD", {tokens_, {}}, r, tensor_);
+    matmul("dxn", "dq", bw("Wq"), "BN,DN->BD", residual, r);
     elementwise("norm1_bwd", "dxn", "dx", kBackwardFlops, r);
   }
 
@@ -434,9 +666,11 @@ class Builder {
     matmul("logits", "hf", table, einsum, {token_axes, tensor_}, repeat);
     if (!backward) return;
     phase_ = ModelPhase::backward;
-    elementwise("loss", "logits", "dlogits", kLossFlops, repeat);
-    weight_gradient("dWun", "hf", "dlogits", dw_einsum, table_dims, repeat, 1);
-    matmul("dhf", "dlogits", table, grad_einsum, {token_axes, {}}, repeat);
+    // The softmax cross-entropy and its gradient, written over the logits (XLA's fusion reuses their buffer: the
+    // logits are dead once their gradient exists).
+    elementwise("loss", "logits", "logits", kLossFlops, repeat);
+    weight_gradient("dWun", "hf", "logits", dw_einsum, table_dims, repeat, 1);
+    matmul("dhf", "logits", table, grad_einsum, {token_axes, {}}, repeat);
   }
 
   // The embedding's gradient: rows scattered into a [V, D] table of partial sums over the token axes, reduce-
@@ -508,8 +742,15 @@ class Builder {
   ScenarioSpec spec_;
   std::string mesh_name_;
   Mesh mesh_;
-  Axes tokens_, data_, fsdp_, seq_, tensor_, kv_tensor_, expert_, dispatch_, slot_axes_;
+  Axes tokens_, data_, fsdp_, seq_, tensor_, expert_, dispatch_, slot_axes_;
   StepRepeats repeats_;
+  TensorPlacements placements_;                           // of the layer's named tensors, by the remat policy
+  std::map<std::string, ForwardValue> values_;            // the layer's forward values
+  std::map<std::string, std::string> backward_name_;      // value -> the tensor the backward reads for it
+  std::map<std::string, std::string> cloned_op_;          // forward op -> its recomputed clone
+  std::map<std::string, std::string> gathered_;           // weight -> its copy gathered for the backward
+  std::map<std::string, std::vector<Axes>> weight_dims_;  // weight -> its sharding's axes per dim
+  std::vector<SavedTensor> saved_;
   std::vector<std::int64_t> op_repeats_;
   std::vector<ModelOpRole> op_roles_;
   std::vector<ModelStateTensor> state_;
@@ -534,8 +775,7 @@ StepRepeats step_repeats(const TransformerDims& dims, const Workload& workload) 
     r.layer_update = 0;
     return r;
   }
-  const std::int64_t recompute = workload.remat.checkpoints_per_layer > 0 ? 2 : 1;
-  r.layer_forward = dims.layers * workload.microbatches * recompute;
+  r.layer_forward = dims.layers * workload.microbatches;
   r.layer_backward = dims.layers * workload.microbatches;
   r.edge = workload.microbatches;
   r.layer_update = dims.layers;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,20 @@ struct ModelStateTensor {
   bool tied = false;  // the embedding table that the unembedding also reads: held by the first and the last stage
 };
 
-// An op's place and phase.
+// An op's place and phase; `recompute`: a clone, in the backward, of a forward op whose result the remat policy did not
+// save (docs/capacity.md, "Rematerialisation").
 struct ModelOpRole {
   ModelPlace place = ModelPlace::layer;
   ModelPhase phase = ModelPhase::forward;
+  bool recompute = false;
+};
+
+// A tensor of one layer's forward that its backward reads as the forward left it: kept in HBM, or offloaded to host
+// memory and brought back (the rest of what the backward reads is recomputed).
+struct SavedTensor {
+  std::string tensor;
+  TensorPlacement placement = TensorPlacement::device;
+  std::optional<LayerTensor> tag;  // MaxText's name for it, when it has one
 };
 
 struct ModelProgram {
@@ -45,6 +56,8 @@ struct ModelProgram {
   std::vector<std::int64_t> repeats;    // per op of spec.program: how many times one step runs it
   std::vector<ModelOpRole> roles;       // per op of spec.program: its place and phase (pipeline stages read them)
   std::vector<ModelStateTensor> state;  // weights, optimizer state and KV cache among spec.tensors
+  std::vector<SavedTensor> saved;       // training: what one layer saves for its backward (per layer, per microbatch)
+  std::int64_t checkpoint_copies = 1;   // the scaling book's K checkpoints per layer: the layer input counts K times
 };
 
 // The step's program for `dims` and `workload` on `candidate` (its hardware, slice, mesh and parallelism). Throws
@@ -53,9 +66,9 @@ struct ModelProgram {
 ModelProgram expand_model(const TransformerDims& dims, const Workload& workload, const Candidate& candidate,
                           const ScenarioOptions& options);
 
-// The repeats of a step: a layer's forward ops run layers x microbatches times (twice as many under a checkpoint
-// policy, which recomputes the forward once in the backward), its backward ops layers x microbatches, the
-// embedding and unembedding ops microbatches times, the optimizer once per weight (layers times for a layer's).
+// The repeats of a step: a layer's forward ops run layers x microbatches times, its backward ops (the recomputed ones
+// among them) layers x microbatches, the embedding and unembedding ops microbatches times, the optimizer once per
+// weight (layers times for a layer's).
 struct StepRepeats {
   std::int64_t layer_forward = 1;
   std::int64_t layer_backward = 1;

@@ -34,7 +34,7 @@ std::vector<double> StageWork::backward_s() const {
 }
 
 StageWork stage_work(const ModelProgram& model, const std::vector<StepBreakdown>& op_time, std::int64_t layers,
-                     std::int64_t stages, bool recompute) {
+                     std::int64_t stages) {
   if (op_time.size() != model.roles.size() || model.repeats.size() != model.roles.size())
     throw VerifyError("stage work: one time per op of the program (" + std::to_string(model.roles.size()) +
                       "), got: " + std::to_string(op_time.size()));
@@ -61,7 +61,6 @@ StageWork stage_work(const ModelProgram& model, const std::vector<StepBreakdown>
       switch (role.phase) {
         case ModelPhase::forward:
           add(work.forward[s], t, times);
-          if (recompute && role.place == ModelPlace::layer) add(work.backward[s], t, times);
           break;
         case ModelPhase::backward:
           add(work.backward[s], t, times);

@@ -15,17 +15,17 @@ namespace podsim {
 
 struct StageWork {
   std::vector<StepBreakdown> forward;   // per stage: one microbatch's forward
-  std::vector<StepBreakdown> backward;  // per stage: one microbatch's backward (and the recomputed forward)
+  std::vector<StepBreakdown> backward;  // per stage: one microbatch's backward (with what remat recomputes)
   std::vector<StepBreakdown> tail;      // per stage: once per step, after the last backward
 
   std::vector<double> forward_s() const;
   std::vector<double> backward_s() const;
 };
 
-// `op_time[i]` is one run of op i of `model` (its role tells where and when it runs); `stages` divides `layers`;
-// `recompute` (a checkpoint policy) adds the layer's forward to the backward. Throws VerifyError when op_time and
-// the program disagree in length or stages does not divide layers.
+// `op_time[i]` is one run of op i of `model` (its role tells where and when it runs; recomputed ops are in the
+// backward); `stages` divides `layers`. Throws VerifyError when op_time and the program disagree in length or stages
+// does not divide layers.
 StageWork stage_work(const ModelProgram& model, const std::vector<StepBreakdown>& op_time, std::int64_t layers,
-                     std::int64_t stages, bool recompute);
+                     std::int64_t stages);
 
 }  // namespace podsim

@@ -188,9 +188,8 @@ bool default_layout(const Candidate& c) {
 // dim), and the one program onto the other, so both have the same times and memory.
 bool mirror_images(const Candidate& a, const Candidate& b) {
   if (a.hardware.name != b.hardware.name || a.slice != b.slice || a.slices != b.slices ||
-      a.wraparound != b.wraparound || a.microbatches != b.microbatches ||
-      a.remat.checkpoints_per_layer != b.remat.checkpoints_per_layer || !a.plan.empty() || !b.plan.empty() ||
-      !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
+      a.wraparound != b.wraparound || a.microbatches != b.microbatches || !(a.remat == b.remat) || !a.plan.empty() ||
+      !b.plan.empty() || !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
     return false;
   const auto& axes = a.mesh.mesh.axes;
   std::vector<std::size_t> perm(axes.size());

@@ -1,7 +1,9 @@
 // Memory per chip by kind of a model's step, per pipeline stage.
 #include "sim/capacity/step_memory.hpp"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -29,13 +31,33 @@ std::uint64_t product(const std::vector<std::string>& axes, const Mesh& mesh) {
 
 }  // namespace
 
-std::uint64_t temporaries_peak(PlannedProgram program) {
+std::uint64_t temporaries_peak(PlannedProgram program, const ModelProgram& model) {
+  std::set<std::string> saved;
+  for (const auto& t : model.saved)
+    saved.insert(t.tensor);
   for (auto& buffer : program.buffers) {
     const bool state = buffer.role == PlannedBuffer::Role::declared;
     const bool kept = buffer.role == PlannedBuffer::Role::result && buffer.last_op < 0;
-    if (state || kept) buffer.bytes_per_chip = 0;
+    // A saved tensor's forward buffer is counted with the activations (all layers'), not again here.
+    const bool activation = buffer.role == PlannedBuffer::Role::result && buffer.op >= 0 &&
+                            model.roles[static_cast<std::size_t>(buffer.op)].phase == ModelPhase::forward &&
+                            saved.count(buffer.tensor) > 0;
+    if (state || kept || activation) buffer.bytes_per_chip = 0;
   }
   return memory_profile(program, program_order_book_times(program)).peak_bytes;
+}
+
+SavedBytes saved_bytes_per_layer(const ModelProgram& model, const PlannedProgram& program) {
+  SavedBytes out;
+  for (const auto& t : model.saved) {
+    std::uint64_t bytes = 0;
+    for (const auto& buffer : program.buffers)
+      if (buffer.tensor == t.tensor && buffer.role != PlannedBuffer::Role::temporary)
+        bytes = std::max(bytes, buffer.bytes_per_chip);
+    if (t.tag == LayerTensor::decoder_layer_input) bytes *= static_cast<std::uint64_t>(model.checkpoint_copies);
+    (t.placement == TensorPlacement::offload ? out.offloaded : out.device) += bytes;
+  }
+  return out;
 }
 
 std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Workload& workload,
@@ -50,7 +72,8 @@ std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Worklo
   std::map<std::string, std::uint64_t> declared;                         // bytes per chip of each declared tensor
   for (const auto& buffer : program.buffers)
     if (buffer.role == PlannedBuffer::Role::declared) declared[buffer.tensor] = buffer.bytes_per_chip;
-  const std::uint64_t temporaries = temporaries_peak(std::move(program));
+  const SavedBytes saved = saved_bytes_per_layer(model, program);
+  const std::uint64_t temporaries = temporaries_peak(std::move(program), model);
   std::vector<MemoryByKind> out;
   for (std::int64_t stage = 0; stage < stages; ++stage) {
     MemoryByKind memory;
@@ -75,20 +98,22 @@ std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Worklo
       memory.grads = memory.params;
       const std::uint64_t local_params = memory.params / bytes_of(weight_dtype);
       memory.optimizer = local_params * (workload.master_weights ? 12 : 8);
-      const std::uint64_t tokens = workload.batch_tokens / static_cast<std::uint64_t>(workload.microbatches);
-      const std::uint64_t local_tokens = ceil_div(tokens, product(batch_axes(p), mesh));
-      const auto per_layer = static_cast<std::uint64_t>(
-          workload.remat.checkpoints_per_layer > 0 ? workload.remat.checkpoints_per_layer : kNoRematTensorsPerLayer);
+      // What each layer saves for its backward, for every microbatch in flight; offloaded tensors are on the host,
+      // less one layer's in flight on the device (the copy out of the layer just made, or back for the next).
       const auto in_flight = static_cast<std::uint64_t>(
           microbatches_in_flight(workload.pipeline_schedule, stages, workload.microbatches, stage));
-      memory.activations = per_layer * layers * local_tokens * static_cast<std::uint64_t>(dims.d_model) *
-                           bytes_of(workload.activation_dtype) * in_flight;
+      memory.activations = saved.device * layers * in_flight + saved.offloaded;
+      memory.offloaded = saved.offloaded * layers * in_flight;
     } else if (workload.mode == WorkloadMode::prefill) {
       // The cache the prefill writes: every token's keys and values, sharded with the batch, the sequence and the
       // KV heads.
-      const std::uint64_t shards = product(batch_axes(p), mesh) * product(kv_tensor_axes(p, mesh, dims.kv_heads), mesh);
-      memory.kv_cache =
-          ceil_div(kv_cache_bytes_per_token(dims, workload.kv_dtype) * workload.tokens_per_step(), shards);
+      // The cache the prefill writes: every token's keys and values, sharded with the batch and the sequence, each
+      // chip holding its group's ceil(K / t) KV heads (as the layer's K and V: the heads padded over the tensor axes).
+      const std::uint64_t t = product(p.of(ParallelKind::tensor), mesh);
+      const auto kv_heads = static_cast<std::uint64_t>(dims.kv_heads);
+      const std::uint64_t local_heads = ceil_div(kv_heads, t);
+      const std::uint64_t per_token = kv_cache_bytes_per_token(dims, workload.kv_dtype) / kv_heads * local_heads;
+      memory.kv_cache = ceil_div(per_token * workload.tokens_per_step(), product(batch_axes(p), mesh));
     }
     memory.temporaries = temporaries;
     out.push_back(memory);

@@ -33,8 +33,17 @@ MemoryByKind step_memory(const TransformerDims& dims, const Workload& workload, 
                          const ModelProgram& model, PlannedProgram program);
 
 // Peak bytes per chip of the buffers the layer program creates (gathered weights, partial sums, intermediates),
-// under the closed form's program-order timeline: declared tensors (the model state, counted by kind) and results
-// nothing reads (weight gradients, counted as grads) are left out.
-std::uint64_t temporaries_peak(PlannedProgram program);
+// under the closed form's program-order timeline: declared tensors (the model state, counted by kind), results
+// nothing reads (weight gradients, counted as grads) and the forward buffers of the tensors the layer saves for its
+// backward (counted as activations) are left out.
+std::uint64_t temporaries_peak(PlannedProgram program, const ModelProgram& model);
+
+// Bytes per chip one layer saves for its backward for one microbatch (model.saved, at the planned shardings; the
+// layer input K times under K checkpoints per layer): on the device, and offloaded to the host.
+struct SavedBytes {
+  std::uint64_t device = 0;
+  std::uint64_t offloaded = 0;
+};
+SavedBytes saved_bytes_per_layer(const ModelProgram& model, const PlannedProgram& program);
 
 }  // namespace podsim

@@ -21,7 +21,7 @@ std::string count_text(std::uint64_t n) {
   return std::to_string(n);
 }
 
-std::string remat_text(const Remat& remat) {
+std::string book_remat_text(const Remat& remat) {
   return remat.checkpoints_per_layer > 0
              ? fmt::format("{} checkpoint(s) per layer", remat.checkpoints_per_layer)
              : fmt::format("none ({} [tokens, d_model] tensors kept per layer)", kNoRematTensorsPerLayer);
@@ -68,9 +68,9 @@ std::string model_text(const ModelAnswer& a) {
                      dtype_name(a.query.kv_dtype));
   out += fmt::format("weights: {} ({})\n", bytes_text(a.weight_bytes), dtype_name(a.query.training.param_dtype));
   const TrainingState& t = a.training;
-  out +=
-      fmt::format("training state, all chips (batch {} tokens, remat {}{})\n", a.query.training.batch_tokens,
-                  remat_text(a.query.training.remat), a.query.training.master_weights ? ", fp32 master weights" : "");
+  out += fmt::format("training state, all chips (batch {} tokens, remat {}{})\n", a.query.training.batch_tokens,
+                     book_remat_text(a.query.training.remat),
+                     a.query.training.master_weights ? ", fp32 master weights" : "");
   out += fmt::format("  params {}, grads {}, optimizer {}, activations {}: total {}\n", bytes_text(t.params),
                      bytes_text(t.grads), bytes_text(t.optimizer), bytes_text(t.activations), bytes_text(t.total));
   return out;

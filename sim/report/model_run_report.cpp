@@ -33,9 +33,11 @@ std::string seconds_or_dash(std::optional<double> s) {
 }
 
 std::string remat_words(const Remat& remat) {
-  if (remat.checkpoints_per_layer <= 0) return "no remat";
-  return fmt::format("{} checkpoint{} per layer", remat.checkpoints_per_layer,
-                     remat.checkpoints_per_layer == 1 ? "" : "s");
+  if (remat.checkpoints_per_layer > 0)
+    return fmt::format("{} checkpoint{} per layer", remat.checkpoints_per_layer,
+                       remat.checkpoints_per_layer == 1 ? "" : "s");
+  if (remat.policy == RematPolicy::none) return "no remat";
+  return "remat " + remat_text(remat);
 }
 
 // Fastest plans by the step time in force (des when simulated), ties to the plan listed first; only a plan that fits
@@ -91,6 +93,9 @@ std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
     out += fmt::format("  step breakdown ({}): compute {}, exposed communication {}, bubble {}, DCN {}\n",
                        des ? "des" : "book", format_seconds(b.compute_s), format_seconds(b.exposed_communication_s),
                        format_seconds(b.bubble_s), format_seconds(b.dcn_s));
+    if (r.breakdown.recompute_s > 0 || r.breakdown.offload_s > 0)
+      out += fmt::format("  of it (book): recomputed by remat {}, host offload exposed {}\n",
+                         format_seconds(r.breakdown.recompute_s), format_seconds(r.breakdown.offload_s));
   }
   if (r.pipeline) {
     const PipelineFigures& f = *r.pipeline;
@@ -105,6 +110,7 @@ std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
                      bytes_text(m.params), bytes_text(m.grads), bytes_text(m.optimizer), bytes_text(m.activations),
                      bytes_text(m.kv_cache), bytes_text(m.temporaries), bytes_text(r.memory_per_chip_bytes),
                      bytes_text(r.hbm_bytes), fit_text(r.memory_per_chip_bytes, r.hbm_bytes)));
+  if (m.offloaded > 0) out += indented(2, "offloaded to host memory: " + bytes_text(m.offloaded) + " per chip");
   if (r.rejected) out += indented(2, "not simulated: " + *r.rejected);
   out += fmt::format("  MFU {} ({}), {:.0f} tokens/s/chip, bound {}\n", percent_text(r.mfu), des ? "des" : "book",
                      r.tokens_per_s_per_chip, r.bound);
@@ -196,7 +202,8 @@ json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
               {"optimizer", m.optimizer},
               {"activations", m.activations},
               {"kv_cache", m.kv_cache},
-              {"temporaries", m.temporaries}}}}},
+              {"temporaries", m.temporaries}}},
+            {"offloaded_bytes", m.offloaded}}},
           {"mfu", r.mfu},
           {"tokens_per_s_per_chip", r.tokens_per_s_per_chip},
           {"rejected", r.rejected ? json(*r.rejected) : json(nullptr)},

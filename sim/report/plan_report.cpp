@@ -24,11 +24,18 @@ bool serving(const ScenarioSpec& spec) {
 }
 
 std::string remat_short(const Remat& remat) {
-  return remat.checkpoints_per_layer > 0 ? fmt::format("{}/layer", remat.checkpoints_per_layer) : "none";
+  return remat_text(remat);
 }
 
+// A policy's name, {"checkpoints_per_layer": K}, or {"custom": {tensor: placement, ...}} (all nine tensors).
 json remat_json(const Remat& remat) {
-  return remat.checkpoints_per_layer > 0 ? json{{"checkpoints_per_layer", remat.checkpoints_per_layer}} : json("none");
+  if (remat.checkpoints_per_layer > 0) return json{{"checkpoints_per_layer", remat.checkpoints_per_layer}};
+  if (remat.policy != RematPolicy::custom) return json(std::string(kRematPolicyNames.name(remat.policy)));
+  json tensors = json::object();
+  for (std::size_t i = 0; i < kLayerTensorCount; ++i)
+    tensors[std::string(kLayerTensorNames.name(static_cast<LayerTensor>(i)))] =
+        std::string(kTensorPlacementNames.name(remat.custom[i]));
+  return json{{"custom", tensors}};
 }
 
 json parallelism_json(const Parallelism& parallelism) {
@@ -86,9 +93,13 @@ struct MemoryColumn {
 };
 
 constexpr MemoryColumn kMemoryColumns[] = {
-    {"params", "params", &MemoryByKind::params},          {"grads", "grads", &MemoryByKind::grads},
-    {"optimizer", "optimizer", &MemoryByKind::optimizer}, {"activations", "activations", &MemoryByKind::activations},
-    {"kv cache", "kv_cache", &MemoryByKind::kv_cache},    {"temporaries", "temporaries", &MemoryByKind::temporaries},
+    {"params", "params", &MemoryByKind::params},
+    {"grads", "grads", &MemoryByKind::grads},
+    {"optimizer", "optimizer", &MemoryByKind::optimizer},
+    {"activations", "activations", &MemoryByKind::activations},
+    {"kv cache", "kv_cache", &MemoryByKind::kv_cache},
+    {"temporaries", "temporaries", &MemoryByKind::temporaries},
+    {"offloaded (host)", "offloaded", &MemoryByKind::offloaded},
 };
 
 std::vector<const MemoryColumn*> memory_columns(const PlanSearchResult& search) {
@@ -393,7 +404,9 @@ json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::opt
                                                {"hbm", r.breakdown.hbm_s},
                                                {"ici", r.breakdown.ici_s},
                                                {"dcn", r.breakdown.dcn_s},
-                                               {"bubble", r.breakdown.bubble_s}})},
+                                               {"bubble", r.breakdown.bubble_s},
+                                               {"offload", r.breakdown.offload_s},
+                                               {"recompute", r.breakdown.recompute_s}})},
       {"pipeline", r.pipeline && evaluated ? pipeline_json(*r.pipeline) : json(nullptr)},
       {"model_flops_per_step", or_null(evaluated, r.model_flops_per_step)},
       {"token_latency_s", or_null(evaluated && serving(spec), r.token_latency_s)},
@@ -462,7 +475,10 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
                                         "rejected",
                                         "pipeline_stages",
                                         "pipeline_schedule",
-                                        "bubble_fraction"};
+                                        "bubble_fraction",
+                                        "memory_offloaded_bytes",
+                                        "step_recompute_book_s",
+                                        "step_offload_book_s"};
   std::string line;
   for (const char* field : kHeader)
     line += (line.empty() ? "" : ",") + std::string(field);
@@ -510,6 +526,9 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
         r.pipeline && was_evaluated(r)
             ? fmt::format("{}", r.pipeline->des_bubble_fraction.value_or(r.pipeline->bubble_fraction))
             : "",
+        cell(memory.at("offloaded")),
+        cell(c.at("step_breakdown_s").is_null() ? json(nullptr) : c.at("step_breakdown_s").at("recompute")),
+        cell(c.at("step_breakdown_s").is_null() ? json(nullptr) : c.at("step_breakdown_s").at("offload")),
     };
     std::string row;
     for (std::size_t i = 0; i < cells.size(); ++i)

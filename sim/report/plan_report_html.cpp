@@ -227,11 +227,10 @@ std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& v
     const char* colour;
     double StepBreakdown::*field;
   };
-  const Part parts[] = {{"compute", "#4e79a7", &StepBreakdown::compute_s},
-                        {"HBM", "#59a14f", &StepBreakdown::hbm_s},
-                        {"ICI", "#f28e2b", &StepBreakdown::ici_s},
-                        {"DCN", "#e15759", &StepBreakdown::dcn_s},
-                        {"bubble", "#bab0ac", &StepBreakdown::bubble_s}};
+  const Part parts[] = {
+      {"compute", "#4e79a7", &StepBreakdown::compute_s}, {"HBM", "#59a14f", &StepBreakdown::hbm_s},
+      {"ICI", "#f28e2b", &StepBreakdown::ici_s},         {"DCN", "#e15759", &StepBreakdown::dcn_s},
+      {"bubble", "#bab0ac", &StepBreakdown::bubble_s},   {"offload", "#b07aa1", &StepBreakdown::offload_s}};
   std::string out = fmt::format(
       "<svg class=\"breakdown\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"closed-form step time by part "
       "of the top candidates\">\n",

@@ -76,6 +76,7 @@ void predict_model_scenario(const Measurement& row, const ScenarioSpec& spec, Va
   const CandidateResult book =
       located(at, [&] { return evaluate_model_candidate(problem, uncalibrated, at, out.note); });
   out.book = model_value(row, book, false);
+  out.fits_hbm = book.fits_hbm;
   CandidateResult plain = book;
   located(at, [&] { simulate_candidate(problem, plain); });
   out.des_uncalibrated = model_value(row, plain, true);
@@ -109,6 +110,7 @@ void predict_program_scenario(const Measurement& row, ScenarioSpec spec, Validat
   uncalibrated.hardware.spec.calibration.reset();
   const PlanRun plain = located(at, [&] { return plan_times(uncalibrated); });
   out.book = plain.book_time_s;
+  out.fits_hbm = plain.fits_hbm;
   out.des_uncalibrated = plain.des_time_s;
   out.des_calibrated = calibrated ? located(at, [&] { return plan_times(spec); }).des_time_s : plain.des_time_s;
 }

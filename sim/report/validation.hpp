@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct ValidationRow {
   double des_calibrated = 0;     // the des with the preset's calibration; = des_uncalibrated without one
   bool has_calibration = false;  // whether the preset carries a calibration
   std::string note;              // why the model misses the row (the folder's notes.json), or what podsim did
+  // Scenario rows: whether podsim's memory count of the scenario's plan fits the chip's HBM (a run that ran must fit);
+  // nullopt for the other rows.
+  std::optional<bool> fits_hbm;
 };
 
 // predicted / measured - 1: the signed relative error (0.05 = 5% over the measurement).

@@ -109,6 +109,16 @@ ErrorSummary summarise_errors(const std::vector<ValidationRow>& rows, bool fitte
   return s;
 }
 
+namespace {
+
+// "yes", "NO" (a run that ran must fit: podsim's memory count is wrong) or "-" (not a scenario row).
+std::string fits_text(const ValidationRow& row) {
+  if (!row.fits_hbm) return "-";
+  return *row.fits_hbm ? "yes" : "NO";
+}
+
+}  // namespace
+
 nlohmann::json validation_json(const std::vector<ValidationRow>& rows) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& row : rows) {
@@ -130,6 +140,7 @@ nlohmann::json validation_json(const std::vector<ValidationRow>& rows) {
                     {"error_book", error_of(row, row.book)},
                     {"error_uncalibrated", error_of(row, row.des_uncalibrated)},
                     {"note", row.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.note)},
+                    {"fits_hbm", row.fits_hbm ? nlohmann::json(*row.fits_hbm) : nlohmann::json(nullptr)},
                     {"quote", m.quote}});
   }
   nlohmann::json summary = {{"fitted",
@@ -147,14 +158,16 @@ std::string validation_text(const std::vector<ValidationRow>& rows) {
   for (const auto& [file, group] : by_file(rows)) {
     out << file << "\n";
     TextTable table(
-        {"id", "hardware", "measured", "book", "des uncal", "des cal", "err book", "err uncal", "err cal", "fit"},
-        {A::left, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left});
+        {"id", "hardware", "measured", "book", "des uncal", "des cal", "err book", "err uncal", "err cal", "fit",
+         "fits HBM"},
+        {A::left, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left, A::left});
     for (const ValidationRow* row : group)
       table.add_row({row->measurement.id, row->hardware, value_text(*row, row->measurement.measured),
                      value_text(*row, row->book), value_text(*row, row->des_uncalibrated),
                      row->has_calibration ? value_text(*row, row->des_calibrated) : "= uncal",
                      error_text(error_of(*row, row->book)), error_text(error_of(*row, row->des_uncalibrated)),
-                     error_text(error_of(*row, row->des_calibrated)), row->measurement.fit ? "yes" : "held out"});
+                     error_text(error_of(*row, row->des_calibrated)), row->measurement.fit ? "yes" : "held out",
+                     fits_text(*row)});
     out << table.render("  ") << "\n";
   }
   TextTable summary({"rows", "count", "des cal |err| mean / max", "des uncal |err| mean / max"},
@@ -208,8 +221,8 @@ std::string validation_markdown(const std::vector<ValidationRow>& rows) {
   for (const auto& [file, group] : by_file(rows)) {
     out << "## " << file << "\n\n";
     out << "| id | hardware | measured | book | des uncalibrated | des calibrated | error book | error uncalibrated | "
-           "error calibrated | fit |\n";
-    out << "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+           "error calibrated | fit | fits HBM |\n";
+    out << "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
     for (const ValidationRow* row : group)
       out << "| `" << row->measurement.id << "` | " << row->hardware << " | "
           << value_text(*row, row->measurement.measured) << " | " << value_text(*row, row->book) << " | "
@@ -217,7 +230,7 @@ std::string validation_markdown(const std::vector<ValidationRow>& rows) {
           << (row->has_calibration ? value_text(*row, row->des_calibrated) : "= uncal.") << " | "
           << error_text(error_of(*row, row->book)) << " | " << error_text(error_of(*row, row->des_uncalibrated))
           << " | " << error_text(error_of(*row, row->des_calibrated)) << " | "
-          << (row->measurement.fit ? "fit" : "held out") << " |\n";
+          << (row->measurement.fit ? "fit" : "held out") << " | " << fits_text(*row) << " |\n";
     out << "\nSources (and, in italics, the row's note: why it is fitted or held out, what the model lacks):\n\n";
     for (const ValidationRow* row : group) {
       out << "- `" << row->measurement.id << "`: " << markdown_cell(row->measurement.source) << ": \""

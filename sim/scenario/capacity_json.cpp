@@ -13,8 +13,9 @@ namespace podsim::scenario_detail {
 namespace {
 
 const std::vector<std::string> kTrainKeys = {
-    "batch_tokens",     "seq_len",        "microbatches", "checkpoints_per_layer", "remat", "param_dtype",
-    "activation_dtype", "master_weights", "optimizer",    "pipeline_schedule"};
+    "batch_tokens",   "seq_len",       "microbatches",     "checkpoints_per_layer",
+    "remat",          "remat_tensors", "param_dtype",      "activation_dtype",
+    "master_weights", "optimizer",     "pipeline_schedule"};
 const std::vector<std::string> kServeKeys = {"batch", "context", "weight_dtype", "kv_dtype"};
 // Keys of every mode: a mixture of experts' routing.
 const std::vector<std::string> kMoeKeys = {"capacity_factor", "expert_histogram"};
@@ -34,19 +35,53 @@ void require_list(const Ctx& ctx, const Json& j, const std::string& pointer, con
   if (j.empty()) ctx.fail(pointer, "must list at least one " + what + ", got: []");
 }
 
-// "none" or {"checkpoints_per_layer": K}.
+// A remat policy's name (docs/capacity.md, "Rematerialisation").
+RematPolicy read_remat_policy(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  const auto text = get_string(ctx, j, pointer);
+  if (const auto policy = kRematPolicyNames.find(text)) return *policy;
+  ctx.fail(pointer, "unknown remat policy, got: " + quote(text) + " (expected one of " +
+                        kRematPolicyNames.choices("\"") + ", or {\"checkpoints_per_layer\": K})");
+}
+
+// A custom policy's placements: each named tensor -> "remat", "device" or "offload"; a tensor left out keeps
+// MaxText's default (the layer input "device", the others "remat").
+TensorPlacements read_remat_tensors(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  require_object(ctx, j, pointer);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < kLayerTensorCount; ++i)
+    names.emplace_back(kLayerTensorNames.name(static_cast<LayerTensor>(i)));
+  require_known_keys_near(ctx, j, pointer, names);
+  TensorPlacements placements = default_custom_placements();
+  for (std::size_t i = 0; i < kLayerTensorCount; ++i)
+    if (j.contains(names[i]))
+      placements[i] = get_enum(ctx, j.at(names[i]), child(pointer, names[i]), kTensorPlacementNames);
+  return placements;
+}
+
+// A search's remat choice: a policy's name, {"checkpoints_per_layer": K}, or {"remat_tensors": {...}} (custom).
 Remat read_remat_choice(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  Remat remat;
   if (j.is_string()) {
-    const auto text = get_string(ctx, j, pointer);
-    if (text != "none")
-      ctx.fail(pointer,
-               "unknown remat policy, got: " + quote(text) + " (expected \"none\" or {\"checkpoints_per_layer\": K})");
-    return Remat{};
+    remat.policy = read_remat_policy(ctx, j, pointer);
+    if (remat.policy == RematPolicy::custom)
+      ctx.fail(pointer, "a custom policy in a search is {\"remat_tensors\": {...}}, got: \"custom\"");
+    return remat;
   }
-  if (!j.is_object()) ctx.fail(pointer, "must be \"none\" or {\"checkpoints_per_layer\": K}, got: " + shown(j));
-  require_known_keys_near(ctx, j, pointer, {"checkpoints_per_layer"});
+  if (!j.is_object())
+    ctx.fail(pointer,
+             "must be a remat policy's name, {\"checkpoints_per_layer\": K} or {\"remat_tensors\": {...}}, got: " +
+                 shown(j));
+  require_known_keys_near(ctx, j, pointer, {"checkpoints_per_layer", "remat_tensors"});
+  if (j.contains("remat_tensors")) {
+    if (j.contains("checkpoints_per_layer"))
+      ctx.fail(pointer, "give one of \"checkpoints_per_layer\" and \"remat_tensors\", got: both");
+    remat.policy = RematPolicy::custom;
+    remat.custom = read_remat_tensors(ctx, j.at("remat_tensors"), pointer + "/remat_tensors");
+    return remat;
+  }
   require_key(ctx, j, pointer, "checkpoints_per_layer");
-  return Remat{get_int(ctx, j.at("checkpoints_per_layer"), pointer + "/checkpoints_per_layer", 1)};
+  remat.checkpoints_per_layer = get_int(ctx, j.at("checkpoints_per_layer"), pointer + "/checkpoints_per_layer", 1);
+  return remat;
 }
 
 void read_train_key(const Ctx& ctx, const std::string& key, const Json& value, const std::string& p,
@@ -55,12 +90,8 @@ void read_train_key(const Ctx& ctx, const std::string& key, const Json& value, c
   if (key == "seq_len") workload.seq_len = get_int(ctx, value, p);
   if (key == "microbatches") workload.microbatches = get_int(ctx, value, p);
   if (key == "checkpoints_per_layer") workload.remat.checkpoints_per_layer = get_int(ctx, value, p, 1);
-  if (key == "remat") {
-    const auto text = get_string(ctx, value, p);
-    if (text != "none")
-      ctx.fail(p, "unknown remat policy, got: " + quote(text) +
-                      " (expected \"none\"; keep K checkpoints per layer with \"checkpoints_per_layer\": K)");
-  }
+  if (key == "remat") workload.remat.policy = read_remat_policy(ctx, value, p);
+  if (key == "remat_tensors") workload.remat.custom = read_remat_tensors(ctx, value, p);
   if (key == "param_dtype") workload.param_dtype = read_dtype(ctx, value, p);
   if (key == "activation_dtype") workload.activation_dtype = read_dtype(ctx, value, p);
   if (key == "master_weights") workload.master_weights = get_bool(ctx, value, p);
@@ -162,6 +193,11 @@ void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
     require_key(ctx, j, p, "seq_len");
     if (j.contains("checkpoints_per_layer") && j.contains("remat"))
       ctx.fail(p, "give one of \"checkpoints_per_layer\" and \"remat\", got: both");
+    if (j.contains("remat_tensors") && workload.remat.policy != RematPolicy::custom)
+      ctx.fail(p + "/remat_tensors",
+               "places the tensors of the \"custom\" remat policy: give \"remat\": \"custom\", got: " +
+                   (j.contains("remat") ? "remat " + quote(kRematPolicyNames.name(workload.remat.policy))
+                                        : std::string("no \"remat\"")));
   } else {
     require_key(ctx, j, p, "batch");
     require_key(ctx, j, p, "context");

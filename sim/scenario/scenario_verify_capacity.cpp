@@ -30,10 +30,19 @@ void require_at_most(const Where& where, const std::string& pointer, std::int64_
   if (value > max) where.fail(pointer, "must be at most " + max_text + ", got: " + std::to_string(value));
 }
 
-// K checkpoints per layer, 0 for none.
+// K checkpoints per layer (0 for a policy), at `pointer` (the object holding checkpoints_per_layer and
+// remat_tensors); a custom policy's layer input is kept, on the device or on the host.
 void verify_remat(const Where& where, const std::string& pointer, const Remat& remat) {
-  where.require_at_least(pointer, remat.checkpoints_per_layer, 0);
-  require_at_most(where, pointer, remat.checkpoints_per_layer, kMaxCheckpointsPerLayer, "1024");
+  where.require_at_least(pointer + "/checkpoints_per_layer", remat.checkpoints_per_layer, 0);
+  require_at_most(where, pointer + "/checkpoints_per_layer", remat.checkpoints_per_layer, kMaxCheckpointsPerLayer,
+                  "1024");
+  if (remat.checkpoints_per_layer > 0 && remat.policy != RematPolicy::none)
+    where.fail(pointer, "give one of \"checkpoints_per_layer\" and \"remat\", got: both");
+  if (remat.policy == RematPolicy::custom &&
+      placement_of(remat.custom, LayerTensor::decoder_layer_input) == TensorPlacement::remat)
+    where.fail(pointer + "/remat_tensors/decoder_layer_input",
+               "the layer's input is what the backward recomputes from: it is kept, \"device\" or \"offload\", got: "
+               "\"remat\"");
 }
 
 // A microbatch count against the batch: it divides batch_tokens, and each microbatch holds whole sequences.
@@ -61,7 +70,7 @@ void verify_training(const Where& where, const Workload& w) {
     where.fail(p + "/seq_len", "must divide batch_tokens (" + std::to_string(w.batch_tokens) +
                                    "): a batch holds whole sequences, got: " + std::to_string(w.seq_len));
   verify_microbatches(where, p + "/microbatches", w, w.microbatches);
-  verify_remat(where, p + "/checkpoints_per_layer", w.remat);
+  verify_remat(where, p, w.remat);
 }
 
 void verify_serving(const Where& where, const Workload& w) {
@@ -190,7 +199,7 @@ void verify_search(const State& state, const SearchSpec& search) {
   for (std::size_t i = 0; i < search.microbatches.size(); ++i)
     verify_microbatches(where, child(p + "/microbatches", i), w, search.microbatches[i]);
   for (std::size_t i = 0; i < search.remat.size(); ++i)
-    verify_remat(where, child(p + "/remat", i) + "/checkpoints_per_layer", search.remat[i]);
+    verify_remat(where, child(p + "/remat", i), search.remat[i]);
 }
 
 }  // namespace

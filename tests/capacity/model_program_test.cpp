@@ -52,14 +52,14 @@ using Axes = std::vector<std::vector<std::string>>;
 
 TEST(ModelProgram, ShapesAndShardingsFollowTheParallelism) {
   const ModelProgram m = small_training();
-  // Activations: tokens over data then fsdp (X, Y), d_model whole.
+  // The residual stream: tokens over data then fsdp (X, Y), d_model over tensor (Z).
   EXPECT_EQ(tensor(m, "x").shape, (Shape{1048576, 1024}));
-  EXPECT_EQ(axes(tensor(m, "x")), (Axes{{"X", "Y"}, {}}));
+  EXPECT_EQ(axes(tensor(m, "x")), (Axes{{"X", "Y"}, {"Z"}}));
   // Column-parallel weights: d_model over fsdp, the heads or d_ff over tensor.
   EXPECT_EQ(tensor(m, "Wq").shape, (Shape{1024, 8 * 128}));
   EXPECT_EQ(axes(tensor(m, "Wq")), (Axes{{"Y"}, {"Z"}}));
-  EXPECT_EQ(tensor(m, "Wkv").shape, (Shape{1024, 2 * 8 * 128}));
-  EXPECT_EQ(axes(tensor(m, "Wkv")), (Axes{{"Y"}, {"Z"}}));  // 8 KV heads divide by Z (4)
+  EXPECT_EQ(tensor(m, "Wkv").shape, (Shape{1024, 8, 2 * 128}));
+  EXPECT_EQ(axes(tensor(m, "Wkv")), (Axes{{"Y"}, {"Z"}, {}}));  // the 8 KV heads over Z (4)
   EXPECT_EQ(axes(tensor(m, "Wg")), (Axes{{"Y"}, {"Z"}}));
   EXPECT_EQ(axes(tensor(m, "Wu")), (Axes{{"Y"}, {"Z"}}));
   // Row-parallel weights: the heads or d_ff over tensor, d_model over fsdp.
@@ -78,9 +78,11 @@ TEST(ModelProgram, ShapesAndShardingsFollowTheParallelism) {
 
 TEST(ModelProgram, RepeatsCountLayersMicrobatchesAndRecompute) {
   const ModelProgram m = small_training(4);
-  // 4 layers x 4 microbatches, forward twice under a checkpoint policy.
-  EXPECT_EQ(repeat(m, "q"), 32);
-  EXPECT_EQ(repeat(m, "attention"), 32);
+  // 4 layers x 4 microbatches; under a checkpoint policy the backward recomputes the forward by clones of its ops.
+  EXPECT_EQ(repeat(m, "q"), 16);
+  EXPECT_EQ(repeat(m, "attention"), 16);
+  EXPECT_EQ(repeat(m, "q_re"), 16);
+  EXPECT_EQ(repeat(m, "attention_re"), 16);
   EXPECT_EQ(repeat(m, "dWq"), 16);
   EXPECT_EQ(repeat(m, "attention_bwd"), 16);
   EXPECT_EQ(repeat(m, "logits"), 4);
@@ -108,23 +110,35 @@ std::vector<const PlannedStep*> collectives(const PlannedOp& o, CollectiveKind k
 
 TEST(ModelProgram, TensorParallelLayerAllReducesItsRowParallelOutputs) {
   const PlannedModel p = plan_model(small_training());
-  // Megatron: the row-parallel products (o and y forward; the inputs' gradients dhn and dxn backward) leave partial
-  // sums over the tensor axis Z, all-reduced once each. V = the [tokens per chip, D] array: 2^20 / 16 x 1024 x 2 =
-  // 134,217,728 bytes; Z is a wrapped axis of 4: 2 x max(V / (2 x 9e10), 2 x 1 us) = 1.49131 ms.
+  // Megatron with sequence parallelism: the row-parallel products (o and y forward; the inputs' gradients dhn and dxn
+  // backward) leave partial sums over the tensor axis Z, reduce-scattered onto the residual stream's D once each.
+  // V = the [tokens per chip, D] array: 2^20 / 16 x 1024 x 2 = 134,217,728 bytes; Z is a wrapped axis of 4:
+  // V / (2 x 9e10) = 745.7 us, half the all-reduce it replaces.
   for (const char* name : {"o", "y", "dhn", "dxn"}) {
-    const auto reduces = collectives(planned_op(p, name), CollectiveKind::all_reduce);
-    ASSERT_EQ(reduces.size(), 1u) << name;
-    EXPECT_EQ(reduces[0]->axis_names, std::vector<std::string>{"Z"}) << name;
-    EXPECT_EQ(reduces[0]->collective.array_bytes, 134217728u) << name;
-    EXPECT_NEAR(reduces[0]->book.time_s, 2 * 134217728 / 1.8e11, 1e-12) << name;
-  }
-  // The gate's and the keys' and values' input gradients stay partial sums: the up and query products' all-reduces
-  // add them in (one all-reduce per sum, as Megatron does).
-  EXPECT_TRUE(collectives(planned_op(p, "dhn_g"), CollectiveKind::all_reduce).empty());
-  EXPECT_TRUE(collectives(planned_op(p, "dxn_kv"), CollectiveKind::all_reduce).empty());
-  // The column-parallel products need no collective on their outputs.
-  for (const char* name : {"q", "kv", "hg", "hu"})
     EXPECT_TRUE(collectives(planned_op(p, name), CollectiveKind::all_reduce).empty()) << name;
+    const auto scatters = collectives(planned_op(p, name), CollectiveKind::reduce_scatter);
+    ASSERT_EQ(scatters.size(), 1u) << name;
+    EXPECT_EQ(scatters[0]->axis_names, std::vector<std::string>{"Z"}) << name;
+    EXPECT_EQ(scatters[0]->collective.array_bytes, 134217728u) << name;
+    EXPECT_NEAR(scatters[0]->book.time_s, 134217728 / 1.8e11, 1e-12) << name;
+  }
+  // The gate's and the keys' and values' input gradients stay partial sums: the up and query products' reductions
+  // add them in (one per sum, as Megatron does).
+  EXPECT_TRUE(collectives(planned_op(p, "dhn_g"), CollectiveKind::reduce_scatter).empty());
+  EXPECT_TRUE(collectives(planned_op(p, "dxn_kv"), CollectiveKind::reduce_scatter).empty());
+  // The norms' outputs are gathered back whole over Z once (the other half of the all-reduce), for the column-parallel
+  // products that read them, which need no collective on their inputs' D nor on their outputs.
+  for (const char* name : {"xn_gather", "hn_gather"}) {
+    const auto gathers = collectives(planned_op(p, name), CollectiveKind::all_gather);
+    ASSERT_EQ(gathers.size(), 1u) << name;
+    EXPECT_EQ(gathers[0]->axis_names, std::vector<std::string>{"Z"}) << name;
+    EXPECT_EQ(gathers[0]->collective.array_bytes, 134217728u) << name;
+  }
+  for (const char* name : {"q", "kv", "hg", "hu"}) {
+    EXPECT_TRUE(collectives(planned_op(p, name), CollectiveKind::reduce_scatter).empty()) << name;
+    for (const PlannedStep* g : collectives(planned_op(p, name), CollectiveKind::all_gather))
+      EXPECT_NE(g->axis_names, std::vector<std::string>{"Z"}) << name;
+  }
 }
 
 TEST(ModelProgram, FsdpGathersWeightsAndReduceScattersTheirGradients) {
@@ -134,8 +148,12 @@ TEST(ModelProgram, FsdpGathersWeightsAndReduceScattersTheirGradients) {
   ASSERT_EQ(gathers.size(), 1u);
   EXPECT_EQ(gathers[0]->axis_names, std::vector<std::string>{"Y"});
   EXPECT_EQ(gathers[0]->collective.array_bytes, 524288u);
-  // ... and again for the backward's dx = dq Wq^T.
-  ASSERT_EQ(collectives(planned_op(p, "dxn"), CollectiveKind::all_gather).size(), 1u);
+  // ... and once more for the backward (one checkpoint per layer: the recomputed q and dx = dq Wq^T share it).
+  const auto again = collectives(planned_op(p, "Wq_gather_bwd"), CollectiveKind::all_gather);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0]->collective.array_bytes, 524288u);
+  EXPECT_TRUE(collectives(planned_op(p, "q_re"), CollectiveKind::all_gather).empty());
+  EXPECT_TRUE(collectives(planned_op(p, "dxn"), CollectiveKind::all_gather).empty());
   // dWq = xn^T dq: partial sums over the token axes X, Y; reduce-scattered over Y onto the fsdp shard (V = the
   // local [1024, 256] partial sums, 524,288 bytes), then all-reduced over the data axis X (V = 131,072 bytes) by
   // the accumulated gradient's own op.
@@ -152,7 +170,7 @@ TEST(ModelProgram, FsdpGathersWeightsAndReduceScattersTheirGradients) {
 TEST(ModelProgram, SequenceParallelGathersKeysAndValues) {
   const ModelProgram m = expand_model(small_model(), training(1 << 20, 2048),
                                       candidate("tpu-v5p", {4, 4, 4}, {K::fsdp, K::tensor, K::sequence}, 1), {});
-  EXPECT_EQ(axes(tensor(m, "x")), (Axes{{"X", "Z"}, {}}));  // sequence minor on the tokens
+  EXPECT_EQ(axes(tensor(m, "x")), (Axes{{"X", "Z"}, {"Y"}}));  // sequence minor on the tokens, D over tensor
   const auto& gather = std::get<CollectiveOp>(m.spec.find_op("kv_gather")->detail);
   EXPECT_EQ(gather.tensor, "kv");
   EXPECT_EQ(gather.axes, std::vector<std::string>{"Z"});
@@ -168,8 +186,8 @@ TEST(ModelProgram, DecodeReadsEachLayersKvCache) {
   w.batch = 16;
   w.context = 4096;
   const ModelProgram m = expand_model(small_model(), w, candidate("tpu-v5e", {4, 4}, {K::data, K::tensor}), {});
-  EXPECT_EQ(tensor(m, "kv_cache").shape, (Shape{16, 4096, 2 * 8 * 128}));
-  EXPECT_EQ(axes(tensor(m, "kv_cache")), (Axes{{"X"}, {}, {"Y"}}));
+  EXPECT_EQ(tensor(m, "kv_cache").shape, (Shape{16, 4096, 8, 2 * 128}));
+  EXPECT_EQ(axes(tensor(m, "kv_cache")), (Axes{{"X"}, {}, {"Y"}, {}}));
   EXPECT_EQ(m.spec.find_op("kv_read")->kind, OpKind::load);
   EXPECT_EQ(repeat(m, "kv_read"), 4);  // once per layer
   EXPECT_EQ(repeat(m, "q"), 4);
@@ -260,12 +278,12 @@ TEST(ModelProgram, AWrittenMeshWithAnAxisOverTwoSliceDims) {
   dims.head_dim = 64;
   const PlannedModel p = plan_model(expand_model(dims, training(1 << 20, 2048), c, {}));
   EXPECT_EQ(axes(tensor(p.model, "Wq")), (Axes{{}, {"model"}}));
-  // The row-parallel all-reduce runs over "model", i.e. over slice dims 1 and 2 (two wrapped axes of 4): V =
-  // 2^20 / 4 tokens x 1024 x 2 = 536,870,912 bytes; 2 x V / (2 x 1.8e11).
-  const auto reduces = collectives(planned_op(p, "o"), CollectiveKind::all_reduce);
-  ASSERT_EQ(reduces.size(), 1u);
-  EXPECT_EQ(reduces[0]->collective.array_bytes, 536870912u);
-  EXPECT_NEAR(reduces[0]->book.time_s, 2 * 536870912 / (2 * 1.8e11), 1e-12);
+  // The row-parallel reduce-scatter runs over "model", i.e. over slice dims 1 and 2 (two wrapped axes of 4): V =
+  // 2^20 / 4 tokens x 1024 x 2 = 536,870,912 bytes; V / (2 x 1.8e11).
+  const auto scatters = collectives(planned_op(p, "o"), CollectiveKind::reduce_scatter);
+  ASSERT_EQ(scatters.size(), 1u);
+  EXPECT_EQ(scatters[0]->collective.array_bytes, 536870912u);
+  EXPECT_NEAR(scatters[0]->book.time_s, 536870912 / (2 * 1.8e11), 1e-12);
 }
 
 TEST(ModelProgram, ANonDividingAssignmentThrowsTheFitRule) {

@@ -38,7 +38,7 @@ TEST(PipelineStages, StageWorkCountsTheStagesLayersAndTheEdgesOnTheEndStages) {
   op(ModelPlace::layer, ModelPhase::step, 8), timed(0, 0.01);  // once per layer and step
   op(ModelPlace::first, ModelPhase::step, 1), timed(0, 0.1);
   op(ModelPlace::last, ModelPhase::step, 1), timed(0, 0.2);
-  const StageWork work = stage_work(model, times, 8, 4, false);
+  const StageWork work = stage_work(model, times, 8, 4);
   // F: 2 x 1, plus 0.5 on the first stage and 0.25 on the last; B: 2 x 2, plus 0.125 first and 0.75 last.
   EXPECT_EQ(work.forward_s(), (std::vector<double>{2.5, 2, 2, 2.25}));
   EXPECT_EQ(work.backward_s(), (std::vector<double>{4.125, 4, 4, 4.75}));
@@ -47,9 +47,12 @@ TEST(PipelineStages, StageWorkCountsTheStagesLayersAndTheEdgesOnTheEndStages) {
   EXPECT_NEAR(work.tail[0].total(), 0.12, 1e-15);
   EXPECT_NEAR(work.tail[1].total(), 0.02, 1e-15);
   EXPECT_NEAR(work.tail[3].total(), 0.22, 1e-15);
-  // A checkpoint policy recomputes the stage's layers' forward in the backward (not the edges').
-  EXPECT_EQ(stage_work(model, times, 8, 4, true).backward_s(), (std::vector<double>{6.125, 6, 6, 6.75}));
-  EXPECT_THROW(stage_work(model, times, 8, 3, false), VerifyError);
+  // A recomputed op (remat) is in the backward: 2 x 1 more per stage.
+  model.roles.push_back({ModelPlace::layer, ModelPhase::backward, true});
+  model.repeats.push_back(32);
+  times.push_back(times[0]);
+  EXPECT_EQ(stage_work(model, times, 8, 4).backward_s(), (std::vector<double>{6.125, 6, 6, 6.75}));
+  EXPECT_THROW(stage_work(model, times, 8, 3), VerifyError);
 }
 
 TEST(PipelineStages, TheExpansionGivesEachOpItsPlaceAndPhase) {

@@ -100,7 +100,9 @@ TEST(PlanSearch, MicrobatchesAndRematMultiply) {
   ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
   SearchSpec search = kinds({data, fsdp});
   search.microbatches = {1, 2, 4};
-  search.remat = {Remat{0}, Remat{2}};
+  Remat two;
+  two.checkpoints_per_layer = 2;
+  search.remat = {Remat{}, two};
   spec.search = search;
   const auto candidates = enumerate_candidates(verified(spec));
   ASSERT_EQ(candidates.size(), 24u);  // 2^2 assignments x 3 microbatch counts x 2 remat policies

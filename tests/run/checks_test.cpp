@@ -53,8 +53,10 @@ TEST(CandidateChecks, FsdpMemoryByKindPerChip) {
   EXPECT_EQ(number(checks[0]), 67113472.0);
   EXPECT_EQ(number(checks[1]), 67113472.0);
   EXPECT_EQ(number(checks[2]), 268453888.0);
-  // No remat: 20 [tokens, D] tensors per layer, 4096 / 4 = 1024 tokens per chip: 20 x 4 x 1024 x 1024 x 2 bytes.
-  EXPECT_EQ(number(checks[3]), 167772160.0);
+  // No remat: every value the backward reads, 4096 / 4 = 1024 tokens per chip, per layer: x, xn, q, a, o, hn
+  // [1024, 1024] bf16 (2 MiB each), the attention's logsumexp [1024, 8] f32 (32 KiB), kv [1024, 8, 256] (4 MiB),
+  // hg, hu, g [1024, 4096] (8 MiB each): 40 MiB + 32 KiB = 41,975,808 bytes, x 4 layers.
+  EXPECT_EQ(number(checks[3]), 4 * 41975808.0);
   EXPECT_EQ(number(checks[4]), 0.0);  // no KV cache in training
   EXPECT_FALSE(checks[0].passed);     // 0 was expected: the check compares
   EXPECT_EQ(checks[0].description, "fsdp: memory_params_bytes (book)");

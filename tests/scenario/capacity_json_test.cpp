@@ -218,7 +218,8 @@ TEST(ModelScenarioErrors, ServingCountsAndKeysOfTheOtherMode) {
       capacity_load_error(tiny(R"({"mode": "train", "batch_tokens": 1024, "seq_len": 128, "kv_dtype": "int8"})", "[]")),
       "s.json: /workload/kv_dtype: a serving key (modes \"decode\", \"prefill\") does not apply to mode "
       "\"train\", got: \"kv_dtype\" (mode \"train\" takes \"mode\", \"batch_tokens\", \"seq_len\", "
-      "\"microbatches\", \"checkpoints_per_layer\", \"remat\", \"param_dtype\", \"activation_dtype\", "
+      "\"microbatches\", \"checkpoints_per_layer\", \"remat\", \"remat_tensors\", \"param_dtype\", "
+      "\"activation_dtype\", "
       "\"master_weights\", \"optimizer\", \"pipeline_schedule\")");
   // The pipeline schedule is a training key too.
   EXPECT_EQ(
