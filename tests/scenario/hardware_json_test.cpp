@@ -284,6 +284,19 @@ TEST(HostLink, AnOverrideReplacesTheFigureAndKeepsThePresetAsAlternative) {
   EXPECT_DOUBLE_EQ(h100.host_offload_Bps, 2e10);
 }
 
+TEST(HostLink, AnOverlayMayCarryIt) {
+  const auto dir = std::filesystem::temp_directory_path() / ("podsim_host_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "my-v6e.json").string();
+  std::ofstream(path) << R"({"name": "my-v6e", "description": "d", "base": "tpu-v6e",
+                             "host": {"offload_Bps": {"value": "25GB/s", "source": "my measurement"}}})";
+  const auto preset = load_hardware_preset_full(path);
+  EXPECT_DOUBLE_EQ(preset.spec.host_offload_Bps, 2.5e10);
+  EXPECT_EQ(figure(preset, "host.offload_Bps").figure.source, "my measurement");
+  EXPECT_DOUBLE_EQ(preset.spec.dcn_bandwidth_Bps, 1.25e10);  // the base's other sections stay
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HostLink, EveryRefusalNamesPointerRuleAndValue) {
   const auto override_error = [](const json& overrides) {
     return hardware_load_error("tpu-v6e", &overrides, "scenarios/a.json: /hardware/overrides");
