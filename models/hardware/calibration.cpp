@@ -25,8 +25,10 @@ bool outside_curve(const std::vector<EfficiencyPoint>& curve, double at) {
   return !curve.empty() && (at < curve.front().at || at > curve.back().at);
 }
 
-double calibrated_compute_s(const Calibration& calibration, double compute_s, double memory_s, double flops) {
-  return std::max(compute_s / efficiency_at(calibration.mxu_efficiency, flops), memory_s / calibration.hbm_efficiency);
+double calibrated_compute_s(const Calibration& calibration, double compute_s, double memory_s, double flops,
+                            double hbm_bytes) {
+  return std::max(compute_s / efficiency_at(calibration.mxu_efficiency, flops),
+                  memory_s / efficiency_at(calibration.hbm_efficiency, hbm_bytes));
 }
 
 namespace {
@@ -60,7 +62,7 @@ void verify_calibration(const Calibration& calibration) {
   verify_seconds("collective_step_s", calibration.collective_step_s);
   verify_curve("link_efficiency", calibration.link_efficiency);
   verify_curve("mxu_efficiency", calibration.mxu_efficiency);
-  verify_efficiency("hbm_efficiency", calibration.hbm_efficiency);
+  verify_curve("hbm_efficiency", calibration.hbm_efficiency);
   if (calibration.dcn_bandwidth_Bps &&
       (!(*calibration.dcn_bandwidth_Bps > 0) || !std::isfinite(*calibration.dcn_bandwidth_Bps)))
     throw VerifyError("dcn_bandwidth_Bps: must be finite and > 0 B/s, got: " +

@@ -1,8 +1,8 @@
 // What measurements of a real machine change in the simulation (docs/validation.md): per-hop latency, a fixed
 // cost per collective step, achieved link bandwidth as a function of message size, MXU efficiency as a function
-// of matmul shape, HBM efficiency and the DCN figures. A preset may carry one (its `calibration` section, a
-// source per figure) and `podsim calibrate` writes one as an overlay; the des applies it when present, the
-// book model never does, and `--uncalibrated` drops it.
+// of a matmul's FLOPs, HBM efficiency as a function of the bytes a step moves, and the DCN figures. A preset may carry
+// one (its `calibration` section, a source per figure) and `podsim calibrate` writes one as an overlay; the des applies
+// it when present, the book model never does, and `--uncalibrated` drops it.
 #pragma once
 
 #include <optional>
@@ -11,7 +11,8 @@
 
 namespace podsim {
 
-// One point of an efficiency curve: at `at` (bytes of one message, or FLOPs of one matmul) the machine achieves
+// One point of an efficiency curve: at `at` (bytes of one message, FLOPs of one matmul, or bytes one step moves
+// to and from HBM) the machine achieves
 // `efficiency` (0 < e <= 1) of the nominal figure. A curve is piecewise linear in log(at) between its points, in
 // increasing `at`, and flat beyond its ends; the ends are the sizes the fit saw (the curve says over which sizes
 // it holds).
@@ -26,9 +27,11 @@ struct Calibration {
   double collective_step_s = 0;         // fixed cost of every collective step (launch and synchronisation)
   std::vector<EfficiencyPoint> link_efficiency;  // achieved / nominal ICI bandwidth vs message bytes; empty = 1
   std::vector<EfficiencyPoint> mxu_efficiency;   // achieved / peak FLOP/s vs matmul FLOPs; empty = 1
-  double hbm_efficiency = 1;                     // achieved / nominal HBM bandwidth
-  std::optional<double> dcn_bandwidth_Bps;       // replaces the preset's DCN egress per chip in the des
-  std::optional<double> dcn_latency_s;           // replaces the preset's DCN latency in the des
+  // achieved / nominal HBM bandwidth vs the bytes one step reads and writes in HBM; empty = 1. A preset's single
+  // number is a curve of one point (flat everywhere).
+  std::vector<EfficiencyPoint> hbm_efficiency;
+  std::optional<double> dcn_bandwidth_Bps;  // replaces the preset's DCN egress per chip in the des
+  std::optional<double> dcn_latency_s;      // replaces the preset's DCN latency in the des
 };
 
 // The curve's efficiency at `at`: 1 for an empty curve, the end's value beyond an end, else linear in log(at)
@@ -39,9 +42,10 @@ double efficiency_at(const std::vector<EfficiencyPoint>& curve, double at);
 bool outside_curve(const std::vector<EfficiencyPoint>& curve, double at);
 
 // The des's time of one compute step whose roofline terms are `compute_s` (FLOPs at peak) and `memory_s` (bytes at
-// the nominal HBM bandwidth), for a matmul of `flops` FLOPs: max(compute_s / mxu_efficiency(flops),
-// memory_s / hbm_efficiency).
-double calibrated_compute_s(const Calibration& calibration, double compute_s, double memory_s, double flops);
+// the nominal HBM bandwidth), for a step of `flops` FLOPs moving `hbm_bytes` bytes to and from HBM:
+// max(compute_s / mxu_efficiency(flops), memory_s / hbm_efficiency(hbm_bytes)).
+double calibrated_compute_s(const Calibration& calibration, double compute_s, double memory_s, double flops,
+                            double hbm_bytes);
 
 // Checks the figures: latencies and the step cost >= 0 and finite, the DCN bandwidth > 0, efficiencies in (0, 1],
 // curve points at > 0 in strictly increasing order. Throws VerifyError naming the figure

@@ -20,23 +20,26 @@ constexpr double kStepUnit_s = 1e-6;  // the step cost is fitted in microseconds
 enum class Param { step, link, mxu, hbm };
 struct Unknown {
   Param param;
-  std::size_t point = 0;  // the curve point (link, mxu)
+  std::size_t point = 0;  // the curve point (link, mxu, hbm)
 };
 
 struct Problem {
   HardwareSpec hardware;  // without calibration
   std::vector<Unknown> unknowns;
-  std::vector<double> link_at, mxu_at;  // curve points' sizes, increasing
-  std::vector<std::size_t> fit_rows;    // indexes into the rows
+  std::vector<double> link_at, mxu_at, hbm_at;  // curve points' sizes, increasing
+  std::vector<std::size_t> fit_rows;            // indexes into the rows
 
   Calibration calibration_of(const std::vector<double>& x) const {
     Calibration c;
     c.link_efficiency.resize(link_at.size());
     c.mxu_efficiency.resize(mxu_at.size());
+    c.hbm_efficiency.resize(hbm_at.size());
     for (std::size_t i = 0; i < link_at.size(); ++i)
       c.link_efficiency[i].at = link_at[i];
     for (std::size_t i = 0; i < mxu_at.size(); ++i)
       c.mxu_efficiency[i].at = mxu_at[i];
+    for (std::size_t i = 0; i < hbm_at.size(); ++i)
+      c.hbm_efficiency[i].at = hbm_at[i];
     for (std::size_t u = 0; u < unknowns.size(); ++u) {
       switch (unknowns[u].param) {
         case Param::step:
@@ -49,7 +52,7 @@ struct Problem {
           c.mxu_efficiency[unknowns[u].point].efficiency = x[u];
           break;
         case Param::hbm:
-          c.hbm_efficiency = x[u];
+          c.hbm_efficiency[unknowns[u].point].efficiency = x[u];
           break;
       }
     }
@@ -193,8 +196,8 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& rows, const Hardw
   problem.hardware = hardware;
   problem.hardware.calibration.reset();
   CalibrationFit fit;
-  bool latency_row = false, memory_row = false;
-  std::vector<double> link_sizes, mxu_sizes;
+  bool latency_row = false;
+  std::vector<double> link_sizes, mxu_sizes, hbm_sizes;
   for (const Measurement& row : rows) {
     if (row.kind == MeasurementKind::scenario)
       throw InputError(row.file + ":" + std::to_string(row.line),
@@ -213,16 +216,17 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& rows, const Hardw
     } else if (row.kind == MeasurementKind::matmul) {
       const MatmulRoofline roofline = matmul_roofline(problem.hardware.chip, row.m, row.k, row.n, row.dtype, row.dtype);
       fitted.bound = roofline.compute_time_s >= roofline.memory_time_s ? "compute" : "memory";
-      fitted.size = roofline.flops;
+      fitted.size = fitted.bound == "compute" ? roofline.flops : static_cast<double>(roofline.bytes);
     } else {
       fitted.bound = "memory";
+      fitted.size = copy_hbm_bytes(row);
     }
     if (row.fit) {
       problem.fit_rows.push_back(fit.rows.size());
       if (fitted.bound == "latency") latency_row = true;
       if (fitted.bound == "bandwidth") link_sizes.push_back(fitted.size);
       if (fitted.bound == "compute") mxu_sizes.push_back(fitted.size);
-      if (fitted.bound == "memory") memory_row = true;
+      if (fitted.bound == "memory") hbm_sizes.push_back(fitted.size);
     }
     fit.rows.push_back(std::move(fitted));
   }
@@ -232,6 +236,7 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& rows, const Hardw
 
   problem.link_at = distinct_sorted(link_sizes);
   problem.mxu_at = distinct_sorted(mxu_sizes);
+  problem.hbm_at = distinct_sorted(hbm_sizes);
   std::vector<double> x;
   if (latency_row) {
     problem.unknowns.push_back({Param::step});
@@ -245,8 +250,8 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& rows, const Hardw
     problem.unknowns.push_back({Param::mxu, i});
     x.push_back(1);
   }
-  if (memory_row) {
-    problem.unknowns.push_back({Param::hbm});
+  for (std::size_t i = 0; i < problem.hbm_at.size(); ++i) {
+    problem.unknowns.push_back({Param::hbm, i});
     x.push_back(1);
   }
   fit.iterations = minimise(problem, fit.rows, x);
@@ -260,11 +265,14 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& rows, const Hardw
       row.outside_range = problem.link_at.empty() || outside_curve(fit.calibration.link_efficiency, row.size);
     if (row.row.kind == MeasurementKind::matmul && row.bound == "compute")
       row.outside_range = problem.mxu_at.empty() || outside_curve(fit.calibration.mxu_efficiency, row.size);
+    if (row.row.kind != MeasurementKind::collective && row.bound == "memory")
+      row.outside_range = problem.hbm_at.empty() || outside_curve(fit.calibration.hbm_efficiency, row.size);
   }
   fit.rms_before = rms(fit.rows, false);
   fit.rms_after = rms(fit.rows, true);
   if (!problem.link_at.empty()) fit.link_range = std::pair{problem.link_at.front(), problem.link_at.back()};
   if (!problem.mxu_at.empty()) fit.mxu_range = std::pair{problem.mxu_at.front(), problem.mxu_at.back()};
+  if (!problem.hbm_at.empty()) fit.hbm_range = std::pair{problem.hbm_at.front(), problem.hbm_at.back()};
 
   fit.unfitted.push_back(
       {"hop_latency_s", "not separable from the step cost on neighbour-to-neighbour steps: the preset's alpha stays"});
@@ -280,7 +288,7 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& rows, const Hardw
     fit.fitted.push_back("mxu_efficiency");
   else
     fit.unfitted.push_back({"mxu_efficiency", "no fit row is a compute-bound matmul"});
-  if (memory_row)
+  if (!problem.hbm_at.empty())
     fit.fitted.push_back("hbm_efficiency");
   else
     fit.unfitted.push_back({"hbm_efficiency", "no fit row is a memory-bound matmul or a copy"});

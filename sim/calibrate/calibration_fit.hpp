@@ -21,7 +21,9 @@ struct FittedRow {
   // What the row's time depends on: "latency" or "bandwidth" (collectives, by the book's bound), "compute" or
   // "memory" (matmuls by the roofline; copies are memory).
   std::string bound;
-  double size = 0;             // one message's bytes (collectives) or the matmul's FLOPs; 0 otherwise
+  // The curve's size: one message's bytes (collectives), the matmul's FLOPs (compute-bound) or the bytes moved to
+  // and from HBM (memory-bound matmuls and copies).
+  double size = 0;
   bool outside_range = false;  // the size lies outside the fitted curve's range: the curve is held flat there
   double error_before() const { return (before - row.measured) / row.measured; }
   double error_after() const { return (after - row.measured) / row.measured; }
@@ -40,6 +42,7 @@ struct CalibrationFit {
   std::vector<FittedRow> rows;                          // every row of the file, in file order
   std::optional<std::pair<double, double>> link_range;  // message bytes the link-efficiency curve was fitted over
   std::optional<std::pair<double, double>> mxu_range;   // matmul FLOPs the MXU-efficiency curve was fitted over
+  std::optional<std::pair<double, double>> hbm_range;   // HBM bytes the HBM-efficiency curve was fitted over
   int iterations = 0;                                   // Levenberg-Marquardt iterations taken
   double rms_before = 0, rms_after = 0;                 // root mean square relative error of the fit rows
 };
@@ -49,7 +52,8 @@ struct CalibrationFit {
 //   collective_step_s  when a fit row is a latency-bound collective (one fixed cost per transfer, i.e. per step);
 //   link_efficiency    one point per distinct message size of the bandwidth-bound collective rows;
 //   mxu_efficiency     one point per distinct FLOP count of the compute-bound matmul rows;
-//   hbm_efficiency     when a fit row is a memory-bound matmul or a copy.
+//   hbm_efficiency     one point per distinct HBM byte count (read and written) of the memory-bound matmul and copy
+//                      rows.
 // hop_latency_s is never fitted (it and the step cost move a neighbour-to-neighbour step alike), nor are the DCN
 // figures (no row runs across slices). `source` becomes the calibration's source. Throws InputError (located at
 // a row) for a row that does not fit the hardware, a scenario row (podsim validate predicts those), or a file

@@ -46,23 +46,29 @@ Prediction predict_matmul(const Measurement& row, const HardwareSpec& hardware, 
   } catch (const Error& e) {
     throw InputError(at, std::string("column m: ") + e.what());
   }
-  const double des = hardware.calibration ? calibrated_compute_s(*hardware.calibration, roofline.compute_time_s,
-                                                                 roofline.memory_time_s, roofline.flops)
-                                          : roofline.time_s;
+  const double des = hardware.calibration
+                         ? calibrated_compute_s(*hardware.calibration, roofline.compute_time_s, roofline.memory_time_s,
+                                                roofline.flops, static_cast<double>(roofline.bytes))
+                         : roofline.time_s;
   return {roofline.time_s, des};
 }
 
 Prediction predict_copy(const Measurement& row, const HardwareSpec& hardware, const std::string& at) {
+  const double moved = copy_hbm_bytes(row);
   double book = 0;
   try {
-    book = hbm_load_time(2.0 * static_cast<double>(row.bytes), hardware.chip);  // read once, written once
+    book = hbm_load_time(moved, hardware.chip);
   } catch (const Error& e) {
     throw InputError(at, std::string("column hardware: ") + e.what());
   }
-  return {book, hardware.calibration ? book / hardware.calibration->hbm_efficiency : book};
+  return {book, hardware.calibration ? book / efficiency_at(hardware.calibration->hbm_efficiency, moved) : book};
 }
 
 }  // namespace
+
+double copy_hbm_bytes(const Measurement& row) {
+  return 2.0 * static_cast<double>(row.bytes);  // read once, written once
+}
 
 CollectiveQuery measurement_collective_query(const Measurement& row, const HardwareSpec& hardware) {
   CollectiveQuery query;

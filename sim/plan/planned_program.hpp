@@ -80,6 +80,7 @@ struct PlannedStep {
   // its HBM bandwidth. A calibrated des divides each by its efficiency (models/hardware/calibration.hpp).
   double compute_s = 0;
   double memory_s = 0;
+  double hbm_bytes = 0;  // the bytes behind memory_s (read and written in HBM): the HBM efficiency curve's size
 
   // kind == transfer: one point-to-point send.
   ChipId from = 0;

@@ -322,6 +322,7 @@ class Planner {
     compute.book.time_s = roofline.time_s;
     compute.compute_s = roofline.compute_time_s;
     compute.memory_s = roofline.memory_time_s;
+    compute.hbm_bytes = static_cast<double>(roofline.bytes);
     compute.bound = bound_name(roofline.bound);
     planned.flops = mp.local_flops;
     planned.compute_time_s = roofline.time_s;
@@ -450,6 +451,7 @@ class Planner {
     compute.book.time_s = roofline.time_s;
     compute.compute_s = roofline.compute_time_s;
     compute.memory_s = roofline.memory_time_s;
+    compute.hbm_bytes = static_cast<double>(roofline.bytes);
     compute.bound = bound_name(roofline.bound);
     compute.in_loop = true;
     return compute;
@@ -649,6 +651,7 @@ class Planner {
     load.reads = {tensor};
     load.book.time_s = hbm_load_time(static_cast<double>(buffer(tensor).bytes_per_chip), spec_.hardware.spec.chip);
     load.memory_s = load.book.time_s;
+    load.hbm_bytes = static_cast<double>(buffer(tensor).bytes_per_chip);
     load.bound = "memory";
     planned.compute_time_s = load.book.time_s;
     push(planned, std::move(load));
@@ -688,10 +691,12 @@ class Planner {
     step.reads = {from};
     step.flops = e.flops_per_element * static_cast<double>(elements);
     const double compute_s = step.flops / found->second;
-    const double memory_s = hbm_load_time(2.0 * static_cast<double>(in.bytes_per_chip), chip);  // read + write
+    const double hbm_bytes = 2.0 * static_cast<double>(in.bytes_per_chip);  // read + write
+    const double memory_s = hbm_load_time(hbm_bytes, chip);
     step.book.time_s = std::max(compute_s, memory_s);
     step.compute_s = compute_s;
     step.memory_s = memory_s;
+    step.hbm_bytes = hbm_bytes;
     step.bound = compute_s >= memory_s ? "compute" : "memory";
     planned.flops = step.flops;
     planned.compute_time_s = step.book.time_s;

@@ -48,8 +48,6 @@ json calibration_section(const CalibrationFit& fit) {
   json section = json::object();
   if (fitted(fit, "collective_step_s"))
     section["collective_step_s"] = {{"value", c.collective_step_s}, {"source", source_of(fit, "collective_step_s")}};
-  if (fitted(fit, "hbm_efficiency"))
-    section["hbm_efficiency"] = {{"value", c.hbm_efficiency}, {"source", source_of(fit, "hbm_efficiency")}};
   if (fitted(fit, "link_efficiency"))
     section["link_efficiency"] = {
         {"points", curve_json(c.link_efficiency)},
@@ -62,6 +60,12 @@ json calibration_section(const CalibrationFit& fit) {
         {"source", source_of(fit, "mxu_efficiency")},
         {"note", fmt::format("FLOPs of one matmul; fitted over {} to {}, held flat beyond",
                              format_number(fit.mxu_range->first), format_number(fit.mxu_range->second))}};
+  if (fitted(fit, "hbm_efficiency"))
+    section["hbm_efficiency"] = {
+        {"points", curve_json(c.hbm_efficiency)},
+        {"source", source_of(fit, "hbm_efficiency")},
+        {"note", fmt::format("bytes one step reads and writes in HBM; fitted over {} to {}, held flat beyond",
+                             format_bytes(fit.hbm_range->first), format_bytes(fit.hbm_range->second))}};
   return section;
 }
 
@@ -119,9 +123,14 @@ std::string calibration_fit_text(const CalibrationFit& fit, const std::string& c
                        join(rows_of(fit, "mxu_efficiency"), ", "), format_number(fit.mxu_range->first),
                        format_number(fit.mxu_range->second));
   }
-  if (fitted(fit, "hbm_efficiency"))
-    out += fmt::format("  hbm_efficiency     {:.4f}  rows {}\n", c.hbm_efficiency,
-                       join(rows_of(fit, "hbm_efficiency"), ", "));
+  if (fitted(fit, "hbm_efficiency")) {
+    std::vector<std::string> points;
+    for (const EfficiencyPoint& p : c.hbm_efficiency)
+      points.push_back(fmt::format("{:.4f} at {}", p.efficiency, format_bytes(p.at)));
+    out += fmt::format("  hbm_efficiency     {}  rows {}; holds over {} to {} read and written per step\n",
+                       join(points, ", "), join(rows_of(fit, "hbm_efficiency"), ", "),
+                       format_bytes(fit.hbm_range->first), format_bytes(fit.hbm_range->second));
+  }
   // An efficiency can only lower a nominal figure: one held at 1 means the rows there ran faster than the preset's
   // figure allows, which calibration cannot express. Say so rather than leave the error unexplained.
   const auto at_bound = [](const std::vector<EfficiencyPoint>& curve, auto format) {
@@ -142,8 +151,11 @@ std::string calibration_fit_text(const CalibrationFit& fit, const std::string& c
         "  note: mxu_efficiency is at its bound 1 at {} FLOPs: those rows ran faster than the preset's peak allows; "
         "check the preset's peak FLOP/s and the measurement\n",
         join(where, ", "));
-  if (fitted(fit, "hbm_efficiency") && c.hbm_efficiency >= 1.0)
-    out += "  note: hbm_efficiency is at its bound 1: those rows ran faster than the preset's HBM bandwidth allows\n";
+  if (const auto where = at_bound(c.hbm_efficiency, bytes); fitted(fit, "hbm_efficiency") && !where.empty())
+    out += fmt::format(
+        "  note: hbm_efficiency is at its bound 1 at {}: those rows ran faster than the preset's HBM bandwidth "
+        "allows\n",
+        join(where, ", "));
   out += "not fitted (the preset's figures stay):\n";
   for (const UnfittedFigure& figure : fit.unfitted)
     out += fmt::format("  {}: {}\n", figure.figure, figure.reason);

@@ -73,13 +73,20 @@ json figure_json(const NamedFigure& f) {
   return out;
 }
 
-// A curve's `at` in its own unit: bytes of one message (link) or FLOPs of one matmul (MXU).
+// A curve's `at` in its own unit: bytes of one message (link), FLOPs of one matmul (MXU) or bytes one step moves in
+// HBM (HBM).
+bool curve_in_bytes(const std::string& key) {
+  return key != "mxu_efficiency";
+}
+
 std::string curve_at_text(const std::string& key, double at) {
-  return key == "link_efficiency" ? format_bytes(at) : format_number(at) + " FLOP";
+  return curve_in_bytes(key) ? format_bytes(at) : format_number(at) + " FLOP";
 }
 
 const std::vector<EfficiencyPoint>& curve_points(const Calibration& calibration, const std::string& key) {
-  return key == "link_efficiency" ? calibration.link_efficiency : calibration.mxu_efficiency;
+  return key == "link_efficiency"  ? calibration.link_efficiency
+         : key == "mxu_efficiency" ? calibration.mxu_efficiency
+                                   : calibration.hbm_efficiency;
 }
 
 // The widths of a figure table's first three columns (key, value, source).
@@ -144,7 +151,7 @@ json calibration_json(const HardwarePreset& preset) {
     for (const auto& p : points)
       list.push_back({{"at", p.at}, {"efficiency", p.efficiency}});
     json curve = {{"key", c.key},
-                  {"at_unit", c.key == "link_efficiency" ? "B" : "FLOP"},
+                  {"at_unit", curve_in_bytes(c.key) ? "B" : "FLOP"},
                   {"points", list},
                   {"range", {{"from", points.front().at}, {"to", points.back().at}}},
                   {"source", c.source}};

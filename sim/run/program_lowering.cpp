@@ -123,15 +123,16 @@ class Lowering {
   }
 
   // A compute step's time in the des: its book time, or under a calibration its roofline terms over the MXU and
-  // HBM efficiencies (calibrated_compute_s); a step without terms (an add of the collective matmul's loop, a local
-  // reshard) scales by the efficiency of what bounds it.
+  // HBM efficiencies (calibrated_compute_s, the HBM one at the bytes the step moves); a step without terms (an add of
+  // the collective matmul's loop, a local reshard) scales by the efficiency of what bounds it (for HBM, at its bytes
+  // when it has them, else at the curve's smallest size).
   double des_compute_s(const PlannedStep& step) const {
     if (!platform_.calibration) return step.book.time_s;
     const Calibration& calibration = *platform_.calibration;
     if (step.compute_s > 0 || step.memory_s > 0)
-      return calibrated_compute_s(calibration, step.compute_s, step.memory_s, step.flops);
-    if (step.bound == "compute") return calibrated_compute_s(calibration, step.book.time_s, 0, step.flops);
-    return step.book.time_s / calibration.hbm_efficiency;
+      return calibrated_compute_s(calibration, step.compute_s, step.memory_s, step.flops, step.hbm_bytes);
+    if (step.bound == "compute") return calibrated_compute_s(calibration, step.book.time_s, 0, step.flops, 0);
+    return step.book.time_s / efficiency_at(calibration.hbm_efficiency, step.hbm_bytes);
   }
 
   void transfer(const PlannedOp& op, const PlannedStep& step, ChipDeps& deps) {

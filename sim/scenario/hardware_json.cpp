@@ -53,6 +53,11 @@ constexpr FieldSpec kDcnFields[] = {
     {"latency_s", Kind::duration, false},
     {"chips_per_host", Kind::count, false},
 };
+// The host link (docs/hardware-model.md, "Host link"): what one chip moves to or from its host's memory per second,
+// each direction.
+constexpr FieldSpec kHostFields[] = {
+    {"offload_Bps", Kind::bandwidth, true},
+};
 
 const char* unit_of(Kind kind) {
   switch (kind) {
@@ -151,6 +156,7 @@ double figure_value(const Locator& loc, const json& j, const std::string& pointe
   } else if (!(value > 0)) {
     loc.fail(pointer, "must be positive, got: " + shown(j));
   }
+  if (!std::isfinite(value)) loc.fail(pointer, "must be finite, got: " + shown(j));
   if (kind == Kind::fraction && !(value <= 1)) loc.fail(pointer, "an efficiency must be in (0, 1], got: " + shown(j));
   if ((kind == Kind::count || kind == Kind::bytes) && value != std::floor(value))
     loc.fail(pointer, "must be a whole number, got: " + shown(j));
@@ -275,9 +281,10 @@ void verify_slice(const Locator& loc, const json& j, bool partial, HardwarePrese
   if (j.contains("note")) preset.slice_note = require_string(loc, j.at("note"), "/slice/note", false);
 }
 
-// The calibration section (docs/hardware-model.md, "Calibration"): figures with sources, and two curves
-// {"points": [{"at", "efficiency"}, ...], "source", "note"?}. Fills preset.spec.calibration; its source names the
-// figures' sources. `partial` (overrides) accepts bare values.
+// The calibration section (docs/hardware-model.md, "Calibration"): figures with sources, and three curves
+// {"points": [{"at", "efficiency"}, ...], "source", "note"?}; hbm_efficiency may be either a figure (one number, flat
+// over every size) or a curve. Fills preset.spec.calibration; its source names the figures' sources. `partial`
+// (overrides) accepts bare values.
 constexpr FieldSpec kCalibrationFields[] = {
     {"hop_latency_s", Kind::duration, false},  {"collective_step_s", Kind::duration, false},
     {"hbm_efficiency", Kind::fraction, false}, {"dcn_bandwidth_Bps", Kind::bandwidth, false},
@@ -328,24 +335,34 @@ void verify_calibration_section(const Locator& loc, const json& j, bool partial,
   for (const auto& field : kCalibrationFields) {
     if (!j.contains(field.name)) continue;
     const std::string name = field.name;
+    if (name == "hbm_efficiency" && j.at(name).is_object()) {
+      if (j.at(name).contains("points")) continue;  // a curve, read below
+      if (!j.at(name).contains("value"))
+        loc.fail(
+            pointer + "/" + name,
+            "must be a figure {\"value\", \"source\"} or a curve {\"points\", \"source\"}, got: " + shown(j.at(name)));
+    }
     const Figure figure = verify_figure(loc, j.at(name), pointer + "/" + name, field.kind, partial);
     sources.push_back(figure.source);
     preset.calibration_figures.push_back({name, figure});
     if (name == "hop_latency_s") calibration.hop_latency_s = figure.value;
     if (name == "collective_step_s") calibration.collective_step_s = figure.value;
-    if (name == "hbm_efficiency") calibration.hbm_efficiency = figure.value;
+    if (name == "hbm_efficiency") calibration.hbm_efficiency = {{1, figure.value}};  // one point: flat everywhere
     if (name == "dcn_bandwidth_Bps") calibration.dcn_bandwidth_Bps = figure.value;
     if (name == "dcn_latency_s") calibration.dcn_latency_s = figure.value;
   }
   preset.calibration_curves.clear();
-  for (const char* key : {"link_efficiency", "mxu_efficiency"}) {
+  for (const char* key : {"link_efficiency", "mxu_efficiency", "hbm_efficiency"}) {
     if (!j.contains(key)) continue;
-    auto curve = verify_curve(loc, j.at(key), pointer + "/" + key, sources);
     const json& c = j.at(key);
+    const std::string name = key;
+    if (name == "hbm_efficiency" && !(c.is_object() && c.contains("points"))) continue;  // a figure, read above
+    auto curve = verify_curve(loc, c, pointer + "/" + name, sources);
     preset.calibration_curves.push_back(
-        {key, c.at("source").get<std::string>(), c.contains("note") ? c.at("note").get<std::string>() : ""});
-    (std::string(key) == "link_efficiency" ? calibration.link_efficiency : calibration.mxu_efficiency) =
-        std::move(curve);
+        {name, c.at("source").get<std::string>(), c.contains("note") ? c.at("note").get<std::string>() : ""});
+    (name == "link_efficiency"  ? calibration.link_efficiency
+     : name == "mxu_efficiency" ? calibration.mxu_efficiency
+                                : calibration.hbm_efficiency) = std::move(curve);
   }
   if (j.contains("note")) require_string(loc, j.at("note"), pointer + "/note", false);
   std::vector<std::string> distinct;
@@ -371,9 +388,10 @@ HardwarePreset verify_document(const json& doc, const std::string& where, bool p
   HardwarePreset preset;
   require_object(loc, doc, "");
   if (partial)
-    require_known_keys(loc, doc, "", {"chip", "ici", "slice", "dcn", "calibration"});
+    require_known_keys(loc, doc, "", {"chip", "ici", "slice", "dcn", "host", "calibration"});
   else
-    require_known_keys(loc, doc, "", {"name", "description", "sources", "chip", "ici", "slice", "dcn", "calibration"});
+    require_known_keys(loc, doc, "",
+                       {"name", "description", "sources", "chip", "ici", "slice", "dcn", "host", "calibration"});
   if (!partial) {
     if (!doc.contains("name")) loc.fail("", "missing key \"name\"");
     if (!doc.contains("description")) loc.fail("", "missing key \"description\"");
@@ -390,6 +408,7 @@ HardwarePreset verify_document(const json& doc, const std::string& where, bool p
   if (doc.contains("ici")) verify_section(loc, doc.at("ici"), "ici", kIciFields, partial, preset.figures);
   if (doc.contains("slice")) verify_slice(loc, doc.at("slice"), partial, preset);
   if (doc.contains("dcn")) verify_section(loc, doc.at("dcn"), "dcn", kDcnFields, partial, preset.figures);
+  if (doc.contains("host")) verify_section(loc, doc.at("host"), "host", kHostFields, partial, preset.figures);
   if (doc.contains("calibration")) verify_calibration_section(loc, doc.at("calibration"), partial, preset);
   if (!partial) {
     if (doc.contains("ici") && !doc.contains("slice"))
@@ -551,20 +570,21 @@ void build_hardware_spec(HardwarePreset& preset) {
   spec.dcn_bandwidth_Bps = figure_or(preset, "dcn.bandwidth_Bps", 0);
   spec.dcn_latency_s = figure_or(preset, "dcn.latency_s", 0);
   spec.chips_per_host = static_cast<std::int64_t>(figure_or(preset, "dcn.chips_per_host", 0));
+  spec.host_offload_Bps = figure_or(preset, "host.offload_Bps", 0);
 }
 
 namespace {
 
 // An overlay (`podsim calibrate -o`, docs/hardware-model.md, "Calibration"): {"name", "description", "base", and
-// "sources", "calibration", "chip", "ici", "slice", "dcn" as needed}. Returns the base preset's document (a name in
-// `config_dir`, or a path relative to the overlay's folder) with the overlay's sections merged over it as overrides,
-// its calibration replacing the base's whole, its name and description, and both sets of sources. A document
+// "sources", "calibration", "chip", "ici", "slice", "dcn", "host" as needed}. Returns the base preset's document (a
+// name in `config_dir`, or a path relative to the overlay's folder) with the overlay's sections merged over it as
+// overrides, its calibration replacing the base's whole, its name and description, and both sets of sources. A document
 // without "base" is returned as it is.
 json resolve_overlay(const json& doc, const std::string& path, const std::string& config_dir) {
   if (!doc.is_object() || !doc.contains("base")) return doc;
   const Locator loc{path};
   require_known_keys(loc, doc, "",
-                     {"name", "description", "base", "sources", "chip", "ici", "slice", "dcn", "calibration"});
+                     {"name", "description", "base", "sources", "chip", "ici", "slice", "dcn", "host", "calibration"});
   const std::string base = require_string(loc, doc.at("base"), "/base", true);
   std::string base_path = base;
   if (is_preset_path(base)) {
@@ -585,7 +605,7 @@ json resolve_overlay(const json& doc, const std::string& path, const std::string
     loc.fail("/base", "a base must be a preset, not another overlay, got: \"" + base + "\"");
   verify_hardware_json(base_doc, base_path);
   json overrides = json::object();
-  for (const char* section : {"chip", "ici", "slice", "dcn"})
+  for (const char* section : {"chip", "ici", "slice", "dcn", "host"})
     if (doc.contains(section)) overrides[section] = doc.at(section);
   verify_hardware_overrides(overrides, path);
   json merged = merge_hardware_overrides(base_doc, overrides);

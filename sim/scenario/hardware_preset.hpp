@@ -14,7 +14,7 @@ namespace podsim {
 
 // One efficiency curve of the calibration section as the file states it (the points are in spec.calibration).
 struct CalibrationCurveSource {
-  std::string key;  // "link_efficiency" or "mxu_efficiency"
+  std::string key;  // "link_efficiency", "mxu_efficiency" or "hbm_efficiency"
   std::string source;
   std::string note;
 };

@@ -66,7 +66,9 @@ TEST(CalibrationJson, AnOverlayIsItsBasePresetWithItsCalibration) {
   ASSERT_TRUE(preset.spec.calibration.has_value());
   const Calibration& c = *preset.spec.calibration;
   EXPECT_DOUBLE_EQ(c.collective_step_s, 0.5e-6);
-  EXPECT_DOUBLE_EQ(c.hbm_efficiency, 0.9);
+  ASSERT_EQ(c.hbm_efficiency.size(), 1u);  // a single number: one point, flat over every size
+  EXPECT_DOUBLE_EQ(efficiency_at(c.hbm_efficiency, 1), 0.9);
+  EXPECT_DOUBLE_EQ(efficiency_at(c.hbm_efficiency, 1e12), 0.9);
   ASSERT_EQ(c.link_efficiency.size(), 2u);
   EXPECT_DOUBLE_EQ(c.link_efficiency[1].at, 1e6);
   EXPECT_DOUBLE_EQ(c.link_efficiency[1].efficiency, 0.8);
@@ -114,6 +116,13 @@ std::string calibration_error_of(const std::string& calibration) {
 TEST(CalibrationJson, ErrorsNameThePointerTheRuleAndTheValue) {
   EXPECT_EQ(calibration_error_of(R"({"hbm_efficiency": {"value": 1.5, "source": "s"}})"),
             ": /calibration/hbm_efficiency/value: an efficiency must be in (0, 1], got: 1.5");
+  EXPECT_EQ(calibration_error_of(R"({"hbm_efficiency": {"points": [{"at": 1e6, "efficiency": 1.5}], "source": "s"}})"),
+            ": /calibration/hbm_efficiency/points/0/efficiency: an efficiency must be in (0, 1], got: 1.5");
+  EXPECT_EQ(calibration_error_of(R"({"hbm_efficiency": {"source": "s"}})"),
+            ": /calibration/hbm_efficiency: must be a figure {\"value\", \"source\"} or a curve {\"points\", "
+            "\"source\"}, got: {\"source\":\"s\"}");
+  EXPECT_EQ(calibration_error_of(R"({"hbm_efficiency": {"points": [{"at": 1e6, "efficiency": 0.5}]}})"),
+            ": /calibration/hbm_efficiency: missing key \"source\" (every figure names its source)");
   EXPECT_EQ(calibration_error_of(R"({"collective_step_s": {"value": "1us"}})"),
             ": /calibration/collective_step_s: missing key \"source\" (every figure names its source)");
   EXPECT_EQ(calibration_error_of(
@@ -137,6 +146,34 @@ TEST(CalibrationJson, ErrorsNameThePointerTheRuleAndTheValue) {
   }
 }
 
+// hbm_efficiency as a curve over the bytes a step moves (docs/hardware-model.md, "Calibration"): points at 1 MiB
+// (0.5) and 1 GiB (0.9) give 0.7 at 32 MiB, halfway between them in log(size), and hold flat beyond.
+TEST(CalibrationJson, HbmEfficiencyMayBeACurveOverBytes) {
+  const TempFolder folder;
+  const std::string overlay = folder.write("curve.json", R"({
+    "name": "curve", "description": "d", "base": "tpu-v5e",
+    "calibration": {"hbm_efficiency": {"points": [{"at": 1048576, "efficiency": 0.5},
+                                                  {"at": 1073741824, "efficiency": 0.9}],
+                                       "source": "CAL rows h", "note": "bytes one step moves"}}
+  })");
+  const HardwarePreset preset = load_hardware_preset_full(overlay);
+  ASSERT_TRUE(preset.spec.calibration.has_value());
+  const Calibration& c = *preset.spec.calibration;
+  ASSERT_EQ(c.hbm_efficiency.size(), 2u);
+  EXPECT_NEAR(efficiency_at(c.hbm_efficiency, 33554432), 0.7, 1e-12);
+  EXPECT_DOUBLE_EQ(efficiency_at(c.hbm_efficiency, 1024), 0.5);
+  EXPECT_DOUBLE_EQ(efficiency_at(c.hbm_efficiency, 1e12), 0.9);
+  EXPECT_EQ(c.source, "CAL rows h");
+  ASSERT_EQ(preset.calibration_curves.size(), 1u);
+  EXPECT_EQ(preset.calibration_curves[0].key, "hbm_efficiency");
+  EXPECT_TRUE(preset.calibration_figures.empty());
+  // A bare number overrides the curve with one flat figure.
+  const json overrides = {{"calibration", {{"hbm_efficiency", 0.8}}}};
+  const HardwareSpec flat = load_hardware_preset(overlay, &overrides, "cli");
+  ASSERT_TRUE(flat.calibration.has_value());
+  EXPECT_DOUBLE_EQ(efficiency_at(flat.calibration->hbm_efficiency, 33554432), 0.8);
+}
+
 TEST(CalibrationJson, AnOverrideChangesOneFigureOfTheCalibration) {
   const TempFolder folder;
   const std::string path = folder.write("my-v5e.json", kOverlay);
@@ -144,7 +181,7 @@ TEST(CalibrationJson, AnOverrideChangesOneFigureOfTheCalibration) {
   const HardwareSpec spec = load_hardware_preset(path, &overrides, "cli");
   ASSERT_TRUE(spec.calibration.has_value());
   EXPECT_DOUBLE_EQ(spec.calibration->collective_step_s, 2e-6);
-  EXPECT_DOUBLE_EQ(spec.calibration->hbm_efficiency, 0.9);
+  EXPECT_DOUBLE_EQ(efficiency_at(spec.calibration->hbm_efficiency, 1e9), 0.9);
   EXPECT_EQ(spec.calibration->link_efficiency.size(), 2u);
 }
 

@@ -168,7 +168,9 @@ TEST(DesCalibration, TheFitRecoversTheFiguresTheRowsWereMadeWith) {
   EXPECT_NEAR(fit.calibration.link_efficiency[0].efficiency, 0.8, 8e-4);
   ASSERT_EQ(fit.calibration.mxu_efficiency.size(), 1u);
   EXPECT_NEAR(fit.calibration.mxu_efficiency[0].efficiency, 0.7, 7e-4);
-  EXPECT_NEAR(fit.calibration.hbm_efficiency, 0.9, 9e-4);
+  ASSERT_EQ(fit.calibration.hbm_efficiency.size(), 1u);
+  EXPECT_EQ(fit.calibration.hbm_efficiency[0].at, 2e9);  // the copy's bytes, read and written
+  EXPECT_NEAR(fit.calibration.hbm_efficiency[0].efficiency, 0.9, 9e-4);
   EXPECT_LT(fit.rms_after, 1e-3);
   EXPECT_EQ(fit.fitted,
             (std::vector<std::string>{"collective_step_s", "link_efficiency", "mxu_efficiency", "hbm_efficiency"}));

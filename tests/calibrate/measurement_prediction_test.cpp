@@ -2,6 +2,8 @@
 // the HBM bandwidth, the book's line all-gather), and the des of a collective row is podsim collective's.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "models/common/error.hpp"
 #include "sim/calibrate/measurement.hpp"
 #include "sim/query/collective_query.hpp"
@@ -23,7 +25,7 @@ TEST(MeasurementPrediction, MatmulIsTheRooflineAndTheCalibrationDividesTheBoundi
   HardwareSpec calibrated = test::v5e_like_chip();
   calibrated.calibration = Calibration{};
   calibrated.calibration->mxu_efficiency = {{1e9, 0.8}};
-  calibrated.calibration->hbm_efficiency = 0.5;
+  calibrated.calibration->hbm_efficiency = {{1, 0.5}};
   p = predict_measurement(big, calibrated);
   EXPECT_DOUBLE_EQ(p.book, compute_s);
   EXPECT_DOUBLE_EQ(p.des, compute_s / 0.8);
@@ -39,10 +41,30 @@ TEST(MeasurementPrediction, CopyReadsAndWritesTheBytesOnce) {
   const Measurement copy = row_of("cp,copy,1ms,,,,1000000000,,,");
   HardwareSpec calibrated = test::v5e_like_chip();
   calibrated.calibration = Calibration{};
-  calibrated.calibration->hbm_efficiency = 0.8;
+  calibrated.calibration->hbm_efficiency = {{1, 0.8}};
   const Prediction p = predict_measurement(copy, calibrated);
   EXPECT_DOUBLE_EQ(p.book, 2e9 / 8.1e11);
   EXPECT_DOUBLE_EQ(p.des, 2e9 / 8.1e11 / 0.8);
+}
+
+// The HBM efficiency is a curve over the bytes a step reads and writes: a copy of 1e8 bytes moves 2e8, halfway in
+// log(size) between points at 2e7 (0.4) and 2e9 (0.8), so it runs at 0.6 of the nominal bandwidth; the
+// memory-bound matmul's own bytes pick its point the same way.
+TEST(MeasurementPrediction, HbmEfficiencyIsReadAtTheBytesTheStepMoves) {
+  HardwareSpec calibrated = test::v5e_like_chip();
+  calibrated.calibration = Calibration{};
+  calibrated.calibration->hbm_efficiency = {{2e7, 0.4}, {2e9, 0.8}};
+  const Prediction copy = predict_measurement(row_of("cp,copy,1ms,,,,100000000,,,"), calibrated);
+  EXPECT_DOUBLE_EQ(copy.book, 2e8 / 8.1e11);
+  EXPECT_NEAR(copy.des, 2e8 / 8.1e11 / 0.6, 1e-12 * copy.des);
+  // Beyond the ends the curve is flat: 2e10 bytes run at 0.8, 2e6 bytes at 0.4.
+  EXPECT_NEAR(predict_measurement(row_of("cp,copy,1ms,,,,10000000000,,,"), calibrated).des, 2e10 / 8.1e11 / 0.8, 1e-12);
+  EXPECT_NEAR(predict_measurement(row_of("cp,copy,1ms,,,,1000000,,,"), calibrated).des, 2e6 / 8.1e11 / 0.4, 1e-15);
+  // x 8x4096, w 4096x4096, y 8x4096 in bf16: 33,619,968 bytes, log-interpolated between 2e7 and 2e9.
+  const double bytes = 2.0 * (8.0 * 4096 + 4096.0 * 4096 + 8.0 * 4096);
+  const double e = 0.4 + 0.4 * std::log(bytes / 2e7) / std::log(100.0);
+  const Prediction thin = predict_measurement(row_of("thin,matmul,1ms,,,,,8,4096,4096"), calibrated);
+  EXPECT_NEAR(thin.des, bytes / 8.1e11 / e, 1e-12 * thin.des);
 }
 
 TEST(MeasurementPrediction, CollectiveIsTheCollectiveQuerysAnswer) {

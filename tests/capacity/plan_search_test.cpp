@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "models/common/error.hpp"
@@ -349,6 +350,30 @@ TEST(PlanSearch, SeveralSlicesAreSimulatedAndTheDcnTimeIsReported) {
   EXPECT_GT(r.breakdown.dcn_s, 0.0);
   EXPECT_EQ(r.bound == "dcn",
             r.breakdown.dcn_s > std::max({r.breakdown.compute_s, r.breakdown.hbm_s, r.breakdown.ici_s}));
+}
+
+// TPU v4 has run multi-slice jobs (PaLM's two pods over DCN), and its preset now carries the scaling book's generic
+// DCN egress per chip, 6.25e9 B/s, as v5p's does: the same two-slice data-parallel search plans on v4 and its DCN
+// part equals v5p's (the same gradient bytes over the same DCN figures: 4 chips per host, no DCN latency), and
+// halving the DCN bandwidth doubles it.
+TEST(PlanSearch, TwoSlicesOfTpuV4PlanWithTheDcnFigureOfItsPreset) {
+  const auto dcn_of = [](const std::string& hardware, std::optional<double> dcn_Bps) {
+    ScenarioSpec spec = model_spec(hardware, {4});
+    spec.search = kinds({data});
+    spec.search->slice_counts = {2};
+    if (dcn_Bps) spec.hardware.spec.dcn_bandwidth_Bps = *dcn_Bps;
+    const PlanSearchResult result = search_plans(verified(spec), PlanSearchOptions{});
+    EXPECT_EQ(result.ranked.size(), 1u);
+    return result.ranked.at(0);
+  };
+  EXPECT_DOUBLE_EQ(load_hardware_preset("tpu-v4").dcn_bandwidth_Bps, 6.25e9);
+  const CandidateResult v4 = dcn_of("tpu-v4", std::nullopt);
+  EXPECT_EQ(v4.candidate.slices, 2);
+  ASSERT_TRUE(v4.des_dcn_s);
+  EXPECT_GT(*v4.des_dcn_s, 0.0);
+  EXPECT_GT(v4.breakdown.dcn_s, 0.0);
+  EXPECT_DOUBLE_EQ(v4.breakdown.dcn_s, dcn_of("tpu-v5p", std::nullopt).breakdown.dcn_s);
+  EXPECT_NEAR(dcn_of("tpu-v4", 3.125e9).breakdown.dcn_s, 2 * v4.breakdown.dcn_s, 1e-12 * v4.breakdown.dcn_s);
 }
 
 }  // namespace

@@ -61,6 +61,31 @@ TEST(HardwareCli, JsonOutputIsVersioned) {
   EXPECT_EQ(presets.at("presets").size(), 9u);
 }
 
+// The host link (docs/hardware-model.md, "Host link"): the figure with its unit and source, in text and JSON.
+TEST(HardwareCli, ShowsTheHostLinkWithItsSource) {
+  const CliRun run = run_podsim("hardware tpu-v6e");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto line = run.out.find("host.offload_Bps");
+  ASSERT_NE(line, std::string::npos) << run.out;
+  const std::string text = run.out.substr(line, run.out.find('\n', line) - line);
+  EXPECT_NE(text.find("32 GB/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("SB tpus.md"), std::string::npos) << text;
+  EXPECT_NE(text.find("PCIe Gen5"), std::string::npos) << text;
+
+  const CliRun json_run = run_podsim("hardware tpu-v6e --json");
+  ASSERT_EQ(json_run.code, 0) << json_run.err;
+  const auto doc = nlohmann::json::parse(json_run.out);
+  bool found = false;
+  for (const auto& f : doc.at("preset").at("figures")) {
+    if (f.at("key") != "host.offload_Bps") continue;
+    found = true;
+    EXPECT_DOUBLE_EQ(f.at("value").get<double>(), 3.2e10);
+    EXPECT_EQ(f.at("unit"), "B/s");
+    EXPECT_EQ(f.at("source"), "SB tpus.md");
+  }
+  EXPECT_TRUE(found);
+}
+
 // The preset's calibration section as the file states it (read here, not from the program).
 nlohmann::json v5e_calibration() {
   std::ifstream in(std::string(PODSIM_SOURCE_DIR) + "/configs/tpu-v5e.json");

@@ -249,10 +249,90 @@ TEST(HardwareOverrides, ErrorsPointIntoTheOverrides) {
             "links_per_chip, bandwidth_Bps, bandwidth_raw_Bps, bandwidth_effective_Bps, hop_latency_s)");
   const json name = {{"name", "x"}};
   EXPECT_EQ(hardware_load_error("tpu-v5e", &name, "cli"),
-            "cli: /name: unknown key, got: \"name\" (expected one of chip, ici, slice, dcn, calibration)");
+            "cli: /name: unknown key, got: \"name\" (expected one of chip, ici, slice, dcn, host, calibration)");
   const json unit = {{"ici", {{"hop_latency_s", "1 hour"}}}};
   EXPECT_EQ(hardware_load_error("tpu-v5e", &unit, "cli"),
             "cli: /ici/hop_latency_s: duration: unknown unit \"hour\" (expected s, ms, us, ns, ps), got: 1 hour");
+}
+
+// The host link (docs/hardware-model.md, "Host link"): each multi-slice generation's preset carries the bytes per
+// second one chip moves to or from host memory, each direction, from the scaling book (v4 "16GB / second each way",
+// v6e "3.2e10", the others its generic "1.6e10 ... per TPU"); a GPU preset has none (0).
+TEST(HostLink, PresetsCarryTheBooksFigureEachDirection) {
+  EXPECT_DOUBLE_EQ(load_hardware_preset("tpu-v4").host_offload_Bps, 16e9);
+  EXPECT_DOUBLE_EQ(load_hardware_preset("tpu-v5e").host_offload_Bps, 1.6e10);
+  EXPECT_DOUBLE_EQ(load_hardware_preset("tpu-v5p").host_offload_Bps, 1.6e10);
+  EXPECT_DOUBLE_EQ(load_hardware_preset("tpu-v6e").host_offload_Bps, 32e9);
+  EXPECT_DOUBLE_EQ(load_hardware_preset("tpu7x").host_offload_Bps, 1.6e10);
+  EXPECT_DOUBLE_EQ(load_hardware_preset("h100").host_offload_Bps, 0);
+  const auto v6e = load_hardware_preset_full("tpu-v6e");
+  const auto& host = figure(v6e, "host.offload_Bps");
+  EXPECT_EQ(host.figure.source, "SB tpus.md");
+  EXPECT_EQ(host.figure.unit, "B/s");
+}
+
+TEST(HostLink, AnOverrideReplacesTheFigureAndKeepsThePresetAsAlternative) {
+  const json overrides = {{"host", {{"offload_Bps", "20GB/s"}}}};
+  const auto preset = load_hardware_preset_full("tpu-v6e", &overrides, "scenarios/a.json: /hardware/overrides");
+  EXPECT_DOUBLE_EQ(preset.spec.host_offload_Bps, 2e10);
+  const auto& host = figure(preset, "host.offload_Bps");
+  EXPECT_EQ(host.figure.source, "override");
+  ASSERT_FALSE(host.figure.alternatives.empty());
+  EXPECT_DOUBLE_EQ(host.figure.alternatives[0].value, 3.2e10);
+  // A preset without a host section gains one.
+  const auto h100 = load_hardware_preset("h100", &overrides, "cli");
+  EXPECT_DOUBLE_EQ(h100.host_offload_Bps, 2e10);
+}
+
+TEST(HostLink, AnOverlayMayCarryIt) {
+  const auto dir = std::filesystem::temp_directory_path() / ("podsim_host_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "my-v6e.json").string();
+  std::ofstream(path) << R"({"name": "my-v6e", "description": "d", "base": "tpu-v6e",
+                             "host": {"offload_Bps": {"value": "25GB/s", "source": "my measurement"}}})";
+  const auto preset = load_hardware_preset_full(path);
+  EXPECT_DOUBLE_EQ(preset.spec.host_offload_Bps, 2.5e10);
+  EXPECT_EQ(figure(preset, "host.offload_Bps").figure.source, "my measurement");
+  EXPECT_DOUBLE_EQ(preset.spec.dcn_bandwidth_Bps, 1.25e10);  // the base's other sections stay
+  std::filesystem::remove_all(dir);
+}
+
+TEST(HostLink, EveryRefusalNamesPointerRuleAndValue) {
+  const auto override_error = [](const json& overrides) {
+    return hardware_load_error("tpu-v6e", &overrides, "scenarios/a.json: /hardware/overrides");
+  };
+  EXPECT_EQ(override_error({{"host", {{"offload_Bps", -1}}}}),
+            "scenarios/a.json: /hardware/overrides/host/offload_Bps: must be positive, got: -1");
+  EXPECT_EQ(override_error({{"host", {{"offload_Bps", 0}}}}),
+            "scenarios/a.json: /hardware/overrides/host/offload_Bps: must be positive, got: 0");
+  EXPECT_EQ(override_error({{"host", {{"offload_Bps", "1e308TB/s"}}}}),
+            "scenarios/a.json: /hardware/overrides/host/offload_Bps: must be finite, got: \"1e308TB/s\"");
+  EXPECT_EQ(override_error({{"host", {{"pcie_Bps", 1e10}}}}),
+            "scenarios/a.json: /hardware/overrides/host/pcie_Bps: unknown key, got: \"pcie_Bps\" (expected one of "
+            "offload_Bps)");
+  EXPECT_EQ(override_error({{"host", 5}}), "scenarios/a.json: /hardware/overrides/host: must be an object, got: 5");
+  // In a preset, the section needs its figure, and the figure its source.
+  const auto preset_error = [](const json& host) {
+    json doc = {{"name", "x"},
+                {"description", "d"},
+                {"chip",
+                 {{"peak_flops", {{"bf16", {{"value", 1e14}, {"source", "s"}}}}},
+                  {"hbm_bytes", {{"value", 1024}, {"source", "s"}}},
+                  {"hbm_bandwidth_Bps", {{"value", 1e12}, {"source", "s"}}}}},
+                {"host", host}};
+    try {
+      verify_hardware_json(doc, "configs/x.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(preset_error(json::object()), "configs/x.json: /host: missing key \"offload_Bps\"");
+  EXPECT_EQ(preset_error({{"offload_Bps", {{"value", 1.6e10}}}}),
+            "configs/x.json: /host/offload_Bps: missing key \"source\" (every figure names its source)");
+  EXPECT_EQ(preset_error({{"offload_Bps", {{"value", -1}, {"source", "s"}}}}),
+            "configs/x.json: /host/offload_Bps/value: must be positive, got: -1");
+  EXPECT_EQ(preset_error({{"offload_Bps", {{"value", 1.6e10}, {"source", "s"}}}}), "(no error)");
 }
 
 TEST(HardwareJson, NlohmannTypeErrorsBecomeLocatedErrors) {
