@@ -214,7 +214,10 @@ std::string validation_markdown(const std::vector<ValidationRow>& rows) {
          "rows, and why:\n"
          "[validation/README.md](../validation/README.md)). "
          "Scenario rows run a\nscenario of the repository (its step time, or a model-level scenario's MFU: model "
-         "FLOPs per step over chips x\npeak bf16 FLOP/s x step time, attention counted without the causal halving).\n\n"
+         "FLOPs per step over chips x\npeak bf16 FLOP/s x step time, attention counted without the causal halving). Their "
+         "**fits HBM** column says\nwhether podsim's memory count of the scenario's plan fits the chip's HBM: every "
+         "row is a run that ran, so it\nmust (`NO` marks a wrong memory count; `--json` rows have `fits_hbm`, null "
+         "for the other rows).\n\n"
          "```\n./build/podsim validate                 # the table\n"
          "./build/podsim validate --json          # {\"schema\": \"podsim/1\", \"rows\": [...]}\n"
          "./build/podsim validate --rows ID,ID    # some rows\n```\n\n";

@@ -163,3 +163,43 @@ TEST(RematPolicy, FsdpGathersARecomputedWeightOnceForTheBackward) {
 
 }  // namespace
 }  // namespace podsim
+
+namespace podsim {
+namespace {
+
+using namespace capacity_test;
+
+TEST(HostOffload, ExposedCopiesAreWhatExceedsTheLayersCompute) {
+  // qkv_proj_offloaded on the small layer: 96 MiB per layer and microbatch go to the host after the forward and come
+  // back before the backward. With a host link of 1e9 B/s each copy takes 100,663,296 / 1e9 = 100.7 ms, far beyond a
+  // layer's forward or backward (a few ms): exposed per layer = (c - forward) + (c - backward), 4 layers.
+  Workload w = training(1 << 16, 2048);
+  w.remat.policy = RematPolicy::qkv_proj_offloaded;
+  Candidate c = candidate("tpu-v5e", {2, 2}, {ParallelKind::data, ParallelKind::tensor});
+  c.remat = w.remat;
+  c.hardware.spec.host_offload_Bps = 1e9;
+  const CandidateResult r = evaluate_candidate_book(problem(small_model(), w), c);
+  ASSERT_FALSE(r.rejected) << *r.rejected;
+  const PlannedModel p = plan_model(expand_model(small_model(), w, c, {}));
+  double forward = 0, backward = 0;
+  for (std::size_t i = 0; i < p.model.roles.size(); ++i) {
+    if (p.model.roles[i].place != ModelPlace::layer) continue;
+    if (p.model.roles[i].phase == ModelPhase::forward) forward += p.program.ops[i].book_time_s;
+    if (p.model.roles[i].phase == ModelPhase::backward) backward += p.program.ops[i].book_time_s;
+  }
+  const double copy = 100663296 / 1e9;
+  ASSERT_LT(forward, copy);
+  ASSERT_LT(backward, copy);
+  EXPECT_NEAR(r.breakdown.offload_s, 4 * (2 * copy - forward - backward), 1e-12);
+  EXPECT_EQ(r.memory.offloaded, 4 * 96 * MiB);
+  // A preset without a host link figure cannot offload.
+  c.hardware.spec.host_offload_Bps = 0;
+  const CandidateResult refused = evaluate_candidate_book(problem(small_model(), w), c);
+  ASSERT_TRUE(refused.rejected);
+  EXPECT_EQ(*refused.rejected,
+            "remat qkv_proj_offloaded offloads activations to host memory, which needs the hardware's host link figure "
+            "(host.offload_Bps): tpu-v5e has none");
+}
+
+}  // namespace
+}  // namespace podsim

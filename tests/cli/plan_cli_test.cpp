@@ -141,13 +141,13 @@ TEST(PlanCli, PlansWithAParallelismAreTheCandidatesWithoutSearch) {
 }
 
 TEST(PlanCli, ShippedExampleScreensEveryCandidate) {
-  // 3 slices x 3^2 assignments x 3 microbatch counts = 81.
+  // 3 slices x 3^2 assignments x 3 microbatch counts x 3 remat policies = 243.
   const CliRun run = run_podsim(std::string("plan ") + PODSIM_SOURCE_DIR +
                                 "/scenarios/examples/llama3-8b-v5e-plan.json --model book --json");
   ASSERT_EQ(run.code, 0) << run.err;
   const auto j = json_of(run);
-  EXPECT_EQ(j.at("candidates").size(), 81u);
-  EXPECT_EQ(j.at("search").at("screened"), 81);
+  EXPECT_EQ(j.at("candidates").size(), 243u);
+  EXPECT_EQ(j.at("search").at("screened"), 243);
   EXPECT_EQ(j.at("model"), "llama3-8b");
   // 64-way tensor parallelism over 32 heads cannot be planned.
   bool found = false;

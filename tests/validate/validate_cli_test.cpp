@@ -58,6 +58,9 @@ TEST(ValidateCli, CopyRowIsTheHbmRooflineAndScenarioRowsRunTheirPlan) {
   EXPECT_NEAR(gathered.at("des_uncalibrated").get<double>(), uncalibrated, uncalibrated * 1e-6);
   EXPECT_EQ(gathered.at("calibrated"), true);
   EXPECT_GT(gathered.at("des_calibrated").get<double>(), uncalibrated * 1.001);
+  // fits_hbm: a scenario row's plan against the chip's HBM (a few MiB of a v5e's 16 GiB); null for the copy row.
+  EXPECT_EQ(scenario.at("fits_hbm"), true);
+  EXPECT_TRUE(copy.at("fits_hbm").is_null());
 }
 
 TEST(ValidateCli, ModelScenarioMfuIsModelFlopsOverChipsPeakAndStep) {
@@ -81,6 +84,7 @@ TEST(ValidateCli, ModelScenarioMfuIsModelFlopsOverChipsPeakAndStep) {
   EXPECT_GT(step.at("book").get<double>(), 0);
   EXPECT_GT(step.at("des_uncalibrated").get<double>(), 0);
   EXPECT_NEAR(mfu.at("error_uncalibrated").get<double>(), mfu.at("des_uncalibrated").get<double>() / 0.5 - 1, 1e-12);
+  EXPECT_EQ(mfu.at("fits_hbm"), true);  // a 2-layer model of d_model 256 on 4 chips
 }
 
 TEST(ValidateCli, RowsFlagKeepsTheNamedRows) {

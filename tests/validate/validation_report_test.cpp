@@ -62,6 +62,20 @@ TEST(ValidationReport, JsonHasTheContractKeysAndTheErrors) {
   EXPECT_EQ(row.at("calibrated"), true);
   EXPECT_EQ(row.at("quote"), "it took 2.5 ms");
   EXPECT_TRUE(row.at("note").is_null());
+  EXPECT_TRUE(row.at("fits_hbm").is_null());  // not a scenario row
+}
+
+TEST(ValidationReport, ScenarioRowsSayWhetherTheyFitHbm) {
+  std::vector<ValidationRow> rows = {time_row("fits", 1.0, 1.0, 1.0, 1.0, false),
+                                     time_row("does-not-fit", 1.0, 1.0, 1.0, 1.0, false)};
+  rows[0].fits_hbm = true;
+  rows[1].fits_hbm = false;
+  const nlohmann::json json = report::validation_json(rows);
+  EXPECT_EQ(json.at("rows").at(0).at("fits_hbm"), true);
+  EXPECT_EQ(json.at("rows").at(1).at("fits_hbm"), false);
+  const std::string markdown = report::validation_markdown(rows);
+  EXPECT_NE(markdown.find("| fit | fits HBM |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| held out | NO |"), std::string::npos) << markdown;
 }
 
 TEST(ValidationReport, MfuRowsSayTheirQuantity) {
