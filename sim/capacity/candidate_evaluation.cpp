@@ -277,8 +277,12 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
   // its first task's start to its last task's end, counts its repeats times, as its book time does.
   const ScenarioPlatform platform = build_platform(model.spec);
   const PlannedProgram program = plan_program(model.spec, platform.topology(), nullptr);
+  // Only the task timings are read below (the DCN seconds read routes, but several slices always run in full); a kept
+  // timeline holds the whole result.
+  ProgramSimulationOptions options = problem.simulation;
+  options.ledger = timeline != nullptr;
   const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
-    return simulate_program(platform, lowered, problem.simulation);
+    return simulate_program(platform, lowered, options);
   };
   const ScheduledPlan scheduled = schedule_plan(program, platform, SchedulePolicy::program_order, simulate);
   const EventGraph& graph = *scheduled.lowered.graph;
