@@ -247,6 +247,12 @@ CapacityProblem capacity_problem(const ScenarioSpec& spec) {
   return problem;
 }
 
+ModelProgram expand_candidate(const CapacityProblem& problem, const Candidate& candidate) {
+  ModelProgram model = expand_model(problem.model.dims, problem.workload, candidate, problem.options);
+  model.spec.source_file = problem.source_file;
+  return model;
+}
+
 CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Candidate& candidate) {
   CandidateResult r;
   r.candidate = candidate;
@@ -257,7 +263,7 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     if (candidate.slices > 1) {
       if (const auto issue = slice_axis_issue(candidate.parallelism, kSliceAxisName)) throw VerifyError(issue->message);
     }
-    const ModelProgram model = expand_model(dims, problem.workload, candidate, problem.options);
+    const ModelProgram model = expand_candidate(problem, candidate);
     const Slice slice(model.spec.slice_shape, model.spec.wraparound);
     const auto [in_slice, in_slice_dims] = model.spec.in_slice_mesh();
     const MeshMapping mapping(in_slice, slice, in_slice_dims);
@@ -305,14 +311,18 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
 
 void simulate_candidate(const CapacityProblem& problem, CandidateResult& result, CandidateTimeline* timeline) {
   if (result.rejected) throw VerifyError("a rejected candidate is not simulated: " + *result.rejected);
-  const ModelProgram model = expand_model(problem.model.dims, problem.workload, result.candidate, problem.options);
+  const ModelProgram model = expand_candidate(problem, result.candidate);
   // The path `podsim run` takes (plan, lower, simulate in a child process through the symmetry paths), without the
   // analyses a report needs (contention, link ledger, values), under program order: each op's simulated span, from
   // its first task's start to its last task's end, counts its repeats times, as its book time does.
   const ScenarioPlatform platform = build_platform(model.spec);
   const PlannedProgram program = plan_program(model.spec, platform.topology(), nullptr);
+  // Only the task timings are read below (the DCN seconds read routes, but several slices always run in full); a kept
+  // timeline holds the whole result.
+  ProgramSimulationOptions options = problem.simulation;
+  options.ledger = timeline != nullptr;
   const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
-    return simulate_program(platform, lowered, problem.simulation);
+    return simulate_program(platform, lowered, options);
   };
   const ScheduledPlan scheduled = schedule_plan(program, platform, SchedulePolicy::program_order, simulate);
   const EventGraph& graph = *scheduled.lowered.graph;

@@ -8,6 +8,7 @@
 
 #include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_timeline.hpp"
+#include "sim/capacity/model_program.hpp"
 #include "sim/run/program_simulation.hpp"
 #include "sim/scenario/model_preset.hpp"
 #include "sim/scenario/scenario_spec.hpp"
@@ -26,6 +27,10 @@ struct CapacityProblem {
 
 // The scenario's model, workload, options and price. Throws VerifyError when the scenario has no model.
 CapacityProblem capacity_problem(const ScenarioSpec& spec);
+
+// The candidate's step program (expand_model) with the problem's workload and options; the planner's errors on it
+// name the problem's scenario file.
+ModelProgram expand_candidate(const CapacityProblem& problem, const Candidate& candidate);
 
 // The closed form: the sum of the ops' book times x repeats or, with pipeline axes, the stages' schedule (its span by
 // recurrence plus the longest tail; `pipeline` set, docs/overlap-pipeline-dcn.md). A candidate that cannot be planned

@@ -44,7 +44,7 @@ const char* place_name(ModelPlace place) {
 // The expanded step program's ops, planned (closed form only) on the candidate's slice and mesh, with their repeats,
 // phases and (once simulated) their simulated spans.
 std::vector<ModelOpRun> op_rows(const CapacityProblem& problem, const CandidateResult& result) {
-  const ModelProgram model = expand_model(problem.model.dims, problem.workload, result.candidate, problem.options);
+  const ModelProgram model = expand_candidate(problem, result.candidate);
   const ScenarioPlatform platform = build_platform(model.spec);
   PlanTopology topology = platform.topology();
   topology.book_only = true;

@@ -21,18 +21,19 @@ enum class Algorithm {
   direct,               // all-to-all: every chip sends to every other at once over the shortest route
 };
 
-// How a collective over several axes uses them.
+// How a collective over several axes uses them (docs/collectives.md). Concurrent is the default, as XLA runs it.
 enum class MultiAxis {
   sequential,  // axis after axis (all-gather grows the shard, reduce-scatter shrinks the data)
-  concurrent,  // the data split in one part per axis, each part visits the axes in a rotated order
+  concurrent,  // the data split in one part per axis (within the slice), each part visits the axes in a rotated order
 };
 
 // The groups of one mesh axis: each group lists its chips in axis order; all groups run at once.
 struct AxisGroups {
   std::vector<std::vector<ChipId>> groups;
   bool wraparound = false;  // the chips of each group form a ring of links (else a line)
-  // The axis runs across slices over the data-centre network (docs/overlap-pipeline-dcn.md): the builder places it where the data
-  // is smallest (first in an all-gather, last in a reduce-scatter or all-reduce) and refuses all-to-all over it.
+  // The axis runs across slices over the data-centre network (docs/overlap-pipeline-dcn.md): the builder places it
+  // where the data is smallest (first in an all-gather, last in a reduce-scatter or all-reduce) and refuses all-to-all
+  // over it.
   bool dcn = false;
 };
 
@@ -44,7 +45,7 @@ struct CollectiveRequest {
   // reduce-scatter or all-reduce, and V / group size in an all-to-all.
   std::uint64_t array_bytes = 0;
   Algorithm algorithm = Algorithm::automatic;
-  MultiAxis multi_axis = MultiAxis::sequential;
+  MultiAxis multi_axis = MultiAxis::concurrent;
   double reduce_flops_per_byte = 0;  // reduction compute per byte received (0: none modelled)
   std::int32_t op_id = 0;
 };

@@ -146,7 +146,9 @@ std::uint64_t estimate_transfers(const CollectiveRequest& request) {
   const bool direct = request.op == CollectiveKind::all_to_all;
   const std::uint64_t directions = direct || request.algorithm == Algorithm::unidirectional ? 1 : 2;
   const std::uint64_t passes = request.op == CollectiveKind::all_reduce ? 2 : 1;
-  const std::uint64_t parts = request.multi_axis == MultiAxis::concurrent ? request.axes.size() : 1;
+  const auto in_slice = static_cast<std::uint64_t>(
+      std::count_if(request.axes.begin(), request.axes.end(), [](const AxisGroups& axis) { return !axis.dcn; }));
+  const std::uint64_t parts = request.multi_axis == MultiAxis::concurrent ? std::max<std::uint64_t>(in_slice, 1) : 1;
   std::uint64_t sends = 0;
   for (const auto& axis : request.axes)
     for (const auto& group : axis.groups) {
@@ -176,14 +178,9 @@ void verify_collective(const CollectiveRequest& request, std::int32_t num_chips)
   if (request.reduce_flops_per_byte < 0)
     throw VerifyError("reduction flops per byte must be non-negative, got: " +
                       std::to_string(request.reduce_flops_per_byte));
-  if (crosses_slices(request)) {
-    if (is_a2a)
-      throw VerifyError(
-          "an all-to-all across slices (over the DCN) is not supported, got: an all-to-all over a "
-          "slice axis");
-    if (request.multi_axis == MultiAxis::concurrent && request.axes.size() > 1)
-      throw VerifyError("a collective across slices runs its axes hierarchically (sequential), got: concurrent");
-  }
+  if (crosses_slices(request) && is_a2a)
+    throw VerifyError(
+        "an all-to-all across slices (over the DCN) is not supported, got: an all-to-all over a slice axis");
   for (std::size_t a = 0; a < request.axes.size(); ++a) {
     const auto& axis = request.axes[a];
     std::vector<bool> seen(static_cast<std::size_t>(num_chips), false);
@@ -215,17 +212,22 @@ void compose(Composer& composer, EventGraph& graph, Frontier& frontier, const Co
   std::vector<const AxisGroups*> axes;
   for (const std::size_t a : hierarchical_axis_order(request))
     axes.push_back(&request.axes[a]);
-  if (request.multi_axis == MultiAxis::sequential || axes.size() == 1) {
+  // Concurrent: one part of the array per axis within the slice; part p visits those axes starting at axis p, and
+  // every part crosses the DCN axes where the hierarchical order puts them (first in an all-gather, else last).
+  std::vector<const AxisGroups*> in_slice;
+  for (const AxisGroups* axis : axes)
+    if (!axis->dcn) in_slice.push_back(axis);
+  if (request.multi_axis == MultiAxis::sequential || in_slice.size() < 2) {
     composer.run(frontier, axes, request.array_bytes);
     return;
   }
-  // Concurrent: one part of the array per axis; part p visits the axes starting at axis p.
-  const std::size_t parts = axes.size();
+  const std::size_t parts = in_slice.size();
   Frontier joined(graph.num_chips);
   for (std::size_t p = 0; p < parts; ++p) {
     std::vector<const AxisGroups*> order;
-    for (std::size_t i = 0; i < parts; ++i)
-      order.push_back(axes[(p + i) % parts]);
+    std::size_t next = 0;
+    for (const AxisGroups* axis : axes)
+      order.push_back(axis->dcn ? axis : in_slice[(p + next++) % parts]);
     const std::uint64_t bytes = request.array_bytes / parts + (p < request.array_bytes % parts ? 1 : 0);
     Frontier part = frontier;
     composer.run(part, order, bytes);

@@ -19,8 +19,8 @@ inline constexpr std::uint64_t kMaxArrayBytes = std::uint64_t{1} << 50;
 
 // An upper bound on the transfers the builder makes for `request`, found without building them: per axis and
 // group of n chips, n (n - 1) sends per pass, twice for the algorithms that send both ways, twice for all-reduce
-// (reduce-scatter then all-gather), times the number of axes when they run concurrently (each part visits every
-// axis). Within a factor of 2 of the built count.
+// (reduce-scatter then all-gather), times the number of axes within the slice when they run concurrently (each part
+// visits every axis). Within a factor of 2 of the built count.
 std::uint64_t estimate_transfers(const CollectiveRequest& request);
 
 // The most transfers one run may build. Each costs about 172 bytes of event graph and simulation state (measured:
@@ -35,12 +35,13 @@ std::string transfers_over_limit(std::uint64_t transfers);
 // Checks the request against a graph of `num_chips` chips; throws VerifyError naming the problem
 // (no axes, an array over kMaxArrayBytes, a chip out of range or twice in one axis, groups of unequal size, an
 // algorithm that does not implement the op, more than kMaxTransfers transfers by estimate_transfers, an all-to-all
-// or a concurrent multi-axis collective over an axis across slices).
+// over an axis across slices).
 void verify_collective(const CollectiveRequest& request, std::int32_t num_chips);
 
 // Appends the collective's tasks to `graph`, each chip starting after its tasks in `frontier`, and moves
 // `frontier` to the collective's last tasks. Axes across slices (AxisGroups::dcn) run hierarchically
-// (hierarchical_axis_order). Verifies first. With `symmetry`, appends one PhaseGroups per axis
+// (hierarchical_axis_order); under MultiAxis::concurrent the parts rotate over the axes within the slice only,
+// each crossing the DCN axes in that order. Verifies first. With `symmetry`, appends one PhaseGroups per axis
 // phase (its groups and the task range of each) for simulate_symmetric().
 void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request,
                        GraphSymmetry* symmetry = nullptr);

@@ -1,6 +1,6 @@
 // Route publication, then per-link and per-chip traffic from task timings in one pass over the transfers with
 // O(links) state; links whose transfers do not come in order of their start are merged again from their own sorted
-// spans.
+// spans, bucketed by link.
 #include "sim/engine/link_ledger.hpp"
 
 #include <algorithm>
@@ -83,34 +83,46 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, Simulation
       result.links[at].busy_s += open[at].end_s - open[at].begin_s;
   if (unsorted_links == 0) return;
 
-  // The marked links: gather their spans, sort each link's by begin (stable: ties in id order) and merge.
+  // The marked links: their spans bucketed by link in id order (a counting pass, then a filling pass), each bucket
+  // sorted by begin (stable: ties in id order) and merged. The same order as one stable sort by (link, begin) over
+  // all spans, in buckets small enough for the caches (a concurrent multi-axis collective marks every link it uses:
+  // its parts cross one axis's links at different times in id order).
+  std::vector<std::size_t> first(num_links + 1, 0);
+  for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+    const Task& task = graph.tasks[id];
+    if (task.kind != TaskKind::transfer || task.src_chip == task.dst_chip) continue;
+    for (const LinkId link : result.route_of(static_cast<TaskId>(id)))
+      if (open[static_cast<std::size_t>(link)].unsorted) ++first[static_cast<std::size_t>(link) + 1];
+  }
+  for (std::size_t at = 0; at < num_links; ++at)
+    first[at + 1] += first[at];
   struct Span {
-    std::int32_t link;
     double begin_s, end_s;
   };
-  std::vector<Span> spans;
+  std::vector<Span> spans(first[num_links]);
+  std::vector<std::size_t> next(first.begin(), first.end() - 1);
   for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
     const Task& task = graph.tasks[id];
     if (task.kind != TaskKind::transfer || task.src_chip == task.dst_chip) continue;
     for (const LinkId link : result.route_of(static_cast<TaskId>(id)))
       if (open[static_cast<std::size_t>(link)].unsorted) {
         const auto [begin_s, end_s] = phase_of(id);
-        spans.push_back({link, begin_s, end_s});
+        spans[next[static_cast<std::size_t>(link)]++] = {begin_s, end_s};
       }
   }
-  std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-    return a.link != b.link ? a.link < b.link : a.begin_s < b.begin_s;
-  });
-  for (std::size_t i = 0; i < spans.size();) {
-    const auto at = static_cast<std::size_t>(spans[i].link);
-    double busy_s = 0, begin_s = spans[i].begin_s, end_s = spans[i].end_s;
-    for (++i; i < spans.size() && static_cast<std::size_t>(spans[i].link) == at; ++i) {
-      if (spans[i].begin_s > end_s) {
+  for (std::size_t at = 0; at < num_links; ++at) {
+    if (first[at] == first[at + 1]) continue;
+    const auto begin = spans.begin() + static_cast<std::ptrdiff_t>(first[at]);
+    const auto end = spans.begin() + static_cast<std::ptrdiff_t>(first[at + 1]);
+    std::stable_sort(begin, end, [](const Span& a, const Span& b) { return a.begin_s < b.begin_s; });
+    double busy_s = 0, begin_s = begin->begin_s, end_s = begin->end_s;
+    for (auto span = begin + 1; span != end; ++span) {
+      if (span->begin_s > end_s) {
         busy_s += end_s - begin_s;
-        begin_s = spans[i].begin_s;
-        end_s = spans[i].end_s;
+        begin_s = span->begin_s;
+        end_s = span->end_s;
       } else {
-        end_s = std::max(end_s, spans[i].end_s);
+        end_s = std::max(end_s, span->end_s);
       }
     }
     result.links[at].busy_s = busy_s + (end_s - begin_s);

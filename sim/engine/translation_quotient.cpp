@@ -196,7 +196,8 @@ std::string_view quotient_decline_name(QuotientDecline decline) {
 }
 
 std::optional<SimulationResult> simulate_translation_quotient(const Slice& slice, const NetworkSpec& network,
-                                                              const EventGraph& graph, QuotientDecline* declined) {
+                                                              const EventGraph& graph, QuotientDecline* declined,
+                                                              bool ledger) {
   const auto decline = [&](QuotientDecline why) -> std::optional<SimulationResult> {
     if (declined != nullptr) *declined = why;
     return std::nullopt;
@@ -222,8 +223,15 @@ std::optional<SimulationResult> simulate_translation_quotient(const Slice& slice
   result.tasks.resize(graph.tasks.size());
   for (std::size_t id = 0; id < graph.tasks.size(); ++id)
     result.tasks[id] = run.tasks[static_cast<std::size_t>(quotient_id[static_cast<std::size_t>(twin_of[id])])];
-  engine::publish_routes(graph, routes, result);
-  engine::fill_ledger(network, graph, result);
+  if (ledger) {
+    engine::publish_routes(graph, routes, result);
+    engine::fill_ledger(network, graph, result);
+  } else {
+    for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+      result.makespan_s = std::max(result.makespan_s, result.tasks[id].end_s);
+      if (graph.tasks[id].kind == TaskKind::transfer) ++result.messages;
+    }
+  }
   result.wall_s = run.wall_s;
   result.simulated_tasks = run.tasks.size();
   result.child_rss_growth_bytes = run.child_rss_growth_bytes;

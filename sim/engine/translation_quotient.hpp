@@ -44,8 +44,10 @@ std::string_view quotient_decline_name(QuotientDecline decline);
 //     one dim and direction;
 //   - the links of each dim and direction that chip 0's routes use have one bandwidth and one latency.
 // Throws what simulate() throws for a graph that passes these checks but breaks one of simulate()'s rules.
+// Without `ledger`, the result holds the task timings, the makespan and the message count only (no routes, no
+// link or chip traffic): two passes over the whole graph less, for callers that read timings alone.
 std::optional<SimulationResult> simulate_translation_quotient(const Slice& slice, const NetworkSpec& network,
                                                               const EventGraph& graph,
-                                                              QuotientDecline* declined = nullptr);
+                                                              QuotientDecline* declined = nullptr, bool ledger = true);
 
 }  // namespace podsim

@@ -61,7 +61,7 @@ struct CollectiveQuery {
   std::optional<double> hop_latency_s;       // overrides the preset's alpha
   std::optional<EvalModel> model;            // nullopt: both
   Algorithm algorithm = Algorithm::automatic;
-  MultiAxis multi_axis = MultiAxis::sequential;
+  MultiAxis multi_axis = MultiAxis::concurrent;
   // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): chips s * M + c, and a mesh axis named kSliceAxis
   // of size `slices` over the slice index next to the mesh's own axes. Only with `size` given as bytes.
   std::int32_t slices = 1;

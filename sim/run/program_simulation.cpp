@@ -14,7 +14,8 @@ SimulationResult simulate_program(const ScenarioPlatform& platform, const Lowere
   // The symmetry paths know one torus: several slices run in full (docs/overlap-pipeline-dcn.md).
   if (!options.symmetry || platform.slices != 1) return simulate(platform.network, *lowered.graph);
   if (options.translation_quotient)
-    if (auto quotient = simulate_translation_quotient(*platform.slice, platform.network, *lowered.graph))
+    if (auto quotient =
+            simulate_translation_quotient(*platform.slice, platform.network, *lowered.graph, nullptr, options.ledger))
       return std::move(*quotient);
   // One group per phase runs a simulation (a child process) per phase, about 20 ms each, where the full simulation
   // costs about 10 us a task (docs/performance.md): past kFewPhases phases it pays only on graphs of more than

@@ -179,7 +179,7 @@ struct SearchSpec {
 
 struct ScenarioOptions {
   Algorithm algorithm = Algorithm::automatic;
-  MultiAxis multi_axis = MultiAxis::sequential;
+  MultiAxis multi_axis = MultiAxis::concurrent;
   SchedulePolicy schedule = kDefaultSchedule;
   bool verify_values = false;
 };

@@ -106,7 +106,9 @@ TEST(DesCalibration, TheCalibratedDcnLatencyReplacesThePresetsOnceForAOneStepGat
   EXPECT_NEAR(after - before, 12e-6 - 2e-6, 1e-12);
 }
 
-// The symmetry paths carry the calibration: each gives the full simulation's time under it.
+// The symmetry paths carry the calibration: each gives the full simulation's time under it (the translation quotient
+// on the torus, with the axes at once; one group per phase on the mesh, axis after axis: concurrent parts on a mesh
+// run in full).
 TEST(DesCalibration, TheSymmetryPathsStayExactUnderACalibration) {
   HardwareSpec calibrated = test::v5e_like_chip();
   calibrated.calibration = Calibration{};
@@ -120,6 +122,7 @@ TEST(DesCalibration, TheSymmetryPathsStayExactUnderACalibration) {
     query.axes = {"X", "Y"};
     query.size = std::uint64_t{3145728};
     query.model = EvalModel::des;
+    query.multi_axis = wrapped ? MultiAxis::concurrent : MultiAxis::sequential;
     const CollectiveAnswer answer = answer_collective(query);
     ASSERT_TRUE(answer.des->symmetric);
     EXPECT_EQ(answer.des->simulated, wrapped ? "one chip" : "one group per phase");
@@ -128,6 +131,7 @@ TEST(DesCalibration, TheSymmetryPathsStayExactUnderACalibration) {
     request.op = CollectiveKind::all_gather;
     request.axes = axes_groups(MeshMapping(default_mesh(slice), slice), slice, {"X", "Y"});
     request.array_bytes = 3145728;
+    request.multi_axis = query.multi_axis;
     NetworkSpec network = slice_network(slice, answer.ici, 1e15);
     network.transfer = {1.5e-6, calibrated.calibration->link_efficiency};
     const SimulatedCollective full = simulate_collective(network, 24, request, SymmetryUse::never);

@@ -376,5 +376,29 @@ TEST(PlanSearch, TwoSlicesOfTpuV4PlanWithTheDcnFigureOfItsPreset) {
   EXPECT_NEAR(dcn_of("tpu-v4", 3.125e9).breakdown.dcn_s, 2 * v4.breakdown.dcn_s, 1e-12 * v4.breakdown.dcn_s);
 }
 
+// Several slices with collectives over the DCN and two in-slice axes (data=DCN,X,Y; fsdp=DCN,X,Y): under the default
+// multi_axis (concurrent) the in-slice axes run at once and the DCN hierarchically, so no candidate is rejected or
+// fails its simulation (they were rejected with an error that named no file), and the expanded step program carries
+// the scenario's file for the planner's errors.
+TEST(PlanSearch, SeveralSlicesRunMultiAxisCollectivesAtOnceBesideTheDcn) {
+  ScenarioSpec spec = model_spec("tpu-v5p", {4, 4});
+  spec.search = kinds({data, fsdp});
+  spec.search->slice_counts = {2};
+  ASSERT_EQ(spec.options.multi_axis, MultiAxis::concurrent);
+  const ScenarioSpec checked = verified(spec);
+  const PlanSearchResult result = search_plans(checked, PlanSearchOptions{});
+  for (const CandidateResult& r : result.rejected)
+    ADD_FAILURE() << r.candidate.parallelism.to_string() << ": " << r.rejected.value_or("");
+  std::set<std::string> simulated;
+  for (const CandidateResult& r : result.ranked) {
+    EXPECT_FALSE(r.des_failed) << r.candidate.parallelism.to_string() << ": " << r.des_failed.value_or("");
+    if (r.des_step_s) simulated.insert(r.candidate.parallelism.to_string());
+  }
+  EXPECT_EQ(simulated.count("data=DCN,X,Y"), 1u);
+  EXPECT_EQ(simulated.count("fsdp=DCN,X,Y"), 1u);
+  const CapacityProblem problem = capacity_problem(checked);
+  EXPECT_EQ(expand_candidate(problem, result.ranked.front().candidate).spec.source_file, "search.json");
+}
+
 }  // namespace
 }  // namespace podsim

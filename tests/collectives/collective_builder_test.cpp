@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "models/common/error.hpp"
+#include "sim/collectives/hierarchical.hpp"
 #include "tests/collectives/book_link.hpp"
 
 namespace podsim {
@@ -157,12 +158,31 @@ TEST(CollectiveBuilder, TwoAxesOneAfterAnother) {
   AxisGroups x{{{0, 1, 2, 3}, {4, 5, 6, 7}}, true};
   AxisGroups y{{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, false};
   const std::uint64_t shard = 1 << 16;
-  const auto graph = build_collective(8, request(CollectiveKind::all_gather, {x, y}, shard * 8, Algorithm::automatic));
+  auto sequential = request(CollectiveKind::all_gather, {x, y}, shard * 8, Algorithm::automatic);
+  sequential.multi_axis = MultiAxis::sequential;
+  const auto graph = build_collective(8, sequential);
   for (const auto bytes : received_bytes(graph))
     EXPECT_EQ(bytes, shard * 7);
   // Phase 1: split ring on 4 chips, 3 steps of shard/2. Phase 2: line of 2, 1 step of 4 shards.
   const double expected = 3 * (kAlpha + (shard / 2) / kW) + (kAlpha + 4.0 * shard / kW);
   EXPECT_NEAR(critical_path(graph, kAlpha, kW), expected, 1e-12 * expected);
+}
+
+TEST(CollectiveBuilder, TwoAxesAtOnceByDefault) {
+  // The same 4x2 chips, concurrent (the default): 2 parts of 4 shards (shard/2 per chip each), part 0 visiting the
+  // ring then the line, part 1 the line then the ring; every chip still receives 7 shards. Critical path (no link
+  // sharing counted): part 0 takes 3 steps of shard/4 on the ring, then 1 step of 2 shards on the line; part 1 one
+  // step of shard/2 on the line, then 3 steps of shard/2 on the ring: the longer is part 0's.
+  AxisGroups x{{{0, 1, 2, 3}, {4, 5, 6, 7}}, true};
+  AxisGroups y{{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, false};
+  const std::uint64_t shard = 1 << 16;
+  const auto graph = build_collective(8, request(CollectiveKind::all_gather, {x, y}, shard * 8, Algorithm::automatic));
+  for (const auto bytes : received_bytes(graph))
+    EXPECT_EQ(bytes, shard * 7);
+  const double part0 = 3 * (kAlpha + (shard / 4) / kW) + (kAlpha + 2.0 * shard / kW);
+  const double part1 = (kAlpha + (shard / 2) / kW) + 3 * (kAlpha + (shard / 2) / kW);
+  ASSERT_GT(part0, part1);
+  EXPECT_NEAR(critical_path(graph, kAlpha, kW), part0, 1e-12 * part0);
 }
 
 TEST(CollectiveBuilder, AllToAllSendsAChunkToEveryPeer) {
@@ -221,9 +241,15 @@ TEST(CollectiveBuilder, TransferEstimateByHand) {
   const AxisGroups a{{{0, 1, 2, 3}, {4, 5, 6, 7}}, true};
   const AxisGroups b{{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, false};
   auto two_axes = request(CollectiveKind::all_gather, {a, b}, 1024, Algorithm::automatic);
+  two_axes.multi_axis = MultiAxis::sequential;
   EXPECT_EQ(estimate_transfers(two_axes), 64u);
   two_axes.multi_axis = MultiAxis::concurrent;
   EXPECT_EQ(estimate_transfers(two_axes), 128u);
+  // Across slices only the in-slice axes make parts: b repeated over 2 slices (8 groups of 2: 16) and the slice axis
+  // (8 groups of 2: 16), both ways: 64, concurrent with one in-slice axis: still 64.
+  auto across = request(CollectiveKind::all_gather, {repeat_over_slices(b, 8, 2), slice_axis_groups(8, 2)}, 1024,
+                        Algorithm::automatic);
+  EXPECT_EQ(estimate_transfers(across), 64u);
 }
 
 TEST(CollectiveBuilder, TransferEstimateBoundsTheBuiltGraphWithinTwice) {

@@ -163,6 +163,39 @@ TEST(CollectiveDes, ThreeDimensionalAllReduceOnTorusAndMesh) {
   expect_time(mesh.result.makespan_s, line_expected, "4x4x2 mesh all-reduce");
 }
 
+// An FSDP weight gathered over X, Y and Z of a 4x4x4 torus with the default request (multi-axis concurrent): V in 3
+// parts of V/3, part p visiting the axes from axis p, so each phase has one part on each axis's links. Per part the
+// shard is S = V/192 and grows 4x per phase; split rings of 4 take 3 steps of half the shard each way:
+// 3 (alpha + S/(2W)) + 3 (alpha + 4S/(2W)) + 3 (alpha + 16S/(2W)) = 9 alpha + 63 S/(2W). The book (V / (3 W_bidi),
+// W_bidi = 2W) is 64 S/(2W): the schedule's bandwidth is (3/4) (1 + 1/4 + 1/16) = 0.984375 of it. Axis after axis,
+// the whole V/64 shard goes through the same three phases: three times the bandwidth term.
+TEST(CollectiveDes, ThreeAxisAllGatherRunsTheAxesAtOnceByDefault) {
+  const Slice slice({4, 4, 4}, {true, true, true});
+  const MeshMapping mapping(default_mesh(slice), slice);
+  const std::uint64_t s = 1 << 20;
+  const std::uint64_t v = 192 * s;
+  CollectiveRequest request;
+  request.op = CollectiveKind::all_gather;
+  request.axes = axes_groups(mapping, slice, {"X", "Y", "Z"});
+  request.array_bytes = v;
+  ASSERT_EQ(request.multi_axis, MultiAxis::concurrent);
+  const NetworkSpec network = slice_network(slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
+  const SimulationResult concurrent = simulate(network, build_collective(64, request));
+  expect_time(concurrent.makespan_s, 9 * kAlpha + 63 * (s / (2 * kW)), "concurrent 3-axis all-gather");
+  const CostBreakdown book =
+      book_collective_cost(CollectiveKind::all_gather, {{4, true}, {4, true}, {4, true}}, v, kW, kAlpha);
+  EXPECT_NEAR(book.bandwidth_s, v / (3 * 2 * kW), 1e-15);
+  EXPECT_NEAR((concurrent.makespan_s - 9 * kAlpha) / book.bandwidth_s, 0.984375, 1e-9);
+  EXPECT_NEAR(concurrent.makespan_s / book.time_s, 1.0, 0.03);  // within a few % with the steps' latencies
+  // Every link carries the same: per part on its axis, 3 steps of S/2, S/2 x 4, S/2 x 16 one way: 63 S/2 in all.
+  for (const LinkUsage& link : concurrent.links)
+    EXPECT_EQ(link.bytes, 63 * s / 2);
+
+  request.multi_axis = MultiAxis::sequential;
+  const SimulationResult sequential = simulate(network, build_collective(64, request));
+  expect_time(sequential.makespan_s, 9 * kAlpha + 3 * 63 * (s / (2 * kW)), "sequential 3-axis all-gather");
+}
+
 TEST(CollectiveDes, TwoCollectivesSharingLinksSplitThemFairly) {
   // Two unidirectional all-gathers with equal shards on the same 4-ring at once: every + link carries two flows
   // that start together, so each gets W/2 and every step takes alpha + 2S/W.

@@ -1,6 +1,8 @@
 // The symmetry path of simulate_collective: on shapes small enough to simulate fully it gives the same task
 // times, makespan and per-link ledger as the full simulation, the same doubles bit for bit, it is taken where groups
-// are alike, and it falls back to the full simulation where groups share links or phases overlap on a link.
+// are alike, and it falls back to the full simulation where groups share links or phases overlap on a link. The
+// phase-by-phase cases run the axes one after another (multi_axis sequential); concurrent multi-axis collectives,
+// whose parts overlap in time, take the translation quotient on tori, also bit for bit.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -9,9 +11,12 @@
 #include "models/sharding/mesh.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
+#include "sim/collectives/collective_builder.hpp"
 #include "sim/collectives/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
+#include "sim/engine/simulator.hpp"
 #include "sim/engine/slice_network.hpp"
+#include "sim/engine/translation_quotient.hpp"
 #include "tests/collectives/book_link.hpp"
 
 namespace podsim {
@@ -21,9 +26,11 @@ using test::kAlpha;
 using test::kW;
 
 CollectiveRequest request_on(const Slice& slice, CollectiveKind op, const std::vector<std::string>& axes,
-                             std::uint64_t bytes, Algorithm algorithm, double flops_per_byte = 0) {
+                             std::uint64_t bytes, Algorithm algorithm, double flops_per_byte = 0,
+                             MultiAxis multi = MultiAxis::sequential) {
   const MeshMapping mapping(default_mesh(slice), slice);
   CollectiveRequest request;
+  request.multi_axis = multi;
   request.op = op;
   request.axes = axes_groups(mapping, slice, axes);
   request.array_bytes = bytes;
@@ -137,6 +144,41 @@ TEST(CollectiveSymmetry, FallsBackWhenGroupsOfAPhaseShareLinks) {
   expect_same(run.fast, run.full, "overlapping groups");
   // The link 1 -> 2 carries both 0 -> 2 and 1 -> 3, 1 MiB each, at once: both end at 2 alpha + 2 MiB / W.
   EXPECT_NEAR(run.fast.result.makespan_s, 2 * kAlpha + 2.0 * (1 << 20) / kW, 1e-9 * run.fast.result.makespan_s);
+}
+
+// Concurrent multi-axis collectives (the default) on wrapped tori: the group path holds where the parts keep to
+// their own axes in lockstep and declines where they meet (on a chip's processor, with reductions), the same doubles
+// either way; the whole-graph translation quotient gives the full simulation's doubles for every task, link and
+// chip, its ledger merging links whose spans come out of id order (each axis is crossed by the parts at different
+// times).
+TEST(CollectiveSymmetry, ConcurrentCollectivesOnToriTakeTheTranslationQuotientBitForBit) {
+  struct Case {
+    Slice slice;
+    CollectiveKind op;
+    std::vector<std::string> axes;
+    std::uint64_t bytes;
+    double flops_per_byte;
+  };
+  const std::vector<Case> cases = {
+      {Slice({4, 4, 4}, {true, true, true}), CollectiveKind::all_gather, {"X", "Y", "Z"}, 201326592, 0},
+      {Slice({4, 4, 4}, {true, true, true}), CollectiveKind::reduce_scatter, {"X", "Y", "Z"}, 67108864, 0.5},
+      {Slice({3, 5, 4}, {true, true, true}), CollectiveKind::all_reduce, {"Z", "X", "Y"}, 9999991, 1},
+      {Slice({4, 6}, {true, true}), CollectiveKind::all_reduce, {"X", "Y"}, 3 << 20, 0.25},
+  };
+  for (const Case& c : cases) {
+    const std::string what = std::string(collective_kind_name(c.op)) + " on " + std::to_string(c.slice.num_chips());
+    const CollectiveRequest request =
+        request_on(c.slice, c.op, c.axes, c.bytes, Algorithm::automatic, c.flops_per_byte, MultiAxis::concurrent);
+    Pair run = both(c.slice, {request});
+    expect_same(run.fast, run.full, what);
+    const NetworkSpec network = slice_network(c.slice, IciModel{4, kW, kW, kW, kAlpha}, 1e12);
+    const EventGraph graph = build_collective(static_cast<std::int32_t>(c.slice.num_chips()), request);
+    QuotientDecline why = QuotientDecline::task_not_translated;
+    const auto quotient = simulate_translation_quotient(c.slice, network, graph, &why);
+    ASSERT_TRUE(quotient.has_value()) << what << ": " << quotient_decline_name(why);
+    EXPECT_LT(quotient->simulated_tasks, run.full.result.simulated_tasks) << what;
+    expect_same(SimulatedCollective{graph, *quotient, true}, run.full, what + " (translation quotient)");
+  }
 }
 
 TEST(CollectiveSymmetry, SequentialCollectivesOnMeshesAreBitForBitTheFullSimulation) {

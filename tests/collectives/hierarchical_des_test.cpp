@@ -1,7 +1,7 @@
 // Collectives across slices over the DCN (docs/overlap-pipeline-dcn.md), simulated hop by hop: the hierarchical
 // all-reduce (reduce-scatter in the slice over ICI, all-reduce across slices over DCN, all-gather in the slice) takes
-// the time worked here by hand phase by phase, and every host NIC carries the bytes counted by hand. Also the axis
-// order the builder takes and its refusals.
+// the time worked here by hand phase by phase, and every host NIC carries the bytes counted by hand, axis after axis
+// and with the in-slice axes at once (the default). Also the axis order the builder takes and its refusals.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -35,12 +35,13 @@ struct DcnRun {
 
 // `op` over the in-slice `axes` (default mesh of `slice`, X, Y, Z) then the slice axis, on `slices` slices.
 DcnRun simulate_across(const Slice& slice, std::int32_t slices, std::int64_t chips_per_host, CollectiveKind op,
-                       const std::vector<std::string>& axes) {
+                       const std::vector<std::string>& axes, MultiAxis multi = MultiAxis::sequential) {
   const MeshMapping mapping(default_mesh(slice), slice);
   const std::int64_t per_slice = slice.num_chips();
   CollectiveRequest request;
   request.op = op;
   request.array_bytes = kV;
+  request.multi_axis = multi;
   for (const auto& axis : axes)
     request.axes.push_back(repeat_over_slices(axis_groups(mapping, slice, axis), per_slice, slices));
   request.axes.push_back(slice_axis_groups(per_slice, slices));
@@ -135,17 +136,55 @@ TEST(HierarchicalDes, SliceGroupsHoldOneChipPerSlice) {
   EXPECT_THROW(slice_axis_groups(0, 2), VerifyError);
 }
 
-TEST(HierarchicalDes, RefusesAllToAllAndConcurrentAcrossSlices) {
+// The same 4 slices of 4x4, the in-slice axes at once (the default): V in 2 parts, part 0 visiting X then Y, part 1
+// Y then X, both crossing the DCN between the reduce-scatters and the all-gathers:
+//   reduce-scatter on the first axis (data V/2, one part per axis): 3 steps of V/16 per direction  3 (alpha + V/(16W))
+//   reduce-scatter on the second axis: data V/8, halves V/64                                     3 (alpha + V/(64W))
+//   reduce-scatter slices: each part's shard V/128, halves V/256 each way; a host's up link carries 4 chips x 2 parts
+//     x 2 halves x V/256 = V/16 per step, as axis after axis                                    3 (L + V/(64 W_dcn))
+//   then the all-gathers in reverse, the same times. Only V / 16 per chip crosses the DCN either way.
+TEST(HierarchicalDes, ConcurrentAllReduceFourSlicesOf4x4MatchesTheHandSchedule) {
+  const Slice slice({4, 4}, std::vector<bool>{true, true});
+  const DcnRun run = simulate_across(slice, 4, 4, CollectiveKind::all_reduce, {"X", "Y"}, MultiAxis::concurrent);
+  const double v = static_cast<double>(kV);
+  const double expected =
+      2 * (3 * (kAlpha + v / (16 * kW)) + 3 * (kAlpha + v / (64 * kW)) + 3 * (kDcnLat + v / (64 * kDcn)));
+  expect_time(run.result.makespan_s, expected);
+  // Per up (and down) link: 16 transfers of V/256 per step, 3 steps, 2 phases = 3V/8 (as axis after axis) in 96.
+  expect_nics(run, 3 * kV / 8, 96, 4 * 4 * 2);
+  // The default is concurrent.
+  EXPECT_EQ(CollectiveRequest{}.multi_axis, MultiAxis::concurrent);
+}
+
+// An all-gather over X, Y (rings of 4) and 2 slices, the in-slice axes at once: each part (V/2) crosses the DCN first
+// with its shard V/64 (halves of V/128 each way; a host sends 4 chips x 2 parts x 2 halves x V/128 = V/8 at 4 W_dcn),
+// then gathers over its first axis (shard V/32: 3 steps of V/64) and its second (shard V/8: 3 steps of V/16).
+TEST(HierarchicalDes, ConcurrentAllGatherCrossesTheDcnFirst) {
+  const Slice slice({4, 4}, std::vector<bool>{true, true});
+  const DcnRun run = simulate_across(slice, 2, 4, CollectiveKind::all_gather, {"X", "Y"}, MultiAxis::concurrent);
+  const double v = static_cast<double>(kV);
+  const double expected = (kDcnLat + v / (32 * kDcn)) + 3 * (kAlpha + v / (64 * kW)) + 3 * (kAlpha + v / (16 * kW));
+  expect_time(run.result.makespan_s, expected);
+  expect_nics(run, kV / 8, 16, 2 * 4 * 2);
+}
+
+TEST(HierarchicalDes, RefusesAllToAllAcrossSlices) {
   CollectiveRequest request;
   request.axes = {slice_axis_groups(2, 2), AxisGroups{{{0, 1}, {2, 3}}, false}};
   request.array_bytes = 64;
   request.op = CollectiveKind::all_to_all;
-  EXPECT_THROW(verify_collective(request, 4), VerifyError);
+  try {
+    verify_collective(request, 4);
+    ADD_FAILURE() << "an all-to-all across slices was accepted";
+  } catch (const VerifyError& e) {
+    EXPECT_STREQ(e.what(),
+                 "an all-to-all across slices (over the DCN) is not supported, got: an all-to-all over a slice axis");
+  }
   request.op = CollectiveKind::all_reduce;
-  request.multi_axis = MultiAxis::concurrent;
-  EXPECT_THROW(verify_collective(request, 4), VerifyError);
-  request.multi_axis = MultiAxis::sequential;
-  EXPECT_NO_THROW(verify_collective(request, 4));
+  for (const auto multi : {MultiAxis::concurrent, MultiAxis::sequential}) {
+    request.multi_axis = multi;
+    EXPECT_NO_THROW(verify_collective(request, 4));
+  }
 }
 
 // The symmetry path is never taken across slices: simulate_collective runs the whole graph.

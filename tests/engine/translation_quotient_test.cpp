@@ -122,6 +122,28 @@ TEST(TranslationQuotient, SameAsTheFullSimulationOnA3DTorusWithSharedLinks) {
   EXPECT_NEAR(quotient->makespan_s, 2 * 1e6 / kFlops + kAlpha + 6.75e6 / kW, 1e-15);
 }
 
+// Without the ledger (the plan search's candidates read timings alone): the same task timings, makespan and message
+// count, bit for bit, and no routes or link traffic.
+TEST(TranslationQuotient, WithoutTheLedgerKeepsTheTimings) {
+  const Slice slice({5, 3, 4}, {true, true, true});
+  const NetworkSpec network = network_of(slice);
+  const Program p = neighbour_program(slice, 1, 1e6, 4500000, 1, 1);
+  const auto whole = simulate_translation_quotient(slice, network, p.graph);
+  const auto timings = simulate_translation_quotient(slice, network, p.graph, nullptr, false);
+  ASSERT_TRUE(whole.has_value());
+  ASSERT_TRUE(timings.has_value());
+  ASSERT_EQ(timings->tasks.size(), whole->tasks.size());
+  for (std::size_t t = 0; t < whole->tasks.size(); ++t) {
+    EXPECT_EQ(std::memcmp(&timings->tasks[t].start_s, &whole->tasks[t].start_s, sizeof(double)), 0) << "task " << t;
+    EXPECT_EQ(std::memcmp(&timings->tasks[t].end_s, &whole->tasks[t].end_s, sizeof(double)), 0) << "task " << t;
+  }
+  EXPECT_EQ(std::memcmp(&timings->makespan_s, &whole->makespan_s, sizeof(double)), 0);
+  EXPECT_EQ(timings->messages, 2u * 60u);  // two sends per chip
+  EXPECT_EQ(timings->messages, whole->messages);
+  EXPECT_TRUE(timings->task_route.empty());
+  EXPECT_TRUE(timings->links.empty());
+}
+
 TEST(TranslationQuotient, DeclinesANetworkThatIsNotTheSlices) {
   const Slice slice({4, 4}, {true, true});
   const Program p = neighbour_program(slice, 1, 1e6, 1000);

@@ -87,14 +87,15 @@ TEST(RunSymmetry, ManyPhasesOfFewTasksRunInFull) {
 }
 
 TEST(RunSymmetry, PodScaleAllGatherSimulatesOneGroupPerPhase) {
-  // W[I_XYZ, J] gathered over X, Y, Z of an 8x8x8 v5p torus: 3 phases of 64 rings of 8 chips, split both ways:
-  // 3 phases x 512 chips x 2 directions x 7 steps = 21,504 transfers, of which one ring per phase (8 x 2 x 7 = 112)
-  // is simulated, with a release timer for each first transfer of the later phases (8 chips x 2 directions each).
-  const ScenarioSpec spec = load_scenario_text(R"({"name": "pod", "hardware": "tpu-v5p",
+  // W[I_XYZ, J] gathered over X, Y, Z of an 8x8x8 v5p torus axis after axis: 3 phases of 64 rings of 8 chips, split
+  // both ways: 3 phases x 512 chips x 2 directions x 7 steps = 21,504 transfers, of which one ring per phase
+  // (8 x 2 x 7 = 112) is simulated, with a release timer for each first transfer of the later phases (8 chips x 2
+  // directions each).
+  const std::string program = R"({"name": "pod", "hardware": "tpu-v5p",
       "slice": {"shape": [8, 8, 8], "wraparound": "all"}, "mesh": "X=8,Y=8,Z=8",
       "tensors": {"W": {"shape": [4096, 512], "sharding": "W[I_XYZ, J]"}},
-      "program": [{"op": "all_gather", "name": "g", "tensor": "W", "axes": ["X", "Y", "Z"]}]})",
-                                               "pod.json");
+      "program": [{"op": "all_gather", "name": "g", "tensor": "W", "axes": ["X", "Y", "Z"]}])";
+  const ScenarioSpec spec = load_scenario_text(program + R"(, "options": {"multi_axis": "sequential"}})", "pod.json");
   RunOptions groups;
   groups.translation_quotient = false;
   const ScenarioRun run = run_scenario(spec, groups);
@@ -105,6 +106,11 @@ TEST(RunSymmetry, PodScaleAllGatherSimulatesOneGroupPerPhase) {
   const ScenarioRun quotient = run_scenario(spec);
   EXPECT_EQ(quotient.plans[0].messages, 21504u);
   EXPECT_EQ(quotient.plans[0].simulation->simulated_tasks, 3u * 2u * 7u);
+  // The default, all three axes at once: 3 parts, each through the 3 phases, three times the transfers; the
+  // translation quotient still simulates chip 0's own: 3 parts x 3 phases x 2 directions x 7 steps.
+  const ScenarioRun concurrent = run_scenario(load_scenario_text(program + "}", "pod.json"));
+  EXPECT_EQ(concurrent.plans[0].messages, 3u * 21504u);
+  EXPECT_EQ(concurrent.plans[0].simulation->simulated_tasks, 3u * 3u * 2u * 7u);
 }
 
 }  // namespace

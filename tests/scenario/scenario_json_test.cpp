@@ -151,7 +151,7 @@ TEST(ScenarioFeatures, DefaultsWhenOptionalKeysAreAbsent) {
   EXPECT_EQ(spec.mesh.mesh.axes[2].size, 4);
   EXPECT_EQ(spec.dtype, DType::bf16);
   EXPECT_EQ(spec.options.algorithm, Algorithm::automatic);
-  EXPECT_EQ(spec.options.multi_axis, MultiAxis::sequential);
+  EXPECT_EQ(spec.options.multi_axis, MultiAxis::concurrent);  // all axes at once, as XLA runs them (DESIGN.md)
   EXPECT_FALSE(spec.options.verify_values);
   EXPECT_TRUE(spec.program.empty());
 }

@@ -2,7 +2,8 @@
 # Whole-process figures of the pod-scale program cases (docs/performance.md, "Whole programs"): `podsim run` of
 # tools/bench/scenarios/fsdp-mlp-v5p-16x16x16.json and the simulated step of
 # tools/bench/scenarios/transformer-64l-v5p-16x16x16.json (`podsim plan --model des --top 1`, and issue 14's target,
-# `podsim run` of the same scenario: its one plan's whole training step), each RUNS times as a fresh process;
+# `podsim run` of the same scenario: its one plan's whole training step), and the plan search of
+# tools/bench/scenarios/llama3-70b-search-v5p-16x16x16.json (top 10 by the des), each RUNS times as a fresh process;
 # prints the median wall time and the median peak resident memory (the largest of the process and its simulation
 # children), and the load average before and after.
 # Usage: tools/bench/pod_scale_run.sh BUILD_DIR [RUNS]
@@ -35,4 +36,6 @@ case_figures "podsim plan --model des transformer-64l-v5p-16x16x16" \
   "$podsim" plan "$here/scenarios/transformer-64l-v5p-16x16x16.json" --model des --top 1
 case_figures "podsim run transformer-64l-v5p-16x16x16" \
   "$podsim" run "$here/scenarios/transformer-64l-v5p-16x16x16.json" --format json
+case_figures "podsim plan --model des --top 10 llama3-70b-search-v5p-16x16x16" \
+  "$podsim" plan "$here/scenarios/llama3-70b-search-v5p-16x16x16.json" --model des --top 10
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -33,7 +33,7 @@ struct CollectiveFlags {
   std::optional<std::string> dcn_latency;
   std::string model = "both";
   std::string algorithm = "auto";
-  std::string multi_axis = "sequential";
+  std::string multi_axis = "concurrent";
   std::string links;
   bool json = false;
   bool uncalibrated = false;
