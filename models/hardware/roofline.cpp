@@ -13,7 +13,7 @@ namespace {
 
 constexpr EnumNames<Bound, 2> kBounds{"bound", {{{"compute", Bound::compute}, {"memory", Bound::memory}}}};
 
-std::uint64_t checked_elements(std::int64_t a, std::int64_t b, const char* what) {
+std::uint64_t checked_elements(std::uint64_t a, std::int64_t b, const char* what) {
   std::uint64_t product = 0;
   if (__builtin_mul_overflow(static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(b), &product))
     throw VerifyError(std::string(what) + " element count overflows 64 bits, got: " + std::to_string(a) + " x " +
@@ -49,7 +49,8 @@ MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64
 }
 
 MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64_t k, std::int64_t n, DType in,
-                               DType out, DType weight) {
+                               DType out, DType weight, std::int64_t weights) {
+  require_positive(weights, "weights");
   require_positive(m, "m");
   require_positive(k, "k");
   require_positive(n, "n");
@@ -61,9 +62,9 @@ MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64
   r.n_padded = chip.has_mxu() ? pad_to_multiple(n, chip.mxu_cols) : n;
   r.flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
   r.padded_flops = 2.0 * static_cast<double>(m) * static_cast<double>(r.k_padded) * static_cast<double>(r.n_padded);
-  r.bytes = checked_add(
-      checked_add(dtype_bytes(in, checked_elements(m, k, "x")), dtype_bytes(weight, checked_elements(k, n, "w"))),
-      dtype_bytes(out, checked_elements(m, n, "y")));
+  const std::uint64_t w_elements = checked_elements(checked_elements(k, n, "w"), weights, "w");
+  r.bytes = checked_add(checked_add(dtype_bytes(in, checked_elements(m, k, "x")), dtype_bytes(weight, w_elements)),
+                        dtype_bytes(out, checked_elements(m, n, "y")));
   r.intensity = r.flops / static_cast<double>(r.bytes);
   r.peak_flops = chip.peak_flops(in);
   r.compute_time_s = r.padded_flops / r.peak_flops;

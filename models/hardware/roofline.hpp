@@ -40,8 +40,10 @@ MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64
                                DType out);
 // The same with the weight w stored in `weight` (an int8 or int4 weight read at its own bytes, computed at the
 // peak of `in`: weight-only quantization dequantizes on the way to the MXU).
+// `weights`: how many k x n matrices w holds (a batched matmul, the experts of a mixture of experts: m counts every
+// batch's rows, and each batch reads its own matrix).
 MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64_t k, std::int64_t n, DType in,
-                               DType out, DType weight);
+                               DType out, DType weight, std::int64_t weights = 1);
 
 // `dim` rounded up to a multiple of `multiple` (multiple <= 0 leaves it as is).
 std::int64_t pad_to_multiple(std::int64_t dim, std::int64_t multiple);

@@ -343,7 +343,7 @@ class Planner {
     plan_.local_lhs_shape = compute_layout(lhs_.shape, dtype_, plan_.lhs, mesh_).local_shape;
     plan_.local_rhs_shape = compute_layout(rhs_.shape, dtype_, plan_.rhs, mesh_).local_shape;
     plan_.local_out_shape = compute_layout(plan_.out_shape, dtype_, plan_.local_out, mesh_).local_shape;
-    std::uint64_t m = 1, k = 1, n = 1;
+    std::uint64_t m = 1, k = 1, n = 1, batch = 1;
     double flops = 2;
     for (const char label : einsum_.labels()) {
       const bool in_lhs = einsum_.lhs.find(label) != std::string::npos;
@@ -352,6 +352,9 @@ class Planner {
       flops *= static_cast<double>(local);
       switch (einsum_.role(label)) {
         case LabelRole::batch:
+          batch = checked_mul(batch, local, "local gemm batch");
+          m = checked_mul(m, local, "local gemm size m");
+          break;
         case LabelRole::lhs_free:
           m = checked_mul(m, local, "local gemm size m");
           break;
@@ -367,6 +370,7 @@ class Planner {
     plan_.m = m;
     plan_.k = k;
     plan_.n = n;
+    plan_.batch = batch;
   }
 
   // Rule 6: every sharding the plan names verifies; a failure here is a planner bug.

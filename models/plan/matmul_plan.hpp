@@ -51,6 +51,7 @@ struct MatmulPlan {
   std::vector<std::int64_t> local_lhs_shape, local_rhs_shape, local_out_shape;  // per device, padded (ceil)
   double local_flops = 0;             // 2 x product over all labels of the local size of that label
   std::uint64_t m = 0, k = 0, n = 0;  // the local matmul as one m x k x n GEMM (batch folded into m)
+  std::uint64_t batch = 1;            // the product of the local batch dims: the rhs holds `batch` k x n matrices
 };
 
 // Plans `lhs . rhs` by `einsum` on `mesh`. lhs_shape / rhs_shape are global shapes; lhs / rhs the operand

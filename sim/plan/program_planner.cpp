@@ -308,7 +308,7 @@ class Planner {
       roofline = matmul_roofline(chip, static_cast<std::int64_t>(std::max<std::uint64_t>(mp.m, 1)),
                                  static_cast<std::int64_t>(std::max<std::uint64_t>(mp.k, 1)),
                                  static_cast<std::int64_t>(std::max<std::uint64_t>(mp.n, 1)), in, op.out_dtype,
-                                 buffer(rhs).dtype);
+                                 buffer(rhs).dtype, static_cast<std::int64_t>(std::max<std::uint64_t>(mp.batch, 1)));
     } catch (const MissingFigureError& e) {
       fail(op, std::string(e.what()) + "; a scenario can add one under hardware overrides, " + e.figure());
     } catch (const Error& e) {

@@ -203,3 +203,37 @@ TEST(HostOffload, ExposedCopiesAreWhatExceedsTheLayersCompute) {
 
 }  // namespace
 }  // namespace podsim
+
+namespace podsim {
+namespace {
+
+using namespace capacity_test;
+
+TEST(ExpertWeights, ABatchedExpertMatmulReadsEveryLocalExpertsWeights) {
+  // Mixtral-like experts (8 of D 4096, F 14336, top 2) decoding 16 tokens on a v5e 4x2, tensor over both axes: each
+  // chip holds every expert's [4096, 14336 / 8 = 1792] gate shard. The capacity is ceil(16 x 2 / 8) = 4 slots per
+  // expert, so the gate's product reads x [8, 4, 4096] (262,144 bytes), all 8 experts' weights (8 x 4096 x 1792 x 2 =
+  // 117,440,512 bytes) and writes [8, 4, 1792] (114,688 bytes): 117,817,344 bytes / 8.2e11 B/s = 143.68 us.
+  TransformerDims dims = small_model();
+  dims.layers = 2;
+  dims.d_model = 4096;
+  dims.d_ff = 14336;
+  dims.heads = 32;
+  dims.kv_heads = 8;
+  dims.experts = 8;
+  dims.experts_per_token = 2;
+  Workload w;
+  w.mode = WorkloadMode::decode;
+  w.batch = 16;
+  w.context = 4096;
+  const PlannedModel p =
+      plan_model(expand_model(dims, w, candidate("tpu-v5e", {4, 2}, {ParallelKind::tensor, ParallelKind::tensor}), {}));
+  const PlannedOp& gate = planned_op(p, "hg");
+  double memory_s = 0;
+  for (const auto& step : gate.steps)
+    if (step.kind == StepKind::compute) memory_s = step.memory_s;
+  EXPECT_NEAR(memory_s, 117817344.0 / 8.2e11, 1e-12);
+}
+
+}  // namespace
+}  // namespace podsim
