@@ -61,6 +61,19 @@ struct StepBreakdown {
   double recompute_s = 0;
 };
 
+// The des's split of a step without pipeline stages (docs/capacity.md, "Overlap in the step"): the step's layers in
+// sequence under dataflow-hbm, on the critical chip (the one whose last task ends last): computing, communication over
+// ICI that no compute hides (exposed), DCN transfers outside both, waiting on others; plus the closed form's exposed
+// host offload. They add up to des_step_s.
+struct DesStepBreakdown {
+  double compute_s = 0;
+  double exposed_communication_s = 0;
+  double dcn_s = 0;
+  double bubble_s = 0;
+  double offload_s = 0;
+  double total() const { return compute_s + exposed_communication_s + dcn_s + bubble_s + offload_s; }
+};
+
 // What pipeline stages make of a candidate's step (docs/overlap-pipeline-dcn.md, "Pipeline parallelism"): p stages of
 // L / p layers over the pipeline axes, m microbatches under a schedule, the span of the forwards and backwards and
 // its bubble, by the closed form and (once simulated) by the des; memory per stage.
@@ -120,8 +133,11 @@ struct CandidateResult {
   // "Mixture of experts"); 0 for a dense model.
   double dropped_fraction = 0;
   // Once simulated: per op of the layer program (model_program.hpp), its simulated span, first task start to last
-  // task end, for one run of it (the step counts it `repeats` times); `podsim run` lists them.
+  // task end, for one run of it: with pipeline stages in program order, else in the first layer of the layers in
+  // sequence (docs/capacity.md, "Overlap in the step"); `podsim model run` lists them.
   std::vector<double> des_op_s;
+  // Once simulated, without pipeline stages: where the des step went (DesStepBreakdown).
+  std::optional<DesStepBreakdown> des_breakdown;
 
   // The step time used for ranking and the derived figures: des when simulated, else book.
   double step_s() const { return des_step_s.value_or(book_step_s); }

@@ -38,11 +38,20 @@ ModelProgram expand_candidate(const CapacityProblem& problem, const Candidate& c
 // an exception; one that does not fit HBM comes back with fits_hbm false and `rejected` saying by how many bytes.
 CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Candidate& candidate);
 
-// Simulates the candidate's step on SimGrid in a child process and sets des_step_s (with pipeline axes, the layer
-// program once and then the stages' schedule as an event graph in a second child, setting the pipeline's des span
-// and bubble) (and the figures derived from
-// the step time). The result must come from evaluate_candidate_book and not be rejected. With `timeline`, also
-// keeps the simulated timelines there (for the trace). Throws Error when the simulation fails.
-void simulate_candidate(const CapacityProblem& problem, CandidateResult& result, CandidateTimeline* timeline = nullptr);
+// How many of a step's layers the des runs in sequence for a candidate without pipeline stages (docs/capacity.md,
+// "Overlap in the step"): the first `layers_in_sequence` (at most the model's), then one more, the others at the
+// steady state that one more layer adds. 2 is enough (tests/capacity/layers_in_sequence_test.cpp runs every layer and
+// gets the same step).
+struct CandidateSimulation {
+  std::int64_t layers_in_sequence = 2;
+};
+
+// Simulates the candidate's step on SimGrid in a child process and sets des_step_s and the figures derived from it.
+// Without pipeline axes: its layers in sequence under dataflow-hbm (des_breakdown, des_op_s from the first layer). With
+// pipeline axes: the layer program once in program order, then the stages' schedule as an event graph in a second
+// child (the pipeline's des span and bubble). The result must come from evaluate_candidate_book and not be rejected.
+// With `timeline`, also keeps the simulated timelines there (for the trace). Throws Error when the simulation fails.
+void simulate_candidate(const CapacityProblem& problem, CandidateResult& result, CandidateTimeline* timeline = nullptr,
+                        const CandidateSimulation& how = {});
 
 }  // namespace podsim

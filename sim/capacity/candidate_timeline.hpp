@@ -17,10 +17,13 @@
 
 namespace podsim {
 
-// The layer program run once in program order (each op once; the step counts an op `repeats` times).
+// The layer program as simulated: with pipeline stages once in program order (each op once; the step counts an op
+// `repeats` times), else its first `layers` layers in sequence under dataflow-hbm (docs/capacity.md, "Overlap in the
+// step"; an op of a layer copy is named `NAME_lK`).
 struct LayerProgramTimeline {
+  std::int64_t layers = 1;            // layer copies simulated in sequence (0: the pipeline's program order)
   std::vector<std::string> op_names;  // per op index (Task::op)
-  std::vector<std::int64_t> repeats;  // per op index: how many times a step runs it
+  std::vector<std::int64_t> repeats;  // per op index: how many times a step runs the model op it runs
   std::shared_ptr<const EventGraph> graph;
   std::shared_ptr<const SimulationResult> simulation;
   std::shared_ptr<const MemoryTimeline> memory;

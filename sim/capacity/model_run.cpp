@@ -126,6 +126,15 @@ ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const ModelRunOpti
 
 ModelStepBreakdown model_step_breakdown(const CandidateResult& r) {
   ModelStepBreakdown out;
+  if (r.des_step_s && r.des_breakdown) {
+    // The des's own split on the critical chip; the host offload's exposed copies are transfers nothing hides.
+    const DesStepBreakdown& b = *r.des_breakdown;
+    out.compute_s = b.compute_s;
+    out.exposed_communication_s = b.exposed_communication_s + b.offload_s;
+    out.dcn_s = b.dcn_s;
+    out.bubble_s = b.bubble_s;
+    return out;
+  }
   const double step = r.step_s();
   out.bubble_s =
       r.des_step_s ? (r.pipeline && r.pipeline->des_bubble_s ? *r.pipeline->des_bubble_s : 0.0) : r.breakdown.bubble_s;

@@ -63,10 +63,11 @@ struct ModelRunOptions {
 // simulate_candidate throws when the simulation fails.
 ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const ModelRunOptions& options = {});
 
-// The step breakdown of `podsim run` (docs/report-format.md, plans[].step_breakdown) for a model-level plan: the
-// step time in force (des when simulated, else book) split into compute (the book's MXU- and HBM-bound compute),
-// exposed communication (its ICI) and DCN in the book's proportions, after the bubble (the des bubble when
-// simulated, else the book's). The four add up to the step time.
+// The step breakdown of `podsim run` (docs/report-format.md, plans[].step_breakdown) for a model-level plan. Simulated
+// without pipeline stages: the des's split on the critical chip (des_breakdown; the host offload's exposed copies in
+// the exposed communication). Otherwise the step time in force (des when simulated, else book) split into compute
+// (the book's MXU- and HBM-bound compute), exposed communication (its ICI) and DCN in the book's proportions, after
+// the bubble (the des bubble when simulated, else the book's). The four add up to the step time.
 struct ModelStepBreakdown {
   double compute_s = 0;
   double exposed_communication_s = 0;

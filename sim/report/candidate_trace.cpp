@@ -20,7 +20,10 @@ void write_candidate_trace(const CandidateTimeline& timeline, const CandidateTra
   run.name = info.scenario;
   run.slice = layers.slice;
   PlanRun plan;
-  plan.name = fmt::format("candidate {}: {} (layer program, each op once)", info.rank, info.candidate);
+  plan.name = layers.layers > 0
+                  ? fmt::format("candidate {}: {} (its first {} layers in sequence, dataflow-hbm)", info.rank,
+                                info.candidate, layers.layers)
+                  : fmt::format("candidate {}: {} (layer program, each op once)", info.rank, info.candidate);
   for (std::size_t i = 0; i < layers.op_names.size(); ++i) {
     OpRun op;
     op.name = layers.op_names[i];

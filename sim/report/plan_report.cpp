@@ -314,6 +314,16 @@ std::string plan_text(const PlanReport& report) {
   }
   for (const auto& note : ranked.notes)
     out += "  " + note + "\n";
+  if (!report.search.ranked.empty() && report.search.ranked.front().des_breakdown) {
+    const CandidateResult& best = report.search.ranked.front();
+    const DesStepBreakdown& b = *best.des_breakdown;
+    out += fmt::format(
+        "  overlap (best candidate): the book adds every op's time ({} of collectives); the des runs the layers in "
+        "sequence, {} computing, {} of communication exposed{}\n",
+        format_seconds(best.breakdown.ici_s + best.breakdown.dcn_s), format_seconds(b.compute_s),
+        format_seconds(b.exposed_communication_s + b.dcn_s),
+        b.offload_s > 0 ? ", " + format_seconds(b.offload_s) + " of host offload" : std::string());
+  }
   if (!report.search.ranked.empty())
     if (const auto load = routing(report.spec, report.search.ranked.front().candidate))
       out += fmt::format(
@@ -367,6 +377,25 @@ json routing_json(const ScenarioSpec& spec, const Candidate& c) {
           {"dropped_fraction", load->dropped_fraction}};
 }
 
+// The des's split of the step (docs/capacity.md, "Overlap in the step"), once simulated without pipeline stages.
+json des_breakdown_json(const CandidateResult& r) {
+  if (!r.des_breakdown) return nullptr;
+  const DesStepBreakdown& b = *r.des_breakdown;
+  return {{"compute", b.compute_s},
+          {"exposed_communication", b.exposed_communication_s},
+          {"dcn", b.dcn_s},
+          {"bubble", b.bubble_s},
+          {"offload", b.offload_s}};
+}
+
+// What each evaluation assumes of overlap between a step's ops.
+json overlap_json(const CandidateResult& r) {
+  return {{"book", "none: every op's time added, one after another"},
+          {"des", r.pipeline ? "pipeline stages: each stage's ops in program order, the stages' schedule simulated"
+                             : "the step's layers in sequence under dataflow-hbm: a layer's collectives overlap its "
+                               "neighbours' compute"}};
+}
+
 json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::optional<std::size_t> rank) {
   const Candidate& c = r.candidate;
   const bool evaluated = was_evaluated(r);
@@ -407,6 +436,8 @@ json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::opt
                                                {"bubble", r.breakdown.bubble_s},
                                                {"offload", r.breakdown.offload_s},
                                                {"recompute", r.breakdown.recompute_s}})},
+      {"des_step_breakdown_s", des_breakdown_json(r)},
+      {"overlap", overlap_json(r)},
       {"pipeline", r.pipeline && evaluated ? pipeline_json(*r.pipeline) : json(nullptr)},
       {"model_flops_per_step", or_null(evaluated, r.model_flops_per_step)},
       {"token_latency_s", or_null(evaluated && serving(spec), r.token_latency_s)},
@@ -478,7 +509,9 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
                                         "bubble_fraction",
                                         "memory_offloaded_bytes",
                                         "step_recompute_book_s",
-                                        "step_offload_book_s"};
+                                        "step_offload_book_s",
+                                        "step_compute_des_s",
+                                        "step_exposed_communication_des_s"};
   std::string line;
   for (const char* field : kHeader)
     line += (line.empty() ? "" : ",") + std::string(field);
@@ -529,6 +562,8 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
         cell(memory.at("offloaded")),
         cell(c.at("step_breakdown_s").is_null() ? json(nullptr) : c.at("step_breakdown_s").at("recompute")),
         cell(c.at("step_breakdown_s").is_null() ? json(nullptr) : c.at("step_breakdown_s").at("offload")),
+        r.des_breakdown ? fmt::format("{}", r.des_breakdown->compute_s) : "",
+        r.des_breakdown ? fmt::format("{}", r.des_breakdown->exposed_communication_s) : "",
     };
     std::string row;
     for (std::size_t i = 0; i < cells.size(); ++i)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -213,11 +214,13 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
   return out + "</svg>\n";
 }
 
-// The closed form's step time of the top candidates, stacked by what bounds each part, with the des step marked.
+// The closed form's step time of the top candidates, stacked by what bounds each part, with the des step marked and,
+// under it, the des's step by what the critical chip does (computing, exposed communication, waiting): the overlap
+// the book's sum does not see.
 std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& varying) {
   const std::size_t shown = std::min(kBreakdownShown, search.ranked.size());
   if (shown == 0) return "";
-  const double label_w = 300, bar_w = 600, bar_h = 18, gap = 8, top = 28;
+  const double label_w = 300, bar_w = 600, bar_h = 18, des_h = 9, gap = 10, top = 28;
   double max_s = 0;
   for (std::size_t i = 0; i < shown; ++i)
     max_s = std::max({max_s, search.ranked[i].breakdown.total(), search.ranked[i].des_step_s.value_or(0)});
@@ -234,7 +237,7 @@ std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& v
   std::string out = fmt::format(
       "<svg class=\"breakdown\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"closed-form step time by part "
       "of the top candidates\">\n",
-      label_w + bar_w + 120, top + static_cast<double>(shown) * (bar_h + gap) + 10);
+      label_w + bar_w + 120, top + static_cast<double>(shown) * (bar_h + des_h + gap) + 10);
   double lx = label_w;
   for (const Part& part : parts) {
     out += fmt::format(
@@ -272,7 +275,29 @@ std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& v
     out += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n",
                        std::max(x, label_w + scale * r.des_step_s.value_or(0)) + 6, y + bar_h - 4,
                        esc(format_seconds(r.breakdown.total())));
-    y += bar_h + gap;
+    if (r.des_breakdown) {
+      const DesStepBreakdown& b = *r.des_breakdown;
+      const std::pair<const char*, double> des_parts[] = {
+          {"des: computing", b.compute_s},
+          {"des: communication exposed (ICI)", b.exposed_communication_s},
+          {"des: DCN exposed", b.dcn_s},
+          {"des: waiting on other chips", b.bubble_s},
+          {"des: host offload exposed", b.offload_s}};
+      const char* const colours[] = {"#4e79a7", "#f28e2b", "#e15759", "#bab0ac", "#b07aa1"};
+      double dx = label_w;
+      for (std::size_t k = 0; k < 5; ++k) {
+        if (des_parts[k].second <= 0) continue;
+        const double w = scale * des_parts[k].second;
+        out += fmt::format(
+            "<rect class=\"part\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\" "
+            "fill-opacity=\"0.55\"><title>{}: {}</title></rect>",
+            dx, y + bar_h + 1, w, des_h, colours[k], des_parts[k].first, esc(format_seconds(des_parts[k].second)));
+        dx += w;
+      }
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"9\">des: {} exposed communication</text>\n", dx + 6,
+                         y + bar_h + des_h, esc(format_seconds(b.exposed_communication_s + b.dcn_s)));
+    }
+    y += bar_h + des_h + gap;
   }
   return out + "</svg>\n";
 }

@@ -86,7 +86,7 @@ std::optional<ScheduleWait> next_wait(const PlannedProgram& program, const StepT
 }  // namespace
 
 ScheduledPlan schedule_plan(const PlannedProgram& program, const ScenarioPlatform& platform, SchedulePolicy policy,
-                            const SimulateProgram& simulate) {
+                            const SimulateProgram& simulate, std::optional<std::size_t> max_waits) {
   OpOrder order;
   order.policy = policy == SchedulePolicy::program_order ? SchedulePolicy::program_order : SchedulePolicy::dataflow;
   order.waits.assign(program.ops.size(), {});
@@ -98,7 +98,7 @@ ScheduledPlan schedule_plan(const PlannedProgram& program, const ScenarioPlatfor
   bool exhausted = false;
   // Each wait moves one op after one more op before it, so the search ends, but after up to ops^2 / 2 waits; each
   // costs a simulation, so it stops at max_schedule_waits(ops) and says so.
-  const std::size_t limit_waits = max_schedule_waits(program.ops.size());
+  const std::size_t limit_waits = max_waits.value_or(max_schedule_waits(program.ops.size()));
   while (true) {
     const auto excess = first_excess(run.memory, program.hbm_bytes);
     if (!excess) break;

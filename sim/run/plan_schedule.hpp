@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,8 @@ constexpr std::size_t max_schedule_waits(std::size_t ops) {
 
 using SimulateProgram = std::function<SimulationResult(const LoweredProgram&)>;
 
+// `max_waits`: the most waits dataflow-hbm adds (default max_schedule_waits), each costing a simulation.
 ScheduledPlan schedule_plan(const PlannedProgram& program, const ScenarioPlatform& platform, SchedulePolicy policy,
-                            const SimulateProgram& simulate);
+                            const SimulateProgram& simulate, std::optional<std::size_t> max_waits = std::nullopt);
 
 }  // namespace podsim

@@ -110,4 +110,33 @@ CriticalChipStep step_breakdown(const EventGraph& graph, const SimulationResult&
   return out;
 }
 
+CriticalChipBreakdown chip_breakdown(const EventGraph& graph, const SimulationResult& simulation, ChipId chip,
+                                     double begin_s, double end_s) {
+  if (simulation.tasks.size() < graph.tasks.size())
+    throw InternalError("chip breakdown: the simulation has " + std::to_string(simulation.tasks.size()) +
+                        " task times for " + std::to_string(graph.tasks.size()) + " tasks");
+  CriticalChipBreakdown b;
+  if (!(end_s > begin_s)) return b;
+  Intervals compute, communication, dcn;
+  for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
+    const Task& task = graph.tasks[t];
+    const double s = std::max(begin_s, simulation.tasks[t].start_s), e = std::min(end_s, simulation.tasks[t].end_s);
+    if (!(e > s)) continue;
+    if (task.kind == TaskKind::compute) {
+      if (task.src_chip == chip) compute.emplace_back(s, e);
+    } else if (is_communication(task) && (task.src_chip == chip || task.dst_chip == chip)) {
+      (simulation.crosses_dcn(static_cast<TaskId>(t)) ? dcn : communication).emplace_back(s, e);
+    }
+  }
+  b.compute_s = union_length(compute);
+  b.exposed_communication_s = outside(communication, compute, b.compute_s);
+  if (!dcn.empty()) {
+    Intervals busy = compute;
+    busy.insert(busy.end(), communication.begin(), communication.end());
+    b.dcn_s = outside(dcn, busy, union_length(busy));
+  }
+  b.bubble_s = std::max(0.0, (end_s - begin_s) - b.compute_s - b.exposed_communication_s - b.dcn_s);
+  return b;
+}
+
 }  // namespace podsim

@@ -33,4 +33,9 @@ struct CriticalChipStep {
 // tasks.
 CriticalChipStep step_breakdown(const EventGraph& graph, const SimulationResult& simulation, std::size_t ops);
 
+// The same split of `chip`'s time within [begin_s, end_s]: each interval clipped to the window, bubble_s the window's
+// rest (a window of a longer step: a layer's steady state). Throws InternalError as step_breakdown does.
+CriticalChipBreakdown chip_breakdown(const EventGraph& graph, const SimulationResult& simulation, ChipId chip,
+                                     double begin_s, double end_s);
+
 }  // namespace podsim

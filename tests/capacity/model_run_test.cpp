@@ -48,9 +48,11 @@ TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
     des_rows += *op.des_time_s * n;
   }
   EXPECT_NEAR(compute_rows, compute_s, 1e-9 * compute_s);
-  // The step is its ops' times x repeats, by either model.
+  // The book's step is its ops' times x repeats. The des's op rows are the first layer's spans (the step runs its
+  // layers in sequence, docs/capacity.md): ops whose inputs are ready together share the chip, so their spans
+  // overlap and add up to more than the step.
   EXPECT_NEAR(r.book_step_s, book_rows, 1e-12 * book_rows);
-  EXPECT_NEAR(*r.des_step_s, des_rows, 1e-12 * des_rows);
+  EXPECT_GE(des_rows, *r.des_step_s);
   // One chip moves nothing: every task of the des lasts its op's roofline, so des = book, and the step breakdown is
   // all compute.
   EXPECT_NEAR(*r.des_step_s, r.book_step_s, 1e-9 * r.book_step_s);
