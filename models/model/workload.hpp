@@ -37,6 +37,18 @@ inline constexpr EnumNames<PipelineSchedule, 2> kPipelineScheduleNames{"pipeline
                                                                            {"1f1b", PipelineSchedule::one_f_one_b},
                                                                        }}};
 
+// How a mixture of experts sends tokens to its experts and back (docs/overlap-pipeline-dcn.md, "Mixture of experts"),
+// as MaxText's two paths do: `dense`, one-hot dispatch and combine einsums into per-sequence capacity buffers, the
+// expert matmuls over every slot (sparse_matmul false, capacity_factor > 0); `dropless`, a ragged all-to-all of the
+// routed rows and grouped matmuls over them, nothing dropped (sparse_matmul true with megablox, MaxText's default).
+enum class MoeDispatch { dense, dropless };
+
+inline constexpr EnumNames<MoeDispatch, 2> kMoeDispatchNames{"moe dispatch",
+                                                             {{
+                                                                 {"dense", MoeDispatch::dense},
+                                                                 {"dropless", MoeDispatch::dropless},
+                                                             }}};
+
 struct Workload {
   WorkloadMode mode = WorkloadMode::train;
 
@@ -60,9 +72,11 @@ struct Workload {
   DType weight_dtype = DType::bf16;
   DType kv_dtype = DType::bf16;
 
-  // A mixture-of-experts model's routing (docs/overlap-pipeline-dcn.md, "Mixture of experts"): each expert's buffer
-  // holds ceil(capacity_factor x tokens x k / E) tokens; `expert_histogram`, when not empty, is one non-negative
-  // weight per expert, the share of the routed tokens each receives (uniform when empty).
+  // A mixture-of-experts model's routing (docs/overlap-pipeline-dcn.md, "Mixture of experts"): the dispatch path;
+  // under `dense`, each expert's buffer holds int(max(ceil(S x k / E) x capacity_factor, capacity_factor)) tokens of
+  // each sequence of S tokens; `expert_histogram`, when not empty, is one non-negative weight per expert, the share of
+  // the routed tokens each receives (uniform when empty).
+  MoeDispatch moe_dispatch = MoeDispatch::dropless;
   double capacity_factor = 1.0;
   std::vector<double> expert_histogram;
 
@@ -72,20 +86,25 @@ struct Workload {
 
 // How a mixture of experts' routed tokens land on the experts for one pass over `tokens` tokens, each sent to `top_k`
 // of `experts` experts, the experts split in equal contiguous blocks over `expert_shards` chips (docs/overlap-
-// pipeline-dcn.md, "Mixture of experts").
+// pipeline-dcn.md, "Mixture of experts"). The dense path routes within groups of one sequence each.
 struct ExpertLoad {
-  std::int64_t capacity = 0;       // slots per expert: ceil(capacity_factor x tokens x top_k / experts)
-  std::vector<double> received;    // tokens each expert processes: min(share x tokens x top_k, capacity)
-  double dropped_fraction = 0;     // routed tokens over capacity (dropped), as a fraction of tokens x top_k
-  std::int64_t busiest_slots = 0;  // ceil(busiest shard's received tokens / experts per shard)
+  std::int64_t group_tokens = 0;    // S: tokens of a routing group (a sequence: seq_len, context, or 1 in decode)
+  std::int64_t groups = 0;          // G: groups in the pass, tokens / S
+  std::int64_t group_capacity = 0;  // dense: C, slots per expert per group (expert_capacity); dropless: 0
+  std::int64_t capacity = 0;        // dense: slots per expert in the pass, G x C; dropless: busiest_slots
+  std::vector<double> received;     // rows each expert processes: dense G x min(share S k, C); dropless share T k
+  double dropped_fraction = 0;      // routed rows over capacity (dropped), as a fraction of tokens x top_k
+  std::int64_t busiest_slots = 0;   // ceil(busiest shard's received rows / experts per shard)
+  std::int64_t slots = 0;           // rows per expert the buffers, all-to-alls and expert matmuls hold: dense the
+                                    // capacity (padded), dropless the busiest shard's routed rows
 };
 
-// The capacity alone: ceil(capacity_factor x tokens x top_k / experts), at least 1. Expects experts >= 1 and
-// capacity_factor > 0 (the verifier's rules); throws nothing.
+// MaxText's capacity of one group of `tokens` tokens: int(max(ceil(tokens x top_k / experts) x capacity_factor,
+// capacity_factor)), at least 1. Expects experts >= 1 and capacity_factor > 0 (the verifier's rules); throws nothing.
 std::int64_t expert_capacity(double capacity_factor, std::int64_t tokens, std::int64_t top_k, std::int64_t experts);
 
-// The load under the workload's capacity factor and histogram (uniform when empty). Expects the verifier's rules:
-// experts divisible by expert_shards >= 1, a histogram of `experts` non-negative weights not all zero.
+// The load under the workload's dispatch, capacity factor and histogram (uniform when empty). Expects the verifier's
+// rules: experts divisible by expert_shards >= 1, a histogram of `experts` non-negative weights not all zero.
 ExpertLoad expert_load(const Workload& workload, std::int64_t tokens, std::int64_t top_k, std::int64_t experts,
                        std::int64_t expert_shards);
 

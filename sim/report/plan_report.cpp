@@ -326,10 +326,15 @@ std::string plan_text(const PlanReport& report) {
   }
   if (!report.search.ranked.empty())
     if (const auto load = routing(report.spec, report.search.ranked.front().candidate))
-      out += fmt::format(
-          "  experts (best candidate): capacity factor {}, {} slots per expert per pass, {} of the routed "
-          "tokens dropped\n",
-          report.spec.workload->capacity_factor, load->capacity, percent_text(load->dropped_fraction));
+      out += report.spec.workload->moe_dispatch == MoeDispatch::dense
+                 ? fmt::format(
+                       "  experts (best candidate): dense dispatch, capacity factor {}, {} slots per expert per "
+                       "pass, {} of the routed tokens dropped\n",
+                       report.spec.workload->capacity_factor, load->capacity, percent_text(load->dropped_fraction))
+                 : fmt::format(
+                       "  experts (best candidate): dropless dispatch, {} rows for the busiest expert per "
+                       "pass, nothing dropped\n",
+                       load->capacity);
   const PlanTable rejected = rejected_table(report);
   if (!rejected.rows.empty()) {
     out += fmt::format("rejected ({}):\n", rejected.rows.size());
@@ -372,7 +377,8 @@ json pipeline_json(const PipelineFigures& f) {
 json routing_json(const ScenarioSpec& spec, const Candidate& c) {
   const auto load = routing(spec, c);
   if (!load) return nullptr;
-  return {{"capacity_factor", spec.workload->capacity_factor},
+  return {{"moe_dispatch", kMoeDispatchNames.name(spec.workload->moe_dispatch)},
+          {"capacity_factor", spec.workload->capacity_factor},
           {"capacity", load->capacity},
           {"dropped_fraction", load->dropped_fraction}};
 }

@@ -18,7 +18,7 @@ const std::vector<std::string> kTrainKeys = {
     "master_weights", "optimizer",     "pipeline_schedule"};
 const std::vector<std::string> kServeKeys = {"batch", "context", "weight_dtype", "kv_dtype"};
 // Keys of every mode: a mixture of experts' routing.
-const std::vector<std::string> kMoeKeys = {"capacity_factor", "expert_histogram"};
+const std::vector<std::string> kMoeKeys = {"moe_dispatch", "capacity_factor", "expert_histogram"};
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -153,6 +153,7 @@ void read_model(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
 }
 
 void read_moe_key(const Ctx& ctx, const std::string& key, const Json& value, const std::string& p, Workload& workload) {
+  if (key == "moe_dispatch") workload.moe_dispatch = get_enum(ctx, value, p, kMoeDispatchNames);
   if (key == "capacity_factor") workload.capacity_factor = get_number(ctx, value, p);
   if (key == "expert_histogram") {
     require_list(ctx, value, p, "expert weight");

@@ -84,19 +84,28 @@ void verify_serving(const Where& where, const Workload& w) {
                                    std::to_string(w.context));
 }
 
-// A mixture of experts' routing keys (docs/overlap-pipeline-dcn.md, "Mixture of experts"): a capacity factor > 0
-// and a histogram of one non-negative weight per expert, not all zero; both only on a model with experts.
+// A mixture of experts' routing keys (docs/overlap-pipeline-dcn.md, "Mixture of experts"): a capacity factor > 0,
+// only under the dense dispatch, and a histogram of one non-negative weight per expert, not all zero; both only on a
+// model with experts.
 void verify_routing(const Where& where, const Workload& w, const TransformerDims& dims) {
   const std::string p = "/workload";
   const bool moe = dims.experts > 1;
   if (w.capacity_factor != 1.0 && !moe)
     where.fail(p + "/capacity_factor",
                "applies to mixture-of-experts models (experts > 1), got: experts " + std::to_string(dims.experts));
+  if (w.moe_dispatch != MoeDispatch::dropless && !moe)
+    where.fail(p + "/moe_dispatch",
+               "applies to mixture-of-experts models (experts > 1), got: experts " + std::to_string(dims.experts));
   if (!w.expert_histogram.empty() && !moe)
     where.fail(p + "/expert_histogram",
                "applies to mixture-of-experts models (experts > 1), got: experts " + std::to_string(dims.experts));
   if (!(w.capacity_factor > 0) || !std::isfinite(w.capacity_factor) || w.capacity_factor > 1e6)
     where.fail(p + "/capacity_factor", "must be a finite number > 0 and at most 1e6, got: " + shown(w.capacity_factor));
+  if (w.capacity_factor != 1.0 && w.moe_dispatch != MoeDispatch::dense)
+    where.fail(
+        p + "/capacity_factor",
+        "sizes the buffers of moe_dispatch \"dense\" (\"dropless\" keeps every routed token), got: moe_dispatch " +
+            quote(kMoeDispatchNames.name(w.moe_dispatch)));
   if (w.expert_histogram.empty()) return;
   const std::string hp = p + "/expert_histogram";
   if (static_cast<std::int64_t>(w.expert_histogram.size()) != dims.experts)

@@ -113,13 +113,13 @@ TEST(MultiSliceChecks, PipelineSendBetweenSlicesIsTheDcnLatencyPlusBytesOverTheC
   EXPECT_NEAR(*r.pipeline->des_span_s, f.span_s, 1e-6 * f.span_s);
 }
 
-// 4 experts, 2 per token, shares 5:1:1:1 at capacity factor 1: C = T k / 4, the first expert's 5/8 T k routed rows
-// keep T k / 4, the others keep all theirs: 3/8 of the rows are dropped.
+// 4 experts, 2 per token, shares 5:1:1:1, dense dispatch at capacity factor 1: C = S k / 4 per sequence of S, the
+// first expert's 5/8 S k routed rows keep S k / 4, the others keep all theirs: 3/8 of the rows are dropped.
 TEST(MultiSliceChecks, DroppedFractionOfAMixtureOfExperts) {
   std::string text = scenario(
       1, "", R"({"data": ["X"]})",
       slices_metric("dropped_fraction", "book", "0.375") + "," + slices_metric("dropped_fraction", "book", "0.25"),
-      R"(, "capacity_factor": 1, "expert_histogram": [5, 1, 1, 1])");
+      R"(, "moe_dispatch": "dense", "capacity_factor": 1, "expert_histogram": [5, 1, 1, 1])");
   text.replace(text.find(R"("vocab": 2048)"), 13, R"("vocab": 2048, "experts": 4, "experts_per_token": 2)");
   const auto checks = evaluate_model_checks(load_scenario_text(text, "moe.json"));
   ASSERT_EQ(checks.size(), 2u);
