@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +38,22 @@ inline constexpr EnumNames<PipelineSchedule, 2> kPipelineScheduleNames{"pipeline
                                                                            {"1f1b", PipelineSchedule::one_f_one_b},
                                                                        }}};
 
+// AQT-style quantized matmuls (MaxText `quantization`, docs/capacity.md "Quantization"): the layers' weight matmuls,
+// forward and backward, run at the chip's int8 or fp8 peak; attention's score and value products and the logits stay
+// bf16; weights, activations and collectives keep their stored dtypes.
+enum class Quantization { none, int8, fp8 };
+
+inline constexpr EnumNames<Quantization, 3> kQuantizationNames{"quantization",
+                                                               {{
+                                                                   {"none", Quantization::none},
+                                                                   {"int8", Quantization::int8},
+                                                                   {"fp8", Quantization::fp8},
+                                                               }}};
+
+// The element type whose peak a quantized matmul runs at: int8, fp8_e4m3 (MaxText's fp8 runs e4m3 both ways); none
+// for Quantization::none.
+std::optional<DType> quantized_matmul_dtype(Quantization quantization);
+
 struct Workload {
   WorkloadMode mode = WorkloadMode::train;
 
@@ -59,6 +76,9 @@ struct Workload {
   std::int64_t context = 0;
   DType weight_dtype = DType::bf16;
   DType kv_dtype = DType::bf16;
+
+  // Both modes: the layers' matmuls quantized on the fly (their peak), weights stored as above.
+  Quantization quantization = Quantization::none;
 
   // A mixture-of-experts model's routing (docs/overlap-pipeline-dcn.md, "Mixture of experts"): each expert's buffer
   // holds ceil(capacity_factor x tokens x k / E) tokens; `expert_histogram`, when not empty, is one non-negative
