@@ -99,7 +99,7 @@ struct MatmulOp {
   // N steps, each computing on the block it holds while the next block moves one hop.
   bool collective_matmul = false;
   // The element type the MXUs run in when not the lhs's (int8, fp8: quantized on the way to the MXU, the operands
-  // read at their stored types): the chip's peak for it times the matmul (docs/scenario-format.md, "matmul").
+  // read at their stored types): the roofline runs at the chip's peak for it (docs/scenario-format.md, "matmul").
   std::optional<DType> compute_dtype;
 };
 
