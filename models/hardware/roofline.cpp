@@ -49,7 +49,7 @@ MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64
 }
 
 MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64_t k, std::int64_t n, DType in,
-                               DType out, DType weight, std::int64_t weights) {
+                               DType out, DType weight, std::int64_t weights, std::optional<DType> compute) {
   require_positive(weights, "weights");
   require_positive(m, "m");
   require_positive(k, "k");
@@ -66,7 +66,7 @@ MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64
   r.bytes = checked_add(checked_add(dtype_bytes(in, checked_elements(m, k, "x")), dtype_bytes(weight, w_elements)),
                         dtype_bytes(out, checked_elements(m, n, "y")));
   r.intensity = r.flops / static_cast<double>(r.bytes);
-  r.peak_flops = chip.peak_flops(in);
+  r.peak_flops = chip.peak_flops(compute.value_or(in));
   r.compute_time_s = r.padded_flops / r.peak_flops;
   r.memory_time_s = hbm_load_time(static_cast<double>(r.bytes), chip);
   r.time_s = std::max(r.compute_time_s, r.memory_time_s);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "models/common/dtype.hpp"
@@ -26,7 +27,7 @@ struct MatmulRoofline {
   double padded_flops = 0;       // 2 m k_padded n_padded, what the MXUs execute
   std::uint64_t bytes = 0;       // x read in the input dtype, w in its own, y written in the output dtype (unpadded)
   double intensity = 0;          // flops / bytes, FLOP per byte (the book's arithmetic intensity)
-  double peak_flops = 0;         // the chip's peak for the input dtype, FLOP/s
+  double peak_flops = 0;         // the chip's peak for the compute dtype (the input's unless given), FLOP/s
   double compute_time_s = 0;     // padded_flops / peak_flops
   double memory_time_s = 0;      // bytes / HBM bandwidth
   double time_s = 0;             // max(compute_time_s, memory_time_s)
@@ -42,8 +43,11 @@ MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64
 // peak of `in`: weight-only quantization dequantizes on the way to the MXU).
 // `weights`: how many k x n matrices w holds (a batched matmul, the experts of a mixture of experts: m counts every
 // batch's rows, and each batch reads its own matrix).
+// `compute`: the element type the MXUs run in, when not `in` (AQT-style quantized matmuls cast both operands to int8
+// or fp8 on the way to the MXU): the peak is the chip's for `compute`, the bytes stay those of the stored types.
 MatmulRoofline matmul_roofline(const ChipModel& chip, std::int64_t m, std::int64_t k, std::int64_t n, DType in,
-                               DType out, DType weight, std::int64_t weights = 1);
+                               DType out, DType weight, std::int64_t weights = 1,
+                               std::optional<DType> compute = std::nullopt);
 
 // `dim` rounded up to a multiple of `multiple` (multiple <= 0 leaves it as is).
 std::int64_t pad_to_multiple(std::int64_t dim, std::int64_t multiple);

@@ -18,6 +18,18 @@ std::uint64_t Workload::tokens_per_step() const {
   return 0;
 }
 
+std::optional<DType> quantized_matmul_dtype(Quantization quantization) {
+  switch (quantization) {
+    case Quantization::none:
+      return std::nullopt;
+    case Quantization::int8:
+      return DType::int8;
+    case Quantization::fp8:
+      return DType::fp8_e4m3;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // ceil(x), forgiving the last bits of a product that should be a whole number (1.25 x 4096 is exact, 1.1 x 10 is not).

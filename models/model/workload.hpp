@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -49,6 +50,22 @@ inline constexpr EnumNames<MoeDispatch, 2> kMoeDispatchNames{"moe dispatch",
                                                                  {"dropless", MoeDispatch::dropless},
                                                              }}};
 
+// AQT-style quantized matmuls (MaxText `quantization`, docs/capacity.md "Quantization"): the layers' weight matmuls,
+// forward and backward, run at the chip's int8 or fp8 peak; attention's score and value products and the logits stay
+// bf16; weights, activations and collectives keep their stored dtypes.
+enum class Quantization { none, int8, fp8 };
+
+inline constexpr EnumNames<Quantization, 3> kQuantizationNames{"quantization",
+                                                               {{
+                                                                   {"none", Quantization::none},
+                                                                   {"int8", Quantization::int8},
+                                                                   {"fp8", Quantization::fp8},
+                                                               }}};
+
+// The element type whose peak a quantized matmul runs at: int8, fp8_e4m3 (MaxText's fp8 runs e4m3 both ways); none
+// for Quantization::none.
+std::optional<DType> quantized_matmul_dtype(Quantization quantization);
+
 struct Workload {
   WorkloadMode mode = WorkloadMode::train;
 
@@ -71,6 +88,9 @@ struct Workload {
   std::int64_t context = 0;
   DType weight_dtype = DType::bf16;
   DType kv_dtype = DType::bf16;
+
+  // Both modes: the layers' matmuls quantized on the fly (their peak), weights stored as above.
+  Quantization quantization = Quantization::none;
 
   // A mixture-of-experts model's routing (docs/overlap-pipeline-dcn.md, "Mixture of experts"): the dispatch path;
   // under `dense`, each expert's buffer holds int(max(ceil(S x k / E) x capacity_factor, capacity_factor)) tokens of

@@ -171,6 +171,9 @@ class Builder {
     m.lhs = lhs;
     m.rhs = rhs;
     m.einsum_text = einsum;
+    // Quantized training and serving (MaxText's AQT): the layers' weight products, forward and backward, at the
+    // quantized peak; the logits (the last place) stay bf16, as MaxText leaves them.
+    if (place_ == ModelPlace::layer) m.compute_dtype = quantized_matmul_dtype(w_.quantization);
     ScenarioSharding s;
     s.text = sharding(out_dims, unreduced);
     m.out_sharding = std::move(s);

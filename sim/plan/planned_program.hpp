@@ -132,7 +132,7 @@ struct PlannedOp {
   double flops = 0;                                       // per chip
   double compute_time_s = 0;                              // roofline time of its compute step (0 without one)
   double book_time_s = 0;                                 // sum of its steps' book times
-  std::string bound;                                      // the bound of its largest step
+  std::string bound;                                      // what dominates its book time, steps summed per bound
   std::optional<CollectiveMatmulLoop> collective_matmul;  // set when the matmul runs as a collective matmul
 
   // The buffers the op creates (its temporaries and its result), in creation order.

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "models/common/error.hpp"
 #include "models/common/join.hpp"
@@ -36,6 +38,45 @@ std::string collective_result_text(CollectiveKind kind, const std::string& tenso
       return tensor + " all-to-all" + over;
   }
   return tensor;
+}
+
+// What dominates the op's book time: its steps' book times summed per bound; the on-chip side (compute, memory)
+// against the communication side (bandwidth, latency), and within the larger side its largest sum (ties to the bound
+// met first). A collective matmul's loop counts as one term of its book time: its compute steps' bound when N blocks'
+// compute (and the last add) is the larger side of the loop's formula, else its hops' bound.
+std::string op_bound(const PlannedOp& op) {
+  std::vector<std::pair<std::string, double>> totals;  // in the order the bounds are met
+  const auto add = [&](const std::string& bound, double time_s) {
+    const auto found = std::find_if(totals.begin(), totals.end(), [&](const auto& t) { return t.first == bound; });
+    if (found == totals.end())
+      totals.emplace_back(bound, time_s);
+    else
+      found->second += time_s;
+  };
+  for (const auto& step : op.steps)
+    if (!step.in_loop) add(step.bound, step.book.time_s);
+  if (op.collective_matmul) {
+    const CollectiveMatmulLoop& loop = *op.collective_matmul;
+    const bool computing = loop.steps * loop.step_compute_s + loop.step_add_s >= loop.book_time_s;
+    const StepKind kind = computing ? StepKind::compute : StepKind::permute;
+    const auto step = std::find_if(op.steps.begin(), op.steps.end(),
+                                   [&](const PlannedStep& s) { return s.in_loop && s.kind == kind; });
+    if (step != op.steps.end()) add(step->bound, loop.book_time_s);
+  }
+  const auto on_chip = [](const std::string& bound) { return bound == "compute" || bound == "memory"; };
+  double chip_s = 0, communication_s = 0;
+  for (const auto& [bound, time_s] : totals)
+    (on_chip(bound) ? chip_s : communication_s) += time_s;
+  const bool chip_side =
+      totals.empty() || on_chip(totals.front().first) ? chip_s >= communication_s : chip_s > communication_s;
+  std::string bound;
+  double largest = -1;
+  for (const auto& [name, time_s] : totals)
+    if (on_chip(name) == chip_side && time_s > largest) {
+      largest = time_s;
+      bound = name;
+    }
+  return bound;
 }
 
 class Planner {
@@ -77,15 +118,10 @@ class Planner {
         planned.inputs.push_back(current_.at(input));
       std::visit([&](const auto& detail) { plan(op, detail, planned); }, op.detail);
       if (planned.output >= 0) current_[op.out] = planned.output;
-      double largest = 0;
       if (planned.collective_matmul) planned.book_time_s = planned.collective_matmul->book_time_s;
-      for (const auto& step : planned.steps) {
+      for (const auto& step : planned.steps)
         if (!step.in_loop) planned.book_time_s += step.book.time_s;
-        if (planned.bound.empty() || step.book.time_s >= largest) {
-          largest = step.book.time_s;
-          planned.bound = step.bound;
-        }
-      }
+      planned.bound = op_bound(planned);
       program_.book_time_s += planned.book_time_s;
       index_of_[op.name] = planned.index;
       program_.ops.push_back(std::move(planned));
@@ -308,7 +344,8 @@ class Planner {
       roofline = matmul_roofline(chip, static_cast<std::int64_t>(std::max<std::uint64_t>(mp.m, 1)),
                                  static_cast<std::int64_t>(std::max<std::uint64_t>(mp.k, 1)),
                                  static_cast<std::int64_t>(std::max<std::uint64_t>(mp.n, 1)), in, op.out_dtype,
-                                 buffer(rhs).dtype, static_cast<std::int64_t>(std::max<std::uint64_t>(mp.batch, 1)));
+                                 buffer(rhs).dtype, static_cast<std::int64_t>(std::max<std::uint64_t>(mp.batch, 1)),
+                                 mm.compute_dtype);
     } catch (const MissingFigureError& e) {
       fail(op, std::string(e.what()) + "; a scenario can add one under hardware overrides, " + e.figure());
     } catch (const Error& e) {
@@ -438,7 +475,7 @@ class Planner {
       cols = block(cols);
     try {
       return matmul_roofline(spec_.hardware.spec.chip, static_cast<std::int64_t>(m), static_cast<std::int64_t>(k),
-                             static_cast<std::int64_t>(cols), in, op.out_dtype);
+                             static_cast<std::int64_t>(cols), in, op.out_dtype, in, 1, mm.compute_dtype);
     } catch (const Error& e) {
       fail(op, e.what());
     }

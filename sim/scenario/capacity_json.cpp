@@ -19,6 +19,8 @@ const std::vector<std::string> kTrainKeys = {
 const std::vector<std::string> kServeKeys = {"batch", "context", "weight_dtype", "kv_dtype"};
 // Keys of every mode: a mixture of experts' routing.
 const std::vector<std::string> kMoeKeys = {"moe_dispatch", "capacity_factor", "expert_histogram"};
+// Keys of every mode: the matmuls' quantization.
+const std::vector<std::string> kQuantizationKeys = {"quantization"};
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -181,9 +183,11 @@ void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   // The routing keys are known in both modes (not listed in the message above: they belong to no mode).
   std::vector<std::string> known = own;
   known.insert(known.end(), kMoeKeys.begin(), kMoeKeys.end());
+  known.insert(known.end(), kQuantizationKeys.begin(), kQuantizationKeys.end());
   require_known_keys_near(ctx, j, p, known);
   for (const auto& [key, value] : j.items()) {
     read_moe_key(ctx, key, value, child(p, key), workload);
+    if (key == "quantization") workload.quantization = get_enum(ctx, value, child(p, key), kQuantizationNames);
     if (train)
       read_train_key(ctx, key, value, child(p, key), workload);
     else

@@ -12,7 +12,7 @@ std::vector<std::string> keys_of(OpKind kind) {
   std::vector<std::string> keys = {"op", "name", "after"};
   switch (kind) {
     case OpKind::matmul:
-      keys.insert(keys.end(), {"lhs", "rhs", "einsum", "out", "out_sharding", "collective_matmul"});
+      keys.insert(keys.end(), {"lhs", "rhs", "einsum", "out", "out_sharding", "collective_matmul", "compute_dtype"});
       break;
     case OpKind::all_gather:
     case OpKind::all_reduce:
@@ -86,6 +86,10 @@ OpDetail read_detail(const Ctx& ctx, const Json& j, const std::string& p, OpKind
       if (j.contains("out_sharding")) m.out_sharding = ScenarioSharding{text("out_sharding"), {}, {}};
       if (j.contains("collective_matmul"))
         m.collective_matmul = get_bool(ctx, j.at("collective_matmul"), p + "/collective_matmul");
+      if (j.contains("compute_dtype")) {
+        const std::string dtype = text("compute_dtype");
+        m.compute_dtype = located(ctx.at(p + "/compute_dtype"), [&] { return parse_dtype(dtype); });
+      }
       return m;
     }
     case OpKind::all_gather:

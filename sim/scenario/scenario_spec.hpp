@@ -98,6 +98,9 @@ struct MatmulOp {
   // Lower the all-gather of an operand over one mesh axis as a collective matmul (docs/overlap-pipeline-dcn.md):
   // N steps, each computing on the block it holds while the next block moves one hop.
   bool collective_matmul = false;
+  // The element type the MXUs run in when not the lhs's (int8, fp8: quantized on the way to the MXU, the operands
+  // read at their stored types): the roofline runs at the chip's peak for it (docs/scenario-format.md, "matmul").
+  std::optional<DType> compute_dtype;
 };
 
 // all_gather, reduce_scatter, all_reduce, all_to_all over `axes` (mesh axis names, in the listed order).

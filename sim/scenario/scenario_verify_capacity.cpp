@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/hardware/missing_figure.hpp"
 #include "models/model/parallel_fit.hpp"
 #include "models/topology/slice.hpp"
 #include "models/topology/wraparound.hpp"
@@ -119,6 +120,22 @@ void verify_routing(const Where& where, const Workload& w, const TransformerDims
   }
   if (!(total > 0) || !std::isfinite(total))
     where.fail(hp, "the weights must not all be zero (each is an expert's share of the routed tokens), got: all zero");
+}
+
+// A quantized workload runs the layers' matmuls at the chip's peak for the quantized type (docs/capacity.md,
+// "Quantization"): every hardware it runs on (the scenario's, or each one searched) has that figure.
+void verify_quantization(const Where& where, const Workload& w, const std::vector<HardwarePreset>& hardware) {
+  const std::optional<DType> dtype = quantized_matmul_dtype(w.quantization);
+  if (!dtype) return;
+  for (const auto& preset : hardware) {
+    try {
+      preset.spec.chip.peak_flops(*dtype);
+    } catch (const MissingFigureError& e) {
+      where.fail("/workload/quantization", "runs the layers' matmuls at the chip's " + std::string(dtype_name(*dtype)) +
+                                               " peak (hardware " + quote(preset.name) + "): " + e.what() +
+                                               ", got: " + quote(kQuantizationNames.name(w.quantization)));
+    }
+  }
 }
 
 // The searched slice counts (docs/overlap-pipeline-dcn.md, "Model-level scenarios over several slices"): each >= 1
@@ -247,6 +264,9 @@ void verify_capacity(State& state) {
   else
     verify_serving(where, *spec.workload);
   verify_routing(where, *spec.workload, spec.model->dims);
+  verify_quantization(where, *spec.workload,
+                      spec.search && !spec.search->hardware.empty() ? spec.search->hardware
+                                                                    : std::vector<HardwarePreset>{spec.hardware});
   if (spec.search) verify_search(state, *spec.search);
   if (spec.price_per_chip_hour) {
     const double price = *spec.price_per_chip_hour;

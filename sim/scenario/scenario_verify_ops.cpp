@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "models/hardware/missing_figure.hpp"
 #include "sim/scenario/scenario_verify_detail.hpp"
 
 namespace podsim::scenario_detail {
@@ -163,6 +164,15 @@ class OpVerifier {
     op_.out_shape = shape;
     op_.out_dtype = lhs.dtype;
     if (m.out_sharding) verify_sharding_text(state_, *m.out_sharding, p_ + "/out_sharding", op_.out, shape.size());
+    if (m.compute_dtype) {
+      try {
+        state_.spec.hardware.spec.chip.peak_flops(*m.compute_dtype);
+      } catch (const MissingFigureError& e) {
+        where_.fail(p_ + "/compute_dtype", std::string(e.what()) +
+                                               " (a scenario can add one under hardware overrides, " + e.figure() +
+                                               "), got: " + quote(dtype_name(*m.compute_dtype)));
+      }
+    }
   }
 
   void collective(CollectiveOp& c, CollectiveKind kind) {

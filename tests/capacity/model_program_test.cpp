@@ -286,6 +286,75 @@ TEST(ModelProgram, AWrittenMeshWithAnAxisOverTwoSliceDims) {
   EXPECT_NEAR(scatters[0]->book.time_s, 536870912 / (2 * 1.8e11), 1e-12);
 }
 
+// The compute step of a planned matmul op.
+const PlannedStep& compute_step(const PlannedOp& op) {
+  for (const auto& step : op.steps)
+    if (step.kind == StepKind::compute) return step;
+  throw std::runtime_error("no compute step in " + op.name);
+}
+
+TEST(ModelProgram, Int8TrainingRunsTheLayersMatmulsAtTheInt8PeakAndTheLogitsAtBf16) {
+  // small_model() training on 32,768 tokens (T 2048) on a v5e 2x2, data over X and Y: 8192 tokens per chip, weights
+  // whole. v5e peaks: bf16 1.97e14, int8 3.94e14 FLOP/s; HBM 8.2e11 B/s.
+  Workload w = training(32768, 2048);
+  w.quantization = Quantization::int8;
+  const PlannedModel p =
+      plan_model(expand_model(small_model(), w, candidate("tpu-v5e", {2, 2}, {K::data, K::data}), {}));
+  // The MLP's up projection and both its backward products are 2 x 8192 x 1024 x 4096 = 68,719,476,736 FLOPs each
+  // (hu: [8192, 1024] @ [1024, 4096]; dhn: [8192, 4096] @ [4096, 1024]; dWu: [1024, 8192] @ [8192, 4096]), at the
+  // int8 peak: / 3.94e14 = 174.415 us. Each moves 16 MiB + 8 MiB + 64 MiB = 92,274,688 bytes in bf16 (the
+  // quantization happens on the way to the MXU), / 8.2e11 = 112.53 us: compute-bound, 174.415 us.
+  for (const char* name : {"hu", "dhn", "dWu"}) {
+    const PlannedOp& op = planned_op(p, name);
+    const PlannedStep& step = compute_step(op);
+    EXPECT_NEAR(step.compute_s, 174.415e-6, 1e-9) << name;
+    EXPECT_DOUBLE_EQ(step.hbm_bytes, 92274688.0) << name;
+    EXPECT_NEAR(op.compute_time_s, 174.415e-6, 1e-9) << name;
+    EXPECT_EQ(op.bound, "compute") << name;
+  }
+  // The logits stay bf16: 2 x 8192 x 1024 x 32768 = 549,755,813,888 FLOPs / 1.97e14 = 2.790639 ms.
+  EXPECT_NEAR(compute_step(planned_op(p, "logits")).compute_s, 2.790639e-3, 1e-9);
+  // Without quantization the up projection takes twice as long: 68,719,476,736 / 1.97e14 = 348.830 us.
+  const PlannedModel bf16 = plan_model(
+      expand_model(small_model(), training(32768, 2048), candidate("tpu-v5e", {2, 2}, {K::data, K::data}), {}));
+  EXPECT_NEAR(compute_step(planned_op(bf16, "hu")).compute_s, 348.830e-6, 1e-9);
+  // The weights stay stored in bf16 (param_dtype): quantization changes no memory.
+  EXPECT_EQ(tensor(p.model, "Wu").dtype, DType::bf16);
+}
+
+TEST(ModelProgram, Int8DecodeReadsOneBytePerWeightAndComputesAtTheInt8Peak) {
+  // Decode of 16 sequences on a v5e 2x2, data over X and Y: 4 tokens per chip. The query projection [4, 1024] @
+  // [1024, 1024]: 2 x 4 x 1024 x 1024 = 8,388,608 FLOPs, / 3.94e14 = 21.291 ns with quantization int8 (42.582 ns at
+  // bf16). Bytes: x 4 x 1024 x 2 = 8192, the int8 weight 1024 x 1024 x 1 = 1,048,576, y 8192: 1,064,960 bytes,
+  // / 8.2e11 = 1.298732 us: memory-bound.
+  Workload w;
+  w.mode = WorkloadMode::decode;
+  w.batch = 16;
+  w.context = 4096;
+  w.weight_dtype = DType::int8;
+  w.quantization = Quantization::int8;
+  const PlannedModel p =
+      plan_model(expand_model(small_model(), w, candidate("tpu-v5e", {2, 2}, {K::data, K::data}), {}));
+  const PlannedStep& q = compute_step(planned_op(p, "q"));
+  EXPECT_NEAR(q.compute_s, 21.291e-9, 1e-12);
+  EXPECT_DOUBLE_EQ(q.hbm_bytes, 1064960.0);
+  EXPECT_NEAR(q.memory_s, 1.298732e-6, 1e-12);
+  EXPECT_EQ(q.bound, "memory");
+}
+
+TEST(ModelProgram, Fp8OnAChipWithoutAnFp8PeakIsAnError) {
+  // v5e's preset has bf16, int8 and int4 peaks, no fp8: the first quantized matmul names the missing figure.
+  Workload w = training(32768, 2048);
+  w.quantization = Quantization::fp8;
+  try {
+    plan_model(expand_model(small_model(), w, candidate("tpu-v5e", {2, 2}, {K::data, K::data}), {}));
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("chip \"tpu-v5e\" has no peak FLOP/s figure for fp8_e4m3"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ModelProgram, ANonDividingAssignmentThrowsTheFitRule) {
   try {
     expand_model(small_model(), training(1 << 20, 2048),

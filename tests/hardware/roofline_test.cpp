@@ -96,6 +96,30 @@ TEST(MatmulRoofline, NoPaddingWithoutMxu) {
   EXPECT_DOUBLE_EQ(r.padded_flops, r.flops);
 }
 
+TEST(MatmulRoofline, AQuantizedMatmulRunsAtItsComputeDtypesPeakAndReadsItsStoredBytes) {
+  // 8192 x 1024 @ 1024 x 4096 in bf16 computed in int8 on a chip with 1.97e14 bf16 and 3.94e14 int8 FLOP/s:
+  // 2 x 8192 x 1024 x 4096 = 68,719,476,736 FLOPs / 3.94e14 = 174.415 us (bf16 would take 348.83 us). Bytes as
+  // stored: x 16,777,216 + w 8,388,608 + y 67,108,864 = 92,274,688, / 8.2e11 = 112.53 us: compute-bound.
+  ChipModel chip = roofline_v5e();
+  chip.peak_flops_by_dtype[DType::int8] = 3.94e14;
+  const MatmulRoofline r =
+      matmul_roofline(chip, 8192, 1024, 4096, DType::bf16, DType::bf16, DType::bf16, 1, DType::int8);
+  EXPECT_DOUBLE_EQ(r.peak_flops, 3.94e14);
+  EXPECT_NEAR(r.compute_time_s, 174.415e-6, 1e-9);
+  EXPECT_EQ(r.bytes, 92274688u);
+  EXPECT_NEAR(r.memory_time_s, 112.530e-6, 1e-9);
+  EXPECT_EQ(r.bound, Bound::compute);
+  // Without a compute dtype it runs at the input's peak.
+  EXPECT_NEAR(matmul_roofline(chip, 8192, 1024, 4096, DType::bf16, DType::bf16).compute_time_s, 348.830e-6, 1e-9);
+  // A chip without the compute dtype's peak: the typed error naming the figure.
+  try {
+    matmul_roofline(chip, 8192, 1024, 4096, DType::bf16, DType::bf16, DType::bf16, 1, DType::fp8_e4m3);
+    FAIL();
+  } catch (const MissingFigureError& e) {
+    EXPECT_STREQ(e.what(), "chip \"test\" has no peak FLOP/s figure for fp8_e4m3 (has: bf16, int8)");
+  }
+}
+
 TEST(MatmulRoofline, Errors) {
   try {
     matmul_roofline(roofline_v5e(), 0, 4, 4, DType::bf16, DType::bf16);

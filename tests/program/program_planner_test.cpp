@@ -97,6 +97,36 @@ TEST(ProgramPlanner, FsdpGathersEachWeightIntoATemporaryReadOnlyByTheMatmul) {
   EXPECT_EQ(up.bound, "bandwidth");
 }
 
+TEST(ProgramPlanner, AnOpsBoundCountsAllItsCollectivesNotItsLargestStep) {
+  // x[B, D_X] @ W[D_Y, F] -> h[B, F] on a v5e 4x4 (no wraparound): the contracting dim is sharded on different axes,
+  // so the planner gathers x over X and W over Y (W's FSDP gather), then every chip multiplies the whole product.
+  const Planned p = plan_text(R"({
+    "name": "bound", "hardware": "tpu-v5e", "slice": {"shape": [4, 4]}, "mesh": "X=4,Y=4",
+    "tensors": {
+      "x": {"shape": [4096, 4096], "sharding": "x[B, D_X]"},
+      "W": {"shape": [4096, 4096], "sharding": "W[D_Y, F]"}
+    },
+    "program": [
+      {"op": "matmul", "name": "up", "lhs": "x", "rhs": "W", "einsum": "BD,DF->BF", "out": "h", "out_sharding": "h[B, F]"}
+    ]
+  })");
+  const PlannedOp& up = p.program.ops[0];
+  ASSERT_EQ(up.steps.size(), 3u);
+  // Each gather on a 4-long line: V = 4096 x 4096 x 2 = 33,554,432 bytes, (N - 1) (V / N) / W_uni =
+  // 3 x 8,388,608 / 4.5e10 = 559.24 us (the latency term, 3 x 1 us, is smaller).
+  EXPECT_NEAR(up.steps[0].book.time_s, 559.24e-6, 1e-8);
+  EXPECT_NEAR(up.steps[1].book.time_s, 559.24e-6, 1e-8);
+  // The matmul: 2 x 4096^3 = 137,438,953,472 FLOPs / 1.97e14 = 697.66 us, longer than either gather alone (its
+  // 96 MiB at 8.2e11 B/s take 122.8 us).
+  EXPECT_EQ(up.steps[2].kind, StepKind::compute);
+  EXPECT_NEAR(up.steps[2].book.time_s, 697.66e-6, 1e-8);
+  // Together the gathers take 1118.48 us of the op's 1816.14 us: the op is bandwidth-bound, though its largest
+  // single step is the compute-bound matmul.
+  EXPECT_NEAR(up.book_time_s, 1816.14e-6, 1e-8);
+  EXPECT_EQ(up.steps[2].bound, "compute");
+  EXPECT_EQ(up.bound, "bandwidth");
+}
+
 TEST(ProgramPlanner, MegatronKeepsPartialSumsAsATemporaryUntilTheAllReduceEnds) {
   const Planned p = plan_text(kMlp, "megatron");
   const PlannedOp& down = p.program.ops[2];
