@@ -401,8 +401,7 @@ void simulate_layers_in_sequence(const CapacityProblem& problem, const ModelProg
     const SimulateProgram simulate = [&](const LoweredProgram& lowered) {
       return simulate_program(platform, lowered, options);
     };
-    const ScheduledPlan scheduled =
-        schedule_plan(program, platform, SchedulePolicy::dataflow_hbm, simulate, kStretchWaits);
+    const ScheduledPlan scheduled = schedule_plan(program, platform, problem.options.schedule, simulate, kStretchWaits);
     const EventGraph& graph = *scheduled.lowered.graph;
     const SimulationResult& simulation = scheduled.simulation;
     const std::size_t ops = program.ops.size();
@@ -476,13 +475,18 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
                         const CandidateSimulation& how) {
   if (result.rejected) throw VerifyError("a rejected candidate is not simulated: " + *result.rejected);
   const ModelProgram model = expand_candidate(problem, result.candidate);
-  if (!result.pipeline) {
+  // Several slices keep program order for now: their layers in sequence would simulate every slice's chips, where
+  // program order simulates one slice's work once (docs/capacity.md, "Overlap in the step").
+  if (!result.pipeline && result.candidate.slices == 1 && problem.options.schedule != SchedulePolicy::program_order) {
     simulate_layers_in_sequence(problem, model, result, timeline, how.layers_in_sequence);
     return;
   }
-  // Pipeline stages: the layer program in program order, each op's simulated span (from its first task's start to its
-  // last task's end) one run of it; the stages' work from those, and the schedule as an event graph of the stages'
-  // computes and the sends between them, simulated in a second child process.
+  // Pipeline stages, several slices, or a scenario whose options.schedule asks for program order: the layer program in
+  // program order,
+  // each op's simulated span (from its first task's start to its last task's end) one run of it. Without stages the
+  // step is each op's span times its repeats (no overlap, as the book); with them, the stages' work from those, and
+  // the schedule as an event graph of the stages' computes and the sends between them, simulated in a second child
+  // process.
   const ScenarioPlatform platform = build_platform(model.spec);
   const PlannedProgram program = plan_program(model.spec, platform.topology(), nullptr);
   ProgramSimulationOptions options = problem.simulation;
@@ -507,7 +511,21 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
     kept.memory = std::make_shared<const MemoryTimeline>(scheduled.memory);
     kept.slice = platform.slice;
   }
-  const Workload w = effective_workload(problem, result.candidate);
+  if (!result.pipeline) {
+    double step = 0, dcn = 0;
+    const std::vector<double> op_dcn = platform.slices > 1
+                                           ? step_breakdown(graph, scheduled.simulation, program.ops.size()).op_dcn_s
+                                           : std::vector<double>(program.ops.size(), 0.0);
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      step += result.des_op_s[i] * static_cast<double>(model.repeats[i]);
+      dcn += op_dcn[i] * static_cast<double>(model.repeats[i]);
+    }
+    // Host offload's exposed copies: the closed form's (the des does not simulate the host link yet).
+    result.des_step_s = step + result.breakdown.offload_s;
+    result.des_dcn_s = dcn;
+    derive(problem, result);
+    return;
+  }
   std::vector<StepBreakdown> op_time(program.ops.size());
   for (std::size_t i = 0; i < program.ops.size(); ++i)
     op_time[i].compute_s = result.des_op_s[i];

@@ -328,7 +328,11 @@ void write_plan_html(const PlanReport& report, std::ostream& out) {
       << "simulated hop by hop (des).</p>\n";
   out << "<h2>Step time against memory per chip</h2>\n" << scatter_svg(search, varying);
   if (!search.ranked.empty())
-    out << "<h2>Step time by part, top " << std::min(kBreakdownShown, search.ranked.size()) << " (closed form)</h2>\n"
+    out << "<h2>Step time by part, top " << std::min(kBreakdownShown, search.ranked.size())
+        << " (closed form; the des beneath)</h2>\n"
+        << "<p class=\"note\">Each bar adds every op's closed-form time (no overlap). Beneath it, for a simulated "
+           "candidate, the des's step on its critical chip: computing, then the communication no compute hides "
+           "(the layers run in sequence, so a layer's collectives overlap its neighbours' compute).</p>\n"
         << breakdown_svg(search, varying);
   out << "<h2>Ranked candidates</h2>\n";
   const PlanTable ranked = ranked_table(report);

@@ -72,6 +72,13 @@ inline Candidate candidate(const std::string& hardware, const Shape& slice, cons
   return c;
 }
 
+// The candidate without its preset's calibration: the des built from the preset's figures, to compare with the book
+// (docs/hardware-model.md, "Calibration").
+inline Candidate uncalibrated(Candidate c) {
+  c.hardware.spec.calibration.reset();
+  return c;
+}
+
 // A model program with its planned program (the planner with no calibration).
 struct PlannedModel {
   ModelProgram model;

@@ -18,11 +18,6 @@ namespace {
 using namespace capacity_test;
 using K = ParallelKind;
 
-Candidate uncalibrated(Candidate c) {
-  c.hardware.spec.calibration.reset();
-  return c;
-}
-
 const ScenarioOp& op_named(const LayerStretch& s, const std::string& name) {
   for (const auto& op : s.spec.program)
     if (op.name == name) return op;

@@ -10,13 +10,6 @@ namespace {
 using namespace capacity_test;
 using K = ParallelKind;
 
-// The candidate without its preset's calibration: these tests compare the des built from the preset's figures with
-// the book (docs/hardware-model.md, "Calibration").
-Candidate uncalibrated(Candidate c) {
-  c.hardware.spec.calibration.reset();
-  return c;
-}
-
 // The book's compute (MXU- and HBM-bound), which the des's overlap cannot hide.
 double book_compute(const CandidateResult& r) {
   return r.breakdown.compute_s + r.breakdown.hbm_s;

@@ -54,7 +54,9 @@ TEST(ModelRunCli, JsonHasTheStepBreakdownOpsWithRepeatsMemoryAndMfu) {
     EXPECT_DOUBLE_EQ(op["des_step_s"].get<double>(), op["des_time_s"].get<double>() * op["repeats"].get<double>());
     des += op["des_step_s"].get<double>();
   }
-  EXPECT_NEAR(des, plan["des_time_s"].get<double>(), 1e-12 * des);
+  // The op rows are the first layer's spans in the layers run in sequence (docs/capacity.md, "Overlap in the step"):
+  // ops that overlap each other count their shared time in each, so the rows add up to at least the step.
+  EXPECT_GE(des, plan["des_time_s"].get<double>());
   EXPECT_EQ(plan["candidate"]["step_time_s"]["des"], plan["des_time_s"]);
   EXPECT_EQ(json["comparison"]["fastest"], "dp-fsdp");
 }
@@ -90,7 +92,7 @@ TEST(ModelRunCli, RefusesReportScheduleAndMixing) {
   EXPECT_NE(mixed.err.find("separate commands"), std::string::npos) << mixed.err;
 }
 
-TEST(ModelRunCli, TraceShowsTheSimulatedStepProgramOnce) {
+TEST(ModelRunCli, TraceShowsTheLayersRunInSequence) {
   const fs::path file = write_scenario();
   const fs::path trace = fs::temp_directory_path() / ("model_run_cli_" + std::to_string(getpid()) + ".trace.json");
   const auto run = test::run_podsim("run " + file.string() + " --trace " + trace.string() + " --format json");
@@ -100,13 +102,15 @@ TEST(ModelRunCli, TraceShowsTheSimulatedStepProgramOnce) {
   const auto json = nlohmann::json::parse(in);
   fs::remove(trace);
   ASSERT_TRUE(json.contains("traceEvents"));
-  // Every op of the step program appears as a slice of the trace, each once per chip track (the layer program run
-  // once): q, a layer's forward matmul, is there.
+  // Every op of the step program appears as a slice of the trace, once per layer run in sequence: q, a layer's
+  // forward matmul, as q_l1 and q_l2; the embedding once.
   const auto plan = nlohmann::json::parse(run.out)["plans"][0];
-  bool q = false;
-  for (const auto& e : json["traceEvents"])
-    q = q || (e.value("ph", "") == "X" && e.value("name", "") == "q");
-  EXPECT_TRUE(q);
+  bool q1 = false, q2 = false;
+  for (const auto& e : json["traceEvents"]) {
+    q1 = q1 || (e.value("ph", "") == "X" && e.value("name", "") == "q_l1");
+    q2 = q2 || (e.value("ph", "") == "X" && e.value("name", "") == "q_l2");
+  }
+  EXPECT_TRUE(q1 && q2);
   EXPECT_EQ(plan["name"], "dp-fsdp");
 }
 

@@ -88,11 +88,12 @@ TEST(PlanTraceCli, ACandidateWithoutStagesIsItsLayerProgramRun) {
     if (e.at("ph") == "X" && e.at("cat") == "compute") ++computes;
   }
   EXPECT_GT(computes, 0u);
-  // `plan candidate 2: SLICE PARALLELISM (layer program, each op once)`, the second ranked candidate's slice.
+  // `plan candidate 2: SLICE PARALLELISM (its first 2 layers in sequence, dataflow-hbm)`, the second ranked
+  // candidate's slice (docs/capacity.md, "Overlap in the step").
   const json& second = plan.at("candidates").at(1);
   const std::string slice = second.at("slice").at(0).dump() + "x" + second.at("slice").at(1).dump();
   EXPECT_EQ(process.rfind("plan candidate 2: " + slice + " ", 0), 0u) << process;
-  EXPECT_NE(process.find("(layer program, each op once)"), std::string::npos) << process;
+  EXPECT_NE(process.find("(its first 2 layers in sequence, dataflow-hbm)"), std::string::npos) << process;
   EXPECT_EQ(t.at("otherData").at("scenario"), "toy-plan");
 }
 

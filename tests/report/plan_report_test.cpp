@@ -189,16 +189,16 @@ TEST(PlanReport, CsvHasAHeaderAndOneRowPerCandidate) {
             "memory_kv_cache_bytes,memory_temporaries_bytes,hbm_bytes,headroom_bytes,step_time_book_s,"
             "step_time_des_s,mfu,tokens_per_s_per_chip,token_latency_s,bound,cost_per_million_tokens,rejected,"
             "pipeline_stages,pipeline_schedule,bubble_fraction,memory_offloaded_bytes,step_recompute_book_s,"
-            "step_offload_book_s");
+            "step_offload_book_s,step_compute_des_s,step_exposed_communication_des_s");
   EXPECT_EQ(lines[1],
             "1,tpu-v5e,4x4,16,\"X=4,Y=4\",data=X tensor=Y,1,2/layer,,true,9126805504,1073741824,1073741824,"
-            "4294967296,2147483648,0,536870912,17179869184,8053063680,2,2.5,0.4,26214.4,,compute,1.25,,,,,0,0,0");
+            "4294967296,2147483648,0,536870912,17179869184,8053063680,2,2.5,0.4,26214.4,,compute,1.25,,,,,0,0,0,,");
   // Not simulated: an empty des cell.
   EXPECT_EQ(lines[2].substr(0, 38), "2,tpu-v5e,2x8,16,\"X=2,Y=8\",\"fsdp=X,Y\",");
   EXPECT_NE(lines[2].find(",3,,0.3,"), std::string::npos) << lines[2];
   // Never evaluated: the 16 figures from memory_per_chip_bytes to cost_per_million_tokens are empty.
   EXPECT_EQ(lines[4], ",tpu-v5e,8x2,16,\"X=8,Y=2\",tensor=X,1,2/layer,,false" + std::string(17, ',') +
-                          "tensor: kv_heads 4 does not divide the tensor axes X (8),,,,,,");
+                          "tensor: kv_heads 4 does not divide the tensor axes X (8),,,,,,,,");
 }
 
 TEST(PlanReport, HtmlDrawsOnePointPerEvaluatedCandidateAndTheHbmLine) {
@@ -336,7 +336,7 @@ TEST(PlanReport, PipelineStagesScheduleAndBubbleBesideTheOtherFigures) {
   std::string header, row;
   std::getline(in, header);
   std::getline(in, row);
-  EXPECT_EQ(row.substr(row.rfind(",4,1f1b,")), ",4,1f1b,0.3333333333333333,0,0,0") << row;
+  EXPECT_EQ(row.substr(row.rfind(",4,1f1b,")), ",4,1f1b,0.3333333333333333,0,0,0,,") << row;
   // The HTML breakdown stacks the bubble after the other parts: #1 compute, ICI and bubble, #2 compute and ICI.
   std::ostringstream html;
   write_plan_html({spec, search}, html);

@@ -22,6 +22,8 @@ const std::string kSlicesModel =
                  "vocab": 2048})";
 
 // `count` v5p slices of 4 chips (a ring X), DCN latency `latency`, the plan `parallelism`, then `expect`.
+// The des in program order (options.schedule), so that its DCN seconds are each phase's own, as worked below (under the
+// default the gradients' all-reduces overlap the backward, docs/capacity.md "Overlap in the step").
 std::string scenario(int count, const std::string& latency, const std::string& parallelism, const std::string& expect,
                      const std::string& workload_extra = "") {
   const std::string slice = count > 1 ? R"(, "count": )" + std::to_string(count) + R"(, "dcn": {"latency": ")" +
@@ -29,7 +31,8 @@ std::string scenario(int count, const std::string& latency, const std::string& p
                                       : std::string("}");
   return R"({"name": "slices", "hardware": "tpu-v5p", "slice": {"shape": [4], "wraparound": "all")" + slice + ", " +
          kSlicesModel + R"(, "workload": {"mode": "train", "batch_tokens": 16384, "seq_len": 2048)" + workload_extra +
-         R"(}, "plans": [{"name": "p", "parallelism": )" + parallelism + R"(}], "expect": [)" + expect + "]}";
+         R"(}, "options": {"schedule": "program-order"}, "plans": [{"name": "p", "parallelism": )" + parallelism +
+         R"(}], "expect": [)" + expect + "]}";
 }
 
 std::string slices_metric(const std::string& name, const std::string& model, const std::string& value = "0") {
