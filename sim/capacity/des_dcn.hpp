@@ -3,9 +3,6 @@
 // breakdown shares that header's type name.
 #pragma once
 
-#include <cstddef>
-#include <vector>
-
 #include "sim/engine/simulation_result.hpp"
 #include "sim/graph/event_graph.hpp"
 

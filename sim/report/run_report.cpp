@@ -3,6 +3,9 @@
 #include "sim/report/run_report.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -502,10 +505,26 @@ void write_run_csv(const std::vector<ScenarioRun>& runs, std::ostream& out) {
       }
 }
 
+namespace {
+
+// Whether `text` is one decimal number as a spreadsheet reads it ("-1.5", "+2e3"): harmless however it begins.
+bool plain_number(std::string_view text) {
+  const std::size_t start = !text.empty() && text.front() == '+' ? 1 : 0;
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data() + start, text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && start < text.size() && std::isfinite(value);
+}
+
+}  // namespace
+
 std::string csv_field(std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  // A cell a spreadsheet would run as a formula (OWASP's CSV injection: =, +, -, @, tab, CR first) is text first.
+  const bool formula = !field.empty() && std::string_view("=+-@\t\r").find(field.front()) != std::string_view::npos &&
+                       !plain_number(field);
+  const std::string text = formula ? "'" + std::string(field) : std::string(field);
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string out = "\"";
-  for (char ch : field) {
+  for (char ch : text) {
     if (ch == '"') out += '"';
     out += ch;
   }

@@ -77,7 +77,9 @@ nlohmann::json run_report_json(const std::vector<ScenarioRun>& runs);
 // (RFC 4180 quoting).
 void write_run_csv(const std::vector<ScenarioRun>& runs, std::ostream& out);
 
-// `field` as one CSV field: quoted (with "" for ") when it holds a comma, a quote, CR or LF; as is otherwise.
+// `field` as one CSV field: quoted (with "" for ") when it holds a comma, a quote, CR or LF; as is otherwise. Text
+// that a spreadsheet would run as a formula (beginning with =, +, -, @, a tab or CR, and not a plain number such as
+// -1.5) is prefixed with ' first.
 std::string csv_field(std::string_view field);
 
 }  // namespace podsim::report

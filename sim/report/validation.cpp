@@ -175,11 +175,11 @@ ValidationRow predict_validation_row(const Measurement& row) {
     if (!row.hardware.empty() && row.hardware != spec.hardware.name)
       throw InputError(at, "column hardware: a scenario row runs on its scenario's hardware (" + spec.hardware.name +
                                "), got: " + row.hardware);
-    // The calibrated des uses the preset's calibration even where the scenario opts out of it ("calibrated":
-    // false, for expectations worked by hand on the nominal figures): validation measures the calibrated model.
-    if (!spec.hardware.spec.calibration && !spec.hardware.path.empty())
-      spec.hardware.spec.calibration =
-          located(at, [&] { return load_hardware_preset(spec.hardware.path); }).calibration;
+    // The calibrated des uses the calibration even where the scenario opts out of it ("calibrated": false, for
+    // expectations worked by hand on the nominal figures): validation measures the calibrated model. It is the
+    // preset's with the scenario's overrides (a scenario that gives its own achieved matmul rate may set the MXU
+    // efficiency that rate already holds).
+    if (!spec.hardware.spec.calibration) spec.hardware.spec.calibration = spec.hardware.calibration_set_aside;
     out.has_calibration = spec.hardware.spec.calibration.has_value();
     if (spec.model)
       predict_model_scenario(row, spec, out);

@@ -3,6 +3,7 @@
 // here needs JSON.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,9 @@ struct HardwarePreset {
   std::vector<NamedFigure> calibration_figures;  // the calibration section's figures, keys like "hop_latency_s"
   std::vector<CalibrationCurveSource> calibration_curves;  // its curves' sources, in file order
   HardwareSpec spec;
+  // The calibration (the preset's, with the scenario's overrides) that a scenario's "calibrated": false set aside:
+  // `podsim validate`'s calibrated des runs with it.
+  std::optional<Calibration> calibration_set_aside;
 };
 
 }  // namespace podsim

@@ -147,7 +147,10 @@ HardwarePreset read_hardware(const Ctx& ctx, const Json& j) {
     const nlohmann::json plain = nlohmann::json::parse(overrides.dump());
     loaded = read_hardware_preset_with(ctx, preset, "/hardware/preset", &plain);
   }
-  if (!calibrated) loaded.spec.calibration.reset();
+  if (!calibrated) {
+    loaded.calibration_set_aside = std::move(loaded.spec.calibration);
+    loaded.spec.calibration.reset();
+  }
   return loaded;
 }
 

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/report/run_report.hpp"
+
 namespace podsim {
 namespace {
 
@@ -16,19 +18,9 @@ void add_unique(std::vector<std::string>& list, const std::string& name) {
 }
 
 std::string cell(const Json& value) {
-  std::string text;
   if (value.is_null()) return "";
-  if (value.is_string())
-    text = value.get<std::string>();
-  else
-    text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
+  return report::csv_field(value.is_string() ? value.get<std::string>()
+                                             : value.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 }  // namespace

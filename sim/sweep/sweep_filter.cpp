@@ -26,9 +26,16 @@ bool holds(const SweepSpec& spec, const SweepCondition& c, std::size_t index, co
   if (c.op == SweepCondition::Op::divisible_by) {
     if (!left.is_number_integer() || !right.is_number_integer())
       throw InputError(where, "divisible_by needs integers, got: " + shown(left) + " and " + shown(right));
-    const auto divisor = right.get<std::int64_t>();
+    // On magnitudes, in 64 unsigned bits: exact for every JSON integer (-2^63 .. 2^64-1), where a signed remainder
+    // reads 2^64-1 as -1 and traps on -2^63 % -1.
+    const auto magnitude = [](const Json& v) -> std::uint64_t {
+      if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+      const auto x = v.get<std::int64_t>();
+      return x < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x);
+    };
+    const std::uint64_t divisor = magnitude(right);
     if (divisor == 0) throw InputError(where, "divisible_by 0, got: " + shown(right));
-    return left.get<std::int64_t>() % divisor == 0;
+    return magnitude(left) % divisor == 0;
   }
   const double a = left.get<double>(), b = right.get<double>();
   switch (c.op) {

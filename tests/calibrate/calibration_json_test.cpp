@@ -91,6 +91,19 @@ TEST(CalibrationJson, AScenarioUsesAnOverlayBesideItAndMayTurnTheCalibrationOff)
   const ScenarioSpec off = load_scenario(
       folder.write("off.json", R"({"name": "off", "hardware": {"preset": "my-v5e.json", "calibrated": false})" + body));
   EXPECT_FALSE(off.hardware.spec.calibration.has_value());
+  // Set aside (podsim validate's calibrated des runs with it), with the scenario's overrides of it.
+  ASSERT_TRUE(off.hardware.calibration_set_aside.has_value());
+  EXPECT_EQ(off.hardware.calibration_set_aside->link_efficiency.size(),
+            on.hardware.spec.calibration->link_efficiency.size());
+  const ScenarioSpec own =
+      load_scenario(folder.write("own.json", R"({"name": "own", "hardware": {"preset": "my-v5e.json",
+    "calibrated": false, "overrides": {"calibration": {"mxu_efficiency": {"points": [{"at": 1e9, "efficiency": 0.5}],
+    "source": "mine"}}}})" + body));
+  EXPECT_FALSE(own.hardware.spec.calibration.has_value());
+  ASSERT_TRUE(own.hardware.calibration_set_aside.has_value());
+  ASSERT_EQ(own.hardware.calibration_set_aside->mxu_efficiency.size(), 1u);
+  EXPECT_EQ(own.hardware.calibration_set_aside->mxu_efficiency[0].efficiency, 0.5);
+  EXPECT_FALSE(on.hardware.calibration_set_aside.has_value());
   try {
     load_scenario(
         folder.write("bad.json", R"({"name": "bad", "hardware": {"preset": "tpu-v5e", "calibrated": "no"})" + body));

@@ -306,6 +306,23 @@ TEST(RunReportCsv, FieldQuoting) {
   EXPECT_EQ(csv_field(""), "");
 }
 
+// Issue 33, class 8: a cell a spreadsheet would run as a formula is text, with ' first (OWASP's CSV injection rule);
+// plain numbers, however they begin, stay numbers.
+TEST(RunReportCsv, FormulasBecomeText) {
+  EXPECT_EQ(csv_field("=HYPERLINK(\"http://x\",\"y\")"), "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+  EXPECT_EQ(csv_field("=1+1"), "'=1+1");
+  EXPECT_EQ(csv_field("+cmd"), "'+cmd");
+  EXPECT_EQ(csv_field("-2+3"), "'-2+3");
+  EXPECT_EQ(csv_field("@SUM(A1)"), "'@SUM(A1)");
+  EXPECT_EQ(csv_field("\tx"), "'\tx");
+  EXPECT_EQ(csv_field("\rx"), "\"'\rx\"");
+  EXPECT_EQ(csv_field("-1.5"), "-1.5");
+  EXPECT_EQ(csv_field("+2e3"), "+2e3");
+  EXPECT_EQ(csv_field("-inf"), "'-inf");
+  EXPECT_EQ(csv_field("-"), "'-");
+  EXPECT_EQ(csv_field("a=b"), "a=b");
+}
+
 TEST(TextTable, AlignsColumnsAndTrimsTrailingSpaces) {
   TextTable table({"name", "size", "note"}, {TextTable::Align::left, TextTable::Align::right});
   table.add_row({"a", "1 MiB", ""});

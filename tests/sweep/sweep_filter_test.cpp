@@ -38,6 +38,26 @@ std::string load_error(const std::string& filter) {
   return "no error";
 }
 
+// Issue 33, class 1: divisible_by on the ends of JSON's integers is exact and never traps (-2^63 % -1 was SIGFPE;
+// 2^64-1 was read as -1).
+TEST(SweepFilter, DivisibleByTheEndsOfTheIntegers) {
+  const auto keeps = [](const std::string& values, const std::string& divisor) {
+    const SweepSpec spec = load_sweep_text(
+        R"({"base": )" + kBase + R"(, "parameters": [{"pointer": "/tensors/x/shape/0", "values": )" + values +
+            R"(}], "filter": [{"pointer": "/tensors/x/shape/0", "op": "divisible_by", "value": )" + divisor + "}]}",
+        "s.json");
+    std::vector<bool> out;
+    for (std::size_t p = 0; p < point_count(spec); ++p)
+      out.push_back(point_selected(spec, resolve_point(spec, p)));
+    return out;
+  };
+  EXPECT_EQ(keeps("[-9223372036854775808, -9223372036854775807]", "-1"), (std::vector<bool>{true, true}));
+  EXPECT_EQ(keeps("[-9223372036854775808, 6]", "-9223372036854775808"), (std::vector<bool>{true, false}));
+  EXPECT_EQ(keeps("[18446744073709551615, 6, 5]", "18446744073709551615"), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(keeps("[18446744073709551615, 9223372036854775808]", "-1"), (std::vector<bool>{true, true}));
+  EXPECT_EQ(keeps("[-12, 12, 10]", "-4"), (std::vector<bool>{true, true, false}));
+}
+
 TEST(SweepFilter, EachOpKeepsTheRightPoints) {
   EXPECT_EQ(kept(filtered(R"([{"pointer": "/tensors/x/shape/0", "op": ">=", "value": 12}])")),
             (std::vector<int>{12, 16, 32}));

@@ -33,6 +33,18 @@ TEST(SweepCsv, FlattensPlansAndQuotesText) {
             "1,01,book,\"s.json#point 1: /x: bad, got: \"\"q\"\"\",2,y,,,\n");
 }
 
+// Issue 33, class 8: a swept text value a spreadsheet would run as a formula is written as text (' first); negative
+// numbers stay numbers.
+TEST(SweepCsv, FormulasInValuesBecomeText) {
+  std::ostringstream out;
+  write_sweep_csv({R"j({"point":0,"params":{"/a":-3,"/b":"=HYPERLINK(\"x\")","/c":"@A1"},"hash":"00",)j"
+                   R"j("model":"book","error":null,"plans":{}})j"},
+                  out);
+  EXPECT_EQ(out.str(),
+            "point,hash,model,error,/a,/b,/c\n"
+            "0,00,book,,-3,\"'=HYPERLINK(\"\"x\"\")\",'@A1\n");
+}
+
 TEST(SweepResults, ReadingDropsAPartialLastLine) {
   const auto dir = results_dir("partial");
   const auto path = dir / "results.jsonl";
