@@ -364,6 +364,14 @@ TEST(SweepCli, BadSweepFilesExit2Located) {
   run = run_podsim("sweep " + sweep.string() + " --out " + (dir / "out").string() + " --shard 2/2");
   EXPECT_EQ(run.code, 2);
   EXPECT_EQ(run.err, "error: --shard: a shard is i/N with 0 <= i < N, got: \"2/2\"\n");
+  // Issue 33, class 4: a worker count of 0 or below was taken as the default (or wrapped to 2^64 - 4).
+  for (const char* jobs : {"0", "-4", "5000"}) {
+    run = run_podsim("sweep " + sweep_file(dir, kTwoByTwo).string() + " --out " + (dir / "jobs").string() + " --jobs " +
+                     jobs);
+    EXPECT_EQ(run.code, 2) << jobs;
+    EXPECT_EQ(run.err, std::string("error: --jobs: worker processes must be from 1 to 4096, got: ") + jobs + "\n");
+    EXPECT_FALSE(fs::exists(dir / "jobs")) << "a refused sweep leaves no results folder";
+  }
   run = run_podsim("sweep merge " + (dir / "nothing").string() + " --out " + (dir / "out").string());
   EXPECT_EQ(run.code, 2);
   EXPECT_EQ(run.err, "error: " + (dir / "nothing").string() + ": no results.jsonl in the folder\n");

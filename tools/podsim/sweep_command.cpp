@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "models/common/error.hpp"
@@ -37,7 +39,7 @@ struct SweepFlags {
   std::string out;
   std::string model = "book";
   std::string shard = "0/1";
-  std::size_t jobs = 0;
+  std::optional<std::int64_t> jobs;  // --jobs; absent: the cores (under mpirun, 1 per rank)
   std::string format = "jsonl";
   std::vector<std::string> merge_dirs;
   std::string merge_out;
@@ -119,7 +121,14 @@ int run(const SweepFlags& flags) {
                      "the book model never applies a calibration: use --model des or both, got: --model book");
   options.shard = located("--shard", [&] { return parse_shard(flags.shard); });
   const std::optional<MpiLaunch> launch = mpi_launch();  // under mpirun: one worker per rank unless --jobs
-  options.jobs = flags.jobs > 0 ? flags.jobs : launch ? 1 : std::max(1u, std::thread::hardware_concurrency());
+  // Each worker is a process: more than kMaxJobs is a typo, not a machine.
+  constexpr std::int64_t kMaxJobs = 4096;
+  if (flags.jobs && (*flags.jobs < 1 || *flags.jobs > kMaxJobs))
+    throw InputError("--jobs", "worker processes must be from 1 to " + std::to_string(kMaxJobs) +
+                                   ", got: " + std::to_string(*flags.jobs));
+  options.jobs = flags.jobs ? static_cast<std::size_t>(*flags.jobs)
+                 : launch   ? 1
+                            : std::max(1u, std::thread::hardware_concurrency());
   const SweepSpec spec = load_sweep(flags.sweep_file);
   std::ofstream html;
   if (!flags.report.empty() && (!launch || launch->rank == 0)) html = open_report(flags.report);  // rank 0 draws
