@@ -8,13 +8,16 @@
 #include <pybind11/stl.h>
 
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "models/common/error.hpp"
+#include "models/common/filesystem_error.hpp"
 #include "sim/report/error_report.hpp"
 #include "tools/podsim/command.hpp"
 
@@ -97,6 +100,12 @@ py::tuple call(const std::string& command, const std::vector<std::string>& args)
     return py::make_tuple(2, capture.text(), input_error_text(error));
   } catch (const Error& error) {
     return py::make_tuple(2, capture.text(), error_text("input", "", error.what()));
+  } catch (const std::filesystem::filesystem_error& error) {
+    return py::make_tuple(2, capture.text(), input_error_text(input_error_of(error)));
+  } catch (const std::bad_alloc&) {
+    return py::make_tuple(
+        2, capture.text(),
+        error_text("input", "", "out of memory: the run needs more memory than this process may take"));
   } catch (const std::exception& error) {  // InternalError (a simulation child that crashed) or anything unexpected
     return py::make_tuple(3, capture.text(), error_text("internal", "", error.what()));
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "models/common/error.hpp"
@@ -130,6 +131,8 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
           base.wraparound = slice_wraparound(spec, preset, shape, own_slice);
           if (count > 1 && !(base.dcn_bandwidth_Bps.value_or(preset.spec.dcn_bandwidth_Bps) > 0))
             throw InputError("", "several slices need a DCN bandwidth per chip, got: none");
+        } catch (const std::bad_alloc&) {
+          throw;  // the machine's memory, not the candidate's answer (issue 33, class 2)
         } catch (const std::exception& e) {
           CandidateResult rejected;
           rejected.candidate = base;
@@ -224,6 +227,8 @@ CandidateResult screened(const CapacityProblem& problem, const Candidate& candid
       result.rejected = "does not fit HBM: " + std::to_string(result.memory_per_chip_bytes) + " bytes per chip of " +
                         std::to_string(result.hbm_bytes);
     return result;
+  } catch (const std::bad_alloc&) {
+    throw;  // the machine's memory, not the candidate's answer (issue 33, class 2)
   } catch (const std::exception& e) {
     CandidateResult result;
     result.candidate = candidate;
@@ -290,6 +295,8 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
     ++result.simulations;
     try {
       simulate_candidate(problem, fitting[i]);
+    } catch (const std::bad_alloc&) {
+      throw;  // the machine's memory, not the candidate's answer (issue 33, class 2)
     } catch (const std::exception& e) {
       fitting[i].des_step_s.reset();
       fitting[i].des_failed = e.what();

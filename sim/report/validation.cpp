@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -30,9 +31,9 @@ std::string where(const Measurement& row) {
 }
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot open the file");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::optional<std::string> text = read_input_file(path, kJsonMaxBytes);
+  if (!text) throw InputError(path, "cannot open the file");
+  return std::move(*text);
 }
 
 // A model-level scenario's candidate, evaluated by the closed form. A candidate that does not fit HBM by podsim's

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "models/common/error.hpp"
 
@@ -19,10 +20,12 @@ bool is_number_char(char c) {
   return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
-void check_size(std::uintmax_t bytes, const std::string& where) {
-  if (bytes > kJsonMaxBytes)
-    throw InputError(where, "input larger than 64 MiB, got: " + std::to_string(bytes) + " bytes",
-                     InputError::Stage::parse);
+void check_size(std::uintmax_t bytes, const std::string& where, std::uintmax_t max_bytes = kJsonMaxBytes) {
+  if (bytes > max_bytes)
+    throw InputError(
+        where,
+        "input larger than " + std::to_string(max_bytes >> 20) + " MiB, got: " + std::to_string(bytes) + " bytes",
+        InputError::Stage::parse);
 }
 
 [[noreturn]] void fail_at(std::string_view text, std::size_t offset, const std::string& where,
@@ -65,17 +68,37 @@ void check_json_text(std::string_view text, const std::string& where) {
   }
 }
 
-std::optional<std::string> read_json_file(const std::string& path) {
+std::optional<std::string> read_input_file(const std::string& path, std::uintmax_t max_bytes) {
+  namespace fs = std::filesystem;
   std::error_code error;
-  if (std::filesystem::is_regular_file(path, error)) {
-    const auto bytes = std::filesystem::file_size(path, error);
-    if (!error) check_size(bytes, path);
+  const fs::file_status status = fs::status(path, error);
+  if (error) {
+    if (error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory) return std::nullopt;
+    throw InputError(path, "cannot open the file: " + error.message());
   }
+  if (status.type() == fs::file_type::not_found) return std::nullopt;
+  if (status.type() == fs::file_type::directory) throw InputError(path, "a folder, not a file");
+  if (status.type() != fs::file_type::regular)
+    throw InputError(path, "not a regular file (a device, a FIFO or a socket): podsim reads regular files only");
+  const std::uintmax_t bytes = fs::file_size(path, error);
+  if (!error) check_size(bytes, path, max_bytes);
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  // Bounded even if the file grows while it is read.
+  std::string text(static_cast<std::size_t>(std::min<std::uintmax_t>(error ? 0 : bytes, max_bytes)), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  char extra[4096];
+  while (in && text.size() <= max_bytes) {
+    in.read(extra, sizeof extra);
+    text.append(extra, static_cast<std::size_t>(in.gcount()));
+  }
+  check_size(text.size(), path, max_bytes);
+  return text;
+}
+
+std::optional<std::string> read_json_file(const std::string& path) {
+  return read_input_file(path, kJsonMaxBytes);
 }
 
 }  // namespace podsim

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,8 +22,14 @@ inline constexpr int kJsonMaxDepth = 64;                             // nested a
 // `line L, column C: number out of range, got: 1e400`.
 void check_json_text(std::string_view text, const std::string& where);
 
-// The whole text of the file at `path`, or nullopt when it cannot be opened. A regular file larger than
-// kJsonMaxBytes is refused before it is read, with check_json_text's message.
+// The one reader of every file podsim takes as input (docs/reliability.md, "Hostile inputs"): the whole text of the
+// file at `path`, or nullopt when no file is there or it cannot be opened. Reads regular files only, at most
+// `max_bytes` of them; throws InputError located at `path` for a folder (`a folder, not a file`), a device, FIFO or
+// socket (`not a regular file ...`: never read, so never a hang or an unbounded read), a path the system refuses
+// (a symlink loop, a name too long: the system's reason), and a file above `max_bytes` (`input larger than N MiB`).
+std::optional<std::string> read_input_file(const std::string& path, std::uintmax_t max_bytes);
+
+// read_input_file with the JSON limit (kJsonMaxBytes, check_json_text's message).
 std::optional<std::string> read_json_file(const std::string& path);
 
 // `line L, column C` of the byte at `offset` (0-based) of `text`, both 1-based.

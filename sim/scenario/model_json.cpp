@@ -153,7 +153,11 @@ ModelPreset load_model_preset(const std::string& name_or_path, const std::string
     const std::string at = path + ": /published/params";
     require_object(params, at);
     preset.published_params = static_cast<std::uint64_t>(count_at(params.value("value", json()), at + "/value"));
-    preset.published_params_source = params.value("source", "");
+    if (params.contains("source")) {
+      if (!params.at("source").is_string())
+        throw InputError(at + "/source", "must be a string, got: " + shown(params.at("source")));
+      preset.published_params_source = params.at("source").get<std::string>();
+    }
   }
   return preset;
 }
@@ -184,7 +188,12 @@ ModelPreset load_hf_config(const std::string& path) {
   if (doc.contains("num_local_experts")) dims.experts = count_at(doc.at("num_local_experts"), at("num_local_experts"));
   if (doc.contains("num_experts_per_tok"))
     dims.experts_per_token = count_at(doc.at("num_experts_per_tok"), at("num_experts_per_tok"));
-  const std::string type = doc.value("model_type", "");
+  std::string type;
+  if (doc.contains("model_type") && !doc.at("model_type").is_null()) {
+    if (!doc.at("model_type").is_string())
+      throw InputError(at("model_type"), "must be a string such as \"llama\", got: " + shown(doc.at("model_type")));
+    type = doc.at("model_type").get<std::string>();
+  }
   dims.mlp = type == "gpt2" || type == "gpt_neox" || type == "opt" ? MlpKind::plain : MlpKind::gated;
   const auto key_of = [](const std::string& field) -> std::string {
     if (field == "layers") return "num_hidden_layers";

@@ -6,22 +6,23 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "models/common/error.hpp"
+#include "sim/scenario/json_text.hpp"
 #include "sim/sweep/sweep_csv.hpp"
 
 namespace podsim {
 
 ResultLines read_result_lines(const std::string& path) {
   ResultLines result;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return result;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  // A results file of a large sweep (a few KB a point) stays far below 1 GiB.
+  const std::optional<std::string> read = read_input_file(path, std::uintmax_t{1} << 30);
+  if (!read) return result;
+  const std::string& text = *read;
   std::size_t start = 0;
   for (std::size_t end = text.find('\n'); end != std::string::npos; end = text.find('\n', start)) {
     if (end > start) result.lines.push_back(text.substr(start, end - start));

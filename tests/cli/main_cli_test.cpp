@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +98,40 @@ TEST(MainCli, BadInputStillExitsTwo) {
       podsim::test::run_podsim("collective --slice 4 --op all-gather --axes X --array-bytes 4000 --hop-latency -1us");
   EXPECT_EQ(run.code, 2) << run.err;
   EXPECT_EQ(run.err.rfind("error: --hop-latency: ", 0), 0u) << run.err;
+}
+
+// Issue 33, class 2: whatever path is given as an input, podsim reads regular files only, bounded, and a path the
+// system refuses is a located input error: never a hang (a FIFO with no writer), an unbounded read (/dev/zero), a
+// folder read as empty JSON, or a std::filesystem exception as an internal error.
+TEST(MainCli, InputPathsThatAreNotFilesExitTwoLocated) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("podsim_paths_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "folder");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  fs::create_symlink(dir / "loop_b", dir / "loop_a");
+  fs::create_symlink(dir / "loop_a", dir / "loop_b");
+  const std::string long_name = (dir / (std::string(6000, 'a') + ".json")).string();
+  const auto expect = [](const std::string& args, const std::string& err) {
+    const podsim::test::CliRun run = podsim::test::run_podsim(args);
+    EXPECT_EQ(run.code, 2) << args << ": " << run.err;
+    EXPECT_EQ(run.err, err) << args;
+  };
+  const std::string regular = "not a regular file (a device, a FIFO or a socket): podsim reads regular files only\n";
+  expect("run /dev/zero", "error: /dev/zero: " + regular);
+  expect("run " + (dir / "fifo").string(), "error: " + (dir / "fifo").string() + ": " + regular);
+  expect("model describe --config /dev/urandom", "error: /dev/urandom: " + regular);
+  expect("model describe --config " + (dir / "folder").string(),
+         "error: " + (dir / "folder").string() + ": a folder, not a file\n");
+  expect("validate " + (dir / "fifo").string(),
+         "error: " + (dir / "fifo").string() + ": cannot read the folder (nor a file of that name)\n");
+  expect("run " + (dir / "loop_a").string(),
+         "error: " + (dir / "loop_a").string() + ": Too many levels of symbolic links\n");
+  const podsim::test::CliRun long_run = podsim::test::run_podsim("run " + long_name);
+  EXPECT_EQ(long_run.code, 2) << long_run.err;
+  EXPECT_NE(long_run.err.find("...: File name too long\n"), std::string::npos) << long_run.err.size();
+  EXPECT_LT(long_run.err.size(), 200u) << "the name is cut as echoed values are";
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -104,6 +104,20 @@ TEST(ModelCli, HostileConfigIsBadInput) {
   std::filesystem::remove(path);
   EXPECT_EQ(run.code, 2);
   EXPECT_EQ(run.err, "error: " + path.string() + ": line 1, column 17: number out of range, got: 1e400\n");
+  // Issue 33, class 2: a model_type that is not a string was a JSON type error (exit 3); null is no type.
+  const std::string dims = R"("hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "vocab_size": 100})";
+  for (const char* type : {"5", "[1]", "{}"}) {
+    std::ofstream(path) << R"({"model_type": )" << type << ", " << dims;
+    run = run_podsim("model describe --config " + path.string());
+    EXPECT_EQ(run.code, 2) << type;
+    EXPECT_EQ(run.err,
+              "error: " + path.string() + ": /model_type: must be a string such as \"llama\", got: " + type + "\n");
+  }
+  std::ofstream(path) << R"({"model_type": null, )" << dims;
+  run = run_podsim("model describe --config " + path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(run.code, 0) << run.err;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "models/common/dtype.hpp"
@@ -17,6 +18,7 @@
 #include "sim/import/import_scenario.hpp"
 #include "sim/import/stablehlo_module.hpp"
 #include "sim/scenario/hardware_json.hpp"
+#include "sim/scenario/json_text.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
 #include "tools/podsim/flags.hpp"
@@ -113,12 +115,11 @@ void add_import_command(CLI::App& app, Action& action) {
   cmd->add_option("--slice", opts->slice, "Slice shape, e.g. 4x2 (default: the mesh's axes on the preset's pod)");
   cmd->callback([&action, opts] {
     action = [opts] {
-      std::ifstream in(opts->file, std::ios::binary);
-      if (!in) throw InputError(opts->file, "cannot open file");
-      std::stringstream text;
-      text << in.rdbuf();
-      if (import::looks_like_hlo_module(text.str())) return import_hlo(*opts, text.str());
-      const auto module = import::parse_stablehlo_module(text.str(), opts->file);
+      // A module's text: up to 1 GiB (a large model's StableHLO is tens of MB).
+      const std::optional<std::string> text = read_input_file(opts->file, std::uintmax_t{1} << 30);
+      if (!text) throw InputError(opts->file, "cannot open file");
+      if (import::looks_like_hlo_module(*text)) return import_hlo(*opts, *text);
+      const auto module = import::parse_stablehlo_module(*text, opts->file);
       const auto preset = hardware_flag([&] { return load_hardware_preset(opts->hardware); });
       const auto slice = opts->slice.empty() ? import::default_slice(module, preset.pod_shape, "--hardware")
                                              : slice_flag(opts->slice, preset, opts->hardware);

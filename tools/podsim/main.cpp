@@ -2,9 +2,12 @@
 // (0 ok, 1 a check failed, 2 bad input with `error: WHERE: WHAT` on stderr, 3 an internal error with
 // `internal error: WHAT` on stderr).
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <new>
 
 #include "models/common/error.hpp"
+#include "models/common/filesystem_error.hpp"
 #include "tools/podsim/command.hpp"
 
 int main(int argc, char** argv) {
@@ -33,6 +36,13 @@ int main(int argc, char** argv) {
     return action ? action() : 0;
   } catch (const podsim::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << "error: " << podsim::input_error_of(e).what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {  // never a candidate's "rejected" reason: the answer must not depend on the machine
+    std::cerr << "error: out of memory: the run needs more memory than this process may take (docs/reliability.md, "
+                 "\"Limits that protect the machine\")\n";
     return 2;
   } catch (const std::exception& e) {  // podsim::InternalError (a crashed simulation child) or anything unexpected
     std::cerr << "internal error: " << e.what() << "\n";
