@@ -11,6 +11,8 @@ std::string csv_where(const std::string& file, int line) {
 }
 
 std::vector<CsvRecord> split_csv_records(std::string_view text, const std::string& file, char separator) {
+  // The UTF-8 byte order mark Excel writes first is not part of the first cell.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::vector<CsvRecord> records;
   CsvRecord record;
   std::string cell;

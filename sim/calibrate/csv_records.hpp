@@ -15,7 +15,8 @@ struct CsvRecord {
 };
 
 // Splits `text` into records separated by `separator` (quotes open a field, "" is a quote inside one, line breaks
-// may sit inside quotes; CRLF counts as one break). A line holding nothing is skipped. Throws InputError at
+// may sit inside quotes; CRLF counts as one break; a UTF-8 byte order mark first is skipped, as Excel writes one). A
+// line holding nothing is skipped. Throws InputError at
 // `file:LINE` for a quote that opens mid-field, text after a closing quote, or a quote left open (at the line it
 // opened on).
 std::vector<CsvRecord> split_csv_records(std::string_view text, const std::string& file, char separator = ',');

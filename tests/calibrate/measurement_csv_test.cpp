@@ -52,6 +52,15 @@ TEST(MeasurementCsv, ReadsEachKindByHeaderNameInAnyOrder) {
   EXPECT_EQ(rows[3].quote, "say \"46.2%\"");
 }
 
+// Issue 33, class 6: Excel writes a UTF-8 byte order mark first; it was read as part of the first column's name.
+TEST(MeasurementCsv, AByteOrderMarkFirstIsSkipped) {
+  const std::vector<Measurement> rows =
+      read_measurements("\xEF\xBB\xBFid,kind,measured,bytes\na,copy,1ms,1000\n", "m.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].id, "a");
+  EXPECT_DOUBLE_EQ(rows[0].measured, 1e-3);
+}
+
 TEST(MeasurementCsv, AQuotedFieldMayHoldALineBreakAndLinesCountFromIt) {
   const std::string text =
       "id,kind,measured,bytes,quote\r\n"
