@@ -14,6 +14,16 @@
 namespace podsim::scenario_detail {
 namespace {
 
+// Fails at the first entry of the list at `pointer` that equals an earlier one (`key` gives what is compared, `show`
+// how it is echoed): every candidate it makes would be listed, and simulated, twice.
+template <typename T, typename Key, typename Show>
+void require_listed_once(const Where& where, const std::string& pointer, const std::vector<T>& list,
+                         const std::string& what, Key key, Show show) {
+  for (std::size_t i = 0; i < list.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k)
+      if (key(list[k]) == key(list[i])) where.fail(child(pointer, i), what + " listed twice, got: " + show(list[i]));
+}
+
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 31;     // sequence length, batch, context
 constexpr std::uint64_t kMaxTokens = std::uint64_t{1} << 40;  // tokens of one step (as podsim model describe)
 constexpr std::int64_t kMaxCheckpointsPerLayer = 1024;        // as podsim model describe
@@ -151,12 +161,13 @@ void verify_slice_counts(const State& state, const SearchSpec& search, const std
   auto largest = static_cast<std::int64_t>(element_count(spec.slice_shape));
   for (const Shape& dims : search.slices)
     largest = std::max(largest, static_cast<std::int64_t>(element_count(dims)));
+  const auto same = [](const auto& v) { return v; };
+  require_listed_once(where, p, search.slice_counts, "slice count", same,
+                      [](std::int32_t count) { return std::to_string(count); });
   for (std::size_t i = 0; i < search.slice_counts.size(); ++i) {
     const std::string cp = child(p, i);
     const std::int32_t count = search.slice_counts[i];
     where.require_at_least(cp, count, 1);
-    for (std::size_t k = 0; k < i; ++k)
-      if (search.slice_counts[k] == count) where.fail(cp, "slice count listed twice, got: " + std::to_string(count));
     if (count == 1) continue;
     if (largest * count > kMaxSliceChips)
       where.fail(cp, "slices x chips per slice must be at most " + std::to_string(kMaxSliceChips) +
@@ -182,12 +193,19 @@ void verify_search(const State& state, const SearchSpec& search) {
   const std::string p = "/search";
   if (search.kinds.empty())
     where.fail(p + "/parallelism", "an empty search: list at least one parallelism kind, got: []");
-  for (std::size_t i = 0; i < search.kinds.size(); ++i) {
-    const std::string kp = child(p + "/parallelism", i);
-    for (std::size_t k = 0; k < i; ++k)
-      if (search.kinds[k] == search.kinds[i])
-        where.fail(kp, "parallelism kind listed twice, got: " + quote(kind_name(search.kinds[i])));
-  }
+  const auto same = [](const auto& v) { return v; };
+  require_listed_once(where, p + "/parallelism", search.kinds, "parallelism kind", same,
+                      [](ParallelKind kind) { return quote(kind_name(kind)); });
+  require_listed_once(where, p + "/slices", search.slices, "slice shape", same,
+                      [](const Shape& dims) { return shown(dims); });
+  require_listed_once(
+      where, p + "/hardware", search.hardware, "hardware",
+      [](const HardwarePreset& preset) { return preset.spec.name; },
+      [](const HardwarePreset& preset) { return quote(preset.spec.name); });
+  require_listed_once(where, p + "/microbatches", search.microbatches, "microbatch count", same,
+                      [](std::int64_t m) { return std::to_string(m); });
+  require_listed_once(where, p + "/remat", search.remat, "remat policy", same,
+                      [](const Remat& remat) { return quote(remat_text(remat)); });
   // Each searched slice within the limits, its wraparound resolvable on every hardware searched: the preset's rule,
   // or the scenario's "none" or "all" (a per-dim list belongs to the scenario's own slice).
   const WrapChoice wrap =
