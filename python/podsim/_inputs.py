@@ -13,6 +13,8 @@ import re
 import shutil
 import tempfile
 
+from ._errors import ScenarioError
+
 # The columns of a measurement CSV in the order the shipped files use (docs/hardware-model.md, "Calibration").
 MEASUREMENT_COLUMNS = ["id", "kind", "quantity", "measured", "hardware", "op", "slice", "axes", "bytes", "wrap",
                        "scenario", "plan", "fit", "source", "quote"]
@@ -38,6 +40,34 @@ def _cell(column, value):
     if isinstance(value, float):
         return repr(value)
     return str(value)
+
+
+# The nesting limit every JSON text podsim reads has (docs/reliability.md, "Input limits").
+JSON_MAX_DEPTH = 64
+
+
+def _pointer_token(key):
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _check_json_value(value, shown):
+    """Refuses, as the program refuses a file, a dict nested deeper than JSON_MAX_DEPTH levels or one that holds
+    itself (json.dumps would raise RecursionError or ValueError), located at the JSON pointer where it happens."""
+    stack = [(value, "", 1, ())]  # value, pointer, depth, the containers above it (by id)
+    while stack:
+        item, pointer, depth, above = stack.pop()
+        if not isinstance(item, (dict, list, tuple)):
+            continue
+        where = f"{shown}: {pointer or '/'}"
+        if id(item) in above:
+            raise ScenarioError(f"{where}: a cycle: the value holds itself", where=where,
+                                detail="a cycle: the value holds itself")
+        if depth > JSON_MAX_DEPTH:
+            detail = f"nesting deeper than {JSON_MAX_DEPTH} levels"
+            raise ScenarioError(f"{where}: {detail}", where=where, detail=detail)
+        children = item.items() if isinstance(item, dict) else enumerate(item)
+        for key, child in children:
+            stack.append((child, f"{pointer}/{_pointer_token(key)}", depth + 1, above + (id(item),)))
 
 
 class Inputs:
@@ -71,9 +101,15 @@ class Inputs:
     def path(self, source, kind):
         """A path for `source`: a path as is, a dict written as JSON (`kind` is "scenario" or "sweep")."""
         if isinstance(source, dict):
-            name = self._temporary(".json", f"<{kind} dict>")
+            shown = f"<{kind} dict>"
+            _check_json_value(source, shown)
+            try:
+                text = json.dumps(source)
+            except (TypeError, ValueError) as error:  # a value JSON has no form for (a set, an object, NaN is kept)
+                raise ScenarioError(f"{shown}: not JSON: {error}", where=shown, detail=f"not JSON: {error}") from None
+            name = self._temporary(".json", shown)
             with open(name, "w", encoding="utf-8") as out:
-                json.dump(source, out)
+                out.write(text)
             return name
         if isinstance(source, (str, os.PathLike)):
             return os.fspath(source)

@@ -283,6 +283,29 @@ class ErrorTest(unittest.TestCase):
         self.assertTrue(str(error).startswith(error.where + ": "))
         self.assertEqual([f for f in os.listdir(".") if f.startswith(".podsim-")], [])  # the temporary file is gone
 
+    def test_deep_cyclic_and_non_json_dicts_are_scenario_errors(self):
+        # Issue 33, class 7: json.dumps raised RecursionError or ValueError from inside the module.
+        deep = ring_all_gather_scenario()
+        node = deep
+        for _ in range(70):
+            node["x"] = {}
+            node = node["x"]
+        with self.assertRaises(podsim.ScenarioError) as caught:
+            podsim.run(deep)
+        self.assertEqual(caught.exception.where, "<scenario dict>: " + "/x" * 64)
+        self.assertEqual(caught.exception.rule, "nesting deeper than 64 levels")
+        cyclic = ring_all_gather_scenario()
+        cyclic["tensors"]["loop"] = cyclic["tensors"]
+        with self.assertRaises(podsim.ScenarioError) as caught:
+            podsim.run(cyclic)
+        self.assertEqual(str(caught.exception), "<scenario dict>: /tensors/loop: a cycle: the value holds itself")
+        odd = ring_all_gather_scenario()
+        odd["name"] = {1, 2}
+        with self.assertRaises(podsim.ScenarioError) as caught:
+            podsim.run(odd)
+        self.assertTrue(str(caught.exception).startswith("<scenario dict>: not JSON: "), str(caught.exception))
+        self.assertEqual([f for f in os.listdir(".") if f.startswith(".podsim-")], [])
+
     def test_missing_file(self):
         with self.assertRaises(podsim.ScenarioError) as caught:
             podsim.run("no/such/scenario.json")
