@@ -32,6 +32,14 @@ std::uint64_t estimate_transfers(const PlannedProgram& program) {
   return transfers;
 }
 
+std::uint64_t count_compute_tasks(const PlannedProgram& program, std::uint64_t chips) {
+  std::uint64_t steps = 0;
+  for (const auto& op : program.ops)
+    for (const auto& step : op.steps)
+      steps += step.kind == StepKind::compute ? 1 : 0;
+  return steps * chips;
+}
+
 double estimate_functional_bytes(const PlannedProgram& program, const Mesh& mesh) {
   const auto devices = static_cast<double>(mesh.num_devices());
   double values = 0;
@@ -42,9 +50,18 @@ double estimate_functional_bytes(const PlannedProgram& program, const Mesh& mesh
 
 void check_run_size(const PlannedProgram& program, const Mesh& mesh, bool functional) {
   const std::string plan = "plan \"" + program.name + "\": ";
-  if (const auto transfers = estimate_transfers(program); transfers > kMaxTransfers)
+  const std::uint64_t transfers = estimate_transfers(program);
+  if (transfers > kMaxTransfers)
     throw VerifyError(plan + "the event graph would hold " + transfers_over_limit(transfers) +
                       " (docs/reliability.md): use fewer chips per axis, or the book model");
+  // Compute tasks cost an event-graph task and a simulated event each, as transfers do: one limit for both.
+  const std::uint64_t computes = count_compute_tasks(program, static_cast<std::uint64_t>(mesh.num_devices()));
+  if (transfers + computes > kMaxTransfers)
+    throw VerifyError(plan + "the event graph would hold about " + std::to_string(transfers + computes) + " tasks (" +
+                      std::to_string(transfers) + " transfers and " + std::to_string(computes) +
+                      " compute tasks, one per chip and compute step), above the limit of " +
+                      std::to_string(kMaxTransfers) +
+                      " (docs/reliability.md): use fewer chips or ops, or the book model");
   if (!functional) return;
   const double bytes = estimate_functional_bytes(program, mesh);
   if (bytes <= static_cast<double>(kMaxFunctionalBytes)) return;

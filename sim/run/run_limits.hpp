@@ -17,10 +17,14 @@ inline constexpr std::uint64_t kMaxFunctionalBytes = std::uint64_t{8} << 30;
 // point-to-point transfer.
 std::uint64_t estimate_transfers(const PlannedProgram& program);
 
+// The compute tasks the program's event graph holds: one per chip and compute step.
+std::uint64_t count_compute_tasks(const PlannedProgram& program, std::uint64_t chips);
+
 // Bytes functional mode holds for the program on `mesh`: per buffer, the global array plus a shard per device.
 double estimate_functional_bytes(const PlannedProgram& program, const Mesh& mesh);
 
-// Throws VerifyError when the program's event graph would exceed kMaxTransfers, or, with `functional`, its values
+// Throws VerifyError when the program's event graph would exceed kMaxTransfers (its transfers alone, or its
+// transfers and compute tasks together), or, with `functional`, its values
 // kMaxFunctionalBytes: `plan "fsdp": the event graph would hold about ... transfers (...)` and `plan "dp":
 // functional mode (verify_values) would hold about 7.3 TiB of values (largest tensor "x", 1000000000000
 // elements), above the limit of 8 GiB: run without verify_values`.
