@@ -28,6 +28,7 @@
 #include "sim/plan/program_planner.hpp"
 #include "sim/run/plan_schedule.hpp"
 #include "sim/run/program_simulation.hpp"
+#include "sim/run/run_limits.hpp"
 #include "sim/run/scenario_platform.hpp"
 #include "sim/run/step_breakdown.hpp"
 
@@ -361,6 +362,22 @@ std::uint64_t stretch_hbm(const CandidateResult& r, const PlannedProgram& progra
   return program.hbm_bytes > outside ? program.hbm_bytes - outside : 1;
 }
 
+// The most tasks (transfers by estimate_transfers, which is at most twice the built count, and compute tasks) a
+// candidate's des may build. Measured: LLaMA 3.1 405B's stretch of 3 layers on a 16x16x16 v5p, FSDP over X, Y, Z,
+// estimates 65 million transfers and peaks at 3.4 GiB (the translation quotient keeps no ledger), about 55 bytes per
+// estimated task, so 200 million keeps a candidate's des under about 11 GiB; a whole tpu7x pod's stretch estimates
+// about 2.25 times the 4,096-chip one. Above it the candidate keeps the closed form's figures, with the reason.
+constexpr std::uint64_t kMaxDesTasks = 200'000'000;
+
+void check_des_size(const PlannedProgram& program, const ScenarioPlatform& platform, const std::string& what) {
+  const std::uint64_t tasks =
+      estimate_transfers(program) + count_compute_tasks(program, static_cast<std::uint64_t>(platform.num_chips()));
+  if (tasks > kMaxDesTasks)
+    throw VerifyError(what + "the event graph would hold about " + std::to_string(tasks) +
+                      " tasks, above the limit of " + std::to_string(kMaxDesTasks) +
+                      " for a candidate's des (docs/reliability.md): the closed form's figures stand");
+}
+
 // The most waits dataflow-hbm adds to a stretch (each a simulation of it): a stretch still over HBM after them runs as
 // it stands, with the overlap the chip's memory would limit partly limited (docs/capacity.md).
 constexpr std::size_t kStretchWaits = 8;
@@ -395,6 +412,7 @@ void simulate_layers_in_sequence(const CapacityProblem& problem, const ModelProg
     const LayerStretch stretch = layer_stretch(model, copies, microbatches > 1);
     const ScenarioPlatform platform = build_platform(stretch.spec);
     PlannedProgram program = plan_program(stretch.spec, platform.topology(), nullptr);
+    check_des_size(program, platform, "the des of " + std::to_string(copies) + " layers in sequence: ");
     program.hbm_bytes = stretch_hbm(result, program, copies, layers);
     ProgramSimulationOptions options = problem.simulation;
     options.ledger = keep && timeline != nullptr;
@@ -489,6 +507,7 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
   // process.
   const ScenarioPlatform platform = build_platform(model.spec);
   const PlannedProgram program = plan_program(model.spec, platform.topology(), nullptr);
+  check_des_size(program, platform, "the des of the layer: ");
   ProgramSimulationOptions options = problem.simulation;
   options.ledger = timeline != nullptr;
   const SimulateProgram simulate = [&](const LoweredProgram& lowered) {

@@ -48,20 +48,24 @@ double estimate_functional_bytes(const PlannedProgram& program, const Mesh& mesh
   return values * sizeof(double);
 }
 
-void check_run_size(const PlannedProgram& program, const Mesh& mesh, bool functional) {
-  const std::string plan = "plan \"" + program.name + "\": ";
+void check_event_graph_size(const PlannedProgram& program, std::uint64_t chips, const std::string& what) {
   const std::uint64_t transfers = estimate_transfers(program);
   if (transfers > kMaxTransfers)
-    throw VerifyError(plan + "the event graph would hold " + transfers_over_limit(transfers) +
+    throw VerifyError(what + "the event graph would hold " + transfers_over_limit(transfers) +
                       " (docs/reliability.md): use fewer chips per axis, or the book model");
   // Compute tasks cost an event-graph task and a simulated event each, as transfers do: one limit for both.
-  const std::uint64_t computes = count_compute_tasks(program, static_cast<std::uint64_t>(mesh.num_devices()));
+  const std::uint64_t computes = count_compute_tasks(program, chips);
   if (transfers + computes > kMaxTransfers)
-    throw VerifyError(plan + "the event graph would hold about " + std::to_string(transfers + computes) + " tasks (" +
+    throw VerifyError(what + "the event graph would hold about " + std::to_string(transfers + computes) + " tasks (" +
                       std::to_string(transfers) + " transfers and " + std::to_string(computes) +
                       " compute tasks, one per chip and compute step), above the limit of " +
                       std::to_string(kMaxTransfers) +
                       " (docs/reliability.md): use fewer chips or ops, or the book model");
+}
+
+void check_run_size(const PlannedProgram& program, const Mesh& mesh, bool functional) {
+  const std::string plan = "plan \"" + program.name + "\": ";
+  check_event_graph_size(program, static_cast<std::uint64_t>(mesh.num_devices()), plan);
   if (!functional) return;
   const double bytes = estimate_functional_bytes(program, mesh);
   if (bytes <= static_cast<double>(kMaxFunctionalBytes)) return;

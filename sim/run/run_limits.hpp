@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "models/sharding/mesh.hpp"
 #include "sim/plan/planned_program.hpp"
@@ -23,10 +24,13 @@ std::uint64_t count_compute_tasks(const PlannedProgram& program, std::uint64_t c
 // Bytes functional mode holds for the program on `mesh`: per buffer, the global array plus a shard per device.
 double estimate_functional_bytes(const PlannedProgram& program, const Mesh& mesh);
 
-// Throws VerifyError when the program's event graph would exceed kMaxTransfers (its transfers alone, or its
-// transfers and compute tasks together), or, with `functional`, its values
-// kMaxFunctionalBytes: `plan "fsdp": the event graph would hold about ... transfers (...)` and `plan "dp":
-// functional mode (verify_values) would hold about 7.3 TiB of values (largest tensor "x", 1000000000000
+// Throws VerifyError, its message starting with `what`, when the event graph of `program` on `chips` chips would
+// exceed kMaxTransfers: its transfers alone, or its transfers and compute tasks together.
+void check_event_graph_size(const PlannedProgram& program, std::uint64_t chips, const std::string& what);
+
+// Throws VerifyError when the program's event graph would exceed kMaxTransfers (check_event_graph_size), or, with
+// `functional`, its values kMaxFunctionalBytes: `plan "fsdp": the event graph would hold about ... transfers (...)` and
+// `plan "dp": functional mode (verify_values) would hold about 7.3 TiB of values (largest tensor "x", 1000000000000
 // elements), above the limit of 8 GiB: run without verify_values`.
 void check_run_size(const PlannedProgram& program, const Mesh& mesh, bool functional);
 
