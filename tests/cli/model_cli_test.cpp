@@ -90,6 +90,10 @@ TEST(ModelCli, BadInputIsLocated) {
   EXPECT_EQ(run.err.rfind("error: --kv-dtype: ", 0), 0u) << run.err;
   run = run_podsim("model describe --preset llama3-8b --seq-len 0");
   EXPECT_EQ(run.err, "error: --seq-len: must be in [1, 2^31], got: 0\n");
+  // Issue 33, class 6: a negative count was echoed as 2^64 - 1.
+  run = run_podsim("model describe --preset llama3-8b --batch-tokens -1");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: --batch-tokens: must be at least 0, got: -1\n");
 }
 
 // A Hugging Face config goes through the input limits of docs/reliability.md like every JSON text.

@@ -20,7 +20,7 @@ namespace {
 struct ModelFlags {
   std::string preset;
   std::string config;
-  std::uint64_t batch_tokens = 0;
+  std::int64_t batch_tokens = 0;  // signed: -1 is refused as -1, not read as 2^64 - 1
   std::int64_t seq_len = 4096;
   std::optional<std::int64_t> checkpoints_per_layer;
   std::string remat;
@@ -61,7 +61,9 @@ int describe(const ModelFlags& flags) {
     query.model = load_hf_config(flags.config);
   }
   query.seq_len = flags.seq_len;
-  query.training.batch_tokens = flags.batch_tokens;
+  if (flags.batch_tokens < 0)
+    throw InputError("--batch-tokens", "must be at least 0, got: " + std::to_string(flags.batch_tokens));
+  query.training.batch_tokens = static_cast<std::uint64_t>(flags.batch_tokens);
   query.checkpoints_per_layer = flags.checkpoints_per_layer;
   query.training.param_dtype = located("--weight-dtype", [&] { return parse_dtype(flags.weight_dtype); });
   query.kv_dtype = located("--kv-dtype", [&] { return parse_dtype(flags.kv_dtype); });
