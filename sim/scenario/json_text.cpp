@@ -74,7 +74,7 @@ std::optional<std::string> read_input_file(const std::string& path, std::uintmax
   const fs::file_status status = fs::status(path, error);
   if (error) {
     if (error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory) return std::nullopt;
-    throw InputError(path, "cannot open the file: " + error.message());
+    throw InputError(cut_shown(path), "cannot open the file: " + error.message());  // a 6,000-character name, cut
   }
   if (status.type() == fs::file_type::not_found) return std::nullopt;
   if (status.type() == fs::file_type::directory) throw InputError(path, "a folder, not a file");
