@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "models/common/error.hpp"
-#include "models/common/filesystem_error.hpp"
 #include "sim/report/error_report.hpp"
+#include "sim/scenario/json_text.hpp"
 #include "tools/podsim/command.hpp"
 
 namespace py = pybind11;

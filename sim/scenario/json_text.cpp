@@ -97,6 +97,11 @@ std::optional<std::string> read_input_file(const std::string& path, std::uintmax
   return text;
 }
 
+InputError input_error_of(const std::filesystem::filesystem_error& error) {
+  const std::string path = error.path1().empty() ? std::string("filesystem") : cut_shown(error.path1().string());
+  return InputError(path, error.code().message());
+}
+
 std::optional<std::string> read_json_file(const std::string& path) {
   return read_input_file(path, kJsonMaxBytes);
 }

@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "models/common/error.hpp"
 #include "models/common/shown_text.hpp"
 
 namespace podsim {
@@ -28,6 +30,10 @@ void check_json_text(std::string_view text, const std::string& where);
 // socket (`not a regular file ...`: never read, so never a hang or an unbounded read), a path the system refuses
 // (a symlink loop, a name too long: the system's reason), and a file above `max_bytes` (`input larger than N MiB`).
 std::optional<std::string> read_input_file(const std::string& path, std::uintmax_t max_bytes);
+
+// A std::filesystem error (a symlink loop, a name too long, a folder that cannot be made) as the located input error
+// it is: exit 2 with `error: PATH: the system's reason` (the path cut as echoed values are), never an internal error.
+InputError input_error_of(const std::filesystem::filesystem_error& error);
 
 // read_input_file with the JSON limit (kJsonMaxBytes, check_json_text's message).
 std::optional<std::string> read_json_file(const std::string& path);

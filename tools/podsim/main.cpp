@@ -7,7 +7,7 @@
 #include <new>
 
 #include "models/common/error.hpp"
-#include "models/common/filesystem_error.hpp"
+#include "sim/scenario/json_text.hpp"
 #include "tools/podsim/command.hpp"
 
 int main(int argc, char** argv) {
