@@ -82,26 +82,9 @@ QuotientDecline match_twins(const EventGraph& graph, const Translations& moves, 
     const ChipId c = t.src_chip;
     if (t.kind != r.kind || t.bytes != r.bytes || t.flops != r.flops || t.dst_chip != moves.moved(c, r.dst_chip))
       return QuotientDecline::task_not_translated;
-    if (t.deps.size() != r.deps.size()) return QuotientDecline::dependency_not_translated;
-    // Dependency d of t is the translate of dependency e of r: the same twin, on e's chip moved by c.
-    const auto same = [&](TaskId d, TaskId e) {
-      const auto du = static_cast<std::size_t>(d), eu = static_cast<std::size_t>(e);
-      return twin_of[du] == twin_of[eu] && graph.tasks[du].src_chip == moves.moved(c, graph.tasks[eu].src_chip);
-    };
-    bool in_order = true;
-    for (std::size_t i = 0; in_order && i < t.deps.size(); ++i)
-      in_order = same(t.deps[i], r.deps[i]);
-    if (in_order) continue;
-    mine.clear();
-    twins.clear();
-    for (const TaskId d : t.deps)
-      mine.emplace_back(twin_of[static_cast<std::size_t>(d)], graph.tasks[static_cast<std::size_t>(d)].src_chip);
-    for (const TaskId e : r.deps)
-      twins.emplace_back(twin_of[static_cast<std::size_t>(e)],
-                         moves.moved(c, graph.tasks[static_cast<std::size_t>(e)].src_chip));
-    std::sort(mine.begin(), mine.end());
-    std::sort(twins.begin(), twins.end());
-    if (mine != twins) return QuotientDecline::dependency_not_translated;
+    if (!dependencies_moved(
+            graph, twin_of, t, r, [&](ChipId chip) { return moves.moved(c, chip); }, mine, twins))
+      return QuotientDecline::dependency_not_translated;
   }
   return QuotientDecline::none;
 }

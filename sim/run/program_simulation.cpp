@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/engine/slice_quotient.hpp"
 #include "sim/engine/symmetric_simulation.hpp"
 #include "sim/engine/translation_quotient.hpp"
 
@@ -11,8 +12,14 @@ namespace podsim {
 
 SimulationResult simulate_program(const ScenarioPlatform& platform, const LoweredProgram& lowered,
                                   const ProgramSimulationOptions& options) {
-  // The symmetry paths know one torus: several slices run in full (docs/overlap-pipeline-dcn.md).
-  if (!options.symmetry || platform.slices != 1) return simulate(platform.network, *lowered.graph);
+  if (!options.symmetry) return simulate(platform.network, *lowered.graph);
+  // Several slices that do the same work: slice 0's tasks alone (docs/performance.md, "The slice quotient"); the
+  // other symmetry paths know one slice.
+  if (platform.slices != 1) {
+    if (auto quotient = simulate_slice_quotient(*platform.slice, platform.slices, platform.network, *lowered.graph))
+      return std::move(*quotient);
+    return simulate(platform.network, *lowered.graph);
+  }
   if (options.translation_quotient)
     if (auto quotient =
             simulate_translation_quotient(*platform.slice, platform.network, *lowered.graph, nullptr, options.ledger))

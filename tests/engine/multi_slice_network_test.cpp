@@ -1,5 +1,5 @@
-// The network of several slices joined by the DCN (docs/overlap-pipeline-dcn.md): each slice's ICI links and routes unchanged
-// (offset by slice), one NIC up and one down link per host with the host's share of DCN bandwidth, and routes
+// The network of several slices joined by the DCN (docs/overlap-pipeline-dcn.md): each slice's ICI links and routes
+// unchanged (offset by slice), one NIC up and one down link per host with the host's share of DCN bandwidth, and routes
 // between slices through the two NICs; then a transfer between slices timed on SimGrid by hand.
 #include <gtest/gtest.h>
 

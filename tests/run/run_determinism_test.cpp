@@ -4,7 +4,8 @@
 // path (a representative per class of groups with bit-equal releases, simulated at its absolute times) both compute
 // the very doubles of the full simulation. The only non-deterministic figures a run measures
 // (SimulationResult::wall_s and child_rss_growth_bytes) never reach the report (the last test). `podsim plan` of the
-// model-level scenarios: tests/capacity/plan_determinism_test.cpp.
+// model-level scenarios: tests/capacity/plan_determinism_test.cpp. Over several slices, the slice quotient (slice 0's
+// tasks simulated for every slice) is compared the same way.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -125,6 +126,27 @@ TEST(RunDeterminismScope, TheGroupPerPhasePathIsAmongTheCompared) {
         group_per_phase =
             group_per_phase || !simulate_translation_quotient(*platform.slice, platform.network, *plan.graph);
     EXPECT_TRUE(group_per_phase) << scenario << " no longer takes the one-group-per-phase path";
+  }
+}
+
+// Shipped scenarios over several slices whose plans take the slice quotient (slice 0's tasks simulated for every
+// slice, docs/performance.md): the comparison above covers that path through them.
+const std::vector<std::string> kSliceQuotient = {
+    "scenarios/dcn/all-reduce-v5p-2-slices.json",
+    "scenarios/dcn/fsdp-matmul-v5e-2-slices.json",
+};
+
+TEST(RunDeterminismScope, TheSliceQuotientIsAmongTheCompared) {
+  for (const auto& scenario : kSliceQuotient) {
+    const ScenarioSpec spec = load_scenario((fs::path(PODSIM_SOURCE_DIR) / scenario).string());
+    const ScenarioRun run = run_scenario(spec);
+    const ScenarioPlatform platform = build_platform(spec);
+    ASSERT_GT(platform.slices, 1) << scenario;
+    bool quotient = false;
+    for (const PlanRun& plan : run.plans)
+      quotient = quotient || plan.simulation->simulated_tasks * static_cast<std::size_t>(platform.slices) ==
+                                 plan.graph->tasks.size();
+    EXPECT_TRUE(quotient) << scenario << " no longer takes the slice quotient";
   }
 }
 
