@@ -31,6 +31,31 @@ double calibrated_compute_s(const Calibration& calibration, double compute_s, do
                   memory_s / efficiency_at(calibration.hbm_efficiency, hbm_bytes));
 }
 
+std::vector<EfficiencyPoint>& calibration_curve(Calibration& calibration, const std::string& key) {
+  if (key == "link_efficiency") return calibration.link_efficiency;
+  if (key == "mxu_efficiency") return calibration.mxu_efficiency;
+  if (key == "hbm_efficiency") return calibration.hbm_efficiency;
+  if (key == "attention_forward_efficiency") return calibration.attention_forward_efficiency;
+  if (key == "attention_backward_efficiency") return calibration.attention_backward_efficiency;
+  throw std::invalid_argument("no calibration curve is named " + key);
+}
+
+const std::vector<EfficiencyPoint>& calibration_curve(const Calibration& calibration, const std::string& key) {
+  return calibration_curve(const_cast<Calibration&>(calibration), key);
+}
+
+double calibrated_attention_s(const Calibration& calibration, AttentionPass pass, double context, double compute_s,
+                              double memory_s, double flops, double hbm_bytes) {
+  const std::vector<EfficiencyPoint>& curve = pass == AttentionPass::backward
+                                                  ? calibration.attention_backward_efficiency
+                                                  : calibration.attention_forward_efficiency;
+  if (pass == AttentionPass::none || curve.empty())
+    return calibrated_compute_s(calibration, compute_s, memory_s, flops, hbm_bytes);
+  const double kernel = pass == AttentionPass::backward ? kAttentionBackwardKernelRatio : 1.0;
+  return std::max(kCausalComputedFraction * kernel * compute_s / efficiency_at(curve, context),
+                  memory_s / efficiency_at(calibration.hbm_efficiency, hbm_bytes));
+}
+
 namespace {
 
 void verify_seconds(const char* name, double value) {
@@ -63,6 +88,8 @@ void verify_calibration(const Calibration& calibration) {
   verify_curve("link_efficiency", calibration.link_efficiency);
   verify_curve("mxu_efficiency", calibration.mxu_efficiency);
   verify_curve("hbm_efficiency", calibration.hbm_efficiency);
+  verify_curve("attention_forward_efficiency", calibration.attention_forward_efficiency);
+  verify_curve("attention_backward_efficiency", calibration.attention_backward_efficiency);
   if (calibration.dcn_bandwidth_Bps &&
       (!(*calibration.dcn_bandwidth_Bps > 0) || !std::isfinite(*calibration.dcn_bandwidth_Bps)))
     throw VerifyError("dcn_bandwidth_Bps: must be finite and > 0 B/s, got: " +

@@ -5,6 +5,7 @@
 // it when present, the book model never does, and `--uncalibrated` drops it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,12 @@ struct Calibration {
   // achieved / nominal HBM bandwidth vs the bytes one step reads and writes in HBM; empty = 1. A preset's single
   // number is a curve of one point (flat everywhere).
   std::vector<EfficiencyPoint> hbm_efficiency;
+  // achieved / peak FLOP/s of a causal flash (splash) attention kernel on the FLOPs it computes (half the square of
+  // scores: the blocks above the diagonal are skipped) vs the sequence length, its forward and its backward; empty:
+  // the attention is timed as any op, its FLOPs whole at the MXU's efficiency (docs/hardware-model.md, "Attention
+  // kernels").
+  std::vector<EfficiencyPoint> attention_forward_efficiency;
+  std::vector<EfficiencyPoint> attention_backward_efficiency;
   std::optional<double> dcn_bandwidth_Bps;  // replaces the preset's DCN egress per chip in the des
   std::optional<double> dcn_latency_s;      // replaces the preset's DCN latency in the des
 };
@@ -46,6 +53,28 @@ bool outside_curve(const std::vector<EfficiencyPoint>& curve, double at);
 // max(compute_s / mxu_efficiency(flops), memory_s / hbm_efficiency(hbm_bytes)).
 double calibrated_compute_s(const Calibration& calibration, double compute_s, double memory_s, double flops,
                             double hbm_bytes);
+
+// The curve named `key` ("link_efficiency", "mxu_efficiency", "hbm_efficiency", "attention_forward_efficiency" or
+// "attention_backward_efficiency"). Throws std::invalid_argument for another name.
+std::vector<EfficiencyPoint>& calibration_curve(Calibration& calibration, const std::string& key);
+const std::vector<EfficiencyPoint>& calibration_curve(const Calibration& calibration, const std::string& key);
+
+// Which pass of a causal attention kernel a compute step is (model-level programs tag their attention ops).
+enum class AttentionPass : std::uint8_t { none, forward, backward };
+
+// The share of a causal attention's score blocks its kernel computes: the attention's FLOPs are counted whole (as
+// MFU counts them), the kernel skips the blocks above the diagonal.
+inline constexpr double kCausalComputedFraction = 0.5;
+// The FLOPs a flash attention's backward kernel computes over those its products count: it recomputes the scores
+// (2.5 forward's, the convention of the published kernel benchmarks, where a backward's products are 2 forward's).
+inline constexpr double kAttentionBackwardKernelRatio = 1.25;
+
+// The des's time of a compute step of causal attention (`pass`, over `context` keys per query) when the calibration
+// has that pass's curve: max(kCausalComputedFraction x compute_s (x kAttentionBackwardKernelRatio for the backward) /
+// attention efficiency(context), memory_s / hbm_efficiency(hbm_bytes)); otherwise (no curve, or not attention)
+// calibrated_compute_s.
+double calibrated_attention_s(const Calibration& calibration, AttentionPass pass, double context, double compute_s,
+                              double memory_s, double flops, double hbm_bytes);
 
 // Checks the figures: latencies and the step cost >= 0 and finite, the DCN bandwidth > 0, efficiencies in (0, 1],
 // curve points at > 0 in strictly increasing order. Throws VerifyError naming the figure

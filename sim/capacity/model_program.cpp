@@ -200,6 +200,13 @@ class Builder {
     op(name, OpKind::elementwise, ElementwiseOp{in, flops}, out, repeat, std::move(after));
   }
 
+  // A causal flash attention's pass over `context` keys per query: an elementwise op of its FLOPs that a calibrated
+  // des times by the preset's attention curves (models/hardware/calibration.hpp).
+  void attention(const std::string& name, const std::string& in, const std::string& out, double flops,
+                 AttentionPass pass, std::int64_t context, std::int64_t repeat, std::vector<std::string> after) {
+    op(name, OpKind::elementwise, ElementwiseOp{in, flops, pass, context}, out, repeat, std::move(after));
+  }
+
   void collective(const std::string& name, OpKind kind, const std::string& in, const Axes& axes, const std::string& out,
                   std::int64_t repeat, int dim = -1, std::vector<std::string> after = {}, int from_dim = -1,
                   int to_dim = -1) {
@@ -599,7 +606,11 @@ class Builder {
     }
     // Flash attention: the score and value products, 2 T H FLOPs each per query element, fused, no T x T tensor; its
     // residuals for the backward are its output and the softmax's logsumexp [tokens, N] in f32.
-    elementwise("attention", "q", "a", 4.0 * static_cast<double>(context), r, after);
+    // A decode step's one query per sequence reads the whole cache: no causal square, no attention kernel curve.
+    if (kv_cache)
+      elementwise("attention", "q", "a", 4.0 * static_cast<double>(context), r, after);
+    else
+      attention("attention", "q", "a", 4.0 * static_cast<double>(context), AttentionPass::forward, context, r, after);
     if (w_.mode == WorkloadMode::train) {
       tensor("a_lse", {tokens, dims_.heads}, DType::f32, {tokens_, tensor_});
       spec_.tensors.back().transient = true;
@@ -666,7 +677,8 @@ class Builder {
     // The attention's backward reads the queries, keys and values, and its own output and logsumexp.
     const std::string keys = use(seq_.empty() ? "kv" : "kv_full");
     use("q");
-    elementwise("attention_bwd", "da", "dq", 8.0 * static_cast<double>(w_.seq_len), r, makers({"q", keys, "a"}));
+    attention("attention_bwd", "da", "dq", 8.0 * static_cast<double>(w_.seq_len), AttentionPass::backward, w_.seq_len,
+              r, makers({"q", keys, "a"}));
     if (seq_.empty()) {
       // dK and dV (their FLOPs are in attention_bwd's): written once, as the kernel writes them.
       elementwise("dkv", keys, "dkv", 0, r, {"attention_bwd"});

@@ -13,6 +13,7 @@
 #include "models/common/dtype.hpp"
 #include "models/common/ids.hpp"
 #include "models/cost/cost_breakdown.hpp"
+#include "models/hardware/calibration.hpp"
 #include "models/plan/matmul_plan.hpp"
 #include "models/sharding/sharding.hpp"
 #include "sim/collectives/collective.hpp"
@@ -81,6 +82,10 @@ struct PlannedStep {
   double compute_s = 0;
   double memory_s = 0;
   double hbm_bytes = 0;  // the bytes behind memory_s (read and written in HBM): the HBM efficiency curve's size
+  // A causal attention kernel's pass and its keys per query (ElementwiseOp::attention): a calibrated des times it
+  // by the attention curves (calibrated_attention_s).
+  AttentionPass attention = AttentionPass::none;
+  double attention_context = 0;
 
   // kind == transfer: one point-to-point send.
   ChipId from = 0;

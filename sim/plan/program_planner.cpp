@@ -734,6 +734,8 @@ class Planner {
     step.compute_s = compute_s;
     step.memory_s = memory_s;
     step.hbm_bytes = hbm_bytes;
+    step.attention = e.attention;
+    step.attention_context = static_cast<double>(e.attention_context);
     step.bound = compute_s >= memory_s ? "compute" : "memory";
     planned.flops = step.flops;
     planned.compute_time_s = step.book.time_s;

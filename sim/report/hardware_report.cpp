@@ -73,20 +73,26 @@ json figure_json(const NamedFigure& f) {
   return out;
 }
 
-// A curve's `at` in its own unit: bytes of one message (link), FLOPs of one matmul (MXU) or bytes one step moves in
-// HBM (HBM).
+// A curve's `at` in its own unit: bytes of one message (link), FLOPs of one matmul (MXU), bytes one step moves in
+// HBM (HBM) or keys per query (attention).
 bool curve_in_bytes(const std::string& key) {
-  return key != "mxu_efficiency";
+  return key == "link_efficiency" || key == "hbm_efficiency";
+}
+
+bool curve_in_tokens(const std::string& key) {
+  return key.rfind("attention_", 0) == 0;
+}
+
+std::string curve_at_unit(const std::string& key) {
+  return curve_in_bytes(key) ? "B" : curve_in_tokens(key) ? "tokens" : "FLOP";
 }
 
 std::string curve_at_text(const std::string& key, double at) {
-  return curve_in_bytes(key) ? format_bytes(at) : format_number(at) + " FLOP";
+  return curve_in_bytes(key) ? format_bytes(at) : format_number(at) + " " + curve_at_unit(key);
 }
 
 const std::vector<EfficiencyPoint>& curve_points(const Calibration& calibration, const std::string& key) {
-  return key == "link_efficiency"  ? calibration.link_efficiency
-         : key == "mxu_efficiency" ? calibration.mxu_efficiency
-                                   : calibration.hbm_efficiency;
+  return calibration_curve(calibration, key);
 }
 
 // The widths of a figure table's first three columns (key, value, source).
@@ -151,7 +157,7 @@ json calibration_json(const HardwarePreset& preset) {
     for (const auto& p : points)
       list.push_back({{"at", p.at}, {"efficiency", p.efficiency}});
     json curve = {{"key", c.key},
-                  {"at_unit", curve_in_bytes(c.key) ? "B" : "FLOP"},
+                  {"at_unit", curve_at_unit(c.key)},
                   {"points", list},
                   {"range", {{"from", points.front().at}, {"to", points.back().at}}},
                   {"source", c.source}};

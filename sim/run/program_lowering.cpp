@@ -130,7 +130,8 @@ class Lowering {
     if (!platform_.calibration) return step.book.time_s;
     const Calibration& calibration = *platform_.calibration;
     if (step.compute_s > 0 || step.memory_s > 0)
-      return calibrated_compute_s(calibration, step.compute_s, step.memory_s, step.flops, step.hbm_bytes);
+      return calibrated_attention_s(calibration, step.attention, step.attention_context, step.compute_s, step.memory_s,
+                                    step.flops, step.hbm_bytes);
     if (step.bound == "compute") return calibrated_compute_s(calibration, step.book.time_s, 0, step.flops, 0);
     return step.book.time_s / efficiency_at(calibration.hbm_efficiency, step.hbm_bytes);
   }

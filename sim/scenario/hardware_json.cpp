@@ -327,7 +327,8 @@ void verify_calibration_section(const Locator& loc, const json& j, bool partial,
   const std::string pointer = "/calibration";
   require_object(loc, j, pointer);
   std::vector<std::string> known = names_of(kCalibrationFields, kCalibrationFields + 5);
-  known.insert(known.end(), {"link_efficiency", "mxu_efficiency", "note"});
+  known.insert(known.end(), {"link_efficiency", "mxu_efficiency", "attention_forward_efficiency",
+                             "attention_backward_efficiency", "note"});
   require_known_keys(loc, j, pointer, known);
   Calibration calibration;
   std::vector<std::string> sources;
@@ -352,7 +353,8 @@ void verify_calibration_section(const Locator& loc, const json& j, bool partial,
     if (name == "dcn_latency_s") calibration.dcn_latency_s = figure.value;
   }
   preset.calibration_curves.clear();
-  for (const char* key : {"link_efficiency", "mxu_efficiency", "hbm_efficiency"}) {
+  for (const char* key : {"link_efficiency", "mxu_efficiency", "hbm_efficiency", "attention_forward_efficiency",
+                          "attention_backward_efficiency"}) {
     if (!j.contains(key)) continue;
     const json& c = j.at(key);
     const std::string name = key;
@@ -360,9 +362,7 @@ void verify_calibration_section(const Locator& loc, const json& j, bool partial,
     auto curve = verify_curve(loc, c, pointer + "/" + name, sources);
     preset.calibration_curves.push_back(
         {name, c.at("source").get<std::string>(), c.contains("note") ? c.at("note").get<std::string>() : ""});
-    (name == "link_efficiency"  ? calibration.link_efficiency
-     : name == "mxu_efficiency" ? calibration.mxu_efficiency
-                                : calibration.hbm_efficiency) = std::move(curve);
+    calibration_curve(calibration, name) = std::move(curve);
   }
   if (j.contains("note")) require_string(loc, j.at("note"), pointer + "/note", false);
   std::vector<std::string> distinct;
@@ -527,7 +527,9 @@ json merge_hardware_overrides(const json& doc, const json& overrides) {
     for (const auto& [key, value] : fields.items()) {
       if (section == "slice") {
         target[key] = value;
-      } else if (section == "calibration" && (key == "link_efficiency" || key == "mxu_efficiency" || key == "note")) {
+      } else if (section == "calibration" &&
+                 (key == "link_efficiency" || key == "mxu_efficiency" || key == "attention_forward_efficiency" ||
+                  key == "attention_backward_efficiency" || key == "note")) {
         target[key] = value;  // a curve is replaced as a whole
       } else if (section == "chip" && key == "peak_flops") {
         json& peaks = target[key];

@@ -15,7 +15,7 @@ namespace podsim {
 
 // One efficiency curve of the calibration section as the file states it (the points are in spec.calibration).
 struct CalibrationCurveSource {
-  std::string key;  // "link_efficiency", "mxu_efficiency" or "hbm_efficiency"
+  std::string key;  // a calibration_curve name: "link_efficiency", "mxu_efficiency", "hbm_efficiency", ...
   std::string source;
   std::string note;
 };

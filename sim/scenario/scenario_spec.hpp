@@ -19,6 +19,7 @@
 #include "models/common/enum_names.hpp"
 #include "models/common/eval_model.hpp"
 #include "models/common/shape.hpp"
+#include "models/hardware/calibration.hpp"
 #include "models/model/parallelism.hpp"
 #include "models/model/workload.hpp"
 #include "models/plan/einsum.hpp"
@@ -134,6 +135,10 @@ struct SendOp {
 struct ElementwiseOp {
   std::string tensor;
   double flops_per_element = 1;
+  // Set by model-level programs on their attention ops: a causal flash attention's forward or backward over
+  // `attention_context` keys per query (models/hardware/calibration.hpp); not a scenario file's field.
+  AttentionPass attention = AttentionPass::none;
+  std::int64_t attention_context = 0;
 };
 
 using OpDetail = std::variant<MatmulOp, CollectiveOp, ReshardOp, LoadOp, SendOp, ElementwiseOp>;

@@ -61,10 +61,35 @@ TEST(PresetCalibration, V6eAsTheTpuRecipesOutputsMeasured) {
   EXPECT_NEAR(preset_des("cp,copy,1ms,,,,1073741824,,,", "tpu-v6e"), 2.0 * 1073741824 / rate_Bps, 1e-12);
 }
 
-// v5p publishes no microbenchmark: its preset stays uncalibrated, the des at the nominal figures.
-TEST(PresetCalibration, V5pIsUncalibrated) {
-  EXPECT_FALSE(load_hardware_preset("tpu-v5p").calibration.has_value());
+// v5p publishes no GEMM or copy microbenchmark: its des runs matmuls at the nominal peak. Its calibration holds the
+// splash attention kernel's rate alone, from apple/axlearn's sample outputs (batch 2, 2048 tokens, causal, head_dim
+// 128): the median of the six rows of 40 to 140 heads, the 72- and 88-head rows' mean (1.5 and 1.8 ms forward; 4.2
+// and 5.0 ms forward and backward), on the causal half of 4 x batch x heads x 2048^2 x 128 FLOPs (the backward 2.5
+// times it) against 4.59e14.
+TEST(PresetCalibration, V5pCarriesOnlyTheAttentionKernelsRate) {
+  const HardwareSpec v5p = load_hardware_preset("tpu-v5p");
+  ASSERT_TRUE(v5p.calibration.has_value());
+  EXPECT_TRUE(v5p.calibration->mxu_efficiency.empty());
+  EXPECT_TRUE(v5p.calibration->hbm_efficiency.empty());
   EXPECT_DOUBLE_EQ(preset_des("mm,matmul,1ms,,,,,8192,8192,8192", "tpu-v5p"), 2.0 * 8192 * 8192 * 8192 / 4.59e14);
+  const auto forward_flops = [](double heads) { return 0.5 * 4 * 2 * heads * 2048.0 * 2048 * 128; };
+  const double forward = (forward_flops(72) / 1.5e-3 + forward_flops(88) / 1.8e-3) / 2 / 4.59e14;
+  const double backward =
+      (2.5 * forward_flops(72) / (4.2e-3 - 1.5e-3) + 2.5 * forward_flops(88) / (5.0e-3 - 1.8e-3)) / 2 / 4.59e14;
+  EXPECT_NEAR(efficiency_at(v5p.calibration->attention_forward_efficiency, 2048), forward, 5e-5);
+  EXPECT_NEAR(efficiency_at(v5p.calibration->attention_backward_efficiency, 2048), backward, 5e-5);
+}
+
+// tokamax's splash attention table on Ironwood (causal, batch 1, 32 query heads of 128, one TensorCore at 1.15e15):
+// at 8192 tokens the forward's theoretical time 0.48 ms against 1.93 ms measured, the backward's 1.20 ms against
+// 3.98 ms (its MFU column); the theoretical time is 0.5 x 32 x 8192^2 x (2 x 128 + 2 x 128) FLOPs at 1.15e15 (x 2.5).
+TEST(PresetCalibration, Tpu7xAttentionAsTokamaxsTableMeasured) {
+  const HardwareSpec tpu7x = load_hardware_preset("tpu7x");
+  ASSERT_TRUE(tpu7x.calibration.has_value());
+  const double flops = 0.5 * 32 * 8192.0 * 8192 * (2 * 128 + 2 * 128);
+  EXPECT_NEAR(flops / 1.15e15, 0.48e-3, 0.005e-3);  // the table's times are rounded to 0.01 ms
+  EXPECT_NEAR(efficiency_at(tpu7x.calibration->attention_forward_efficiency, 8192), 0.48 / 1.93, 5e-5);
+  EXPECT_NEAR(efficiency_at(tpu7x.calibration->attention_backward_efficiency, 8192), 1.20 / 3.98, 5e-5);
 }
 
 }  // namespace

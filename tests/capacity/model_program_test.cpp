@@ -99,6 +99,12 @@ TEST(ModelProgram, AttentionIsOneFusedOpOfFourTFlopsPerQueryElement) {
   EXPECT_EQ(forward.tensor, "q");
   EXPECT_DOUBLE_EQ(forward.flops_per_element, 4.0 * 2048);  // 2 T H per head per token for each product
   EXPECT_DOUBLE_EQ(std::get<ElementwiseOp>(m.spec.find_op("attention_bwd")->detail).flops_per_element, 8.0 * 2048);
+  // Both passes are a causal kernel's over the sequence: a calibrated des times them by the attention curves.
+  EXPECT_EQ(forward.attention, AttentionPass::forward);
+  EXPECT_EQ(forward.attention_context, 2048);
+  const auto& backward = std::get<ElementwiseOp>(m.spec.find_op("attention_bwd")->detail);
+  EXPECT_EQ(backward.attention, AttentionPass::backward);
+  EXPECT_EQ(backward.attention_context, 2048);
 }
 
 std::vector<const PlannedStep*> collectives(const PlannedOp& o, CollectiveKind kind) {
@@ -193,6 +199,8 @@ TEST(ModelProgram, DecodeReadsEachLayersKvCache) {
   EXPECT_EQ(repeat(m, "q"), 4);
   EXPECT_EQ(tensor(m, "x").shape, (Shape{16, 1024}));  // one token per sequence
   EXPECT_DOUBLE_EQ(std::get<ElementwiseOp>(m.spec.find_op("attention")->detail).flops_per_element, 4.0 * 4096);
+  // One query per sequence over the whole cache: no causal square, no attention kernel curve.
+  EXPECT_EQ(std::get<ElementwiseOp>(m.spec.find_op("attention")->detail).attention, AttentionPass::none);
   EXPECT_EQ(m.spec.find_op("dWq"), nullptr);  // no backward
   EXPECT_EQ(m.spec.find_tensor("adam_Wq"), nullptr);
 }

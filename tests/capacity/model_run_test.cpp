@@ -14,9 +14,11 @@
 namespace podsim {
 namespace {
 
-// D 1024, F 4096 (gated), N = K = 8 heads of H 128, V 32768, L 2; 8192 tokens at T 2048, no remat, one microbatch.
+// D 1024, F 4096 (gated), N = K = 8 heads of H 128, V 32768, L 2; 8192 tokens at T 2048, no remat, one microbatch;
+// v5p's nominal figures (without its calibration: the attention kernel's rate), as the closed forms below.
 std::string scenario(const std::string& slice, const std::string& plans, const std::string& extra = "") {
-  return R"({"name": "two-layers", "hardware": "tpu-v5p", "slice": {"shape": )" + slice + R"(},
+  return R"({"name": "two-layers", "hardware": {"preset": "tpu-v5p", "calibrated": false}, "slice": {"shape": )" +
+         slice + R"(},
     "model": {"layers": 2, "d_model": 1024, "d_ff": 4096, "heads": 8, "kv_heads": 8, "head_dim": 128,
               "vocab": 32768},
     "workload": {"mode": "train", "batch_tokens": 8192, "seq_len": 2048}, )" +

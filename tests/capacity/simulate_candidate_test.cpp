@@ -66,3 +66,55 @@ TEST(SimulateCandidate, AMixtureOfExpertsAgreesWithItsBook) {
 
 }  // namespace
 }  // namespace podsim
+
+namespace podsim {
+namespace {
+
+// The layer's ops in program order, each op's des span its compute: the attention's forward and backward under a
+// calibration with attention curves (docs/hardware-model.md, "Attention kernels") against the same without them.
+struct AttentionSpans {
+  double forward = 0, backward = 0;
+};
+
+AttentionSpans attention_spans(const std::optional<Calibration>& calibration) {
+  CapacityProblem p = capacity_test::problem(capacity_test::small_model(), capacity_test::training(1 << 16, 2048));
+  p.options.schedule = SchedulePolicy::program_order;
+  Candidate c = capacity_test::candidate("tpu-v5e", {2, 4}, {ParallelKind::data, ParallelKind::data}, 1);
+  c.hardware.spec.calibration = calibration;
+  CandidateResult r = evaluate_candidate_book(p, c);
+  EXPECT_FALSE(r.rejected);
+  simulate_candidate(p, r);
+  const ModelProgram model = expand_candidate(p, c);
+  AttentionSpans spans;
+  for (std::size_t i = 0; i < model.spec.program.size(); ++i) {
+    if (model.spec.program[i].name == "attention") spans.forward = r.des_op_s.at(i);
+    if (model.spec.program[i].name == "attention_bwd") spans.backward = r.des_op_s.at(i);
+  }
+  return spans;
+}
+
+TEST(SimulateCandidate, ACausalAttentionRunsHalfItsFlopsAtTheKernelsRate) {
+  // small_model() on 2^16 tokens of 2048, data parallel over 8 v5e chips: each chip's attention forward takes its
+  // 8192 queries of 8 x 128 against 2048 keys, 4 x 2048 FLOPs per query element (both products, counted whole):
+  // 4 x 2048 x 8192 x 1024 = 6.87e10 FLOPs, 0.349 ms at 1.97e14 (compute-bound: 2048 FLOPs per byte it moves). The
+  // backward's products are twice that. A causal kernel computes half the score blocks, its backward recomputes the
+  // scores (2.5 forward's FLOPs where the products count 2): at 25% forward and 40% backward, the forward takes
+  // 0.5 x 6.87e10 / (0.25 x 1.97e14) and the backward 0.5 x 1.25 x 1.374e11 / (0.40 x 1.97e14).
+  const double forward_flops = 4.0 * 2048 * 8192 * 1024;
+  const AttentionSpans plain = attention_spans(std::nullopt);
+  EXPECT_NEAR(plain.forward, forward_flops / 1.97e14, 1e-9);
+  EXPECT_NEAR(plain.backward, 2 * forward_flops / 1.97e14, 1e-9);
+  Calibration kernel;
+  kernel.attention_forward_efficiency = {{1024, 0.25}, {4096, 0.25}};
+  kernel.attention_backward_efficiency = {{2048, 0.40}};
+  const AttentionSpans calibrated = attention_spans(kernel);
+  EXPECT_NEAR(calibrated.forward, 0.5 * forward_flops / (0.25 * 1.97e14), 1e-9);
+  EXPECT_NEAR(calibrated.backward, 0.5 * 1.25 * 2 * forward_flops / (0.40 * 1.97e14), 1e-9);
+  // A calibration without attention curves times the attention as any op: its FLOPs whole, at the MXU's rate.
+  Calibration mxu;
+  mxu.mxu_efficiency = {{1e9, 0.8}};
+  EXPECT_NEAR(attention_spans(mxu).forward, forward_flops / (0.8 * 1.97e14), 1e-9);
+}
+
+}  // namespace
+}  // namespace podsim

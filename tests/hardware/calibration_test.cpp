@@ -49,6 +49,34 @@ TEST(Calibration, AComputeStepDividesEachRooflineTermByItsCurveAtItsSize) {
   EXPECT_DOUBLE_EQ(calibrated_compute_s(Calibration{}, 1e-3, 5e-4, 1e11, 1e8), 1e-3);
 }
 
+// A causal attention kernel computes half the score blocks, its backward 2.5 forward's FLOPs where the products count
+// 2; each pass at its curve's efficiency at the sequence length, the memory term as any step's.
+TEST(Calibration, ACausalAttentionStepComputesHalfItsFlopsAtItsCurvesRate) {
+  Calibration c;
+  c.attention_forward_efficiency = {{4096, 0.2}, {16384, 0.4}};
+  c.attention_backward_efficiency = {{8192, 0.25}};
+  c.mxu_efficiency = {{1e9, 0.5}};
+  EXPECT_NEAR(calibrated_attention_s(c, AttentionPass::forward, 8192, 1.0, 0.1, 1e12, 1e9), 0.5 / 0.3, 1e-12);
+  EXPECT_NEAR(calibrated_attention_s(c, AttentionPass::forward, 1024, 1.0, 0.1, 1e12, 1e9), 0.5 / 0.2, 1e-12);
+  EXPECT_NEAR(calibrated_attention_s(c, AttentionPass::backward, 2048, 2.0, 0.1, 2e12, 1e9), 0.5 * 1.25 * 2 / 0.25,
+              1e-12);
+  EXPECT_NEAR(calibrated_attention_s(c, AttentionPass::forward, 8192, 1.0, 5.0, 1e12, 1e9), 5.0, 1e-12);  // HBM-bound
+  // Not attention, or no curve for the pass: the MXU's curve on its FLOPs whole.
+  EXPECT_NEAR(calibrated_attention_s(c, AttentionPass::none, 8192, 1.0, 0.1, 1e12, 1e9), 2.0, 1e-12);
+  c.attention_backward_efficiency.clear();
+  EXPECT_NEAR(calibrated_attention_s(c, AttentionPass::backward, 8192, 1.0, 0.1, 1e12, 1e9), 2.0, 1e-12);
+}
+
+TEST(Calibration, TheAttentionCurvesAreVerifiedLikeTheOthers) {
+  Calibration c;
+  c.attention_backward_efficiency = {{2048, 0.3}, {1024, 0.4}};
+  EXPECT_EQ(verify_error(c),
+            "attention_backward_efficiency[1].at: points must be in increasing order, got: 1024 after 2048");
+  c.attention_backward_efficiency.clear();
+  c.attention_forward_efficiency = {{2048, 0}};
+  EXPECT_EQ(verify_error(c), "attention_forward_efficiency[0].efficiency: an efficiency must be in (0, 1], got: 0");
+}
+
 TEST(Calibration, TheHbmCurveIsVerifiedLikeTheOthers) {
   Calibration c;
   c.hbm_efficiency = {{1e6, 0.5}, {1e6, 0.6}};
