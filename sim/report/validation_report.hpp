@@ -33,6 +33,8 @@ std::string validation_text(const std::vector<ValidationRow>& rows);
 
 // docs/validation.md: the method, one table per measurement file, the held-out summary and, for each row beyond
 // 10%, what the model lacks. A function of the rows only (no dates, no timings), so it regenerates byte for byte.
-std::string validation_markdown(const std::vector<ValidationRow>& rows);
+// `dirs`: the folders or files the rows came from as given to `podsim validate` (empty: the default, validation/,
+// whose page is docs/validation.md); the page's header names the command that regenerates it.
+std::string validation_markdown(const std::vector<ValidationRow>& rows, const std::vector<std::string>& dirs = {});
 
 }  // namespace podsim::report

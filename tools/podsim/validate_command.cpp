@@ -30,7 +30,7 @@ int validate(const ValidateFlags& flags) {
   if (flags.json)
     std::cout << report::validation_json(rows).dump(2) << "\n";
   else if (flags.markdown)
-    std::cout << report::validation_markdown(rows);
+    std::cout << report::validation_markdown(rows, flags.dirs);
   else
     std::cout << report::validation_text(rows);
   return 0;
