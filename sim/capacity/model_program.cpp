@@ -26,6 +26,14 @@ constexpr double kActivationFlops = 4;  // SiLU and the gate's product (or GELU)
 constexpr double kBackwardFlops = 6;    // the backward of a norm or an activation
 constexpr double kLossFlops = 8;        // softmax cross-entropy and its gradient
 constexpr double kAdamFlops = 1;
+// HBM traffic of the fused elementwise ops, in arrays of their input's size: each array the op is a function of is
+// read once and each it makes is written once (docs/parallelism.md, "Elementwise ops").
+constexpr double kNormPasses = 4;         // the residual add fused with the RMSNorm: reads the stream and the branch,
+                                          // writes the new stream and the norm
+constexpr double kNormBwdPasses = 4;      // reads the norm's gradient, its input and the stream's gradient; writes one
+constexpr double kGatedActPasses = 3;     // reads the gate and up projections, writes their product
+constexpr double kGatedActBwdPasses = 5;  // reads the product's gradient and both projections, writes both gradients
+constexpr double kPlainActBwdPasses = 3;  // reads the gradient and the projection, writes one
 constexpr double kMaskFlops = 4;  // a dense MoE dispatch's mask: one-hot, position count, capacity test, weight // per
                                   // byte of the update's byte view: about 11 FLOPs per parameter
 
@@ -196,8 +204,10 @@ class Builder {
   }
 
   void elementwise(const std::string& name, const std::string& in, const std::string& out, double flops,
-                   std::int64_t repeat, std::vector<std::string> after = {}) {
-    op(name, OpKind::elementwise, ElementwiseOp{in, flops}, out, repeat, std::move(after));
+                   std::int64_t repeat, std::vector<std::string> after = {}, double passes = 2) {
+    ElementwiseOp e{in, flops};
+    e.tensor_passes = passes;
+    op(name, OpKind::elementwise, std::move(e), out, repeat, std::move(after));
   }
 
   // A causal flash attention's pass over `context` keys per query: an elementwise op of its FLOPs that a calibrated
@@ -438,7 +448,7 @@ class Builder {
     after(matmul("hu", xe, "Weu", "ECD,EDF->ECF", hidden, r), maker, value, xe);
     made("hu", 1, {value}, LayerTensor::mlpwi_1);
     elementwise("act", gated ? "hg" : "hu", "g", kActivationFlops, r,
-                gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{});
+                gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{}, gated ? kGatedActPasses : 2);
     made("g", 1, gated ? std::vector<std::string>{"hg", "hu"} : std::vector<std::string>{"hu"});
     matmul("ye", "g", "Wed", "ECF,EFD->ECD", {expert_, slot_axes_, {}}, r);
     made("ye", 1, {"g"}, LayerTensor::mlpwo);
@@ -535,7 +545,8 @@ class Builder {
         gated ? std::vector<std::string>{"hg", "hu"} : std::vector<std::string>{"hu"};
     for (const auto& value : mlp_in)
       use(value);
-    elementwise("act_bwd", "dg", "dh", kBackwardFlops, r, makers(mlp_in));
+    elementwise("act_bwd", "dg", "dh", kBackwardFlops, r, makers(mlp_in),
+                gated ? kGatedActBwdPasses : kPlainActBwdPasses);
     // The expert weights' gradients read the dispatched tokens (under dense without expert axes, the einsum's output
     // seen at its slots).
     const std::string xe_value = !expert_.empty() ? "xe" : dense ? "xe_disp" : "xe_send";
@@ -580,7 +591,7 @@ class Builder {
     const std::int64_t K = dims_.kv_heads, H = dims_.head_dim;
     tensor("x", {tokens, dims_.d_model}, w_.activation_dtype, residual);
     values_["x"] = ForwardValue{{}, {}, LayerTensor::decoder_layer_input, {}};
-    elementwise("norm1", "x", "xn", kNormFlops, r);
+    elementwise("norm1", "x", "xn", kNormFlops + 1, r, {}, kNormPasses);
     made("xn", 1, {"x"});
     const std::string xn = whole_d("xn", r);
     matmul("q", xn, "Wq", "BD,DN->BN", {tokens_, tensor_}, r);
@@ -619,7 +630,7 @@ class Builder {
          w_.mode == WorkloadMode::train ? std::vector<std::string>{"a_lse"} : std::vector<std::string>{});
     matmul("o", "a", "Wo", "BN,ND->BD", residual, r);
     made("o", 1, {"a"}, LayerTensor::out_proj);
-    elementwise("norm2", "o", "hn", kNormFlops + 1, r);
+    elementwise("norm2", "o", "hn", kNormFlops + 1, r, {}, kNormPasses);
     made("hn", 1, {"x", "o"});
     const std::string hn = whole_d("hn", r);
     if (moe()) {
@@ -634,7 +645,7 @@ class Builder {
     matmul("hu", hn, "Wu", "BD,DF->BF", {tokens_, tensor_}, r);
     made("hu", 1, {hn}, LayerTensor::mlpwi_1);
     elementwise("act", gated ? "hg" : "hu", "g", kActivationFlops, r,
-                gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{});
+                gated ? std::vector<std::string>{"hu"} : std::vector<std::string>{}, gated ? kGatedActPasses : 2);
     made("g", 1, gated ? std::vector<std::string>{"hg", "hu"} : std::vector<std::string>{"hu"});
     matmul("y", "g", "Wd", "BF,FD->BD", residual, r);
     made("y", 1, {"g"}, LayerTensor::mlpwo);
@@ -659,7 +670,8 @@ class Builder {
           gated ? std::vector<std::string>{"hg", "hu"} : std::vector<std::string>{"hu"};
       for (const auto& value : mlp_in)
         use(value);
-      elementwise("act_bwd", "dg", "dh", kBackwardFlops, r, makers(mlp_in));
+      elementwise("act_bwd", "dg", "dh", kBackwardFlops, r, makers(mlp_in),
+                  gated ? kGatedActBwdPasses : kPlainActBwdPasses);
       const std::string hn = use(tensor_.empty() ? "hn" : "hn_full");
       if (gated) weight_gradient("dWg", hn, "dh", "BD,BF->DF", {fsdp_, tensor_}, r, repeats_.layer_update);
       weight_gradient("dWu", hn, "dh", "BD,BF->DF", {fsdp_, tensor_}, r, repeats_.layer_update);
@@ -670,7 +682,7 @@ class Builder {
     // The second norm's backward reads its input, the residual x + o.
     use("x");
     use("o");
-    elementwise("norm2_bwd", "dhn", "do", kBackwardFlops, r, makers({"o"}));
+    elementwise("norm2_bwd", "dhn", "do", kBackwardFlops, r, makers({"o"}), kNormBwdPasses);
     const std::string d_o = gathered_gradient("do", r);
     weight_gradient("dWo", use("a"), d_o, "BN,BD->ND", {tensor_, fsdp_}, r, repeats_.layer_update);
     matmul("da", d_o, bw("Wo"), "BD,ND->BN", {tokens_, tensor_}, r);
@@ -692,7 +704,7 @@ class Builder {
     weight_gradient("dWkv", xn, "dkv", "BD,BKJ->DKJ", {fsdp_, tensor_, {}}, r, repeats_.layer_update);
     matmul("dxn_kv", "dkv", bw("Wkv"), "BKJ,DKJ->BD", {tokens_, {}}, r, tensor_);
     matmul("dxn", "dq", bw("Wq"), "BN,DN->BD", residual, r);
-    elementwise("norm1_bwd", "dxn", "dx", kBackwardFlops, r);
+    elementwise("norm1_bwd", "dxn", "dx", kBackwardFlops, r, {}, kNormBwdPasses);
   }
 
   // The token embedding: a lookup of this chip's vocab rows (after gathering the fsdp shards), partial sums over

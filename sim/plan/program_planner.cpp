@@ -728,7 +728,7 @@ class Planner {
     step.reads = {from};
     step.flops = e.flops_per_element * static_cast<double>(elements);
     const double compute_s = step.flops / found->second;
-    const double hbm_bytes = 2.0 * static_cast<double>(in.bytes_per_chip);  // read + write
+    const double hbm_bytes = e.tensor_passes * static_cast<double>(in.bytes_per_chip);
     const double memory_s = hbm_load_time(hbm_bytes, chip);
     step.book.time_s = std::max(compute_s, memory_s);
     step.compute_s = compute_s;

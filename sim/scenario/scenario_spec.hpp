@@ -139,6 +139,10 @@ struct ElementwiseOp {
   // `attention_context` keys per query (models/hardware/calibration.hpp); not a scenario file's field.
   AttentionPass attention = AttentionPass::none;
   std::int64_t attention_context = 0;
+  // The HBM traffic of the op, in arrays of `tensor`'s size: 2 reads and writes it once. Model-level programs set
+  // more on their fused ops, which read and write several such arrays (docs/parallelism.md, "Elementwise ops");
+  // not a scenario file's field.
+  double tensor_passes = 2;
 };
 
 using OpDetail = std::variant<MatmulOp, CollectiveOp, ReshardOp, LoadOp, SendOp, ElementwiseOp>;

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/calibrate/measurement.hpp"
 #include "sim/scenario/hardware_json.hpp"
@@ -90,6 +92,38 @@ TEST(PresetCalibration, Tpu7xAttentionAsTokamaxsTableMeasured) {
   EXPECT_NEAR(flops / 1.15e15, 0.48e-3, 0.005e-3);  // the table's times are rounded to 0.01 ms
   EXPECT_NEAR(efficiency_at(tpu7x.calibration->attention_forward_efficiency, 8192), 0.48 / 1.93, 5e-5);
   EXPECT_NEAR(efficiency_at(tpu7x.calibration->attention_backward_efficiency, 8192), 1.20 / 3.98, 5e-5);
+}
+
+// No attention timing on v6e, v5e or v4 is published: each carries the curves of the measured generation with its
+// MXU size (docs/hardware-model.md, "Attention kernels"), v6e tpu7x's (256x256), v5e and v4 v5p's (128x128), point
+// for point, so that a change to the measured preset's curves is made to theirs too.
+void expect_same_points(const std::vector<EfficiencyPoint>& got, const std::vector<EfficiencyPoint>& measured,
+                        const std::string& what) {
+  ASSERT_FALSE(measured.empty()) << what;
+  ASSERT_EQ(got.size(), measured.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].at, measured[i].at) << what << " point " << i;
+    EXPECT_EQ(got[i].efficiency, measured[i].efficiency) << what << " point " << i;
+  }
+}
+
+TEST(PresetCalibration, UnmeasuredPresetsCarryTheAttentionCurvesOfTheirMxuSize) {
+  const std::vector<std::pair<std::string, std::string>> carried = {
+      {"tpu-v6e", "tpu7x"}, {"tpu-v5e", "tpu-v5p"}, {"tpu-v4", "tpu-v5p"}};
+  for (const auto& [preset, measured_on] : carried) {
+    const HardwareSpec chip = load_hardware_preset(preset);
+    const HardwareSpec measured = load_hardware_preset(measured_on);
+    ASSERT_TRUE(chip.calibration.has_value()) << preset;
+    EXPECT_EQ(chip.chip.mxu_rows, measured.chip.mxu_rows) << preset;
+    expect_same_points(chip.calibration->attention_forward_efficiency,
+                       measured.calibration->attention_forward_efficiency, preset + " forward");
+    expect_same_points(chip.calibration->attention_backward_efficiency,
+                       measured.calibration->attention_backward_efficiency, preset + " backward");
+  }
+  // v4 has no other calibration: its matmuls stay at the nominal peak (2 x 8192^3 / 2.75e14).
+  const HardwareSpec v4 = load_hardware_preset("tpu-v4");
+  EXPECT_TRUE(v4.calibration->mxu_efficiency.empty());
+  EXPECT_DOUBLE_EQ(preset_des("mm,matmul,1ms,,,,,8192,8192,8192", "tpu-v4"), 2.0 * 8192 * 8192 * 8192 / 2.75e14);
 }
 
 }  // namespace

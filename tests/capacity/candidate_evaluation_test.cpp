@@ -39,14 +39,15 @@ TEST(CandidateEvaluation, DataParallelComputeTermIsSixNTokensOverChipsPeak) {
   const double ici = 4 * layer + 2 * all_reduce(64 * mib);
   EXPECT_NEAR(r.breakdown.ici_s, ici, 1e-9 * ici);
   EXPECT_EQ(r.bound, "compute");
-  // The rest is the HBM-bound elementwise ops, each reading and writing its tensor at 2.8e12 B/s. With u = 2 x
-  // 16,384 x 1024 x 2 bytes / 2.8e12 (a [tokens, D] tensor): per layer norm1, norm2, their backwards and
-  // all on [tokens, D], u each (4u), the activation and its backward on [tokens, F] (4u each), dK and dV written on
-  // [tokens, 2KH] (2u): 14u per layer, 56u for 4, and the embedding lookup u; the loss on [16,384, 32,768] logits: 2 x
-  // 16,384 x 32,768 x 2 / 2.8e12; Adam over the 134,217,728 unsharded parameters of the program (norms are not ops): 2
-  // x 11 bytes each (docs/parallelism.md) / 2.8e12.
-  const double u = 2.0 * 16384 * 1024 * 2 / 2.8e12;
-  const double hbm = 57 * u + 2.0 * 16384 * 32768 * 2 / 2.8e12 + 2.0 * 11 * 134217728 / 2.8e12;
+  // The rest is the HBM-bound elementwise ops, each moving every array it reads and writes once at 2.8e12 B/s
+  // (docs/parallelism.md, "Elementwise ops"). With a = 16,384 x 1024 x 2 bytes / 2.8e12 (one [tokens, D] array):
+  // per layer norm1, norm2 and their backwards 4 arrays on [tokens, D] each (16a), the activation 3 and its
+  // backward 5 on [tokens, F] (4a each: 32a), dK and dV read and written on [tokens, 2KH] (2 x 2a): 52a per layer,
+  // 208a for 4, and the embedding lookup 2a; the loss on [16,384, 32,768] logits: 2 x 16,384 x 32,768 x 2 / 2.8e12;
+  // Adam over the 134,217,728 unsharded parameters of the program (norms are not ops): 2 x 11 bytes each
+  // (docs/parallelism.md) / 2.8e12.
+  const double a = 16384.0 * 1024 * 2 / 2.8e12;
+  const double hbm = 210 * a + 2.0 * 16384 * 32768 * 2 / 2.8e12 + 2.0 * 11 * 134217728 / 2.8e12;
   EXPECT_NEAR(r.breakdown.hbm_s, hbm, 1e-9 * hbm);
   EXPECT_DOUBLE_EQ(r.book_step_s, r.breakdown.compute_s + r.breakdown.hbm_s + r.breakdown.ici_s);
   // MFU: model FLOPs (6 x the matmul parameters, without the input embedding and the norms, plus attention) over the

@@ -330,6 +330,28 @@ TEST(ModelProgram, Int8TrainingRunsTheLayersMatmulsAtTheInt8PeakAndTheLogitsAtBf
   EXPECT_EQ(tensor(p.model, "Wu").dtype, DType::bf16);
 }
 
+TEST(ModelProgram, FusedElementwiseOpsMoveEveryArrayTheyReadAndWriteOnce) {
+  // small_model() (gated MLP, D 1024, F 4096) training on 32,768 tokens on a v5e 2x2, data over X and Y: 8192 tokens
+  // per chip, nothing else sharded. A [8192, 1024] bf16 array is 16 MiB per chip, a [8192, 4096] one 64 MiB.
+  const PlannedModel p = plan_model(
+      expand_model(small_model(), training(32768, 2048), candidate("tpu-v5e", {2, 2}, {K::data, K::data}), {}));
+  const double d_array = 8192.0 * 1024 * 2, f_array = 8192.0 * 4096 * 2;
+  // norm2: reads x and o, writes h = x + o and hn; norm1 likewise with the layer before's stream and MLP output.
+  EXPECT_DOUBLE_EQ(compute_step(planned_op(p, "norm2")).hbm_bytes, 4 * d_array);
+  EXPECT_DOUBLE_EQ(compute_step(planned_op(p, "norm1")).hbm_bytes, 4 * d_array);
+  // The SiLU gate: reads hg and hu, writes g; its backward reads dg, hg and hu and writes both gradients.
+  EXPECT_DOUBLE_EQ(compute_step(planned_op(p, "act")).hbm_bytes, 3 * f_array);
+  EXPECT_DOUBLE_EQ(compute_step(planned_op(p, "act_bwd")).hbm_bytes, 5 * f_array);
+  // A norm's backward: reads its output's gradient, its input and the stream's gradient, writes one gradient.
+  EXPECT_DOUBLE_EQ(compute_step(planned_op(p, "norm2_bwd")).hbm_bytes, 4 * d_array);
+  EXPECT_DOUBLE_EQ(compute_step(planned_op(p, "norm1_bwd")).hbm_bytes, 4 * d_array);
+  // At v5e's 8.2e11 B/s: 64 MiB / 8.2e11 = 81.840 us for a norm, 192 MiB = 245.520 us for the gate.
+  EXPECT_NEAR(compute_step(planned_op(p, "norm2")).memory_s, 81.840e-6, 1e-9);
+  EXPECT_NEAR(planned_op(p, "act").compute_time_s, 245.520e-6, 1e-9);
+  // The loss reads and writes its logits once: 2 x 8192 x 32768 x 2 bytes.
+  EXPECT_DOUBLE_EQ(compute_step(planned_op(p, "loss")).hbm_bytes, 2 * 8192.0 * 32768 * 2);
+}
+
 TEST(ModelProgram, Int8DecodeReadsOneBytePerWeightAndComputesAtTheInt8Peak) {
   // Decode of 16 sequences on a v5e 2x2, data over X and Y: 4 tokens per chip. The query projection [4, 1024] @
   // [1024, 1024]: 2 x 4 x 1024 x 1024 = 8,388,608 FLOPs, / 3.94e14 = 21.291 ns with quantization int8 (42.582 ns at
