@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/common/error.hpp"
+#include "sim/report/output_file.hpp"
 #include "sim/scenario/json_text.hpp"
 #include "sim/sweep/sweep_csv.hpp"
 
@@ -51,19 +51,13 @@ RecordKey record_key(const std::string& line, const std::string& where) {
 
 void write_results(const std::string& dir, const std::vector<std::string>& lines) {
   const std::filesystem::path folder(dir);
-  const auto jsonl = folder / kSweepJsonl;
-  const auto temporary = folder / (std::string(kSweepJsonl) + ".tmp");
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError("--out", "cannot write the file, got: " + temporary.string());
-    for (const auto& line : lines)
-      out << line << "\n";
-    if (!out.flush()) throw InputError("--out", "cannot write the file, got: " + temporary.string());
-  }
-  std::filesystem::rename(temporary, jsonl);
-  std::ofstream csv(folder / kSweepCsv, std::ios::binary | std::ios::trunc);
-  if (!csv) throw InputError("--out", "cannot write the file, got: " + (folder / kSweepCsv).string());
-  write_sweep_csv(lines, csv);
+  report::OutputFile jsonl("--out", (folder / kSweepJsonl).string());
+  for (const auto& line : lines)
+    jsonl.stream() << line << "\n";
+  report::OutputFile csv("--out", (folder / kSweepCsv).string());
+  write_sweep_csv(lines, csv.stream());
+  jsonl.commit();
+  csv.commit();
 }
 
 std::vector<std::string> merge_shards(const std::vector<std::string>& dirs) {

@@ -20,10 +20,11 @@ struct CliRun {
   std::string err;
 };
 
-// Runs `podsim ARGS` (ARGS already shell-quoted) and captures stdout, stderr and the exit code.
-inline CliRun run_podsim(const std::string& args) {
+// Runs `podsim ARGS` (ARGS already shell-quoted) and captures stdout, stderr and the exit code. `before` is shell
+// text run first in the same shell, e.g. "ulimit -f 1; exec " to run podsim under a file-size limit.
+inline CliRun run_podsim(const std::string& args, const std::string& before = "") {
   const auto err_path = std::filesystem::temp_directory_path() / ("podsim_cli_" + std::to_string(getpid()) + ".err");
-  const std::string command = std::string(PODSIM_BINARY) + " " + args + " 2>" + err_path.string();
+  const std::string command = before + std::string(PODSIM_BINARY) + " " + args + " 2>" + err_path.string();
   CliRun run;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return run;

@@ -155,7 +155,7 @@ TEST(SweepReportCli, BadFoldersRecordsAndPathsExit2Located) {
   const std::string nowhere = (dir / "no-such-folder" / "r.html").string();
   run = run_podsim("sweep " + sweep + " --out " + (dir / "out").string() + " --report " + nowhere);
   EXPECT_EQ(run.code, 2);
-  EXPECT_EQ(run.err, "error: --report: cannot write the file, got: " + nowhere + "\n");
+  EXPECT_EQ(run.err, "error: --report: cannot write the file (No such file or directory), got: " + nowhere + "\n");
   EXPECT_FALSE(fs::exists(dir / "out" / "results.jsonl"));
   run = run_podsim("sweep report " + (dir / "broken").string());
   EXPECT_EQ(run.code, 2);

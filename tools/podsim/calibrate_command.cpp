@@ -4,13 +4,13 @@
 // writes an overlay usable wherever a preset file is (`podsim collective --hardware OVERLAY.json`, a scenario's
 // "hardware": "OVERLAY.json").
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "models/common/error.hpp"
 #include "sim/calibrate/calibration_fit.hpp"
 #include "sim/calibrate/microbenchmark_table.hpp"
 #include "sim/report/calibration_report.hpp"
+#include "sim/report/output_file.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/json_text.hpp"
 #include "tools/podsim/command.hpp"
@@ -55,6 +55,8 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       "Microbenchmark suite tables: the benchmark (default: from the file name t_BENCHMARK_XXXXXXXXXX.csv)");
   cmd->callback([&action, flags] {
     action = [flags] {
+      report::check_outputs({{"--output", flags->output}},
+                            {{"measurements", flags->measurements}, {"--hardware", flags->hardware}});
       const HardwarePreset preset = cli::hardware_flag([&] { return load_hardware_preset_full(flags->hardware); });
       const std::optional<std::string> text = read_json_file(flags->measurements);
       if (!text) throw InputError(flags->measurements, "cannot open file");
@@ -104,12 +106,12 @@ void add_calibrate_command(CLI::App& app, Action& action) {
           std::cout << "skipped " << row << "\n";
       }
       if (!flags->output.empty()) {
-        std::ofstream out(flags->output);
-        if (!out) throw InputError("--output", "cannot write the file, got: " + flags->output);
-        out << report::calibration_overlay_json(fit, name, base_for(flags->hardware, flags->output),
-                                                flags->measurements)
-                   .dump(2)
-            << "\n";
+        report::OutputFile out("--output", flags->output);
+        out.stream() << report::calibration_overlay_json(fit, name, base_for(flags->hardware, flags->output),
+                                                         flags->measurements)
+                            .dump(2)
+                     << "\n";
+        out.commit();
         if (!flags->json)
           std::cout << "wrote " << flags->output << ": use it as --hardware " << flags->output << " or \"hardware\": \""
                     << flags->output << "\" in a scenario\n";

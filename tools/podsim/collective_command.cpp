@@ -1,6 +1,5 @@
 // `podsim collective`: one collective over mesh axes of a slice, book model and simulation side by side.
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 
 #include "models/common/units.hpp"
@@ -8,6 +7,7 @@
 #include "sim/query/collective_query.hpp"
 #include "sim/report/collective_report.hpp"
 #include "sim/report/error_report.hpp"
+#include "sim/report/output_file.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "tools/podsim/command.hpp"
 #include "tools/podsim/flags.hpp"
@@ -186,9 +186,9 @@ void add_collective_command(CLI::App& app, Action& action) {
             throw InputError("--links",
                              "the link ledger CSV lists one slice's ICI links: not with --slices > 1, got: " +
                                  std::to_string(result.slices) + " slices");
-          std::ofstream out(flags->links);
-          if (!out) throw InputError("--links", "cannot write the file, got: " + flags->links);
-          report::write_link_ledger_csv(result, out);
+          report::OutputFile out("--links", flags->links);
+          report::write_link_ledger_csv(result, out.stream());
+          out.commit();
         }
         if (flags->json)
           std::cout << report::collective_answer_json(result).dump(2) << "\n";

@@ -4,7 +4,6 @@
 // (docs/import.md). The scenario written is
 // loaded back through the scenario loader before the command succeeds, so `podsim check` and `podsim run` accept it.
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "sim/import/hlo_scenario.hpp"
 #include "sim/import/import_scenario.hpp"
 #include "sim/import/stablehlo_module.hpp"
+#include "sim/report/output_file.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/json_text.hpp"
 #include "sim/scenario/scenario_json.hpp"
@@ -68,8 +68,9 @@ struct ImportOptions {
 // Writes `json` to `out` once the scenario loader accepts it.
 void write_scenario(const std::string& json, const std::string& out_path) {
   load_scenario_text(json, out_path);  // the scenario must pass the loader's rules before it is written
-  std::ofstream out(out_path, std::ios::binary);
-  if (!out || !(out << json)) throw InputError(out_path, "cannot write file");
+  report::OutputFile out("--output", out_path);
+  out.stream() << json;
+  out.commit();
 }
 
 // The preset's peak FLOP/s by podsim dtype name (what the importers compare a program's dtypes with).
@@ -115,6 +116,7 @@ void add_import_command(CLI::App& app, Action& action) {
   cmd->add_option("--slice", opts->slice, "Slice shape, e.g. 4x2 (default: the mesh's axes on the preset's pod)");
   cmd->callback([&action, opts] {
     action = [opts] {
+      report::check_outputs({{"--output", opts->out}}, {{"file", opts->file}});
       // A module's text: up to 1 GiB (a large model's StableHLO is tens of MB).
       const std::optional<std::string> text = read_input_file(opts->file, std::uintmax_t{1} << 30);
       if (!text) throw InputError(opts->file, "cannot open file");

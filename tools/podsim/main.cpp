@@ -1,12 +1,14 @@
 // The podsim program: parses the command line, runs one subcommand, maps errors to exit codes
 // (0 ok, 1 a check failed, 2 bad input with `error: WHERE: WHAT` on stderr, 3 an internal error with
 // `internal error: WHAT` on stderr).
+#include <csignal>
 #include <exception>
 #include <filesystem>
 #include <iostream>
 #include <new>
 
 #include "models/common/error.hpp"
+#include "sim/report/output_file.hpp"
 #include "sim/scenario/json_text.hpp"
 #include "tools/podsim/command.hpp"
 
@@ -32,8 +34,13 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  // A write past a file-size limit (ulimit -f) fails with EFBIG and is reported as any failed write, instead of
+  // killing the process (the signal's default action) with a file half written.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
-    return action ? action() : 0;
+    const int code = action ? action() : 0;
+    podsim::report::check_standard_output();
+    return code;
   } catch (const podsim::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -1,7 +1,6 @@
 // `podsim plan SCENARIO.json [--top K] [--model book|des|both] [--json | --csv] [--report FILE.html]
 // [--trace FILE [--candidate N]]`: the candidates a model-level scenario allows, screened by the closed form, the
 // best K simulated, ranked (docs/capacity.md); the Chrome trace of one simulated candidate's step.
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -11,6 +10,7 @@
 #include "sim/capacity/candidate_evaluation.hpp"
 #include "sim/capacity/plan_search.hpp"
 #include "sim/report/candidate_trace.hpp"
+#include "sim/report/output_file.hpp"
 #include "sim/report/plan_report.hpp"
 #include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
@@ -63,16 +63,12 @@ int plan(const PlanFlags& flags) {
     throw InputError("--candidate", "chooses the candidate --trace writes: give --trace FILE too");
   if (flags.candidate && *flags.candidate < 1)
     throw InputError("--candidate", "must be at least 1, got: " + std::to_string(*flags.candidate));
-  std::ofstream html;
-  if (!flags.report.empty()) {
-    html.open(flags.report);
-    if (!html) throw InputError("--report", "cannot write the file, got: " + flags.report);
-  }
-  std::ofstream trace;
-  if (!flags.trace.empty()) {
-    trace.open(flags.trace);
-    if (!trace) throw InputError("--trace", "cannot write the file, got: " + flags.trace);
-  }
+  report::check_outputs({{"--report", flags.report}, {"--trace", flags.trace}}, {{"scenario", flags.scenario}});
+  // Opened (as temporary files) before the search, so that a folder that cannot be written is said at once; they
+  // replace their files only once both are written whole.
+  std::optional<report::OutputFile> html, trace;
+  if (!flags.report.empty()) html.emplace("--report", flags.report);
+  if (!flags.trace.empty()) trace.emplace("--trace", flags.trace);
   ScenarioSpec spec = load_scenario(flags.scenario);
   if (flags.uncalibrated) drop_calibration(spec);
   PlanSearchOptions options;
@@ -89,8 +85,10 @@ int plan(const PlanFlags& flags) {
   else
     std::cout << report::plan_text(plan_report);
   if (flags.json || flags.csv) std::cerr << report::search_summary(result) << "\n";
-  if (html.is_open()) report::write_plan_html(plan_report, html);
-  if (trace.is_open()) write_trace(spec, result, flags.candidate.value_or(1), trace);
+  if (html) report::write_plan_html(plan_report, html->stream());
+  if (trace) write_trace(spec, result, flags.candidate.value_or(1), trace->stream());
+  if (html) html->commit();
+  if (trace) trace->commit();
   return 0;
 }
 

@@ -1,6 +1,6 @@
 // `podsim run SCENARIO...`: runs scenarios and prints a table (or JSON, CSV), a Chrome trace and an HTML report.
-#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "models/common/error.hpp"
 #include "models/plan/schedule_policy.hpp"
@@ -9,6 +9,7 @@
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/model_run_report.hpp"
+#include "sim/report/output_file.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/run/run_scenario.hpp"
 #include "sim/scenario/scenario_calibration.hpp"
@@ -29,12 +30,6 @@ struct RunFlags {
   bool verify_values = false;
   bool uncalibrated = false;
 };
-
-std::ofstream open_output(const std::string& flag, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw InputError(flag, "cannot write the file, got: " + path);
-  return out;
-}
 
 std::string flag_of(RunOptions::Field field) {
   switch (field) {
@@ -79,6 +74,10 @@ void add_run_command(CLI::App& app, Action& action) {
         throw InputError("--format", "format must be table, json or csv, got: " + flags->format);
       if (!flags->trace.empty() && flags->scenarios.size() != 1)
         throw InputError("--trace", "a trace shows one scenario, got: " + std::to_string(flags->scenarios.size()));
+      std::vector<report::OutputPath> inputs;
+      for (const auto& file : flags->scenarios)
+        inputs.push_back({"scenario", file});
+      report::check_outputs({{"--trace", flags->trace}, {"--report", flags->report}}, inputs);
       RunOptions options;
       options.plan = flags->plan;
       options.verify_values = flags->verify_values;
@@ -118,9 +117,11 @@ void add_run_command(CLI::App& app, Action& action) {
           if (!plan.timeline)
             throw InputError("--trace", "the trace shows a simulated step, got: plan " + plan.name +
                                             ", not simulated (" + plan.result.rejected.value_or("") + ")");
-          std::ofstream out = open_output("--trace", flags->trace);
+          report::OutputFile out("--trace", flags->trace);
           report::write_candidate_trace(
-              *plan.timeline, report::CandidateTraceInfo{run.name, 1, "plan " + plan.name, plan.result.step_s()}, out);
+              *plan.timeline, report::CandidateTraceInfo{run.name, 1, "plan " + plan.name, plan.result.step_s()},
+              out.stream());
+          out.commit();
         }
         return 0;
       }
@@ -133,14 +134,18 @@ void add_run_command(CLI::App& app, Action& action) {
       } else {
         std::cout << report::run_report_text(runs);
       }
+      // Both outputs written whole before either replaces its file.
+      std::optional<report::OutputFile> trace, html;
       if (!flags->trace.empty()) {
-        std::ofstream out = open_output("--trace", flags->trace);
-        report::write_chrome_trace(runs.front(), out);
+        trace.emplace("--trace", flags->trace);
+        report::write_chrome_trace(runs.front(), trace->stream());
       }
       if (!flags->report.empty()) {
-        std::ofstream out = open_output("--report", flags->report);
-        report::write_html_report(runs, out);
+        html.emplace("--report", flags->report);
+        report::write_html_report(runs, html->stream());
       }
+      if (trace) trace->commit();
+      if (html) html->commit();
       return 0;
     };
   });

@@ -9,12 +9,12 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <thread>
 
 #include "models/common/error.hpp"
+#include "sim/report/output_file.hpp"
 #include "sim/report/sweep_report_html.hpp"
 #include "sim/sweep/sweep_launcher.hpp"
 #include "sim/sweep/sweep_progress.hpp"
@@ -48,23 +48,25 @@ struct SweepFlags {
   bool uncalibrated = false;
 };
 
-// The HTML report, opened before a sweep runs so that a path it cannot write stops the sweep before it starts.
-std::ofstream open_report(const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError("--report", "cannot write the file, got: " + path);
-  return out;
+// The files of results folders, named `label` in messages (the inputs an output must not overwrite).
+std::vector<report::OutputPath> results_files(const std::vector<std::string>& dirs, const std::string& label) {
+  std::vector<report::OutputPath> files;
+  for (const auto& dir : dirs)
+    for (const char* name : {kSweepJsonl, kSweepCsv})
+      files.push_back({label, (std::filesystem::path(dir) / name).string()});
+  return files;
 }
 
 // Draws the records of the results folders `dirs` (several are merged as `sweep merge` does, so shards can be drawn
-// without merging them first) into `out`, the file at `path`.
-void write_report(const std::vector<std::string>& dirs, std::ofstream& out, const std::string& path) {
+// without merging them first) into `out`, and replaces its file with it.
+void write_report(const std::vector<std::string>& dirs, report::OutputFile& out) {
   const std::vector<std::string> lines = merge_shards(dirs);
   std::string source;
   for (const auto& dir : dirs)
     source += (source.empty() ? "" : ", ") + (std::filesystem::path(dir) / kSweepJsonl).string();
-  report::write_sweep_html(report::read_sweep_report_data(lines, source), source, out);
-  if (!out.flush()) throw InputError("--report", "cannot write the file, got: " + path);
-  std::cout << path << ": the report of " << lines.size() << " points\n";
+  report::write_sweep_html(report::read_sweep_report_data(lines, source), source, out.stream());
+  out.commit();
+  std::cout << out.path() << ": the report of " << lines.size() << " points\n";
 }
 
 SweepModel parse_model(const std::string& text) {
@@ -129,9 +131,16 @@ int run(const SweepFlags& flags) {
   options.jobs = flags.jobs ? static_cast<std::size_t>(*flags.jobs)
                  : launch   ? 1
                             : std::max(1u, std::thread::hardware_concurrency());
+  report::check_outputs({{"--report", flags.report}}, [&] {
+    std::vector<report::OutputPath> inputs = results_files({flags.out}, "results file");
+    inputs.push_back({"sweep", flags.sweep_file});
+    return inputs;
+  }());
   const SweepSpec spec = load_sweep(flags.sweep_file);
-  std::ofstream html;
-  if (!flags.report.empty() && (!launch || launch->rank == 0)) html = open_report(flags.report);  // rank 0 draws
+  // Opened (as a temporary file) before the sweep runs, so that a folder it cannot write stops the sweep before it
+  // starts; rank 0 draws it.
+  std::optional<report::OutputFile> html;
+  if (!flags.report.empty() && (!launch || launch->rank == 0)) html.emplace("--report", flags.report);
   options.progress = progress_printer();
   g_interrupted = 0;  // a process that runs several sweeps (the Python module) starts each one uninterrupted
   options.interrupted = [] { return g_interrupted != 0; };
@@ -148,7 +157,6 @@ int run(const SweepFlags& flags) {
   if (outcome.rank != 0) return outcome.interrupted ? 128 + g_interrupted : 0;  // rank 0 reports
   const auto& p = outcome.progress;
   if (outcome.interrupted) {
-    if (html.is_open()) std::filesystem::remove(flags.report);  // drawn by the run that completes the sweep
     std::cerr << "sweep: interrupted after " << p.done << " of " << p.total
               << " points; run the same command again to resume\n";
     return 128 + g_interrupted;
@@ -157,7 +165,7 @@ int run(const SweepFlags& flags) {
   std::cout << file.string() << ": " << p.done + p.skipped << " points (" << p.done << " evaluated, " << p.skipped
             << " already there, " << p.failed << " failed"
             << (p.filtered > 0 ? ", " + std::to_string(p.filtered) + " filtered out" : std::string()) << ")\n";
-  if (html.is_open()) write_report({flags.out}, html, flags.report);
+  if (html) write_report({flags.out}, *html);
   return 0;
 }
 
@@ -186,11 +194,15 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->callback([&action, flags, merge, draw] {
     action = [flags, merge, draw] {
       if (draw->parsed()) {
-        std::ofstream html = open_report(flags->report);
-        write_report(flags->report_dirs, html, flags->report);
+        report::check_outputs({{"--report", flags->report}}, results_files(flags->report_dirs, "results file"));
+        report::OutputFile html("--report", flags->report);
+        write_report(flags->report_dirs, html);
         return 0;
       }
       if (!merge->parsed()) return run(*flags);
+      // The merged folder's files must not be a shard's: merging into a shard would overwrite what it merges.
+      const std::vector<report::OutputPath> merged = results_files({flags->merge_out}, "--out");
+      report::check_outputs(merged, results_files(flags->merge_dirs, "shard's results file"));
       const std::vector<std::string> lines = merge_shards(flags->merge_dirs);
       std::error_code ec;
       std::filesystem::create_directories(flags->merge_out, ec);
