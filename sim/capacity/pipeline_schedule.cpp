@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "models/common/error.hpp"
@@ -13,6 +14,15 @@ namespace {
 void require_shape(std::int64_t stages, std::int64_t microbatches) {
   if (stages < 1) throw VerifyError("pipeline stages must be at least 1, got: " + std::to_string(stages));
   if (microbatches < 1) throw VerifyError("microbatches must be at least 1, got: " + std::to_string(microbatches));
+  // Checked for overflow: both factors are user numbers.
+  std::int64_t tasks = 0;
+  const bool wraps = __builtin_mul_overflow(stages, 2 * std::min<std::int64_t>(microbatches, INT64_MAX / 2), &tasks);
+  if (stages > 1 && (wraps || tasks > kMaxPipelineTasks))
+    throw VerifyError("the pipeline schedule would hold " +
+                      (wraps ? std::string("more than 2^63") : std::to_string(tasks)) + " stage tasks (" +
+                      std::to_string(stages) + " stages x 2 x " + std::to_string(microbatches) +
+                      " microbatches), above the limit of " + std::to_string(kMaxPipelineTasks) +
+                      " (docs/reliability.md, \"Limits that protect the machine\"): use fewer microbatches");
 }
 
 void require_times(const std::vector<double>& times, std::size_t count, const std::string& what,

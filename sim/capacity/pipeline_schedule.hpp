@@ -13,6 +13,11 @@
 
 namespace podsim {
 
+// The most stage tasks (stages x 2 x microbatches: each microbatch's forward and backward on each stage) a pipeline
+// schedule may hold (docs/reliability.md, "Limits that protect the machine"): the closed form keeps about 25 bytes
+// a task and the des an event-graph task per chip of the stage; 64 stages of 8,192 microbatches are 1,048,576.
+inline constexpr std::int64_t kMaxPipelineTasks = 1'048'576;
+
 // One task of a stage: microbatch `microbatch`'s forward or backward through the stage's layers.
 struct PipelineTask {
   enum class Kind { forward, backward };

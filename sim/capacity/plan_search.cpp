@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <limits>
 #include <new>
 #include <string>
 
@@ -101,7 +102,32 @@ ScenarioMesh searched_mesh(const ScenarioSpec& spec, const Candidate& base, bool
 void add_assignments(const Candidate& base, const std::vector<ParallelKind>& kinds,
                      const std::vector<std::int64_t>& microbatches, const std::vector<Remat>& remats, Enumeration& out);
 
+// a x b, or the largest 64-bit count when it would not fit.
+std::uint64_t saturated_product(std::uint64_t a, std::uint64_t b) {
+  return b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b ? std::numeric_limits<std::uint64_t>::max()
+                                                                     : a * b;
+}
+
+// The candidates of one base: kinds ^ (its mesh axes of size > 1) x microbatches x remats (the assignments are
+// counted, not made), saturated.
+std::uint64_t base_candidates(const Candidate& base, std::size_t kinds, std::size_t microbatches, std::size_t remats) {
+  std::uint64_t count = saturated_product(microbatches, remats);
+  for (const MeshAxis& axis : base.mesh.mesh.axes)
+    if (axis.size > 1) count = saturated_product(count, kinds);
+  return count;
+}
+
+std::string thousands(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 // The searched candidates: hardware x slice x slice count x assignment x microbatches x remat, in that nesting.
+// Counted before any is made: more than kMaxSearchCandidates is refused at /search with the count.
 Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& search) {
   Enumeration out;
   const Workload workload = spec.workload.value_or(Workload{});
@@ -116,6 +142,8 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
   const std::vector<std::int32_t> counts =
       search.slice_counts.empty() ? std::vector<std::int32_t>{spec.slice_count} : search.slice_counts;
   const std::vector<ParallelKind> kinds = distinct(search.kinds);
+  std::vector<Candidate> bases;
+  std::uint64_t total = 0;
   for (const HardwarePreset& preset : hardware) {
     for (const Shape& shape : slices) {
       for (const std::int32_t count : counts) {
@@ -141,10 +169,23 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
           continue;
         }
         base.mesh = searched_mesh(spec, base, own_slice);
-        add_assignments(base, kinds, microbatches, remats, out);
+        const std::uint64_t more = base_candidates(base, kinds.size(), microbatches.size(), remats.size());
+        total = more > std::numeric_limits<std::uint64_t>::max() - total ? std::numeric_limits<std::uint64_t>::max()
+                                                                         : total + more;
+        bases.push_back(std::move(base));
       }
     }
   }
+  if (total > kMaxSearchCandidates)
+    throw InputError(located(spec, search.pointer.empty() ? "/search" : search.pointer),
+                     "the search allows up to " + thousands(total) + " candidates, more than the limit of " +
+                         thousands(kMaxSearchCandidates) + " (" + std::to_string(bases.size()) +
+                         " slice shapes and counts x " + std::to_string(kinds.size()) + " kinds on each mesh axis x " +
+                         std::to_string(microbatches.size()) + " microbatch counts x " + std::to_string(remats.size()) +
+                         " remat policies; docs/reliability.md, \"Limits that protect the machine\"): search "
+                         "fewer slices, kinds, microbatch counts or policies at once");
+  for (const Candidate& base : bases)
+    add_assignments(base, kinds, microbatches, remats, out);
   return out;
 }
 

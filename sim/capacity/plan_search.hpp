@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "sim/capacity/candidate.hpp"
@@ -10,6 +11,11 @@
 #include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim {
+
+// The most candidates a search may allow (docs/reliability.md, "Limits that protect the machine"): each is screened
+// by the closed form, which holds its result (about 10 KB) until the ranking; a few lists of a small scenario file
+// multiply to millions. Counted before any candidate is made.
+inline constexpr std::uint64_t kMaxSearchCandidates = 100'000;
 
 // Every candidate of the scenario's `search` section (each hardware preset x slice shape x assignment of the
 // listed kinds to the mesh axes x microbatches x remat), or, without one, its `plans` on its own slice.

@@ -3,6 +3,7 @@
 // schedule with send times traced task by task.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,30 @@ TEST(PipelineSchedule, BadTimesAreRefused) {
   EXPECT_THROW(pipeline_span(PipelineSchedule::gpipe, 2, PipelineTimes{{1, -1}, {1, 1}, {0}}), VerifyError);
   EXPECT_THROW(pipeline_span(PipelineSchedule::gpipe, 0, equal_stages(2, 1, 1)), VerifyError);
   EXPECT_THROW(stage_order(PipelineSchedule::gpipe, 2, 2, 2), VerifyError);
+}
+
+// Issue 33, class 3: 64 stages of 2^20 microbatches held 134 million stage tasks, 3.3 GB for the closed form (the
+// des never ended). The limit is 2^20 stage tasks: 64 stages x 2 x 8,192 microbatches is the largest accepted.
+TEST(PipelineSchedule, ASchedulePastTheTaskLimitIsRefusedWithItsSize) {
+  EXPECT_EQ(microbatches_in_flight(PipelineSchedule::gpipe, 64, 8192, 0), 8192);
+  try {
+    microbatches_in_flight(PipelineSchedule::one_f_one_b, 64, 8193, 0);
+    FAIL() << "expected a VerifyError";
+  } catch (const VerifyError& e) {
+    EXPECT_STREQ(e.what(),
+                 "the pipeline schedule would hold 1048704 stage tasks (64 stages x 2 x 8193 microbatches), above the "
+                 "limit of 1048576 (docs/reliability.md, \"Limits that protect the machine\"): use fewer microbatches");
+  }
+  try {
+    stage_order(PipelineSchedule::gpipe, 4, INT64_MAX, 0);
+    FAIL() << "expected a VerifyError";
+  } catch (const VerifyError& e) {
+    EXPECT_STREQ(e.what(), ("the pipeline schedule would hold more than 2^63 stage tasks (4 stages x 2 x " +
+                            std::to_string(INT64_MAX) +
+                            " microbatches), above the limit of 1048576 (docs/reliability.md, \"Limits that protect "
+                            "the machine\"): use fewer microbatches")
+                               .c_str());
+  }
 }
 
 }  // namespace

@@ -113,6 +113,39 @@ TEST(PlanSearch, MicrobatchesAndRematMultiply) {
   EXPECT_EQ(distinct.size(), 24u);
 }
 
+// Issue 33, class 3: the candidates are counted from the lists before any is made. 8 slice shapes of 2 and 4 chips
+// per dim x slice counts 1 and 2 (a fourth mesh axis, DCN, with 2) x 5 kinds: 8 x 5^3 + 8 x 5^4 = 6,000
+// assignments, x 7 microbatch counts x 3 remat policies = 126,000, above kMaxSearchCandidates.
+TEST(PlanSearch, ASearchOfMoreCandidatesThanTheLimitIsRefusedBeforeAnyIsMade) {
+  ScenarioSpec spec = model_spec("tpu-v5p", {4, 4, 4});
+  SearchSpec search = kinds({data, fsdp, tensor, sequence, pipeline});
+  for (const std::int64_t x : {2, 4})
+    for (const std::int64_t y : {2, 4})
+      for (const std::int64_t z : {2, 4})
+        search.slices.push_back({x, y, z});
+  search.slice_counts = {1, 2};
+  search.microbatches = {1, 2, 4, 8, 16, 32, 64};
+  Remat one, two;
+  one.checkpoints_per_layer = 1;
+  two.checkpoints_per_layer = 2;
+  search.remat = {Remat{}, one, two};
+  spec.search = search;
+  ASSERT_EQ(kMaxSearchCandidates, 100000u);
+  try {
+    enumerate_candidates(verified(spec));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "search.json: /search");
+    EXPECT_EQ(e.message(),
+              "the search allows up to 126,000 candidates, more than the limit of 100,000 (16 slice shapes and counts "
+              "x 5 kinds on each mesh axis x 7 microbatch counts x 3 remat policies; docs/reliability.md, \"Limits "
+              "that protect the machine\"): search fewer slices, kinds, microbatch counts or policies at once");
+  }
+  // One slice count fewer: 8 x 125 x 21 = 21,000 candidates, made.
+  spec.search->slice_counts = {1};
+  EXPECT_EQ(enumerate_candidates(verified(spec)).size(), 21000u);
+}
+
 TEST(PlanSearch, SlicesAndPresetsMultiplyAndAnUnformableSliceIsRejected) {
   ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
   SearchSpec search = kinds({data, tensor});
