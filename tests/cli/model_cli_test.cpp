@@ -120,8 +120,18 @@ TEST(ModelCli, HostileConfigIsBadInput) {
   }
   std::ofstream(path) << R"({"model_type": null, )" << dims;
   run = run_podsim("model describe --config " + path.string());
-  std::filesystem::remove(path);
   EXPECT_EQ(run.code, 0) << run.err;
+  // Dims whose tensors pass 2^64 bytes (2e9 layers of d_model 131,072): an error located at the config, not an
+  // unlocated one.
+  std::ofstream(path) << R"({"hidden_size": 131072, "intermediate_size": 524288, "num_hidden_layers": 2000000000,
+    "num_attention_heads": 1024, "vocab_size": 32000})";
+  run = run_podsim("model describe --config " + path.string() + " --batch-tokens 1000000");
+  std::filesystem::remove(path);
+  EXPECT_EQ(run.code, 2) << run.err;
+  const std::string prefix =
+      "error: " + path.string() + ": the model's figures cannot be counted: tensor size overflows 64-bit bytes, got: ";
+  EXPECT_EQ(run.err.rfind(prefix, 0), 0u) << run.err;
+  EXPECT_TRUE(run.err.ends_with(" elements\n")) << run.err;
 }
 
 }  // namespace

@@ -73,6 +73,10 @@ int describe(const ModelFlags& flags) {
     answer = describe_model(query);
   } catch (const ModelQueryError& e) {
     throw at_flag(e, flag_of(e.field()));
+  } catch (const VerifyError& e) {
+    // A count the model's dims make too large (a tensor past 2^64 bytes): located at the model it came from.
+    throw InputError(flags.preset.empty() ? flags.config : "--preset " + flags.preset,
+                     std::string("the model's figures cannot be counted: ") + e.what());
   }
   if (flags.json)
     std::cout << report::model_json(answer).dump(2) << "\n";
