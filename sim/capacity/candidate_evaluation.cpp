@@ -52,10 +52,22 @@ std::string gib(std::uint64_t bytes) {
 
 // Model FLOPs of one step (docs/capacity.md, "MFU"): 6 N per token plus the attention products in training, 2 N plus
 // attention in serving (at the sequence length the step attends to), N the matmul parameters (no input embedding).
-double model_flops(const TransformerDims& dims, const Workload& w) {
+// The step's model FLOPs (docs/capacity.md, "MFU"): a mixture of experts' (token, expert) pairs that the dense
+// dispatch drops (`dropped` of them) skip that expert's matmuls, which are then not counted: MFU counts the work the
+// step does, never above the peak however small the capacity factor.
+double model_flops(const TransformerDims& dims, const Workload& w, double dropped) {
   const double tokens = static_cast<double>(w.tokens_per_step());
-  if (w.mode == WorkloadMode::train) return model_flops_per_token(dims, w.seq_len).train_with_attention * tokens;
-  return model_flops_per_token(dims, w.context).forward_with_attention * tokens;
+  const bool train = w.mode == WorkloadMode::train;
+  double flops = train ? model_flops_per_token(dims, w.seq_len).train_with_attention * tokens
+                       : model_flops_per_token(dims, w.context).forward_with_attention * tokens;
+  if (dims.experts > 1 && dropped > 0) {
+    const double matrices = dims.mlp == MlpKind::gated ? 3.0 : 2.0;
+    const double expert_params = matrices * static_cast<double>(dims.d_model) * static_cast<double>(dims.d_ff) *
+                                 static_cast<double>(dims.layers);  // one expert of every layer
+    const double pairs = tokens * static_cast<double>(dims.experts_per_token);
+    flops -= (train ? 6.0 : 2.0) * expert_params * pairs * dropped;
+  }
+  return flops;
 }
 
 // MFU, tokens per second per chip, latency and cost from the step time in force (des when simulated).
@@ -306,8 +318,8 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
   if (!r.fits_hbm)
     r.rejected = "needs " + gib(r.memory_per_chip_bytes) + " per chip, HBM holds " + gib(r.hbm_bytes) + ": " +
                  gib(r.memory_per_chip_bytes - r.hbm_bytes) + " over";
-  r.model_flops_per_step = model_flops(dims, w);
   r.dropped_fraction = dropped_fraction(dims, w);
+  r.model_flops_per_step = model_flops(dims, w, r.dropped_fraction);
   derive(problem, r);
   return r;
 }

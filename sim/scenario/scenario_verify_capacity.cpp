@@ -288,8 +288,10 @@ void verify_capacity(State& state) {
   if (spec.search) verify_search(state, *spec.search);
   if (spec.price_per_chip_hour) {
     const double price = *spec.price_per_chip_hour;
-    if (!(price > 0) || !std::isfinite(price))
-      where.fail("/price_per_chip_hour", "must be a finite number > 0, got: " + shown(price));
+    // At most 1e6 USD a chip-hour (today's accelerators rent for a few): a cost per million tokens stays finite.
+    if (!(price > 0) || !std::isfinite(price) || price > 1e6)
+      where.fail("/price_per_chip_hour",
+                 "must be a number > 0 and at most 1e6 (USD per chip-hour), got: " + shown(price));
   }
 }
 

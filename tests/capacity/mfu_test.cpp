@@ -98,6 +98,31 @@ TEST(Mfu, HandWorkedForATinyModelOnOneChip) {
   EXPECT_LE(r.mfu, 1.0);
 }
 
+// Issue 33, class 4: a capacity factor of 1e-300 gave an MFU of 287%, the dropped tokens' expert matmuls counted as
+// done. small_moe(): L 2, D 1024, F 2048 gated, E 4, k 2, N_h = K = 8 heads of 128, V 32768; 16,384 tokens at T 1024
+// on one v5p chip, the dense dispatch at capacity factor 0.5: each group of 1024 tokens sends each expert 512 rows
+// and it keeps C = 512 x 0.5 = 256, so half the (token, expert) pairs are dropped.
+// N = 2 (2 D N_h H + 2 D K H) + 2 x 3 D F k + 2 D E + V D = 8,388,608 + 25,165,824 + 8,192 + 33,554,432 = 67,117,056;
+// per token 6 N + 12 L N_h H T = 402,702,336 + 25,165,824 = 427,868,160, x 16,384 = 7,010,191,933,440. The dropped
+// pairs, 16,384 x 2 x 0.5, skip 6 x L x 3 D F = 75,497,472 FLOPs each: 1,236,950,581,248 less, 5,773,241,352,192.
+TEST(Mfu, DroppedTokensSkipTheirExpertsMatmuls) {
+  Workload w = training(16384, 1024);
+  w.moe_dispatch = MoeDispatch::dense;
+  w.capacity_factor = 0.5;
+  const CandidateResult r =
+      evaluate_candidate_book(problem(small_moe(), w), candidate("tpu-v5p", {1, 1, 1}, {K::data, K::data, K::data}));
+  ASSERT_FALSE(r.rejected) << *r.rejected;
+  EXPECT_DOUBLE_EQ(r.dropped_fraction, 0.5);
+  EXPECT_DOUBLE_EQ(r.model_flops_per_step, 5773241352192.0);
+  EXPECT_LE(r.mfu, 1.0);
+  // Nothing dropped at factor 1: every pair's matmuls count.
+  w.capacity_factor = 1.0;
+  const CandidateResult all =
+      evaluate_candidate_book(problem(small_moe(), w), candidate("tpu-v5p", {1, 1, 1}, {K::data, K::data, K::data}));
+  EXPECT_DOUBLE_EQ(all.dropped_fraction, 0.0);
+  EXPECT_DOUBLE_EQ(all.model_flops_per_step, 7010191933440.0);
+}
+
 // Every model-level scenario of scenarios/ and validation/scenarios/ and every candidate its search allows that the
 // book can evaluate: the model FLOPs of a step are at most the matmul FLOPs its program executes, so MFU <= HFU.
 TEST(Mfu, NeverAboveHardwareFlopsUtilisationOnTheShippedScenarios) {

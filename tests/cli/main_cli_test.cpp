@@ -100,6 +100,22 @@ TEST(MainCli, BadInputStillExitsTwo) {
   EXPECT_EQ(run.err.rfind("error: --hop-latency: ", 0), 0u) << run.err;
 }
 
+// Issue 33, class 6: a command line CLI11 refuses is said in podsim's form, `error: WHERE: WHAT`, exit 2 (it was
+// CLI11's own words, "dirs is required" and "Run with --help for more information.", without `error:`).
+TEST(MainCli, CommandLineErrorsUsePodsimsErrorForm) {
+  const auto expect = [](const std::string& args, const std::string& err) {
+    const podsim::test::CliRun run = podsim::test::run_podsim(args);
+    EXPECT_EQ(run.code, 2) << args;
+    EXPECT_EQ(run.err, err) << args;
+    EXPECT_EQ(run.out, "") << args;
+  };
+  expect("sweep merge", "error: command line: dirs is required (--help lists the options)\n");
+  expect("plan x --top abc", "error: command line: Could not convert: --top = abc (--help lists the options)\n");
+  const podsim::test::CliRun help = podsim::test::run_podsim("plan --help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_EQ(help.out.rfind("Capacity planning", 0), 0u) << help.out.substr(0, 80);
+}
+
 // Issue 33, class 2: whatever path is given as an input, podsim reads regular files only, bounded, and a path the
 // system refuses is a located input error: never a hang (a FIFO with no writer), an unbounded read (/dev/zero), a
 // folder read as empty JSON, or a std::filesystem exception as an internal error.

@@ -31,8 +31,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // A command line CLI11 refuses: podsim's error form, `error: WHERE: WHAT` (issue 33, class 6).
+    std::cerr << "error: command line: " << e.what() << " (--help lists the options)\n";
+    return 2;
   }
   // A write past a file-size limit (ulimit -f) fails with EFBIG and is reported as any failed write, instead of
   // killing the process (the signal's default action) with a file half written.
