@@ -60,8 +60,55 @@ void write_results(const std::string& dir, const std::vector<std::string>& lines
   csv.commit();
 }
 
+namespace {
+
+// What every record of one sweep run shares: the model it ran (book, des, both), whether calibrated, and the swept
+// parameters' names (the keys of "params").
+struct RunIdentity {
+  std::string model;
+  bool uncalibrated = false;
+  std::vector<std::string> params;
+  std::string where;  // the first record's place, for messages
+};
+
+RunIdentity identity_of(const std::string& line, const RecordKey& key, const std::string& where) {
+  RunIdentity id{key.model, key.uncalibrated, {}, where};
+  const nlohmann::json record = nlohmann::json::parse(line);
+  if (record.at("params").is_object())
+    for (const auto& item : record.at("params").items())
+      id.params.push_back(item.key());
+  return id;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names)
+    out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "none" : out;
+}
+
+// Throws when `got` is not a record of the run `first` is (issue 33, class 4: book and des shards, or shards of two
+// sweeps, were joined into one results file).
+void require_same_run(const RunIdentity& first, const RunIdentity& got) {
+  const std::string of_first = " (the record at " + first.where + " has ";
+  if (got.model != first.model)
+    throw InputError(got.where, "a record of another run: model " + got.model + of_first + first.model +
+                                    "), got: shards of two sweep runs");
+  if (got.uncalibrated != first.uncalibrated)
+    throw InputError(got.where, std::string("a record of another run: ") +
+                                    (got.uncalibrated ? "uncalibrated" : "calibrated") + of_first +
+                                    (first.uncalibrated ? "uncalibrated" : "calibrated") +
+                                    "), got: shards of two sweep runs");
+  if (got.params != first.params)
+    throw InputError(got.where, "a record of another sweep: parameters " + joined(got.params) + of_first +
+                                    joined(first.params) + "), got: shards of two sweeps");
+}
+
+}  // namespace
+
 std::vector<std::string> merge_shards(const std::vector<std::string>& dirs) {
   std::map<std::size_t, std::pair<std::string, std::string>> by_point;  // point -> (line, where)
+  std::optional<RunIdentity> first;
   for (const auto& dir : dirs) {
     const auto path = (std::filesystem::path(dir) / kSweepJsonl).string();
     if (!std::filesystem::exists(path)) throw InputError(dir, "no " + std::string(kSweepJsonl) + " in the folder");
@@ -69,6 +116,11 @@ std::vector<std::string> merge_shards(const std::vector<std::string>& dirs) {
     for (std::size_t i = 0; i < read.lines.size(); ++i) {
       const std::string where = path + ": line " + std::to_string(i + 1);
       const RecordKey key = record_key(read.lines[i], where);
+      const RunIdentity id = identity_of(read.lines[i], key, where);
+      if (!first)
+        first = id;
+      else
+        require_same_run(*first, id);
       const auto [it, inserted] = by_point.emplace(key.point, std::make_pair(read.lines[i], where));
       if (!inserted && it->second.first != read.lines[i])
         throw InputError(where, "point " + std::to_string(key.point) + " differs from its record at " +

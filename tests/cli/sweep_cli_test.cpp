@@ -313,6 +313,31 @@ TEST(SweepCli, MergedShardsEqualOneRun) {
   fs::remove_all(dir);
 }
 
+// Issue 33, class 4: shards of two runs (book and des, or two sweeps) were joined into one results file.
+TEST(SweepCli, MergeRefusesShardsOfTwoRuns) {
+  const auto dir = temp_dir("two_runs");
+  const auto sweep = sweep_file(dir, kTwelve).string();
+  ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "s0").string() + " --shard 0/2").code, 0);
+  ASSERT_EQ(run_podsim("sweep " + sweep + " --out " + (dir / "s1").string() + " --shard 1/2 --model des").code, 0);
+  const std::string s0 = (dir / "s0" / "results.jsonl").string(), s1 = (dir / "s1" / "results.jsonl").string();
+  CliRun merge = run_podsim("sweep merge " + (dir / "s0").string() + " " + (dir / "s1").string() + " --out " +
+                            (dir / "merged").string());
+  EXPECT_EQ(merge.code, 2);
+  EXPECT_EQ(merge.err, "error: " + s1 + ": line 1: a record of another run: model des (the record at " + s0 +
+                           ": line 1 has book), got: shards of two sweep runs\n");
+  EXPECT_FALSE(fs::exists(dir / "merged" / "results.jsonl"));
+  // A shard of another sweep (one parameter instead of two).
+  const auto other = dir / "other.json";
+  std::ofstream(other) << R"({"base": ")" << kMlp
+                       << R"(", "parameters": [{"pointer": "/tensors/x/shape/0", "values": [2048, 4096]}]})";
+  ASSERT_EQ(run_podsim("sweep " + other.string() + " --out " + (dir / "o").string() + " --shard 1/2").code, 0);
+  merge = run_podsim("sweep merge " + (dir / "s0").string() + " " + (dir / "o").string() + " --out " +
+                     (dir / "merged").string());
+  EXPECT_EQ(merge.code, 2);
+  EXPECT_NE(merge.err.find(": line 1: a record of another sweep: parameters "), std::string::npos) << merge.err;
+  fs::remove_all(dir);
+}
+
 TEST(SweepCli, FilteredPointsHaveNoRecordAndKeepTheirIndices) {
   const auto dir = temp_dir("filter");
   const auto sweep = dir / "sweep.json";
