@@ -3,6 +3,7 @@
 #include "sim/sweep/sweep_spec.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
 
@@ -68,16 +69,34 @@ std::vector<Json> expand_range(const Where& where, const Json& range, const std:
     where.fail(pointer + "/start", "a range by times starts above 0, got: " + shown(range.at("start")));
   if (stop < start) where.fail(pointer, "the range is empty (stop below start), got: " + shown(range));
   std::vector<Json> values;
+  if (integers) {
+    // Exact in 64-bit integers (a double holds integers exactly only up to 2^53): the values up to stop, the next
+    // one past it or past the 64-bit integers ending the range.
+    for (const char* key : {"start", "stop", by_key.c_str()})
+      if (range.at(key).is_number_unsigned() && range.at(key).get<std::uint64_t>() > INT64_MAX)
+        where.fail(pointer + "/" + key, "an integer of a range is at most 2^63 - 1, got: " + shown(range.at(key)));
+    const auto first = range.at("start").get<std::int64_t>(), last = range.at("stop").get<std::int64_t>();
+    const auto factor = range.at(by_key).get<std::int64_t>();
+    if (by_step) {
+      const std::uint64_t span = static_cast<std::uint64_t>(last) - static_cast<std::uint64_t>(first);
+      if (span / static_cast<std::uint64_t>(factor) >= kSweepMaxPoints)
+        where.fail(pointer, "a range has at most " + std::to_string(kSweepMaxPoints) + " values, got: " + shown(range));
+    }
+    for (std::int64_t value = first; value <= last;) {
+      values.emplace_back(value);
+      const bool past =
+          by_step ? __builtin_add_overflow(value, factor, &value) : __builtin_mul_overflow(value, factor, &value);
+      if (past) break;
+    }
+    return values;
+  }
   const double slack = 1e-9 * std::max(std::abs(start), std::abs(stop));
   for (std::size_t k = 0;; ++k) {
     const double value = by_step ? start + static_cast<double>(k) * by : start * std::pow(by, static_cast<double>(k));
     if (value > stop + slack) break;
     if (values.size() >= kSweepMaxPoints)
       where.fail(pointer, "a range has at most " + std::to_string(kSweepMaxPoints) + " values, got: " + shown(range));
-    if (integers)
-      values.emplace_back(static_cast<std::int64_t>(std::llround(value)));
-    else
-      values.emplace_back(value);
+    values.emplace_back(value);
   }
   return values;
 }

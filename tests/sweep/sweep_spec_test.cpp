@@ -94,6 +94,36 @@ TEST(SweepSpec, RangeByTimesIsPowers) {
   EXPECT_EQ(spec.parameters[0].values[4], 16777216);
 }
 
+// Issue 33, class 4: integer ranges were stepped in doubles, exact only to 2^53: a start of 2^63 - 2 gave -2^63, and
+// a range of three values above 2^53 was refused as too long. Integers now step in 64-bit integers, the range ending
+// where the next value would pass the integers.
+TEST(SweepSpec, IntegerRangesAreExactUpTo2To63) {
+  const SweepSpec top = sweep_of(
+      R"([{"pointer": "/tensors/x/shape/0", "range": {"start": 9223372036854775806, "stop": 9223372036854775807, "step": 1}}])");
+  ASSERT_EQ(top.parameters[0].values.size(), 2u);
+  EXPECT_EQ(top.parameters[0].values[0].get<std::int64_t>(), INT64_MAX - 1);
+  EXPECT_EQ(top.parameters[0].values[1].get<std::int64_t>(), INT64_MAX);
+  // 2^60, 2^60 + 1, 2^60 + 2: three values, each exact.
+  const SweepSpec high = sweep_of(
+      R"([{"pointer": "/tensors/x/shape/0", "range": {"start": 1152921504606846976, "stop": 1152921504606846978, "step": 1}}])");
+  ASSERT_EQ(high.parameters[0].values.size(), 3u);
+  EXPECT_EQ(high.parameters[0].values[1].get<std::int64_t>(), 1152921504606846977);
+  // By times, the powers that stay below 2^63: 2^61, 2^62 (2^63 would overflow).
+  const SweepSpec powers = sweep_of(
+      R"([{"pointer": "/tensors/x/shape/0", "range": {"start": 2305843009213693952, "stop": 9223372036854775807, "times": 2}}])");
+  ASSERT_EQ(powers.parameters[0].values.size(), 2u);
+  EXPECT_EQ(powers.parameters[0].values[1].get<std::int64_t>(), 4611686018427387904);
+  // The whole span of the integers is counted without overflow, and refused as too long.
+  EXPECT_EQ(
+      sweep_error(
+          R"([{"pointer": "/hardware", "range": {"start": -9223372036854775808, "stop": 9223372036854775807, "step": 1}}])"),
+      "s.json: /parameters/0/range: a range has at most 1000000 values, got: "
+      "{\"start\":-9223372036854775808,\"stop\":9223372036854775807,\"step\":1}");
+  EXPECT_EQ(
+      sweep_error(R"([{"pointer": "/hardware", "range": {"start": 1, "stop": 18446744073709551615, "step": 1}}])"),
+      "s.json: /parameters/0/range/stop: an integer of a range is at most 2^63 - 1, got: 18446744073709551615");
+}
+
 TEST(SweepSpec, ResolvedPointHasTheValuesApplied) {
   const SweepSpec spec = sweep_of(R"([{"pointer": "/tensors/x/shape/1", "values": [32, 64]},
                                       {"pointer": "/hardware", "values": ["tpu-v6e"]}])");
