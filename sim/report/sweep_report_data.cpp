@@ -38,10 +38,12 @@ struct RecordReader {
     throw InputError(where + ": " + pointer, rule + ", got: " + shown(value));
   }
 
+  // A time or a cost: at least 0 (a forged negative one drew `inf` into the charts' scales; issue 33, class 4).
   std::optional<double> number(const Json& plan, const std::string& pointer, const char* key) const {
     if (!plan.contains(key) || plan.at(key).is_null()) return std::nullopt;
     const Json& value = plan.at(key);
-    if (!value.is_number()) fail(pointer + "/" + key, "must be a number or null", value);
+    if (!value.is_number() || !(value.get<double>() >= 0))
+      fail(pointer + "/" + key, "must be a number of at least 0 or null", value);
     return value.get<double>();
   }
 

@@ -96,7 +96,14 @@ TransformerDims model_dims_from_json(const json& section, const std::string& whe
   for (const char* required : {"layers", "d_model", "d_ff", "heads", "vocab"})
     if (!section.contains(required)) throw InputError(where, std::string("missing key \"") + required + "\"");
   if (!section.contains("kv_heads")) dims.kv_heads = dims.heads;
-  if (!section.contains("head_dim") && dims.heads > 0) dims.head_dim = dims.d_model / dims.heads;
+  if (!section.contains("head_dim") && dims.heads > 0) {
+    // Derived only when exact (issue 33, class 4: 4097 over 32 heads was floored to 128 without a word).
+    if (dims.d_model % dims.heads != 0)
+      throw InputError(where + "/d_model", "must be a multiple of heads (" + std::to_string(dims.heads) +
+                                               ") when head_dim is not given (head_dim = d_model / heads), got: " +
+                                               std::to_string(dims.d_model));
+    dims.head_dim = dims.d_model / dims.heads;
+  }
   verify_located(dims, [&](const std::string& key) { return where + "/" + key; });
   return dims;
 }
@@ -180,9 +187,14 @@ ModelPreset load_hf_config(const std::string& path) {
   dims.kv_heads = doc.contains("num_key_value_heads") && !doc.at("num_key_value_heads").is_null()
                       ? count_at(doc.at("num_key_value_heads"), at("num_key_value_heads"))
                       : dims.heads;
-  dims.head_dim = doc.contains("head_dim") && !doc.at("head_dim").is_null()
-                      ? count_at(doc.at("head_dim"), at("head_dim"))
-                      : (dims.heads > 0 ? dims.d_model / dims.heads : 0);
+  const bool head_dim_given = doc.contains("head_dim") && !doc.at("head_dim").is_null();
+  if (!head_dim_given && dims.heads > 0 && dims.d_model % dims.heads != 0)
+    throw InputError(at("hidden_size"), "must be a multiple of num_attention_heads (" + std::to_string(dims.heads) +
+                                            ") when head_dim is not given (head_dim = hidden_size / "
+                                            "num_attention_heads), got: " +
+                                            std::to_string(dims.d_model));
+  dims.head_dim =
+      head_dim_given ? count_at(doc.at("head_dim"), at("head_dim")) : (dims.heads > 0 ? dims.d_model / dims.heads : 0);
   if (doc.contains("tie_word_embeddings"))
     dims.tied_embeddings = bool_at(doc.at("tie_word_embeddings"), at("tie_word_embeddings"));
   if (doc.contains("num_local_experts")) dims.experts = count_at(doc.at("num_local_experts"), at("num_local_experts"));

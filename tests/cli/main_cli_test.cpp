@@ -111,6 +111,8 @@ TEST(MainCli, CommandLineErrorsUsePodsimsErrorForm) {
   };
   expect("sweep merge", "error: command line: dirs is required (--help lists the options)\n");
   expect("plan x --top abc", "error: command line: Could not convert: --top = abc (--help lists the options)\n");
+  // Class 4: a path with control characters is echoed escaped, never as bytes a terminal would obey.
+  expect("run \"$(printf 'no\\033[31mfile.json')\"", "error: no\\x1b[31mfile.json: cannot open file\n");
   const podsim::test::CliRun help = podsim::test::run_podsim("plan --help");
   EXPECT_EQ(help.code, 0);
   EXPECT_EQ(help.out.rfind("Capacity planning", 0), 0u) << help.out.substr(0, 80);

@@ -121,6 +121,14 @@ TEST(ModelCli, HostileConfigIsBadInput) {
   std::ofstream(path) << R"({"model_type": null, )" << dims;
   run = run_podsim("model describe --config " + path.string());
   EXPECT_EQ(run.code, 0) << run.err;
+  // Issue 33, class 4: 4097 over 32 heads was floored to a head_dim of 128 without a word.
+  std::ofstream(path) << R"({"hidden_size": 4097, "intermediate_size": 128, "num_hidden_layers": 2,
+    "num_attention_heads": 32, "vocab_size": 100})";
+  run = run_podsim("model describe --config " + path.string());
+  EXPECT_EQ(run.code, 2) << run.err;
+  EXPECT_EQ(run.err, "error: " + path.string() +
+                         ": /hidden_size: must be a multiple of num_attention_heads (32) when head_dim is not given "
+                         "(head_dim = hidden_size / num_attention_heads), got: 4097\n");
   // Dims whose tensors pass 2^64 bytes (2e9 layers of d_model 131,072): an error located at the config, not an
   // unlocated one.
   std::ofstream(path) << R"({"hidden_size": 131072, "intermediate_size": 524288, "num_hidden_layers": 2000000000,

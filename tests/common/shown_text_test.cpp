@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 
 namespace podsim {
@@ -22,6 +23,26 @@ TEST(ShownText, LongTextsAreCutWithAnEllipsis) {
 TEST(ShownText, CutNeverSplitsAUtf8Sequence) {
   const std::string text = std::string(79, 'a') + "\xC3\xA9" + "tail";  // é spans bytes 80 and 81
   EXPECT_EQ(cut_shown(text), std::string(79, 'a') + "...");
+}
+
+// Issue 33, class 4: control characters in names and paths reached the terminal as they were (an ESC starts an
+// escape sequence that recolours or rewrites the screen).
+TEST(ShownText, ControlCharactersAreEscapedForATerminal) {
+  EXPECT_EQ(terminal_safe("evil\x1b[31mRED\x07 \r\x7f\x01"), "evil\\x1b[31mRED\\x07 \\x0d\\x7f\\x01");
+  EXPECT_EQ(terminal_safe("two\nlines\tand a tab, caf\xC3\xA9"), "two\nlines\tand a tab, caf\xC3\xA9");
+  EXPECT_EQ(terminal_safe(std::string("nul\0end", 7)), "nul\\x00end");
+}
+
+TEST(ShownText, TheTerminalBufferEscapesWhatIsWrittenThroughIt) {
+  std::ostringstream sink;
+  TerminalSafeBuffer buffer(sink.rdbuf());
+  std::ostream out(&buffer);
+  out << "name: "
+      << "a\x1b]0;title\x07" << '\x1b' << "\n"
+      << 42;
+  out.flush();
+  EXPECT_TRUE(out.good());
+  EXPECT_EQ(sink.str(), "name: a\\x1b]0;title\\x07\\x1b\n42");
 }
 
 }  // namespace

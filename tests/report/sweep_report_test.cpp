@@ -119,8 +119,13 @@ TEST(SweepReport, BadRecordsAreLocated) {
             "out/results.jsonl: line 1: not a sweep record (keys point, params, hash, model, error, plans)");
   Json bad = plan(1, 4, true);
   bad["book_time_s"] = "x";
-  EXPECT_EQ(error_of({record(3, 1, {{"a/b~", bad}})}),
-            R"(out/results.jsonl: point 3: /plans/a~1b~0/book_time_s: must be a number or null, got: "x")");
+  EXPECT_EQ(
+      error_of({record(3, 1, {{"a/b~", bad}})}),
+      R"(out/results.jsonl: point 3: /plans/a~1b~0/book_time_s: must be a number of at least 0 or null, got: "x")");
+  // Issue 33, class 4: a forged negative time drew `inf` into the charts' scales.
+  bad["book_time_s"] = -0.5;
+  EXPECT_EQ(error_of({record(3, 1, {{"a", bad}})}),
+            "out/results.jsonl: point 3: /plans/a/book_time_s: must be a number of at least 0 or null, got: -0.5");
   bad = plan(1, 0, true);
   EXPECT_EQ(error_of({record(4, 1, {{"a", bad}})}),
             "out/results.jsonl: point 4: /plans/a/chips: must be a whole number above 0 or null, got: 0");
