@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace podsim {
 
@@ -76,14 +75,23 @@ ExpertLoad expert_load(const Workload& workload, std::int64_t tokens, std::int64
   load.groups = std::max<std::int64_t>(1, tokens / load.group_tokens);
   if (dense) load.group_capacity = expert_capacity(workload.capacity_factor, load.group_tokens, top_k, experts);
   const auto& h = workload.expert_histogram;
-  const double total = h.empty() ? 0.0 : std::accumulate(h.begin(), h.end(), 0.0);
+  // Shares of the weights' sum; relative to the largest weight when the sum would pass the largest double.
+  double top = 1, total = 0;
+  for (const double weight : h)
+    total += weight;
+  if (!std::isfinite(total)) {
+    top = *std::max_element(h.begin(), h.end());
+    total = 0;
+    for (const double weight : h)
+      total += weight / top;
+  }
   // Per group: every group routes the same shares (one histogram for the step).
   const double routed = static_cast<double>(load.group_tokens) * static_cast<double>(top_k);
   const auto groups = static_cast<double>(load.groups);
   const auto cap = static_cast<double>(load.group_capacity);
   double dropped = 0;
   for (std::int64_t e = 0; e < experts; ++e) {
-    const double share = h.empty() ? 1.0 / static_cast<double>(experts) : h[static_cast<std::size_t>(e)] / total;
+    const double share = h.empty() ? 1.0 / static_cast<double>(experts) : h[static_cast<std::size_t>(e)] / top / total;
     const double demand = share * routed;
     const double kept = dense ? std::min(demand, cap) : demand;
     load.received.push_back(groups * kept);

@@ -122,13 +122,13 @@ void verify_routing(const Where& where, const Workload& w, const TransformerDims
   if (static_cast<std::int64_t>(w.expert_histogram.size()) != dims.experts)
     where.fail(hp, "must list one weight per expert (" + std::to_string(dims.experts) +
                        "), got: " + std::to_string(w.expert_histogram.size()) + " weights");
-  double total = 0;
+  double largest = 0;  // not their sum: weights near the largest double sum to infinity (issue 33, class 6)
   for (std::size_t i = 0; i < w.expert_histogram.size(); ++i) {
     const double v = w.expert_histogram[i];
     if (!(v >= 0) || !std::isfinite(v)) where.fail(child(hp, i), "must be a finite number >= 0, got: " + shown(v));
-    total += v;
+    largest = std::max(largest, v);
   }
-  if (!(total > 0) || !std::isfinite(total))
+  if (!(largest > 0))
     where.fail(hp, "the weights must not all be zero (each is an expert's share of the routed tokens), got: all zero");
 }
 

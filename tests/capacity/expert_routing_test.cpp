@@ -95,6 +95,24 @@ TEST(ExpertRouting, ASkewedHistogramDropsWhatExceedsTheCapacity) {
   EXPECT_EQ(expert_load(w, 1024, 2, 4, 4).slots, 1280);
 }
 
+// Issue 33, class 6: weights near the largest double summed to infinity, and equal weights of 1e308 were refused as
+// "all zero". Past the largest double they are taken relative to the largest: 1.5e308:3e307:3e307:3e307 routes as
+// 5:1:1:1, and equal ones evenly.
+TEST(ExpertRouting, HugeWeightsAreSharesOfTheLargest) {
+  Workload w;
+  w.moe_dispatch = MoeDispatch::dense;
+  w.expert_histogram = {1.5e308, 3e307, 3e307, 3e307};  // their sum, 2.4e308, is past the largest double
+  ExpertLoad load = expert_load(w, 1024, 2, 4, 2);
+  const std::vector<double> skewed = {512, 256, 256, 256};
+  for (std::size_t e = 0; e < 4; ++e)
+    EXPECT_NEAR(load.received[e], skewed[e], 1e-9) << e;
+  EXPECT_NEAR(load.dropped_fraction, 0.375, 1e-12);
+  w.expert_histogram = {1e308, 1e308, 1e308, 1e308};
+  load = expert_load(w, 1024, 2, 4, 2);
+  EXPECT_EQ(load.received, (std::vector<double>{512, 512, 512, 512}));
+  EXPECT_EQ(load.dropped_fraction, 0.0);
+}
+
 TEST(ExpertRouting, TheDenseCapacityIsPerSequence) {
   // 2^20 tokens in sequences of 2048: 512 groups. Per group, k 2 of E 4: ceil(2048 x 2 / 4) = 1024 x 1.25 = 1280
   // slots per expert; 512 x 1280 = 655,360 in the pass. Under 5:1:1:1 expert 0 is sent 5/8 x 4096 = 2560 rows of
