@@ -170,7 +170,10 @@ ModelPreset load_model_preset(const std::string& name_or_path, const std::string
 }
 
 ModelPreset load_hf_config(const std::string& path) {
-  const json doc = parse_hardware_file(path);
+  return hf_config_from_json(parse_hardware_file(path), path);
+}
+
+ModelPreset hf_config_from_json(const json& doc, const std::string& path) {
   require_object(doc, path);
   auto required = [&](const char* key) -> const json& {
     if (!doc.contains(key))

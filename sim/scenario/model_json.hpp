@@ -28,6 +28,9 @@ ModelPreset load_model_preset(const std::string& name_or_path, const std::string
 // gated for the LLaMA, Mistral and Mixtral model types and plain for GPT-2 style ones. Other keys are ignored.
 ModelPreset load_hf_config(const std::string& path);
 
+// The same from the config's parsed JSON, `path` naming it in messages (the fuzz harness's entry point).
+ModelPreset hf_config_from_json(const nlohmann::json& doc, const std::string& path);
+
 // The dims keys of a `model` section (layers, d_model, d_ff, heads, kv_heads, head_dim, vocab, tied_embeddings,
 // mlp, experts, experts_per_token) at `where` (e.g. "a.json: /model"). Unknown keys are errors naming the nearest
 // valid key.

@@ -54,6 +54,18 @@ COLLECTIVE_SEEDS = [
 ]
 
 
+# Hugging Face config.json files as the model hubs publish them (LLaMA, Mixtral, GPT-2 keys).
+HF_CONFIG_SEEDS = [
+    '{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, '
+    '"num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256, "tie_word_embeddings": false}',
+    '{"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, '
+    '"num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000, "num_local_experts": 8, '
+    '"num_experts_per_tok": 2}',
+    '{"model_type": "gpt2", "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12, '
+    '"num_attention_heads": 12, "vocab_size": 50257, "tie_word_embeddings": true, "head_dim": 64}',
+]
+
+
 def write(target, text):
     folder = CORPUS / target
     folder.mkdir(parents=True, exist_ok=True)
@@ -78,6 +90,14 @@ def main():
         write("stablehlo", path.read_bytes())
     for path in sorted((ROOT / "tests" / "import" / "data").glob("*.hlo")):
         write("hlo", path.read_bytes())
+    for path in sorted((ROOT / "sweeps").rglob("*.json")):
+        write("sweep", path.read_bytes())
+    for path in sorted((ROOT / "tests").rglob("*hf*.json")) + sorted((ROOT / "tests").rglob("config.json")):
+        write("hf_config", path.read_bytes())
+    for text in HF_CONFIG_SEEDS:
+        write("hf_config", text)
+    for path in sorted((ROOT / "validation").rglob("*.csv")):
+        write("measurement_csv", path.read_bytes())
     for folder in sorted(CORPUS.iterdir()):
         print(f"{folder.name}: {len(list(folder.iterdir()))} seeds")
 
