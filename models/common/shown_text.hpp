@@ -1,10 +1,10 @@
 // The one cut of a value echoed in an error message ("got: VALUE"): long values are shortened so that a hostile
 // input cannot flood stderr (docs/reliability.md, "Input limits"); and the one escape of control characters in what
-// podsim prints to a terminal, so that a name or a path cannot drive the terminal (issue 33, class 4).
+// podsim prints to a terminal, so that a name or a path cannot drive the terminal (issue 33, class 4; the stream
+// buffer that applies it to standard output is report::TerminalSafeBuffer, sim/report/output_file.hpp).
 #pragma once
 
 #include <cstddef>
-#include <streambuf>
 #include <string>
 #include <string_view>
 
@@ -18,20 +18,5 @@ std::string cut_shown(std::string text);
 // `text` with every ASCII control character but newline and tab (0x00-0x1F, 0x7F: ESC starts a terminal's escape
 // sequences, CR overwrites a line, BEL rings) written as `\xNN`; everything else as it is.
 std::string terminal_safe(std::string_view text);
-
-// A stream buffer that passes what is written to `sink` through terminal_safe, byte by byte: podsim puts it under
-// standard output when that is a terminal (tools/podsim/main.cpp), so that text reports escape hostile names.
-class TerminalSafeBuffer : public std::streambuf {
- public:
-  explicit TerminalSafeBuffer(std::streambuf* sink) : sink_(sink) {}
-
- protected:
-  int_type overflow(int_type c) override;
-  std::streamsize xsputn(const char* s, std::streamsize n) override;
-  int sync() override { return sink_->pubsync(); }
-
- private:
-  std::streambuf* sink_;
-};
 
 }  // namespace podsim

@@ -118,4 +118,18 @@ void check_standard_output() {
   }
 }
 
+TerminalSafeBuffer::int_type TerminalSafeBuffer::overflow(int_type c) {
+  if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+  const char ch = traits_type::to_char_type(c);
+  const std::string text = terminal_safe(std::string_view(&ch, 1));
+  const auto n = static_cast<std::streamsize>(text.size());
+  return sink_->sputn(text.data(), n) == n ? c : traits_type::eof();
+}
+
+std::streamsize TerminalSafeBuffer::xsputn(const char* s, std::streamsize n) {
+  const std::string text = terminal_safe(std::string_view(s, static_cast<std::size_t>(n)));
+  const auto m = static_cast<std::streamsize>(text.size());
+  return sink_->sputn(text.data(), m) == m ? n : 0;
+}
+
 }  // namespace podsim::report

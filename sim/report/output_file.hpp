@@ -6,6 +6,7 @@
 #pragma once
 
 #include <fstream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -54,5 +55,20 @@ void check_outputs(const std::vector<OutputPath>& outputs, const std::vector<Out
 // Checks that standard output took everything written to it (a full disk, a closed pipe): throws InputError
 // ("standard output", ...) after a flush that failed.
 void check_standard_output();
+
+// A stream buffer that passes what is written to `sink` through terminal_safe, byte by byte: podsim puts it under
+// standard output when that is a terminal (tools/podsim/main.cpp), so that text reports escape hostile names.
+class TerminalSafeBuffer : public std::streambuf {
+ public:
+  explicit TerminalSafeBuffer(std::streambuf* sink) : sink_(sink) {}
+
+ protected:
+  int_type overflow(int_type c) override;
+  std::streamsize xsputn(const char* s, std::streamsize n) override;
+  int sync() override { return sink_->pubsync(); }
+
+ private:
+  std::streambuf* sink_;
+};
 
 }  // namespace podsim::report

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   // On a terminal, text reports escape the control characters of names and paths (issue 33, class 4); a pipe or a
   // file gets the bytes as they are (JSON escapes them itself).
-  podsim::TerminalSafeBuffer terminal(std::cout.rdbuf());
+  podsim::report::TerminalSafeBuffer terminal(std::cout.rdbuf());
   struct Restore {  // std::cout outlives main: it must not keep a buffer that ends with it
     std::streambuf* original;
     ~Restore() {
