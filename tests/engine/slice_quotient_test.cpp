@@ -74,7 +74,8 @@ SliceQuotientDecline slice_decline_of(const Slice& slice, std::int32_t slices, c
   return why;
 }
 
-// Two slices of 4 chips, hosts of 2: every chip's 8 MB over the DCN shares its host's NIC (2 x 5 GB/s) with its
+// Two slices of a wrapped ring of 4 chips, hosts of 2: moving by whole hosts (2 chips) and by slices leaves 2
+// representatives, chips 0 and 1. Every chip's 8 MB over the DCN shares its host's NIC (2 x 5 GB/s) with its
 // neighbour's, so each flows at 5 GB/s: 1 ms of compute (1e9 FLOPs at 1e12), then 20 us + 8e6 / 5e9 = 1.62 ms on
 // the DCN (the 2 MB over the ICI take 45 us beside it), then 1 ms: 3.62 ms, as the closed form has it.
 TEST(SliceQuotient, SameAsTheFullSimulationAndTheClosedFormOnTwoSlices) {
@@ -85,7 +86,7 @@ TEST(SliceQuotient, SameAsTheFullSimulationAndTheClosedFormOnTwoSlices) {
   const auto quotient = simulate_slice_quotient(slice, 2, network, p.graph, &why);
   ASSERT_TRUE(quotient.has_value()) << slice_quotient_decline_name(why);
   EXPECT_EQ(why, SliceQuotientDecline::none);
-  EXPECT_EQ(quotient->simulated_tasks, 4u * 4u);  // slice 0's 4 chips x 4 tasks
+  EXPECT_EQ(quotient->simulated_tasks, 2u * 4u);  // the 2 representatives x 4 tasks
   expect_identical(*quotient, simulate(network, p.graph));
   EXPECT_NEAR(quotient->makespan_s, 1e-3 + kSqDcnLatency + 8e6 / kSqDcnBps + 1e-3, 1e-12);
 }
@@ -128,8 +129,11 @@ TEST(SliceQuotient, DeclinesATaskThatIsNotSliceZerosMoved) {
 }
 
 // Chip 0 of slice 0 sends to chip 1 of slice 1, and chip 0 of slice 1 to chip 1 of slice 0, where a compute waits on
-// it: the twin of what chip 1 of slice 0 receives is a transfer chip 0 sends, which chip 1 cannot observe.
-TEST(SliceQuotient, DeclinesAReceiveFromAnotherPosition) {
+// it (a line of 2 chips does not wrap: both chips are representatives). The twin of what chip 1 of slice 0 receives
+// is chip 0's transfer to chip 1 of slice 1, which the quotient delivers to chip 1, the destination's representative,
+// so chip 1 observes it: each transfer alone on its host's NIC (2 chips x 5 GB/s), 20 us + 1000 B / 10 GB/s, then
+// 1 ms.
+TEST(SliceQuotient, AReceiveFromAnotherPositionArrivesAtItsRepresentative) {
   const Slice slice({2}, std::vector<bool>{false});
   const NetworkSpec network = sliced_network(slice, 2);
   EventGraph graph;
@@ -138,10 +142,81 @@ TEST(SliceQuotient, DeclinesAReceiveFromAnotherPosition) {
   const TaskId b = graph.add({.src_chip = 2, .dst_chip = 1, .bytes = 1000});
   graph.add({.src_chip = 1, .dst_chip = 1, .flops = 1e9, .deps = {b}, .kind = TaskKind::compute});
   graph.add({.src_chip = 3, .dst_chip = 3, .flops = 1e9, .deps = {a}, .kind = TaskKind::compute});
+  const auto quotient = simulate_slice_quotient(slice, 2, network, graph);
+  ASSERT_TRUE(quotient.has_value());
+  EXPECT_EQ(quotient->simulated_tasks, 2u);
+  expect_identical(*quotient, simulate(network, graph));
+  EXPECT_NEAR(quotient->makespan_s, kSqDcnLatency + 1000 / (2 * kSqDcnBps) + 1e-3, 1e-12);
+}
+
+// Per chip of `slices` slices of `slice`: a compute of `flops`, then `bytes` to the chip at its position in the next
+// slice and `bytes` / 4 to each neighbour on the ICI (both directions of every dim), then a compute after all it
+// received. Built step by step, so a chip's tasks are spread over the ids.
+EventGraph neighbour_program(const Slice& slice, std::int32_t slices, double flops, std::uint64_t bytes) {
+  EventGraph graph;
+  const auto chips = static_cast<ChipId>(slice.num_chips());
+  const ChipId total = chips * slices;
+  graph.num_chips = total;
+  std::vector<TaskId> first;
+  for (ChipId c = 0; c < total; ++c)
+    first.push_back(graph.add({.src_chip = c, .dst_chip = c, .flops = flops, .kind = TaskKind::compute}));
+  std::vector<std::vector<TaskId>> received(static_cast<std::size_t>(total));
+  const auto send = [&](ChipId from, ChipId to, std::uint64_t size) {
+    received[static_cast<std::size_t>(to)].push_back(
+        graph.add({.src_chip = from, .dst_chip = to, .bytes = size, .deps = {first[static_cast<std::size_t>(from)]}}));
+  };
+  for (ChipId c = 0; c < total; ++c) {
+    send(c, (c + chips) % total, bytes);
+    for (int dim = 0; dim < slice.rank(); ++dim)
+      for (const Direction dir : {Direction::plus, Direction::minus})
+        if (const auto to = slice.neighbour(c % chips, dim, dir)) send(c, c / chips * chips + *to, bytes / 4);
+  }
+  for (ChipId c = 0; c < total; ++c) {
+    Task last{.src_chip = c, .dst_chip = c, .flops = flops, .kind = TaskKind::compute};
+    for (const TaskId d : received[static_cast<std::size_t>(c)])
+      last.deps.push_back(d);
+    graph.add(std::move(last));
+  }
+  return graph;
+}
+
+// Two slices of a 4x8 torus, hosts of 4 (a quarter of a row each): moves by a whole row along X and by 4 along Y
+// leave the 4 chips of slice 0's first host. Each chip sends over the ICI both ways along both dims (the Y
+// neighbours inside the block arrive at representatives; those along X, and past the block's edge, at their own
+// representatives or, when that is the sender, at a sink) and over the DCN. Every flow has a link to itself, and the
+// NIC (4 x 5 GB/s) gives each of its 4 chips 5 GB/s: 1 ms, 20 us + 8e6 / 5e9, 1 ms.
+TEST(SliceQuotient, MovesByWholeHostsOnAWrappedSlice) {
+  const Slice slice({4, 8}, std::vector<bool>{true, true});
+  const NetworkSpec network = sliced_network(slice, 2, 4);
+  const EventGraph graph = neighbour_program(slice, 2, 1e9, 8'000'000);
+  SliceQuotientDecline why = SliceQuotientDecline::none;
+  const auto quotient = simulate_slice_quotient(slice, 2, network, graph, &why);
+  ASSERT_TRUE(quotient.has_value()) << slice_quotient_decline_name(why);
+  EXPECT_EQ(quotient->simulated_tasks, 4u * 7u);  // 4 representatives x (2 computes, 1 + 4 sends)
+  expect_identical(*quotient, simulate(network, graph));
+  EXPECT_NEAR(quotient->makespan_s, 1e-3 + kSqDcnLatency + 8e6 / kSqDcnBps + 1e-3, 1e-12);
+}
+
+// A wrapped ring of 6, hosts of 4: the second host has 2 chips and half the NIC, so no move within a slice keeps the
+// hosts' NICs alike; the quotient moves by whole slices only (6 representatives), still simulate()'s result.
+TEST(SliceQuotient, HostsOfUnequalNicsMoveByWholeSlices) {
+  const Slice slice({6}, std::vector<bool>{true});
+  const NetworkSpec network = sliced_network(slice, 2, 4);
+  const EventGraph graph = neighbour_program(slice, 2, 1e9, 8'000'000);
+  const auto quotient = simulate_slice_quotient(slice, 2, network, graph);
+  ASSERT_TRUE(quotient.has_value());
+  EXPECT_EQ(quotient->simulated_tasks, 6u * 5u);  // 6 chips x (2 computes, 1 + 2 sends)
+  expect_identical(*quotient, simulate(network, graph));
+}
+
+// A wrapped ring of 4, hosts of 2: chip 0 sends to both neighbours, chip 1 (a representative) and chip 3 (whose
+// representative is chip 1). Their routes differ (the + link and the - link), so the second goes to a sink; chip
+// 1's compute waits on what chip 2 sends it, whose twin is that second transfer: it cannot observe it.
+TEST(SliceQuotient, DeclinesTwoRoutesBetweenOneRepresentativePair) {
+  const Slice slice({4}, std::vector<bool>{true});
+  const NetworkSpec network = sliced_network(slice, 2);
+  const EventGraph graph = neighbour_program(slice, 2, 1e9, 8'000'000);
   EXPECT_EQ(slice_decline_of(slice, 2, network, graph), SliceQuotientDecline::dependency_not_observable);
-  // Declined, the full simulation still runs it: each transfer alone on its host's NIC (2 chips x 5 GB/s), 20 us +
-  // 1000 B / 10 GB/s, then 1 ms.
-  EXPECT_NEAR(simulate(network, graph).makespan_s, kSqDcnLatency + 1000 / (2 * kSqDcnBps) + 1e-3, 1e-12);
 }
 
 }  // namespace
