@@ -505,14 +505,13 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
                         const CandidateSimulation& how) {
   if (result.rejected) throw VerifyError("a rejected candidate is not simulated: " + *result.rejected);
   const ModelProgram model = expand_candidate(problem, result.candidate);
-  // Several slices keep program order for now: their layers in sequence would simulate every slice's chips, where
-  // program order simulates one slice's work once (docs/capacity.md, "Overlap in the step").
-  if (!result.pipeline && result.candidate.slices == 1 && problem.options.schedule != SchedulePolicy::program_order) {
+  // Several slices too: the layers in sequence overlap the DCN's gradient reductions with the backward, as XLA
+  // schedules them (docs/capacity.md, "Overlap in the step").
+  if (!result.pipeline && problem.options.schedule != SchedulePolicy::program_order) {
     simulate_layers_in_sequence(problem, model, result, timeline, how.layers_in_sequence);
     return;
   }
-  // Pipeline stages, several slices, or a scenario whose options.schedule asks for program order: the layer program in
-  // program order,
+  // Pipeline stages, or a scenario whose options.schedule asks for program order: the layer program in program order,
   // each op's simulated span (from its first task's start to its last task's end) one run of it. Without stages the
   // step is each op's span times its repeats (no overlap, as the book); with them, the stages' work from those, and
   // the schedule as an event graph of the stages' computes and the sends between them, simulated in a second child
