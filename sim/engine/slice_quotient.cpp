@@ -195,15 +195,19 @@ SliceQuotientDecline match_twins(const EventGraph& graph, const SliceMoves& move
   return SliceQuotientDecline::none;
 }
 
-// Every transfer's route is its twin's moved, and no route of a representative crosses two links of one class.
+// Every transfer's route is its twin's moved, and no route of a representative crosses two links of one class. A
+// route is checked once per pair of chips: a transfer's twin and move follow from its source and destination.
 bool routes_moved(const EventGraph& graph, const SliceMoves& moves, const engine::RouteTable& routes,
                   const std::vector<TaskId>& twin_of) {
   std::vector<std::int32_t> classes;
+  std::vector<std::uint8_t> checked(routes.list().size(), 0);
   for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
     const Task& t = graph.tasks[id];
     if (t.kind != TaskKind::transfer || t.src_chip == t.dst_chip) continue;
-    const Task& r = graph.tasks[static_cast<std::size_t>(twin_of[id])];
-    const auto route = routes.links(t.src_chip, t.dst_chip);
+    const auto number = static_cast<std::size_t>(routes.index(t.src_chip, t.dst_chip));
+    if (checked[number] != 0) continue;
+    checked[number] = 1;
+    const auto route = routes.list().links(static_cast<std::int32_t>(number));
     if (twin_of[id] == static_cast<TaskId>(id)) {
       classes.clear();
       for (const std::int32_t l : route)
@@ -214,6 +218,7 @@ bool routes_moved(const EventGraph& graph, const SliceMoves& moves, const engine
         return false;
       continue;
     }
+    const Task& r = graph.tasks[static_cast<std::size_t>(twin_of[id])];
     const auto twin = routes.links(r.src_chip, r.dst_chip);
     if (route.size() != twin.size()) return false;
     const SliceMove m = moves.move_of(t.src_chip);
@@ -349,7 +354,7 @@ std::string_view slice_quotient_decline_name(SliceQuotientDecline decline) {
 
 std::optional<SimulationResult> simulate_slice_quotient(const Slice& slice, std::int32_t slices,
                                                         const NetworkSpec& network, const EventGraph& graph,
-                                                        SliceQuotientDecline* declined) {
+                                                        SliceQuotientDecline* declined, bool ledger) {
   const auto decline = [&](SliceQuotientDecline why) -> std::optional<SimulationResult> {
     if (declined != nullptr) *declined = why;
     return std::nullopt;
@@ -384,9 +389,20 @@ std::optional<SimulationResult> simulate_slice_quotient(const Slice& slice, std:
   for (std::size_t id = 0; id < graph.tasks.size(); ++id)
     result.tasks[id] =
         run.tasks[static_cast<std::size_t>(quotient->quotient_id[static_cast<std::size_t>(twin_of[id])])];
-  // The routes and the ledger always: which transfers cross the DCN is read from them (the step's DCN seconds).
+  // The routes always, and each link's tier: which transfers cross the DCN is read from them (the step's DCN
+  // seconds); the ledger when asked.
   engine::publish_routes(graph, routes, result);
-  engine::fill_ledger(network, graph, result);
+  if (ledger) {
+    engine::fill_ledger(network, graph, result);
+  } else {
+    result.links.assign(network.links.size(), LinkUsage{});
+    for (std::size_t l = 0; l < network.links.size(); ++l)
+      result.links[l].dcn = network.links[l].tier == LinkTier::dcn;
+    for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
+      result.makespan_s = std::max(result.makespan_s, result.tasks[id].end_s);
+      if (graph.tasks[id].kind == TaskKind::transfer) ++result.messages;
+    }
+  }
   result.wall_s = run.wall_s;
   result.simulated_tasks = run.tasks.size();
   result.child_rss_growth_bytes = run.child_rss_growth_bytes;

@@ -53,10 +53,11 @@ std::string_view slice_quotient_decline_name(SliceQuotientDecline decline);
 //     that reaches it is the twin of one that goes to it in the quotient (from another representative, to this
 //     destination's representative, over a route no other transfer of that pair differs from) or of one it sends
 //     itself (as data parallelism over the DCN, between the chips at one position of every slice, runs).
-// Throws what simulate() throws for an invalid graph. The result always holds the routes and the ledger (the step's
-// DCN seconds are read from them); simulated_tasks is the representatives' task count.
+// Throws what simulate() throws for an invalid graph. The result always holds the routes and each link's tier (the
+// step's DCN seconds are read from them); without `ledger`, no link's bytes, messages or busy time and no chip's
+// bytes (one pass over the whole graph less). simulated_tasks is the representatives' task count.
 std::optional<SimulationResult> simulate_slice_quotient(const Slice& slice, std::int32_t slices,
                                                         const NetworkSpec& network, const EventGraph& graph,
-                                                        SliceQuotientDecline* declined = nullptr);
+                                                        SliceQuotientDecline* declined = nullptr, bool ledger = true);
 
 }  // namespace podsim

@@ -16,7 +16,8 @@ SimulationResult simulate_program(const ScenarioPlatform& platform, const Lowere
   // Several slices that do the same work: slice 0's tasks alone (docs/performance.md, "The slice quotient"); the
   // other symmetry paths know one slice.
   if (platform.slices != 1) {
-    if (auto quotient = simulate_slice_quotient(*platform.slice, platform.slices, platform.network, *lowered.graph))
+    if (auto quotient = simulate_slice_quotient(*platform.slice, platform.slices, platform.network, *lowered.graph,
+                                                nullptr, options.ledger))
       return std::move(*quotient);
     return simulate(platform.network, *lowered.graph);
   }

@@ -19,14 +19,15 @@ inline constexpr std::size_t kTasksPerPhase = 2000;
 struct ProgramSimulationOptions {
   bool symmetry = true;              // false: simulate every chip
   bool translation_quotient = true;  // with `symmetry`: try chip 0's tasks for all first
-  // false: the translation quotient may leave the routes and the link and chip ledger empty (task timings, makespan
-  // and message count are kept), for callers that read the timings alone (the plan search's candidates).
+  // false: the translation quotient may leave the routes and the link and chip ledger empty, and the slice quotient
+  // the ledger (task timings, makespan and message count are kept; across slices the routes and the links' tiers
+  // too), for callers that read the timings alone (the plan search's candidates).
   bool ledger = true;
 };
 
 // What simulate(platform.network, *lowered.graph) returns (without the ledger when `options.ledger` is false and
-// the translation quotient gives the result). Several slices (DCN) run in full. Throws what simulate()
-// throws.
+// a quotient gives the result). Several slices take the slice quotient when they do the same work, else run in
+// full. Throws what simulate() throws.
 SimulationResult simulate_program(const ScenarioPlatform& platform, const LoweredProgram& lowered,
                                   const ProgramSimulationOptions& options = {});
 

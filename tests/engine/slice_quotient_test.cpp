@@ -197,6 +197,29 @@ TEST(SliceQuotient, MovesByWholeHostsOnAWrappedSlice) {
   EXPECT_NEAR(quotient->makespan_s, 1e-3 + kSqDcnLatency + 8e6 / kSqDcnBps + 1e-3, 1e-12);
 }
 
+// Without the ledger: the same timings, and the routes and link tiers that say which transfers cross the DCN (what
+// the step's DCN seconds read), but no link bytes.
+TEST(SliceQuotient, WithoutTheLedgerKeepsTheTimingsAndWhatCrossesTheDcn) {
+  const Slice slice({4, 8}, std::vector<bool>{true, true});
+  const NetworkSpec network = sliced_network(slice, 2, 4);
+  const EventGraph graph = neighbour_program(slice, 2, 1e9, 8'000'000);
+  const auto quotient = simulate_slice_quotient(slice, 2, network, graph, nullptr, false);
+  ASSERT_TRUE(quotient.has_value());
+  const SimulationResult full = simulate(network, graph);
+  ASSERT_EQ(quotient->tasks.size(), full.tasks.size());
+  for (std::size_t id = 0; id < full.tasks.size(); ++id) {
+    EXPECT_EQ(std::memcmp(&quotient->tasks[id].start_s, &full.tasks[id].start_s, sizeof(double)), 0) << id;
+    EXPECT_EQ(std::memcmp(&quotient->tasks[id].end_s, &full.tasks[id].end_s, sizeof(double)), 0) << id;
+    const Task& task = graph.tasks[id];
+    const bool between_slices = task.kind == TaskKind::transfer && task.src_chip / 32 != task.dst_chip / 32;
+    EXPECT_EQ(quotient->crosses_dcn(static_cast<TaskId>(id)), between_slices) << id;
+  }
+  EXPECT_EQ(quotient->makespan_s, full.makespan_s);
+  EXPECT_EQ(quotient->messages, full.messages);
+  for (const LinkUsage& link : quotient->links)
+    EXPECT_EQ(link.bytes, 0u);
+}
+
 // A wrapped ring of 6, hosts of 4: the second host has 2 chips and half the NIC, so no move within a slice keeps the
 // hosts' NICs alike; the quotient moves by whole slices only (6 representatives), still simulate()'s result.
 TEST(SliceQuotient, HostsOfUnequalNicsMoveByWholeSlices) {
