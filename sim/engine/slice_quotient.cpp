@@ -24,8 +24,8 @@ namespace {
 // One move of the quotient's group: `slices` slices further (modulo the slices) and `shift` along each dim (a
 // multiple of the block's size there, modulo the dim's size).
 struct SliceMove {
-  std::int64_t slices = 0;
-  std::array<std::int64_t, 3> shift{0, 0, 0};
+  std::uint32_t slices = 0;
+  std::array<std::int32_t, 3> shift{0, 0, 0};
 };
 
 // multi_slice_network's numbering (chips slice by slice; links: every slice's ICI links, then every slice's hosts' NIC
@@ -64,12 +64,14 @@ class SliceMoves {
       for (std::size_t d = 0; d < rank_; ++d)
         if (slice.wraps(static_cast<int>(d))) block_[d] = host[d];
     coords_.resize(static_cast<std::size_t>(chips_) * rank_);
+    shift_.resize(static_cast<std::size_t>(chips_) * rank_);
     rep_.resize(static_cast<std::size_t>(chips_));
     for (ChipId c = 0; c < static_cast<ChipId>(chips_); ++c) {
       std::int64_t rep = 0;
       for (std::size_t d = 0; d < rank_; ++d) {
         const std::int64_t x = slice.coord(c, static_cast<int>(d));
-        coords_[static_cast<std::size_t>(c) * rank_ + d] = x;
+        coords_[static_cast<std::size_t>(c) * rank_ + d] = static_cast<std::int32_t>(x);
+        shift_[static_cast<std::size_t>(c) * rank_ + d] = static_cast<std::int32_t>(x - x % block_[d]);
         rep = rep * size_[d] + x % block_[d];
       }
       rep_[static_cast<std::size_t>(c)] = static_cast<ChipId>(rep);
@@ -78,29 +80,29 @@ class SliceMoves {
 
   std::int32_t slices() const { return slices_; }
   std::int64_t chips() const { return chips_; }
-  std::int64_t slice_of_chip(ChipId c) const { return c / chips_; }
+  // Chip ids are below 2^31 (multi_slice_network): 32-bit divisions, a pass per task and dependency of large graphs.
+  std::uint32_t slice_of_chip(ChipId c) const { return static_cast<std::uint32_t>(c) / chips32_; }
+  std::uint32_t position(ChipId c) const { return static_cast<std::uint32_t>(c) % chips32_; }
   // The representative of chip c: a chip of slice 0 (its id there).
-  ChipId rep(ChipId c) const { return rep_[static_cast<std::size_t>(c % chips_)]; }
+  ChipId rep(ChipId c) const { return rep_[position(c)]; }
   bool is_rep(ChipId c) const { return c < chips_ && rep_[static_cast<std::size_t>(c)] == c; }
-  std::size_t reps() const {
-    std::size_t n = 1;
-    for (std::size_t d = 0; d < rank_; ++d)
-      n *= static_cast<std::size_t>(block_[d]);
-    return n;
-  }
   // The move that takes c's representative to c.
   SliceMove move_of(ChipId c) const {
     SliceMove m;
-    m.slices = slice_of_chip(c);
-    const auto at = static_cast<std::size_t>(c % chips_);
+    const std::uint32_t slice = slice_of_chip(c);
+    m.slices = slice;
+    const std::size_t at = static_cast<std::size_t>(c) - static_cast<std::size_t>(slice) * chips32_;
     for (std::size_t d = 0; d < rank_; ++d)
-      m.shift[d] = coords_[at * rank_ + d] - coords_[at * rank_ + d] % block_[d];
+      m.shift[d] = shift_[at * rank_ + d];
     return m;
   }
   // Chip c moved by m.
   ChipId moved(ChipId c, const SliceMove& m) const {
-    const std::int64_t slice = (slice_of_chip(c) + m.slices) % slices_;
-    return static_cast<ChipId>(slice * chips_ + moved_position(c % chips_, m));
+    const std::uint32_t from = slice_of_chip(c);
+    std::uint32_t slice = from + m.slices;
+    if (slice >= slices32_) slice -= slices32_;
+    const std::uint32_t p = static_cast<std::uint32_t>(c) - from * chips32_;
+    return static_cast<ChipId>(static_cast<std::int64_t>(slice) * chips_ + moved_position(p, m));
   }
   // Link l moved by m, or -1 when the slice has no such link.
   std::int32_t moved_link(std::int32_t l, const SliceMove& m) const {
@@ -156,7 +158,9 @@ class SliceMoves {
   std::int64_t chips_, ici_, hosts_, per_host_ = 0;
   std::size_t rank_;
   std::array<std::int64_t, 3> size_{1, 1, 1}, block_{1, 1, 1};
-  std::vector<std::int64_t> coords_;  // chip * rank + dim
+  std::uint32_t chips32_ = static_cast<std::uint32_t>(chips_), slices32_ = static_cast<std::uint32_t>(slices_);
+  std::vector<std::int32_t> coords_;  // chip * rank + dim, of a chip of a slice
+  std::vector<std::int32_t> shift_;   // chip * rank + dim: the move from its representative
   std::vector<ChipId> rep_;           // per chip of a slice
 };
 
