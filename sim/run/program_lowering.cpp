@@ -30,6 +30,9 @@ class Lowering {
 
   LoweredProgram run() {
     LoweredProgram out;
+    // The whole graph's tasks at once: a vector of tens of millions of tasks grown collective by collective would be
+    // moved, and first-touched anew, several times.
+    graph_->tasks.reserve(count_tasks());
     for (const auto& op : program_.ops)
       out.step_tasks.push_back(lower(op));
     out.graph = graph_;
@@ -94,11 +97,40 @@ class Lowering {
     return ranges;
   }
 
-  // The collective's tasks after `deps`; `deps` becomes its last tasks on each chip.
-  void collective(const PlannedOp& op, const PlannedStep& step, ChipDeps& deps) {
+  // The tasks the program lowers to, counted without building them: each collective's (count_collective_tasks),
+  // one per chip and compute step, one per transfer, one per send of a permute.
+  std::size_t count_tasks() const {
+    std::size_t tasks = 0;
+    for (const auto& op : program_.ops)
+      for (const auto& step : op.steps)
+        switch (step.kind) {
+          case StepKind::collective:
+            tasks += count_collective_tasks(request_of(op, step), static_cast<std::int32_t>(chips_));
+            break;
+          case StepKind::compute:
+            tasks += chips_;
+            break;
+          case StepKind::transfer:
+            tasks += 1;
+            break;
+          case StepKind::permute:
+            for (const auto& group : step.sends)
+              tasks += group.size();
+            break;
+        }
+    return tasks;
+  }
+
+  CollectiveRequest request_of(const PlannedOp& op, const PlannedStep& step) const {
     CollectiveRequest request = step.request;
     request.reduce_flops_per_byte = step.reduce_s_per_byte * platform_.chip_flops;
     request.op_id = op.index;
+    return request;
+  }
+
+  // The collective's tasks after `deps`; `deps` becomes its last tasks on each chip.
+  void collective(const PlannedOp& op, const PlannedStep& step, ChipDeps& deps) {
+    const CollectiveRequest request = request_of(op, step);
     Frontier f(static_cast<std::int32_t>(chips_));
     f.per_chip = std::move(deps);
     append_collective(*graph_, f, request, symmetry_.get());
