@@ -2,6 +2,7 @@
 #include "sim/run/program_lowering.hpp"
 
 #include "sim/collectives/collective_builder.hpp"
+#include "sim/graph/huge_pages.hpp"
 
 namespace podsim {
 namespace {
@@ -31,8 +32,8 @@ class Lowering {
   LoweredProgram run() {
     LoweredProgram out;
     // The whole graph's tasks at once: a vector of tens of millions of tasks grown collective by collective would be
-    // moved, and first-touched anew, several times.
-    graph_->tasks.reserve(count_tasks());
+    // moved, and first-touched anew, several times (huge pages: a page fault per 2 MiB, not per 4 KiB).
+    reserve_huge(graph_->tasks, count_tasks());
     for (const auto& op : program_.ops)
       out.step_tasks.push_back(lower(op));
     out.graph = graph_;
