@@ -14,6 +14,14 @@ void join(ChipDeps& into, const ChipDeps& from) {
     into[chip].insert(into[chip].end(), from[chip].begin(), from[chip].end());
 }
 
+// The request a collective step lowers to: the step's, with its reductions' flops and its op.
+CollectiveRequest collective_request(const PlannedOp& op, const PlannedStep& step, double chip_flops) {
+  CollectiveRequest request = step.request;
+  request.reduce_flops_per_byte = step.reduce_s_per_byte * chip_flops;
+  request.op_id = op.index;
+  return request;
+}
+
 class Lowering {
  public:
   Lowering(const PlannedProgram& program, const ScenarioPlatform& platform, const OpOrder& order)
@@ -33,7 +41,7 @@ class Lowering {
     LoweredProgram out;
     // The whole graph's tasks at once: a vector of tens of millions of tasks grown collective by collective would be
     // moved, and first-touched anew, several times (huge pages: a page fault per 2 MiB, not per 4 KiB).
-    reserve_huge(graph_->tasks, count_tasks());
+    reserve_huge(graph_->tasks, count_lowered_tasks(program_, platform_));
     for (const auto& op : program_.ops)
       out.step_tasks.push_back(lower(op));
     out.graph = graph_;
@@ -98,40 +106,9 @@ class Lowering {
     return ranges;
   }
 
-  // The tasks the program lowers to, counted without building them: each collective's (count_collective_tasks),
-  // one per chip and compute step, one per transfer, one per send of a permute.
-  std::size_t count_tasks() const {
-    std::size_t tasks = 0;
-    for (const auto& op : program_.ops)
-      for (const auto& step : op.steps)
-        switch (step.kind) {
-          case StepKind::collective:
-            tasks += count_collective_tasks(request_of(op, step), static_cast<std::int32_t>(chips_));
-            break;
-          case StepKind::compute:
-            tasks += chips_;
-            break;
-          case StepKind::transfer:
-            tasks += 1;
-            break;
-          case StepKind::permute:
-            for (const auto& group : step.sends)
-              tasks += group.size();
-            break;
-        }
-    return tasks;
-  }
-
-  CollectiveRequest request_of(const PlannedOp& op, const PlannedStep& step) const {
-    CollectiveRequest request = step.request;
-    request.reduce_flops_per_byte = step.reduce_s_per_byte * platform_.chip_flops;
-    request.op_id = op.index;
-    return request;
-  }
-
   // The collective's tasks after `deps`; `deps` becomes its last tasks on each chip.
   void collective(const PlannedOp& op, const PlannedStep& step, ChipDeps& deps) {
-    const CollectiveRequest request = request_of(op, step);
+    const CollectiveRequest request = collective_request(op, step, platform_.chip_flops);
     Frontier f(static_cast<std::int32_t>(chips_));
     f.per_chip = std::move(deps);
     append_collective(*graph_, f, request, symmetry_.get());
@@ -220,6 +197,30 @@ class Lowering {
 };
 
 }  // namespace
+
+std::size_t count_lowered_tasks(const PlannedProgram& program, const ScenarioPlatform& platform) {
+  const auto chips = static_cast<std::size_t>(platform.num_chips());
+  std::size_t tasks = 0;
+  for (const auto& op : program.ops)
+    for (const auto& step : op.steps)
+      switch (step.kind) {
+        case StepKind::collective:
+          tasks += count_collective_tasks(collective_request(op, step, platform.chip_flops),
+                                          static_cast<std::int32_t>(chips));
+          break;
+        case StepKind::compute:
+          tasks += chips;
+          break;
+        case StepKind::transfer:
+          tasks += 1;
+          break;
+        case StepKind::permute:
+          for (const auto& group : step.sends)
+            tasks += group.size();
+          break;
+      }
+  return tasks;
+}
 
 LoweredProgram lower_program(const PlannedProgram& program, const ScenarioPlatform& platform, const OpOrder& order) {
   return Lowering(program, platform, order).run();
