@@ -457,10 +457,12 @@ void simulate_layers_in_sequence(const CapacityProblem& problem, const ModelProg
     }
     const double makespan = simulation.makespan_s;
     if (!has_tail) microbatch_end = makespan;
-    const ChipId chip = step_breakdown(graph, simulation, ops).critical_chip;
+    const ChipId chip = critical_chip(graph, simulation);
+    const std::vector<CriticalChipBreakdown> parts = chip_breakdowns(
+        graph, simulation, chip, {{0, microbatch_end}, {microbatch_end, std::max(makespan, microbatch_end)}});
     StretchRun out;
-    out.microbatch = chip_breakdown(graph, simulation, chip, 0, microbatch_end);
-    out.tail = chip_breakdown(graph, simulation, chip, microbatch_end, std::max(makespan, microbatch_end));
+    out.microbatch = parts[0];
+    out.tail = parts[1];
     if (!keep) return out;
     result.des_op_s.assign(model.spec.program.size(), 0.0);
     for (std::size_t j = 0; j < ops; ++j)
