@@ -11,7 +11,7 @@ namespace podsim {
 
 // The bytes one task of a candidate's des holds in the parent while it is simulated: the task (48), its timing (16),
 // the translation quotient's twin and quotient id (8), and the dependency lists and vectors around them (measured:
-// LLaMA 3 70B's stretch of 3 layers on a 16x16x16 v5p, 87.9 million tasks, peaked at 6.5 GB, 74 bytes a task).
+// LLaMA 3 70B's stretch of 3 layers on a 16x16x16 v5p, 87.9 million tasks, peaked at 6.21 GiB, 76 bytes a task).
 inline constexpr std::uint64_t kDesBytesPerTask = 80;
 
 // A budget of bytes shared by the threads of one plan search. A request waits until it fits beside those granted,
