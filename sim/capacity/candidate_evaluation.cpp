@@ -27,6 +27,7 @@
 #include "sim/engine/simulator.hpp"
 #include "sim/plan/program_planner.hpp"
 #include "sim/run/plan_schedule.hpp"
+#include "sim/run/program_lowering.hpp"
 #include "sim/run/program_simulation.hpp"
 #include "sim/run/run_limits.hpp"
 #include "sim/run/scenario_platform.hpp"
@@ -390,6 +391,15 @@ void check_des_size(const PlannedProgram& program, const ScenarioPlatform& platf
                       " for a candidate's des (docs/reliability.md): the closed form's figures stand");
 }
 
+// Checks the size of a des (check_des_size), then waits for its memory when candidates run at once (how.memory): the
+// grant is held until the graph is freed.
+DesMemoryGate::Grant admit_des(const PlannedProgram& program, const ScenarioPlatform& platform,
+                               const CandidateSimulation& how, const std::string& what) {
+  check_des_size(program, platform, what);
+  if (how.memory == nullptr) return {};
+  return how.memory->acquire(static_cast<std::uint64_t>(count_lowered_tasks(program, platform)) * kDesBytesPerTask);
+}
+
 // The most waits dataflow-hbm adds to a stretch (each a simulation of it): a stretch still over HBM after them runs as
 // it stands, with the overlap the chip's memory would limit partly limited (docs/capacity.md).
 constexpr std::size_t kStretchWaits = 8;
@@ -416,7 +426,7 @@ double sum(const CriticalChipBreakdown& b) {
 // L - n such layers, times the microbatches, plus the tail likewise. The first run is the one kept for the trace and
 // the op rows.
 void simulate_layers_in_sequence(const CapacityProblem& problem, const ModelProgram& model, CandidateResult& result,
-                                 CandidateTimeline* timeline, std::int64_t layers_in_sequence) {
+                                 CandidateTimeline* timeline, const CandidateSimulation& how) {
   const Workload w = effective_workload(problem, result.candidate);
   const std::int64_t layers = problem.model.dims.layers;
   const std::int64_t microbatches = w.mode == WorkloadMode::train ? std::max<std::int64_t>(1, w.microbatches) : 1;
@@ -424,7 +434,8 @@ void simulate_layers_in_sequence(const CapacityProblem& problem, const ModelProg
     const LayerStretch stretch = layer_stretch(model, copies, microbatches > 1);
     const ScenarioPlatform platform = build_platform(stretch.spec);
     PlannedProgram program = plan_program(stretch.spec, platform.topology(), nullptr);
-    check_des_size(program, platform, "the des of " + std::to_string(copies) + " layers in sequence: ");
+    const DesMemoryGate::Grant memory =
+        admit_des(program, platform, how, "the des of " + std::to_string(copies) + " layers in sequence: ");
     program.hbm_bytes = stretch_hbm(result, program, copies, layers);
     ProgramSimulationOptions options = problem.simulation;
     options.ledger = keep && timeline != nullptr;
@@ -446,10 +457,12 @@ void simulate_layers_in_sequence(const CapacityProblem& problem, const ModelProg
     }
     const double makespan = simulation.makespan_s;
     if (!has_tail) microbatch_end = makespan;
-    const ChipId chip = step_breakdown(graph, simulation, ops).critical_chip;
+    const ChipId chip = critical_chip(graph, simulation);
+    const std::vector<CriticalChipBreakdown> parts = chip_breakdowns(
+        graph, simulation, chip, {{0, microbatch_end}, {microbatch_end, std::max(makespan, microbatch_end)}});
     StretchRun out;
-    out.microbatch = chip_breakdown(graph, simulation, chip, 0, microbatch_end);
-    out.tail = chip_breakdown(graph, simulation, chip, microbatch_end, std::max(makespan, microbatch_end));
+    out.microbatch = parts[0];
+    out.tail = parts[1];
     if (!keep) return out;
     result.des_op_s.assign(model.spec.program.size(), 0.0);
     for (std::size_t j = 0; j < ops; ++j)
@@ -469,7 +482,7 @@ void simulate_layers_in_sequence(const CapacityProblem& problem, const ModelProg
     }
     return out;
   };
-  const std::int64_t copies = std::clamp<std::int64_t>(layers_in_sequence, 1, layers);
+  const std::int64_t copies = std::clamp<std::int64_t>(how.layers_in_sequence, 1, layers);
   const StretchRun first = run(copies, true);
   CriticalChipBreakdown layer, layer_tail;  // one more layer at the steady state: its microbatch's and its tail's
   if (copies < layers) {
@@ -508,7 +521,7 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
   // Several slices too: the layers in sequence overlap the DCN's gradient reductions with the backward, as XLA
   // schedules them (docs/capacity.md, "Overlap in the step").
   if (!result.pipeline && problem.options.schedule != SchedulePolicy::program_order) {
-    simulate_layers_in_sequence(problem, model, result, timeline, how.layers_in_sequence);
+    simulate_layers_in_sequence(problem, model, result, timeline, how);
     return;
   }
   // Pipeline stages, or a scenario whose options.schedule asks for program order: the layer program in program order,
@@ -518,7 +531,7 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
   // process.
   const ScenarioPlatform platform = build_platform(model.spec);
   const PlannedProgram program = plan_program(model.spec, platform.topology(), nullptr);
-  check_des_size(program, platform, "the des of the layer: ");
+  const DesMemoryGate::Grant memory = admit_des(program, platform, how, "the des of the layer: ");
   ProgramSimulationOptions options = problem.simulation;
   options.ledger = timeline != nullptr;
   const SimulateProgram simulate = [&](const LoweredProgram& lowered) {

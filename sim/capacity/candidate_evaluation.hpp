@@ -8,6 +8,7 @@
 
 #include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_timeline.hpp"
+#include "sim/capacity/des_memory_gate.hpp"
 #include "sim/capacity/model_program.hpp"
 #include "sim/run/program_simulation.hpp"
 #include "sim/scenario/model_preset.hpp"
@@ -44,6 +45,9 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
 // gets the same step).
 struct CandidateSimulation {
   std::int64_t layers_in_sequence = 2;
+  // When several candidates are simulated at once (the plan search's threads): each event graph waits for its
+  // memory, count_lowered_tasks x kDesBytesPerTask, before it is built. Null: no wait.
+  DesMemoryGate* memory = nullptr;
 };
 
 // Simulates the candidate's step on SimGrid in a child process and sets des_step_s and the figures derived from it.

@@ -4,11 +4,14 @@
 #include "sim/capacity/plan_search.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <limits>
 #include <new>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "models/common/error.hpp"
 #include "models/model/parallel_fit.hpp"
@@ -16,6 +19,7 @@
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
 #include "models/topology/wraparound.hpp"
+#include "sim/capacity/des_memory_gate.hpp"
 #include "sim/capacity/plan_candidate.hpp"
 
 namespace podsim {
@@ -278,6 +282,47 @@ CandidateResult screened(const CapacityProblem& problem, const Candidate& candid
   }
 }
 
+// One candidate's des; a failure becomes its des_failed (it keeps its book rank).
+void simulate_one(const CapacityProblem& problem, CandidateResult& result, DesMemoryGate* memory) {
+  try {
+    CandidateSimulation how;
+    how.memory = memory;
+    simulate_candidate(problem, result, nullptr, how);
+  } catch (const std::bad_alloc&) {
+    throw;  // the machine's memory, not the candidate's answer (issue 33, class 2)
+  } catch (const std::exception& e) {
+    result.des_step_s.reset();
+    result.des_failed = e.what();
+  }
+}
+
+// Simulates fitting[i] for every i of `picked`, on up to `threads` threads (this one and threads - 1 more), each
+// graph's memory through `memory` (null with one thread). Each candidate's result is the one a single thread gives:
+// the simulations share nothing but the gate. Once all have ended, rethrows the first exception (by position in
+// `picked`) that is not the candidate's (std::bad_alloc).
+void simulate_all(const CapacityProblem& problem, std::vector<CandidateResult>& fitting,
+                  const std::vector<std::size_t>& picked, std::size_t threads, DesMemoryGate* memory) {
+  std::vector<std::exception_ptr> errors(picked.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t k = next++; k < picked.size(); k = next++) {
+      try {
+        simulate_one(problem, fitting[picked[k]], memory);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (std::size_t t = 1; t < std::min(threads, picked.size()); ++t)
+      helpers.emplace_back(work);
+    work();
+  }
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+}
+
 }  // namespace
 
 Enumeration enumerate_search(const ScenarioSpec& spec) {
@@ -319,29 +364,39 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
 
   const auto simulate_began = std::chrono::steady_clock::now();
   // The top K are simulated; a mirror image of a candidate simulated before it, in the top K or not, takes its
-  // figures (the same program up to a symmetry of the slice).
+  // figures (the same program up to a symmetry of the slice). Several at once (options.parallel), in rounds: a round
+  // simulates the top K that no candidate before them with figures mirrors and that mirror no other of the round;
+  // a mirror of one whose simulation failed is simulated in a later round, as one thread in rank order would.
   const std::size_t top = options.simulate ? std::min(options.top_k, fitting.size()) : 0;
+  std::vector<bool> simulated(top, false);
+  const std::size_t threads =
+      options.parallel > 0 ? options.parallel : std::max(1u, std::thread::hardware_concurrency());
+  std::optional<DesMemoryGate> gate;
+  if (threads > 1) gate.emplace(available_memory_bytes().value_or(0) / 10 * 9);
+  while (true) {
+    std::vector<std::size_t> round;
+    for (std::size_t i = 0; i < top; ++i) {
+      const auto mirrors = [&](std::size_t j) { return mirror_images(fitting[j].candidate, fitting[i].candidate); };
+      bool twin = false;
+      for (std::size_t j = 0; j < i && !twin; ++j)
+        twin = fitting[j].des_step_s.has_value() && mirrors(j);
+      if (simulated[i] || twin || std::any_of(round.begin(), round.end(), mirrors)) continue;
+      round.push_back(i);
+      simulated[i] = true;
+    }
+    if (round.empty()) break;
+    result.simulations += round.size();
+    simulate_all(problem, fitting, round, threads, gate ? &*gate : nullptr);
+  }
   for (std::size_t i = 0; i < fitting.size() && top > 0; ++i) {
     const auto end = fitting.begin() + static_cast<std::ptrdiff_t>(i);
     const auto twin = std::find_if(fitting.begin(), end, [&](const CandidateResult& r) {
       return r.des_step_s.has_value() && mirror_images(r.candidate, fitting[i].candidate);
     });
-    if (twin != end) {
-      Candidate candidate = std::move(fitting[i].candidate);
-      fitting[i] = *twin;
-      fitting[i].candidate = std::move(candidate);
-      continue;
-    }
-    if (i >= top) continue;
-    ++result.simulations;
-    try {
-      simulate_candidate(problem, fitting[i]);
-    } catch (const std::bad_alloc&) {
-      throw;  // the machine's memory, not the candidate's answer (issue 33, class 2)
-    } catch (const std::exception& e) {
-      fitting[i].des_step_s.reset();
-      fitting[i].des_failed = e.what();
-    }
+    if (twin == end) continue;
+    Candidate candidate = std::move(fitting[i].candidate);
+    fitting[i] = *twin;
+    fitting[i].candidate = std::move(candidate);
   }
   result.simulate_seconds = seconds_since(simulate_began);
 

@@ -34,6 +34,9 @@ struct PlanSearchOptions {
   std::size_t top_k = 10;               // candidates simulated by the des (0: none)
   bool simulate = true;                 // --model book: false
   ProgramSimulationOptions simulation;  // the symmetry paths the simulations may take (all, by default)
+  // Candidates simulated at once, on threads (0: one per core), as the machine's available memory allows (each
+  // event graph waits for its memory, des_memory_gate.hpp). The results and their order do not depend on it.
+  std::size_t parallel = 0;
 };
 
 struct PlanSearchResult {

@@ -238,18 +238,17 @@ void compose(Composer& composer, EventGraph& graph, Frontier& frontier, const Co
 }
 
 // Every group of an axis adds as many tasks as its first group: count them on a copy of the request that keeps
-// only the first group of each axis, then reserve for all groups at once (a vector of millions of tasks that grows
-// by doubling holds two copies while it moves, and leaves the freed ones resident).
-void reserve_tasks(EventGraph& graph, const CollectiveRequest& request) {
+// only the first group of each axis, then multiply by the groups.
+std::size_t count_tasks(const CollectiveRequest& request, std::int32_t num_chips) {
   CollectiveRequest probe_request = request;
   probe_request.axes.clear();
   for (const AxisGroups& axis : request.axes)
     probe_request.axes.push_back(AxisGroups{
         {axis.groups.begin(), axis.groups.begin() + (axis.groups.empty() ? 0 : 1)}, axis.wraparound, axis.dcn});
   EventGraph probe;
-  probe.num_chips = graph.num_chips;
+  probe.num_chips = num_chips;
   GraphSymmetry phases;
-  Frontier frontier(graph.num_chips);
+  Frontier frontier(num_chips);
   Composer composer(probe, probe_request, &phases);
   compose(composer, probe, frontier, probe_request);
   std::size_t total = 0;
@@ -258,7 +257,16 @@ void reserve_tasks(EventGraph& graph, const CollectiveRequest& request) {
     const std::size_t per_group = begin.size() < 2 ? 0 : static_cast<std::size_t>(begin[1] - begin[0]);
     total += per_group * request.axes[composer.phase_axes()[p]].groups.size();
   }
-  const std::size_t needed = graph.tasks.size() + total;
+  return total;
+}
+
+// Reserves the collective's tasks at once (a vector of millions of tasks that grows by doubling holds two copies
+// while it moves, and leaves the freed ones resident); a graph reserved for more already (a lowered program reserves
+// all its steps' tasks, lower_program) is left alone.
+void reserve_tasks(EventGraph& graph, const CollectiveRequest& request) {
+  const std::size_t room = graph.tasks.capacity() - graph.tasks.size();
+  if (room / 2 >= estimate_transfers(request)) return;  // a transfer adds at most one reduction
+  const std::size_t needed = graph.tasks.size() + count_tasks(request, graph.num_chips);
   if (needed > graph.tasks.capacity())
     graph.tasks.reserve(graph.tasks.empty() ? needed : std::max(needed, 2 * graph.tasks.capacity()));
 }
@@ -271,6 +279,11 @@ void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRe
   reserve_tasks(graph, request);
   Composer composer(graph, request, symmetry);
   compose(composer, graph, frontier, request);
+}
+
+std::size_t count_collective_tasks(const CollectiveRequest& request, std::int32_t num_chips) {
+  verify_collective(request, num_chips);
+  return count_tasks(request, num_chips);
 }
 
 EventGraph build_collective(std::int32_t num_chips, const CollectiveRequest& request) {

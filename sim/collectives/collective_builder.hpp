@@ -46,6 +46,10 @@ void verify_collective(const CollectiveRequest& request, std::int32_t num_chips)
 void append_collective(EventGraph& graph, Frontier& frontier, const CollectiveRequest& request,
                        GraphSymmetry* symmetry = nullptr);
 
+// The tasks append_collective adds for `request` on `num_chips` chips (its transfers and their reductions), counted
+// on each axis's first group without building the others. Verifies first (verify_collective).
+std::size_t count_collective_tasks(const CollectiveRequest& request, std::int32_t num_chips);
+
 // A graph holding just this collective.
 EventGraph build_collective(std::int32_t num_chips, const CollectiveRequest& request);
 

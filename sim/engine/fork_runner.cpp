@@ -89,8 +89,21 @@ std::exception_ptr decode_error(std::string_view bytes) {
   return malformed();
 }
 
+// Closes the descriptors the child inherited besides the standard ones and its result pipe. Another thread of the
+// parent (the plan search simulates candidates at once) may have opened its own child's pipe and not yet closed its
+// writing end: a copy held here would keep that pipe open, and its reader waiting, until this child ended too.
+void close_inherited(int result_fd) {
+#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+  if (result_fd > STDERR_FILENO + 1) ::close_range(STDERR_FILENO + 1, static_cast<unsigned>(result_fd) - 1, 0);
+  ::close_range(static_cast<unsigned>(result_fd) + 1, ~0U, 0);  // a kernel without it (before 5.9) leaves them open
+#else
+  (void)result_fd;
+#endif
+}
+
 [[noreturn]] void child_main(const ChildWork& work, int result_fd, int stderr_fd) {
   ::dup2(stderr_fd, STDERR_FILENO);
+  close_inherited(result_fd);
   std::string out;
   try {
     out = "o" + work();

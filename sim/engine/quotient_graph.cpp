@@ -6,13 +6,17 @@
 #include <unordered_map>
 #include <utility>
 
+#include "sim/graph/huge_pages.hpp"
+
 namespace podsim {
 namespace {
 constexpr ChipId kRep = 0;  // the representative: coordinate 0 in every dim
 }  // namespace
 
 std::vector<TaskId> quotient_ids(const EventGraph& graph) {
-  std::vector<TaskId> ids(graph.tasks.size(), -1);
+  std::vector<TaskId> ids;
+  reserve_huge(ids, graph.tasks.size());
+  ids.assign(graph.tasks.size(), -1);
   TaskId next = 0;
   for (std::size_t id = 0; id < graph.tasks.size(); ++id)
     if (graph.tasks[id].src_chip == kRep) ids[id] = next++;

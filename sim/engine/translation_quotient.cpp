@@ -14,6 +14,7 @@
 #include "sim/engine/link_ledger.hpp"
 #include "sim/engine/quotient_graph.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/graph/huge_pages.hpp"
 
 namespace podsim {
 namespace {
@@ -61,6 +62,7 @@ QuotientDecline match_twins(const EventGraph& graph, const Translations& moves, 
   const std::size_t chips = static_cast<std::size_t>(graph.num_chips);
   std::vector<TaskId> rep_tasks;
   std::vector<TaskId> count(chips, 0);
+  reserve_huge(twin_of, graph.tasks.size());
   twin_of.assign(graph.tasks.size(), -1);
   for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
     const Task& t = graph.tasks[id];
@@ -203,7 +205,7 @@ std::optional<SimulationResult> simulate_translation_quotient(const Slice& slice
 
   SimulationResult result;
   const std::vector<TaskId> quotient_id = quotient_ids(graph);
-  result.tasks.resize(graph.tasks.size());
+  resize_huge(result.tasks, graph.tasks.size());
   for (std::size_t id = 0; id < graph.tasks.size(); ++id)
     result.tasks[id] = run.tasks[static_cast<std::size_t>(quotient_id[static_cast<std::size_t>(twin_of[id])])];
   if (ledger) {

@@ -2,6 +2,7 @@
 #include "sim/run/program_lowering.hpp"
 
 #include "sim/collectives/collective_builder.hpp"
+#include "sim/graph/huge_pages.hpp"
 
 namespace podsim {
 namespace {
@@ -11,6 +12,14 @@ using ChipDeps = std::vector<std::vector<TaskId>>;  // per chip
 void join(ChipDeps& into, const ChipDeps& from) {
   for (std::size_t chip = 0; chip < into.size(); ++chip)
     into[chip].insert(into[chip].end(), from[chip].begin(), from[chip].end());
+}
+
+// The request a collective step lowers to: the step's, with its reductions' flops and its op.
+CollectiveRequest collective_request(const PlannedOp& op, const PlannedStep& step, double chip_flops) {
+  CollectiveRequest request = step.request;
+  request.reduce_flops_per_byte = step.reduce_s_per_byte * chip_flops;
+  request.op_id = op.index;
+  return request;
 }
 
 class Lowering {
@@ -30,6 +39,9 @@ class Lowering {
 
   LoweredProgram run() {
     LoweredProgram out;
+    // The whole graph's tasks at once: a vector of tens of millions of tasks grown collective by collective would be
+    // moved, and first-touched anew, several times (huge pages: a page fault per 2 MiB, not per 4 KiB).
+    reserve_huge(graph_->tasks, count_lowered_tasks(program_, platform_));
     for (const auto& op : program_.ops)
       out.step_tasks.push_back(lower(op));
     out.graph = graph_;
@@ -96,9 +108,7 @@ class Lowering {
 
   // The collective's tasks after `deps`; `deps` becomes its last tasks on each chip.
   void collective(const PlannedOp& op, const PlannedStep& step, ChipDeps& deps) {
-    CollectiveRequest request = step.request;
-    request.reduce_flops_per_byte = step.reduce_s_per_byte * platform_.chip_flops;
-    request.op_id = op.index;
+    const CollectiveRequest request = collective_request(op, step, platform_.chip_flops);
     Frontier f(static_cast<std::int32_t>(chips_));
     f.per_chip = std::move(deps);
     append_collective(*graph_, f, request, symmetry_.get());
@@ -187,6 +197,30 @@ class Lowering {
 };
 
 }  // namespace
+
+std::size_t count_lowered_tasks(const PlannedProgram& program, const ScenarioPlatform& platform) {
+  const auto chips = static_cast<std::size_t>(platform.num_chips());
+  std::size_t tasks = 0;
+  for (const auto& op : program.ops)
+    for (const auto& step : op.steps)
+      switch (step.kind) {
+        case StepKind::collective:
+          tasks += count_collective_tasks(collective_request(op, step, platform.chip_flops),
+                                          static_cast<std::int32_t>(chips));
+          break;
+        case StepKind::compute:
+          tasks += chips;
+          break;
+        case StepKind::transfer:
+          tasks += 1;
+          break;
+        case StepKind::permute:
+          for (const auto& group : step.sends)
+            tasks += group.size();
+          break;
+      }
+  return tasks;
+}
 
 LoweredProgram lower_program(const PlannedProgram& program, const ScenarioPlatform& platform, const OpOrder& order) {
   return Lowering(program, platform, order).run();

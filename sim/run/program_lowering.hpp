@@ -33,6 +33,10 @@ struct LoweredProgram {
   std::vector<std::vector<TaskRange>> step_tasks;  // [op][step]: the tasks of that step (Task::op is the op)
 };
 
+// The tasks lower_program builds for `program` (under any order), counted without building them: each collective's
+// (count_collective_tasks, which verifies it), one per chip and compute step, one per transfer and per send.
+std::size_t count_lowered_tasks(const PlannedProgram& program, const ScenarioPlatform& platform);
+
 LoweredProgram lower_program(const PlannedProgram& program, const ScenarioPlatform& platform, const OpOrder& order);
 
 }  // namespace podsim

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/simulation_result.hpp"
@@ -33,9 +34,17 @@ struct CriticalChipStep {
 // tasks.
 CriticalChipStep step_breakdown(const EventGraph& graph, const SimulationResult& simulation, std::size_t ops);
 
+// The critical chip of step_breakdown alone (one pass over the graph): the chip whose last task ends last, the lowest
+// id among ties. Throws InternalError as step_breakdown does.
+std::int32_t critical_chip(const EventGraph& graph, const SimulationResult& simulation);
+
 // The same split of `chip`'s time within [begin_s, end_s]: each interval clipped to the window, bubble_s the window's
 // rest (a window of a longer step: a layer's steady state). Throws InternalError as step_breakdown does.
 CriticalChipBreakdown chip_breakdown(const EventGraph& graph, const SimulationResult& simulation, ChipId chip,
                                      double begin_s, double end_s);
+
+// chip_breakdown for each of `windows` ([begin_s, end_s]), in one pass over the graph: the same figures.
+std::vector<CriticalChipBreakdown> chip_breakdowns(const EventGraph& graph, const SimulationResult& simulation,
+                                                   ChipId chip, const std::vector<std::pair<double, double>>& windows);
 
 }  // namespace podsim

@@ -79,6 +79,7 @@ Json searched_plans(const ScenarioSpec& spec, SweepModel model) {
   PlanSearchOptions options;
   options.simulate = model != SweepModel::book;
   options.top_k = options.simulate ? kSweepRankedCandidates : 0;
+  options.parallel = 1;  // a sweep's workers are already one per core, each with its own memory
   const PlanSearchResult search = search_plans(spec, options);
   Json out = Json::object();
   for (std::size_t i = 0; i < search.ranked.size() && i < kSweepRankedCandidates; ++i) {

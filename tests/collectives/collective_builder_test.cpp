@@ -268,6 +268,34 @@ TEST(CollectiveBuilder, TransferEstimateBoundsTheBuiltGraphWithinTwice) {
       }
 }
 
+TEST(CollectiveBuilder, CountsTheTasksItBuilds) {
+  // By hand: a reduce-scatter over one unidirectional ring of 8 sends 8 x 7 = 56 chunks and reduces each on arrival.
+  auto ring = request(CollectiveKind::reduce_scatter, {ring_of(8, true)}, 1024, Algorithm::unidirectional);
+  ring.reduce_flops_per_byte = 1;
+  EXPECT_EQ(count_collective_tasks(ring, 8), 112u);
+  ring.reduce_flops_per_byte = 0;
+  EXPECT_EQ(count_collective_tasks(ring, 8), 56u);
+  // Every kind, with and without reductions, one axis or two (several groups each), at once or one after another:
+  // the count is the built graph's.
+  const AxisGroups a{{{0, 1, 2, 3}, {4, 5, 6, 7}}, true};
+  const AxisGroups b{{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, false};
+  for (const auto op : {CollectiveKind::all_gather, CollectiveKind::reduce_scatter, CollectiveKind::all_reduce,
+                        CollectiveKind::all_to_all})
+    for (const auto multi : {MultiAxis::sequential, MultiAxis::concurrent})
+      for (const double flops : {0.0, 2.0})
+        for (const auto& axes : std::vector<std::vector<AxisGroups>>{{ring_of(8, true)}, {ring_of(8, false)}, {a, b}}) {
+          auto r = request(op, axes, 1 << 20, Algorithm::automatic);
+          r.multi_axis = multi;
+          r.reduce_flops_per_byte = flops;
+          const EventGraph built = build_collective(8, r);
+          EXPECT_EQ(count_collective_tasks(r, 8), built.tasks.size()) << collective_kind_name(op);
+          EXPECT_EQ(built.tasks.capacity(), built.tasks.size()) << collective_kind_name(op);
+        }
+  // It verifies the request as append_collective does.
+  EXPECT_THROW(count_collective_tasks(request(CollectiveKind::all_gather, {}, 1024, Algorithm::automatic), 8),
+               VerifyError);
+}
+
 TEST(CollectiveBuilder, RefusesACollectiveBeyondTheTransferLimit) {
   // A direct all-to-all over one axis of 65536 chips: 65536 x 65535 = 4294901760 transfers, about
   // 4294901760 x 172 B = 688 GiB of event graph.

@@ -74,6 +74,36 @@ TEST(StepBreakdown, SplitsTheCriticalChipsStepIntoComputeExposedAndBubble) {
   EXPECT_DOUBLE_EQ(b.op_exposed_s[3], 0.5);
 }
 
+// The first test's timeline split at 3 into two windows, in one pass: by hand, [0, 3] computes over [0, 2] and sends
+// over [1, 3] (exposed [2, 3]); [3, 6] sends over [3, 4] and [5, 5.5], computes over [5.5, 6] and waits over [4, 5].
+TEST(StepBreakdown, WindowsInOnePassAreEachWindowAlone) {
+  Timeline t;
+  t.graph.num_chips = 2;
+  t.compute(0, 0, 2, 0);
+  t.transfer(0, 1, 1, 4, 1);
+  t.compute(1, 4, 5, 2);
+  t.transfer(1, 0, 5, 5.5, 3);
+  t.compute(0, 5.5, 6, 3);
+  EXPECT_EQ(critical_chip(t.graph, t.simulation), 0);
+  const std::vector<CriticalChipBreakdown> parts = chip_breakdowns(t.graph, t.simulation, 0, {{0, 3}, {3, 6}, {4, 4}});
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_DOUBLE_EQ(parts[0].compute_s, 2.0);
+  EXPECT_DOUBLE_EQ(parts[0].exposed_communication_s, 1.0);
+  EXPECT_DOUBLE_EQ(parts[0].bubble_s, 0.0);
+  EXPECT_DOUBLE_EQ(parts[1].compute_s, 0.5);
+  EXPECT_DOUBLE_EQ(parts[1].exposed_communication_s, 1.5);
+  EXPECT_DOUBLE_EQ(parts[1].bubble_s, 1.0);
+  EXPECT_DOUBLE_EQ(sum(parts[2]), 0.0);  // an empty window
+  for (std::size_t w = 0; w < 2; ++w) {
+    const double begin_s = w == 0 ? 0 : 3;
+    const CriticalChipBreakdown alone = chip_breakdown(t.graph, t.simulation, 0, begin_s, begin_s + 3);
+    EXPECT_EQ(alone.compute_s, parts[w].compute_s);
+    EXPECT_EQ(alone.exposed_communication_s, parts[w].exposed_communication_s);
+    EXPECT_EQ(alone.bubble_s, parts[w].bubble_s);
+    EXPECT_EQ(alone.dcn_s, parts[w].dcn_s);
+  }
+}
+
 TEST(StepBreakdown, TheChipWhoseLastTaskEndsLastIsCritical) {
   Timeline t;
   t.graph.num_chips = 3;
