@@ -48,6 +48,9 @@ struct CandidateSimulation {
   // When several candidates are simulated at once (the plan search's threads): each event graph waits for its
   // memory, count_lowered_tasks x kDesBytesPerTask, before it is built. Null: no wait.
   DesMemoryGate* memory = nullptr;
+  // Runs the two stretches of layers (layers_in_sequence, then one more) on two threads, for a caller with a core to
+  // spare (the plan search's last candidates); the figures are those of one thread.
+  bool stretches_at_once = false;
 };
 
 // Simulates the candidate's step on SimGrid in a child process and sets des_step_s and the figures derived from it.

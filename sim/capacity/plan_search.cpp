@@ -283,10 +283,12 @@ CandidateResult screened(const CapacityProblem& problem, const Candidate& candid
 }
 
 // One candidate's des; a failure becomes its des_failed (it keeps its book rank).
-void simulate_one(const CapacityProblem& problem, CandidateResult& result, DesMemoryGate* memory) {
+void simulate_one(const CapacityProblem& problem, CandidateResult& result, DesMemoryGate* memory,
+                  bool stretches_at_once) {
   try {
     CandidateSimulation how;
     how.memory = memory;
+    how.stretches_at_once = stretches_at_once;
     simulate_candidate(problem, result, nullptr, how);
   } catch (const std::bad_alloc&) {
     throw;  // the machine's memory, not the candidate's answer (issue 33, class 2)
@@ -297,17 +299,19 @@ void simulate_one(const CapacityProblem& problem, CandidateResult& result, DesMe
 }
 
 // Simulates fitting[i] for every i of `picked`, on up to `threads` threads (this one and threads - 1 more), each
-// graph's memory through `memory` (null with one thread). Each candidate's result is the one a single thread gives:
+// graph's memory through `memory` (null with one thread); with fewer candidates than threads, each runs its two
+// stretches of layers at once. Each candidate's result is the one a single thread gives:
 // the simulations share nothing but the gate. Once all have ended, rethrows the first exception (by position in
 // `picked`) that is not the candidate's (std::bad_alloc).
 void simulate_all(const CapacityProblem& problem, std::vector<CandidateResult>& fitting,
                   const std::vector<std::size_t>& picked, std::size_t threads, DesMemoryGate* memory) {
   std::vector<std::exception_ptr> errors(picked.size());
   std::atomic<std::size_t> next{0};
+  const bool spare = picked.size() < threads;  // a core for each candidate's second stretch
   const auto work = [&] {
     for (std::size_t k = next++; k < picked.size(); k = next++) {
       try {
-        simulate_one(problem, fitting[picked[k]], memory);
+        simulate_one(problem, fitting[picked[k]], memory, spare);
       } catch (...) {
         errors[k] = std::current_exception();
       }

@@ -17,6 +17,7 @@
 #include "sim/engine/link_ledger.hpp"
 #include "sim/engine/quotient_graph.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/graph/huge_pages.hpp"
 
 namespace podsim {
 namespace {
@@ -173,6 +174,7 @@ SliceQuotientDecline match_twins(const EventGraph& graph, const SliceMoves& move
     if (moves.is_rep(graph.tasks[id].src_chip))
       rep_tasks[static_cast<std::size_t>(graph.tasks[id].src_chip)].push_back(static_cast<TaskId>(id));
   std::vector<std::size_t> count(static_cast<std::size_t>(graph.num_chips), 0);
+  reserve_huge(twin_of, graph.tasks.size());
   twin_of.assign(graph.tasks.size(), -1);
   for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
     const ChipId c = graph.tasks[id].src_chip;
@@ -273,6 +275,7 @@ std::optional<SliceQuotientGraph> build_quotient(const NetworkSpec& network, con
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
   };
   auto route_of = std::make_shared<std::unordered_map<std::uint64_t, std::vector<std::int32_t>>>();
+  reserve_huge(out.quotient_id, graph.tasks.size());
   out.quotient_id.assign(graph.tasks.size(), -1);
   TaskId next = 0;
   for (std::size_t id = 0; id < graph.tasks.size(); ++id)
@@ -389,7 +392,7 @@ std::optional<SimulationResult> simulate_slice_quotient(const Slice& slice, std:
 
   const SimulationResult run = simulate(quotient->network, quotient->graph);
   SimulationResult result;
-  result.tasks.resize(graph.tasks.size());
+  resize_huge(result.tasks, graph.tasks.size());
   for (std::size_t id = 0; id < graph.tasks.size(); ++id)
     result.tasks[id] =
         run.tasks[static_cast<std::size_t>(quotient->quotient_id[static_cast<std::size_t>(twin_of[id])])];

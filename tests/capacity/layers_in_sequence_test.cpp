@@ -95,6 +95,27 @@ TEST(LayersInSequence, TwoLayersGiveTheStepOfEveryLayerInSequence) {
   }
 }
 
+// The two stretches on two threads (the plan search's spare core) give the doubles of one thread: the runs share
+// nothing. With one and two microbatches (a tail of once-per-step reductions).
+TEST(LayersInSequence, TheTwoStretchesAtOnceGiveTheSameStep) {
+  const CapacityProblem p = problem(small_model(), training(1 << 16, 2048));
+  for (const std::int64_t microbatches : {1, 2}) {
+    const Candidate c = uncalibrated(candidate("tpu-v5e", {2, 4}, {K::data, K::fsdp}, 0, microbatches));
+    CandidateResult one = evaluate_candidate_book(p, c);
+    ASSERT_FALSE(one.rejected) << *one.rejected;
+    CandidateResult both = one;
+    simulate_candidate(p, one);
+    CandidateSimulation how;
+    how.stretches_at_once = true;
+    simulate_candidate(p, both, nullptr, how);
+    ASSERT_TRUE(one.des_step_s && both.des_step_s && one.des_breakdown && both.des_breakdown);
+    EXPECT_EQ(*one.des_step_s, *both.des_step_s) << microbatches << " microbatches";
+    EXPECT_EQ(one.des_breakdown->compute_s, both.des_breakdown->compute_s);
+    EXPECT_EQ(one.des_breakdown->exposed_communication_s, both.des_breakdown->exposed_communication_s);
+    EXPECT_EQ(one.des_op_s, both.des_op_s);
+  }
+}
+
 TEST(LayersInSequence, ADecodeStepsLayersFollowEachOther) {
   // Serving has no backward: the stretch is the embedding, the layers' forwards and the logits.
   Workload w;
