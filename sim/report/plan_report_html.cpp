@@ -160,10 +160,14 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
       top + height / 2, y.log ? " (log)" : "");
   for (const auto& [bytes, names] : capacities) {
     const double cx = px(static_cast<double>(bytes));
+    // Its label inside the plot: left of a line in the plot's right half (the legend is right of the plot).
+    const bool right_half = cx > left + width / 2;
     out += fmt::format(
         "<line class=\"hbm\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#222\" "
-        "stroke-dasharray=\"4 3\" stroke-width=\"2\"/><text x=\"{3:.1f}\" y=\"{4}\">HBM {5} ({6})</text>\n",
-        cx, top, top + height, cx + 4, top + 12, esc(bytes_text(bytes)), esc(names));
+        "stroke-dasharray=\"4 3\" stroke-width=\"2\"/><text x=\"{3:.1f}\" y=\"{4}\" text-anchor=\"{7}\">HBM {5} "
+        "({6})</text>\n",
+        cx, top, top + height, right_half ? cx - 4 : cx + 4, top + 12, esc(bytes_text(bytes)), esc(names),
+        right_half ? "end" : "start");
   }
   std::map<std::pair<long, long>, std::string> labels;  // pixel -> the ranks drawn there
   // Marks, rejected first so the ranked ones stay on top.

@@ -210,7 +210,8 @@ TEST(PlanReport, HtmlDrawsOnePointPerEvaluatedCandidateAndTheHbmLine) {
   EXPECT_EQ(test::count_of(html, "<circle class=\"fit\""), 2u);  // the two ranked
   EXPECT_EQ(test::count_of(html, "<path class=\"nofit\""), 1u);  // the 20 GiB one; the unplanned one has no figures
   EXPECT_EQ(test::count_of(html, "<line class=\"hbm\""), 1u);    // one capacity: 16 GiB
-  EXPECT_NE(html.find("HBM 16 GiB (tpu-v5e)"), std::string::npos);
+  // The line lies in the plot's right half (the marks reach 20 GiB): its label left of it, clear of the legend.
+  EXPECT_NE(html.find("text-anchor=\"end\">HBM 16 GiB (tpu-v5e)"), std::string::npos);
   // The breakdown: #1 has compute and ICI parts, #2 too: four rects.
   EXPECT_EQ(test::count_of(html, "<rect class=\"part\""), 4u);
   EXPECT_EQ(test::count_of(html, "<script"), 0u);
