@@ -224,6 +224,7 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
 std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& varying) {
   const std::size_t shown = std::min(kBreakdownShown, search.ranked.size());
   if (shown == 0) return "";
+  // Right of the longest bar: its total (about 60 px) or the des's caption (about 200 px at 9 px).
   const double label_w = 300, bar_w = 600, bar_h = 18, des_h = 9, gap = 10, top = 28;
   double max_s = 0;
   for (std::size_t i = 0; i < shown; ++i)
@@ -241,7 +242,7 @@ std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& v
   std::string out = fmt::format(
       "<svg class=\"breakdown\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"closed-form step time by part "
       "of the top candidates\">\n",
-      label_w + bar_w + 120, top + static_cast<double>(shown) * (bar_h + des_h + gap) + 10);
+      label_w + bar_w + 230, top + static_cast<double>(shown) * (bar_h + des_h + gap) + 10);
   double lx = label_w;
   for (const Part& part : parts) {
     out += fmt::format(
