@@ -169,7 +169,13 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
         cx, top, top + height, right_half ? cx - 4 : cx + 4, top + 12, esc(bytes_text(bytes)), esc(names),
         right_half ? "end" : "start");
   }
-  std::map<std::pair<long, long>, std::string> labels;  // pixel -> the ranks drawn there
+  // Labels per cell of kLabelCell pixels: marks that close share one label, placed at the best rank's mark.
+  struct Label {
+    double x = 0, y = 0;
+    std::string text;
+  };
+  constexpr double kLabelCell = 12;
+  std::map<std::pair<long, long>, Label> labels;
   // Marks, rejected first so the ranked ones stay on top.
   for (auto it = points.rbegin(); it != points.rend(); ++it) {
     const CandidateResult& r = *it->result;
@@ -192,13 +198,15 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
     if (it->rank && *it->rank == 1)
       out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"9\" fill=\"none\" stroke=\"#222\"/>", cx, cy);
     if (it->rank && *it->rank <= kRanksLabelled) {
-      std::string& label = labels[{std::lround(cx), std::lround(cy)}];
-      label = fmt::format("#{}", *it->rank) + (label.empty() ? "" : " " + label);
+      Label& label = labels[{std::lround(cx / kLabelCell), std::lround(cy / kLabelCell)}];
+      label.text = fmt::format("#{}", *it->rank) + (label.text.empty() ? "" : " " + label.text);
+      label.x = cx;  // the marks are drawn best rank last
+      label.y = cy;
     }
     out += "\n";
   }
-  for (const auto& [at, label] : labels)  // mirror images share a point: one label lists their ranks
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", at.first + 7, at.second - 5, label);
+  for (const auto& [cell, label] : labels)  // mirror images share a point: one label lists their ranks
+    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">{}</text>\n", label.x + 7, label.y - 5, label.text);
   // Legend, right of the plot: the marks, the HBM line, then one colour per slice.
   const double lx = left + width + 24;
   out += fmt::format(

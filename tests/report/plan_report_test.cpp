@@ -201,6 +201,23 @@ TEST(PlanReport, CsvHasAHeaderAndOneRowPerCandidate) {
                           "tensor: kv_heads 4 does not divide the tensor axes X (8),,,,,,,,");
 }
 
+// Two ranked marks two pixels apart (the same step, 64 MiB more memory on an axis of 20 GiB) share one label, "#1 #2",
+// not two labels drawn over each other.
+TEST(PlanReport, HtmlLabelsMarksThatNearlyCoincideOnce) {
+  const ScenarioSpec spec = spec_for(WorkloadMode::train, 2.0);
+  PlanSearchResult search = sample_search();
+  CandidateResult& second = search.ranked[1];
+  second.memory = search.ranked[0].memory;
+  second.memory.params += kGiB / 16;
+  second.memory_per_chip_bytes = second.memory.total();
+  second.des_step_s = search.ranked[0].des_step_s;
+  std::ostringstream out;
+  write_plan_html({spec, search}, out);
+  const std::string html = out.str();
+  EXPECT_EQ(test::count_of(html, ">#1 #2</text>"), 1u);
+  EXPECT_EQ(test::count_of(html, ">#2</text>"), 0u);
+}
+
 TEST(PlanReport, HtmlDrawsOnePointPerEvaluatedCandidateAndTheHbmLine) {
   const ScenarioSpec spec = spec_for(WorkloadMode::train, 2.0);
   const PlanSearchResult search = sample_search();
