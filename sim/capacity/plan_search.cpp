@@ -21,6 +21,7 @@
 #include "models/topology/wraparound.hpp"
 #include "sim/capacity/des_memory_gate.hpp"
 #include "sim/capacity/plan_candidate.hpp"
+#include "sim/engine/fork_runner.hpp"
 
 namespace podsim {
 namespace {
@@ -373,8 +374,9 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
   // a mirror of one whose simulation failed is simulated in a later round, as one thread in rank order would.
   const std::size_t top = options.simulate ? std::min(options.top_k, fitting.size()) : 0;
   std::vector<bool> simulated(top, false);
-  const std::size_t threads =
-      options.parallel > 0 ? options.parallel : std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = !engine::children_from_threads() ? 1
+                              : options.parallel > 0           ? options.parallel
+                                                               : std::max(1u, std::thread::hardware_concurrency());
   std::optional<DesMemoryGate> gate;
   if (threads > 1) gate.emplace(available_memory_bytes().value_or(0) / 10 * 9);
   while (true) {

@@ -35,7 +35,8 @@ struct PlanSearchOptions {
   bool simulate = true;                 // --model book: false
   ProgramSimulationOptions simulation;  // the symmetry paths the simulations may take (all, by default)
   // Candidates simulated at once, on threads (0: one per core), as the machine's available memory allows (each
-  // event graph waits for its memory, des_memory_gate.hpp). The results and their order do not depend on it.
+  // event graph waits for its memory, des_memory_gate.hpp); one in an AddressSanitizer build (children_from_threads,
+  // fork_runner.hpp). The results and their order do not depend on it.
   std::size_t parallel = 0;
 };
 

@@ -18,4 +18,22 @@ using ChildWork = std::function<std::string()>;
 // exit code, a malformed result) with the tail of its stderr. Failing to start a child is an InternalError too.
 std::vector<std::string> run_in_children(const std::vector<ChildWork>& works, int parallel);
 
+// Whether threads of this process may call run_in_children at once. Not in an AddressSanitizer build: GCC 12's
+// sanitizer allocator does not take its large-block lock around fork(), so a child forked while another thread
+// allocates a large block can inherit that lock held and wait on it forever (docs/reliability.md, "Sanitizers and
+// determinism"). glibc's malloc is fork-safe, so an uninstrumented build may.
+constexpr bool children_from_threads() {
+#if defined(__SANITIZE_ADDRESS__)
+  return false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return false;
+#else
+  return true;
+#endif
+#else
+  return true;
+#endif
+}
+
 }  // namespace podsim::engine
