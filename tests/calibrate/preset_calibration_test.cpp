@@ -68,12 +68,14 @@ TEST(PresetCalibration, V6eAsTheTpuRecipesOutputsMeasured) {
 // 128): the median of the six rows of 40 to 140 heads, the 72- and 88-head rows' mean (1.5 and 1.8 ms forward; 4.2
 // and 5.0 ms forward and backward), on the causal half of 4 x batch x heads x 2048^2 x 128 FLOPs (the backward 2.5
 // times it) against 4.59e14.
-TEST(PresetCalibration, V5pCarriesOnlyTheAttentionKernelsRate) {
+TEST(PresetCalibration, V5pCarriesTheAttentionKernelsRateAndNoHbmCurve) {
   const HardwareSpec v5p = load_hardware_preset("tpu-v5p");
   ASSERT_TRUE(v5p.calibration.has_value());
-  EXPECT_TRUE(v5p.calibration->mxu_efficiency.empty());
   EXPECT_TRUE(v5p.calibration->hbm_efficiency.empty());
-  EXPECT_DOUBLE_EQ(preset_des("mm,matmul,1ms,,,,,8192,8192,8192", "tpu-v5p"), 2.0 * 8192 * 8192 * 8192 / 4.59e14);
+  // 8192^3 (2^40 FLOPs): two thirds of the way in log(FLOPs) from the carried points at 2^38 to 2^41 (the test below).
+  const double mxu = 0.8433072790050317 + 2.0 / 3.0 * (0.9229602811930835 - 0.8433072790050317);
+  EXPECT_NEAR(preset_des("mm,matmul,1ms,,,,,8192,8192,8192", "tpu-v5p"), 2.0 * 8192 * 8192 * 8192 / 4.59e14 / mxu,
+              1e-12);
   const auto forward_flops = [](double heads) { return 0.5 * 4 * 2 * heads * 2048.0 * 2048 * 128; };
   const double forward = (forward_flops(72) / 1.5e-3 + forward_flops(88) / 1.8e-3) / 2 / 4.59e14;
   const double backward =
@@ -120,10 +122,30 @@ TEST(PresetCalibration, UnmeasuredPresetsCarryTheAttentionCurvesOfTheirMxuSize) 
     expect_same_points(chip.calibration->attention_backward_efficiency,
                        measured.calibration->attention_backward_efficiency, preset + " backward");
   }
-  // v4 has no other calibration: its matmuls stay at the nominal peak (2 x 8192^3 / 2.75e14).
-  const HardwareSpec v4 = load_hardware_preset("tpu-v4");
-  EXPECT_TRUE(v4.calibration->mxu_efficiency.empty());
-  EXPECT_DOUBLE_EQ(preset_des("mm,matmul,1ms,,,,,8192,8192,8192", "tpu-v4"), 2.0 * 8192 * 8192 * 8192 / 2.75e14);
+}
+
+TEST(PresetCalibration, TwoCorePresetsCarryTheMxuCurveOfV5eAtTwiceItsFlops) {
+  // v5p and v4 are two TensorCores of v5e's four 128x128 MXUs: a chip's matmul of 2F FLOPs is F on each core, so
+  // each carries v5e's points (0.8433 at 2^37 FLOPs, 0.9230 at 2^40, 0.9510 at 2^43) at twice the FLOPs.
+  const HardwareSpec v5e = load_hardware_preset("tpu-v5e");
+  for (const std::string preset : {"tpu-v5p", "tpu-v4"}) {
+    const HardwareSpec chip = load_hardware_preset(preset);
+    ASSERT_TRUE(chip.calibration.has_value()) << preset;
+    EXPECT_EQ(chip.chip.mxu_rows, 128) << preset;
+    const auto& carried = chip.calibration->mxu_efficiency;
+    const auto& measured = v5e.calibration->mxu_efficiency;
+    ASSERT_EQ(carried.size(), 3u) << preset;
+    ASSERT_EQ(measured.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_DOUBLE_EQ(carried[i].at, 2 * measured[i].at) << preset << " point " << i;
+      EXPECT_DOUBLE_EQ(carried[i].efficiency, measured[i].efficiency) << preset << " point " << i;
+    }
+  }
+  // 8192^3 on v4: 2^40 FLOPs lies between the points at 2^38 (0.8433) and 2^41 (0.9230), two thirds of the way in
+  // log(FLOPs); the compute-bound matmul runs at the nominal 2.75e14 times that.
+  const double efficiency = 0.8433072790050317 + 2.0 / 3.0 * (0.9229602811930835 - 0.8433072790050317);
+  EXPECT_NEAR(preset_des("mm,matmul,1ms,,,,,8192,8192,8192", "tpu-v4"), 2.0 * 8192 * 8192 * 8192 / 2.75e14 / efficiency,
+              1e-12);
 }
 
 }  // namespace
