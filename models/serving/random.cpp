@@ -13,7 +13,7 @@
 namespace podsim {
 namespace {
 
-void require_positive(const char* what, double value) {
+void require_rng_positive(const char* what, double value) {
   if (!(value > 0) || std::isinf(value))
     throw InternalError(std::string("rng: ") + what + " must be a finite number > 0, got: " + exact_number(value));
 }
@@ -63,7 +63,7 @@ std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
 }
 
 double Rng::exponential(double rate) {
-  require_positive("exponential rate", rate);
+  require_rng_positive("exponential rate", rate);
   return -exact_log(uniform_open01()) / rate;
 }
 
@@ -87,8 +87,8 @@ double Rng::normal() {
 }
 
 double Rng::gamma(double shape, double scale) {
-  require_positive("gamma shape", shape);
-  require_positive("gamma scale", scale);
+  require_rng_positive("gamma shape", shape);
+  require_rng_positive("gamma scale", scale);
   if (shape < 1.0) {
     // Stuart's boost: if G ~ Gamma(k + 1) and U uniform, G U^(1/k) ~ Gamma(k).
     const double boosted = gamma(shape + 1.0, scale);

@@ -201,6 +201,18 @@ TEST(TrafficVerify, EveryRuleHasItsLocatedMessage) {
   }
 }
 
+TEST(TrafficVerify, ATraceHasAtMostTenMillionRows) {
+  TrafficSpec spec;
+  spec.arrival = TraceArrivals{std::vector<TraceRow>(10000001, TraceRow{0.0, 1, 1})};
+  try {
+    verify_traffic(spec);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "/workload/traffic/trace");
+    EXPECT_EQ(e.message(), "a trace has at most 10000000 rows, got: 10000001 rows");
+  }
+}
+
 TEST(TrafficVerify, GeneratorsVerifyFirst) {
   TrafficSpec spec = traffic_verify_good_spec();
   spec.arrival = PoissonArrivals{-1.0};
