@@ -36,16 +36,6 @@ double numpy_percentile(const std::vector<double>& sorted, double p) {
                            [&](std::int64_t i) { return sorted[static_cast<std::size_t>(i)]; });
 }
 
-void WeightedSamples::add(double value, std::int64_t count) {
-  if (count < 1) throw InternalError("WeightedSamples: count must be at least 1, got: " + std::to_string(count));
-  count_ += count;
-  if (!runs_.empty() && runs_.back().first == value) {
-    runs_.back().second += count;
-  } else {
-    runs_.emplace_back(value, count);
-  }
-}
-
 LatencySummary summarize(std::vector<double> samples) {
   LatencySummary summary;
   if (samples.empty()) return summary;

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include "models/common/error.hpp"
 
 namespace podsim {
 
@@ -16,7 +19,16 @@ double numpy_percentile(const std::vector<double>& sorted, double p);
 // A multiset of samples: add(v, c) counts v c times. Consecutive adds of the same value merge into one run.
 class WeightedSamples {
  public:
-  void add(double value, std::int64_t count = 1);
+  // Counts `value` `count` >= 1 more times.
+  void add(double value, std::int64_t count = 1) {
+    if (count < 1) throw InternalError("WeightedSamples: count must be at least 1, got: " + std::to_string(count));
+    count_ += count;
+    if (!runs_.empty() && runs_.back().first == value) {
+      runs_.back().second += count;
+    } else {
+      runs_.emplace_back(value, count);
+    }
+  }
   std::int64_t count() const { return count_; }
   const std::vector<std::pair<double, std::int64_t>>& runs() const { return runs_; }  // in the order added
 

@@ -86,7 +86,9 @@ void Scheduler::add_request(const Request& request) {
 
 bool Scheduler::allocate(Entry& entry, std::int64_t new_tokens) {
   // vLLM's allocate_slots: blocks for every computed token and every token of this step, without lookahead.
-  const std::int64_t needed = pool_.blocks_for(entry.computed + new_tokens) - entry.blocks;
+  const std::int64_t tokens = entry.computed + new_tokens;
+  if (tokens <= entry.blocks * pool_.block_tokens()) return true;  // most decodes: no division
+  const std::int64_t needed = pool_.blocks_for(tokens) - entry.blocks;
   if (needed <= 0) return true;
   if (!pool_.try_allocate(needed)) return false;
   entry.blocks += needed;
@@ -143,6 +145,9 @@ void Scheduler::admit_waiting(std::int64_t budget) {
 StepBatch Scheduler::schedule() {
   if (step_planned_) throw InternalError("scheduler: schedule() called again before finish_step()");
   StepBatch batch;
+  batch.requests.reserve(running_.size() + waiting_.size() < static_cast<std::size_t>(config_.max_num_seqs)
+                             ? running_.size() + waiting_.size()
+                             : static_cast<std::size_t>(config_.max_num_seqs));
   const std::int64_t budget = schedule_running(batch);
   if (batch.preempted.empty()) admit_waiting(budget);
   for (const Entry& entry : running_) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <string>
 #include <vector>
 
 #include "models/common/error.hpp"

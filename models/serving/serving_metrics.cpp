@@ -58,6 +58,10 @@ void ServingRecorder::token(std::int64_t id, double time_s) {
   if (id < 0 || index >= states_.size() || !states_[index].arrived)
     throw InternalError("ServingRecorder: a token of request " + std::to_string(id) + ", which has not arrived");
   State& state = states_[index];
+  const double previous_s = state.tokens == 0 ? state.request.arrival_s : state.last_token_s;
+  if (!(time_s >= previous_s))
+    throw InternalError("ServingRecorder: a token of request " + std::to_string(id) + " at " + std::to_string(time_s) +
+                        " s, before its arrival or its previous token at " + std::to_string(previous_s) + " s");
   if (state.tokens == state.request.output_tokens)
     throw InternalError("ServingRecorder: request " + std::to_string(id) + " emitted more than its " +
                         std::to_string(state.request.output_tokens) + " tokens");

@@ -60,6 +60,7 @@ TEST(LatencySummary, WeightedSamplesAreTheExpandedMultiset) {
   const LatencySummary expanded = summarize(std::vector<double>{0.5, 0.5, 0.5, 0.25, 0.25, 1.0, 0.5, 0.5});
   EXPECT_EQ(s.p90, expanded.p90);
   EXPECT_EQ(s.p99, expanded.p99);
+  EXPECT_THROW(w.add(0.5, 0), InternalError);
 }
 
 TEST(ServingMetrics, ARequestAlone) {
@@ -217,6 +218,7 @@ TEST(ServingMetrics, RecorderRefusesWhatADriverMustNotReport) {
   EXPECT_THROW(r.token(0, 1.0), InternalError);  // not arrived
   r.arrived(Request{0, 0.0, 10, 1});
   EXPECT_THROW(r.arrived(Request{0, 0.0, 10, 1}), InternalError);
+  EXPECT_THROW(r.token(0, -0.5), InternalError);  // before its arrival
   r.token(0, 1.0);
   EXPECT_THROW(r.token(0, 2.0), InternalError);  // a second token of a one-token request
   EXPECT_THROW(r.arrived(Request{-1, 0.0, 10, 1}), InternalError);
