@@ -118,30 +118,24 @@ ServingMetrics serving_metrics(const std::vector<RequestRecord>& completed, cons
   return m;
 }
 
+double summary_percentile(const LatencySummary& summary, PercentileKey key) {
+  return key == PercentileKey::p50 ? summary.p50 : key == PercentileKey::p90 ? summary.p90 : summary.p99;
+}
+
+const LatencySummary& metric_summary(const ServingMetrics& metrics, SloMetric metric) {
+  return metric == SloMetric::ttft ? metrics.ttft_s : metric == SloMetric::tpot ? metrics.tpot_s : metrics.e2e_s;
+}
+
 std::vector<SloCheck> check_slo(const ServingMetrics& metrics, const Slo& slo) {
   std::vector<SloCheck> checks;
-  const std::pair<SloMetric, const std::optional<SloTarget>*> targets[] = {
-      {SloMetric::ttft, &slo.ttft}, {SloMetric::tpot, &slo.tpot}, {SloMetric::e2e, &slo.e2e}};
-  for (const auto& [metric, target] : targets) {
-    if (!target->has_value()) continue;
-    const LatencySummary& summary = metric == SloMetric::ttft   ? metrics.ttft_s
-                                    : metric == SloMetric::tpot ? metrics.tpot_s
-                                                                : metrics.e2e_s;
+  for (const SloMetric metric : kSloMetrics) {
+    const std::optional<SloTarget>& target = slo.target(metric);
+    if (!target) continue;
     SloCheck check;
     check.metric = metric;
-    check.percentile = (*target)->percentile;
-    check.target_s = (*target)->seconds;
-    switch (check.percentile) {
-      case PercentileKey::p50:
-        check.actual_s = summary.p50;
-        break;
-      case PercentileKey::p90:
-        check.actual_s = summary.p90;
-        break;
-      case PercentileKey::p99:
-        check.actual_s = summary.p99;
-        break;
-    }
+    check.percentile = target->percentile;
+    check.target_s = target->seconds;
+    check.actual_s = summary_percentile(metric_summary(metrics, metric), target->percentile);
     check.met = check.actual_s <= check.target_s;
     check.miss_s = check.met ? 0.0 : check.actual_s - check.target_s;
     checks.push_back(check);

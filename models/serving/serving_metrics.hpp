@@ -86,6 +86,11 @@ struct ServingMetrics {
 ServingMetrics serving_metrics(const std::vector<RequestRecord>& completed, const WeightedSamples& itl,
                                std::int64_t chips, const Slo& slo);
 
+// The summary's p50, p90 or p99.
+double summary_percentile(const LatencySummary& summary, PercentileKey key);
+// The run's TTFT, TPOT or E2E summary.
+const LatencySummary& metric_summary(const ServingMetrics& metrics, SloMetric metric);
+
 // One SLO threshold against the run's percentile.
 struct SloCheck {
   SloMetric metric = SloMetric::ttft;

@@ -3,19 +3,27 @@
 // goodput); the run meets the SLO when each given percentile is within its threshold.
 #pragma once
 
+#include <array>
 #include <optional>
-#include <string_view>
+
+#include "models/common/enum_names.hpp"
 
 namespace podsim {
 
 enum class PercentileKey { p50, p90, p99 };
 
-std::string_view percentile_key_name(PercentileKey key);  // "p50", "p90", "p99"
-double percentile_of(PercentileKey key);                  // 50, 90, 99
+inline constexpr EnumNames<PercentileKey, 3> kPercentileKeyNames{
+    "percentile", {{{"p50", PercentileKey::p50}, {"p90", PercentileKey::p90}, {"p99", PercentileKey::p99}}}};
+
+// 50, 90 or 99.
+double percentile_of(PercentileKey key);
 
 enum class SloMetric { ttft, tpot, e2e };
 
-std::string_view slo_metric_name(SloMetric metric);  // "ttft_s", "tpot_s", "e2e_s", as the scenario keys
+// The scenario's keys under `slo`.
+inline constexpr EnumNames<SloMetric, 3> kSloMetricNames{
+    "slo metric", {{{"ttft_s", SloMetric::ttft}, {"tpot_s", SloMetric::tpot}, {"e2e_s", SloMetric::e2e}}}};
+inline constexpr std::array<SloMetric, 3> kSloMetrics = {SloMetric::ttft, SloMetric::tpot, SloMetric::e2e};
 
 struct SloTarget {
   PercentileKey percentile = PercentileKey::p99;
@@ -28,6 +36,9 @@ struct Slo {
   std::optional<SloTarget> e2e;
 
   bool empty() const { return !ttft && !tpot && !e2e; }
+  const std::optional<SloTarget>& target(SloMetric metric) const {
+    return metric == SloMetric::ttft ? ttft : metric == SloMetric::tpot ? tpot : e2e;
+  }
 };
 
 // Throws InputError at /slo/<metric>/<percentile> (e.g. `/slo/ttft_s/p99: must be > 0, got: 0`).

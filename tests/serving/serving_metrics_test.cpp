@@ -225,10 +225,17 @@ TEST(ServingMetrics, RecorderRefusesWhatADriverMustNotReport) {
 }
 
 TEST(Slo, NamesAndPercentiles) {
-  EXPECT_EQ(percentile_key_name(PercentileKey::p90), "p90");
+  EXPECT_EQ(kPercentileKeyNames.name(PercentileKey::p90), "p90");
+  EXPECT_EQ(kPercentileKeyNames.parse("P99"), PercentileKey::p99);
+  EXPECT_EQ(percentile_of(PercentileKey::p50), 50.0);
   EXPECT_EQ(percentile_of(PercentileKey::p99), 99.0);
-  EXPECT_EQ(slo_metric_name(SloMetric::e2e), "e2e_s");
+  EXPECT_EQ(kSloMetricNames.name(SloMetric::e2e), "e2e_s");
+  EXPECT_EQ(kSloMetricNames.parse("tpot_s"), SloMetric::tpot);
   EXPECT_TRUE(Slo{}.empty());
+  const LatencySummary s{4, 2.5, 2.0, 3.0, 4.0};
+  EXPECT_EQ(summary_percentile(s, PercentileKey::p50), 2.0);
+  EXPECT_EQ(summary_percentile(s, PercentileKey::p90), 3.0);
+  EXPECT_EQ(summary_percentile(s, PercentileKey::p99), 4.0);
 }
 
 TEST(SloVerify, EveryRuleHasItsLocatedMessage) {
