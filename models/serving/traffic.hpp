@@ -75,7 +75,7 @@ struct TrafficSpec {
 // "Constraints" (e.g. `/workload/traffic/rate_per_s: must be > 0, got: 0`).
 void verify_traffic(const TrafficSpec& spec);
 
-// Draws token counts from one law on its own stream.
+// Draws token counts from one law (of a verified spec) on its own stream.
 class TokenSampler {
  public:
   TokenSampler(TokenLaw law, std::uint64_t seed);
