@@ -1,5 +1,5 @@
-// The samplers of random.hpp. Each is written from its published algorithm with only IEEE basic operations, sqrt
-// (correctly rounded by IEEE-754) and exact_log / exact_exp, so a seed gives the same values everywhere.
+// The samplers of random.hpp. Each is written from its published algorithm with IEEE basic operations, sqrt
+// (correctly rounded by IEEE-754) and the C library's log and exp, so a seed gives the same values with one build.
 #include "models/serving/random.hpp"
 
 #include <cmath>
@@ -8,7 +8,6 @@
 
 #include "models/common/error.hpp"
 #include "models/common/units.hpp"
-#include "models/serving/exact_math.hpp"
 
 namespace podsim {
 namespace {
@@ -64,7 +63,7 @@ std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
 
 double Rng::exponential(double rate) {
   require_rng_positive("exponential rate", rate);
-  return -exact_log(uniform_open01()) / rate;
+  return -std::log(uniform_open01()) / rate;
 }
 
 double Rng::normal() {
@@ -80,7 +79,7 @@ double Rng::normal() {
     v = 2.0 * uniform01() - 1.0;
     s = u * u + v * v;
   } while (s >= 1.0 || s == 0.0);
-  const double factor = std::sqrt(-2.0 * exact_log(s) / s);
+  const double factor = std::sqrt(-2.0 * std::log(s) / s);
   spare_normal_ = v * factor;
   has_spare_normal_ = true;
   return u * factor;
@@ -92,7 +91,7 @@ double Rng::gamma(double shape, double scale) {
   if (shape < 1.0) {
     // Stuart's boost: if G ~ Gamma(k + 1) and U uniform, G U^(1/k) ~ Gamma(k).
     const double boosted = gamma(shape + 1.0, scale);
-    return boosted * exact_exp(exact_log(uniform_open01()) / shape);
+    return boosted * std::exp(std::log(uniform_open01()) / shape);
   }
   const double d = shape - 1.0 / 3.0;
   const double c = 1.0 / std::sqrt(9.0 * d);
@@ -107,12 +106,12 @@ double Rng::gamma(double shape, double scale) {
     const double u = uniform_open01();
     const double x2 = x * x;
     if (u < 1.0 - 0.0331 * x2 * x2) return d * v * scale;  // the squeeze: no logarithm needed
-    if (exact_log(u) < 0.5 * x2 + d * (1.0 - v + exact_log(v))) return d * v * scale;
+    if (std::log(u) < 0.5 * x2 + d * (1.0 - v + std::log(v))) return d * v * scale;
   }
 }
 
 double Rng::lognormal(double mu, double sigma) {
-  return exact_exp(mu + sigma * normal());
+  return std::exp(mu + sigma * normal());
 }
 
 }  // namespace podsim

@@ -1,6 +1,6 @@
-// Seeded random numbers that are the same bit for bit with every compiler and standard library: the engine is
-// std::mt19937_64, whose output sequence the C++ standard specifies, and every sampler is podsim's own (the std::
-// distributions are implementation-defined), built on exact_log / exact_exp.
+// Seeded random numbers that are the same bit for bit with every standard library: the engine is std::mt19937_64,
+// whose output sequence the C++ standard specifies, and every sampler is podsim's own (the std:: distributions are
+// implementation-defined), built on the C library's log and exp (docs/serving-model.md, "Random numbers").
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,6 @@
 
 #include "models/common/error.hpp"
 #include "models/common/units.hpp"
-#include "models/serving/exact_math.hpp"
 
 namespace podsim {
 namespace {
@@ -56,7 +55,7 @@ std::string arrival_law_name(const ArrivalLaw& law) {
 
 TokenSampler::TokenSampler(TokenLaw law, std::uint64_t seed) : law_(std::move(law)), rng_(seed) {
   if (const auto* lognormal = std::get_if<LognormalTokens>(&law_))
-    lognormal_mu_ = exact_log(lognormal->mean) - 0.5 * lognormal->sigma * lognormal->sigma;
+    lognormal_mu_ = std::log(lognormal->mean) - 0.5 * lognormal->sigma * lognormal->sigma;
 }
 
 std::int64_t TokenSampler::next() {

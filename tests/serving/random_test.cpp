@@ -8,7 +8,6 @@
 #include <limits>
 #include <vector>
 
-#include "models/serving/exact_math.hpp"
 #include "models/serving/random.hpp"
 
 namespace podsim {
@@ -166,38 +165,6 @@ TEST(Random, LognormalHasItsMeanAndMedian) {
   // Median e^mu: the share of draws below it is 1/2 within five binomial standard errors.
   const auto below = std::count_if(draws.begin(), draws.end(), [&](double x) { return x < std::exp(mu); });
   EXPECT_NEAR(below / double(kRandomTestDraws), 0.5, 5 * std::sqrt(0.25 / kRandomTestDraws));
-}
-
-TEST(ExactMath, SpecialValues) {
-  EXPECT_EQ(exact_log(1.0), 0.0);
-  EXPECT_EQ(exact_exp(0.0), 1.0);
-  EXPECT_EQ(exact_log(0.0), -std::numeric_limits<double>::infinity());
-  EXPECT_TRUE(std::isnan(exact_log(-1.0)));
-  EXPECT_EQ(exact_log(std::numeric_limits<double>::infinity()), std::numeric_limits<double>::infinity());
-  EXPECT_EQ(exact_exp(800.0), std::numeric_limits<double>::infinity());
-  EXPECT_EQ(exact_exp(-800.0), 0.0);
-  // ln 2 and e to the nearest double.
-  EXPECT_EQ(exact_log(2.0), 0.6931471805599453);
-  // fdlibm's e^1 is one ulp above the nearest double 2.718281828459045, as Java's StrictMath.exp(1) (fdlibm) gives.
-  EXPECT_EQ(exact_exp(1.0), 2.7182818284590455);
-  EXPECT_EQ(exact_log(8.0), 3 * 0.6931471805599453);
-}
-
-TEST(ExactMath, WithinOneUlpOfTheCLibraryEverywhere) {
-  // fdlibm's log and exp and glibc's are each within one ulp of the exact value, so each returns one of the two
-  // doubles around it: the two agree or are neighbours.
-  const auto neighbours = [](double a, double b) {
-    return a == b || b == std::nextafter(a, INFINITY) || b == std::nextafter(a, -INFINITY);
-  };
-  Rng rng(40);
-  for (int i = 0; i < 200000; ++i) {
-    const double x = std::ldexp(1.0 + rng.uniform01(), static_cast<int>(rng.uniform_int(-1070, 1020)));
-    EXPECT_TRUE(neighbours(exact_log(x), std::log(x))) << x;
-    const double y = (rng.uniform01() - 0.5) * 1400;  // normal results only: e^y above 2^-1022
-    if (y > -708) {
-      EXPECT_TRUE(neighbours(exact_exp(y), std::exp(y))) << y;
-    }
-  }
 }
 
 }  // namespace
