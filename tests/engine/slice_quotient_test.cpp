@@ -152,7 +152,7 @@ TEST(SliceQuotient, AReceiveFromAnotherPositionArrivesAtItsRepresentative) {
 // Per chip of `slices` slices of `slice`: a compute of `flops`, then `bytes` to the chip at its position in the next
 // slice and `bytes` / 4 to each neighbour on the ICI (both directions of every dim), then a compute after all it
 // received. Built step by step, so a chip's tasks are spread over the ids.
-EventGraph neighbour_program(const Slice& slice, std::int32_t slices, double flops, std::uint64_t bytes) {
+EventGraph slice_neighbour_program(const Slice& slice, std::int32_t slices, double flops, std::uint64_t bytes) {
   EventGraph graph;
   const auto chips = static_cast<ChipId>(slice.num_chips());
   const ChipId total = chips * slices;
@@ -188,7 +188,7 @@ EventGraph neighbour_program(const Slice& slice, std::int32_t slices, double flo
 TEST(SliceQuotient, MovesByWholeHostsOnAWrappedSlice) {
   const Slice slice({4, 8}, std::vector<bool>{true, true});
   const NetworkSpec network = sliced_network(slice, 2, 4);
-  const EventGraph graph = neighbour_program(slice, 2, 1e9, 8'000'000);
+  const EventGraph graph = slice_neighbour_program(slice, 2, 1e9, 8'000'000);
   SliceQuotientDecline why = SliceQuotientDecline::none;
   const auto quotient = simulate_slice_quotient(slice, 2, network, graph, &why);
   ASSERT_TRUE(quotient.has_value()) << slice_quotient_decline_name(why);
@@ -202,7 +202,7 @@ TEST(SliceQuotient, MovesByWholeHostsOnAWrappedSlice) {
 TEST(SliceQuotient, WithoutTheLedgerKeepsTheTimingsAndWhatCrossesTheDcn) {
   const Slice slice({4, 8}, std::vector<bool>{true, true});
   const NetworkSpec network = sliced_network(slice, 2, 4);
-  const EventGraph graph = neighbour_program(slice, 2, 1e9, 8'000'000);
+  const EventGraph graph = slice_neighbour_program(slice, 2, 1e9, 8'000'000);
   const auto quotient = simulate_slice_quotient(slice, 2, network, graph, nullptr, false);
   ASSERT_TRUE(quotient.has_value());
   const SimulationResult full = simulate(network, graph);
@@ -225,7 +225,7 @@ TEST(SliceQuotient, WithoutTheLedgerKeepsTheTimingsAndWhatCrossesTheDcn) {
 TEST(SliceQuotient, HostsOfUnequalNicsMoveByWholeSlices) {
   const Slice slice({6}, std::vector<bool>{true});
   const NetworkSpec network = sliced_network(slice, 2, 4);
-  const EventGraph graph = neighbour_program(slice, 2, 1e9, 8'000'000);
+  const EventGraph graph = slice_neighbour_program(slice, 2, 1e9, 8'000'000);
   const auto quotient = simulate_slice_quotient(slice, 2, network, graph);
   ASSERT_TRUE(quotient.has_value());
   EXPECT_EQ(quotient->simulated_tasks, 6u * 5u);  // 6 chips x (2 computes, 1 + 2 sends)
@@ -238,7 +238,7 @@ TEST(SliceQuotient, HostsOfUnequalNicsMoveByWholeSlices) {
 TEST(SliceQuotient, DeclinesTwoRoutesBetweenOneRepresentativePair) {
   const Slice slice({4}, std::vector<bool>{true});
   const NetworkSpec network = sliced_network(slice, 2);
-  const EventGraph graph = neighbour_program(slice, 2, 1e9, 8'000'000);
+  const EventGraph graph = slice_neighbour_program(slice, 2, 1e9, 8'000'000);
   EXPECT_EQ(slice_decline_of(slice, 2, network, graph), SliceQuotientDecline::dependency_not_observable);
 }
 
