@@ -8,23 +8,13 @@
 #include <functional>
 #include <vector>
 
-#include "models/common/enum_names.hpp"
 #include "models/serving/latency_summary.hpp"
+#include "models/serving/routing.hpp"
 #include "models/serving/scheduler.hpp"
 #include "models/serving/serving_metrics.hpp"
 #include "models/serving/traffic.hpp"
 
 namespace podsim {
-
-// How the router picks the replica of an arriving request. round_robin: replicas in turn (request k to k mod R, in
-// arrival order). least_outstanding: the replica with the fewest requests routed to it and not yet finished (waiting,
-// running or preempted), the lowest index on a tie (Vidur's `lor` counts only the unscheduled; this counts all).
-enum class Routing { round_robin, least_outstanding };
-inline constexpr EnumNames<Routing, 2> kRoutingNames{"routing",
-                                                     {{
-                                                         {"round_robin", Routing::round_robin},
-                                                         {"least_outstanding", Routing::least_outstanding},
-                                                     }}};
 
 // The seconds one iteration of a replica takes for a batch: a pure lookup (it runs inside the simulation, up to
 // millions of times, and must not start simulations of its own). Must return a finite value > 0.

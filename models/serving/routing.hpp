@@ -1,0 +1,18 @@
+// How a serving deployment's router picks the replica of an arriving request (docs/serving.md, "Routing").
+#pragma once
+
+#include "models/common/enum_names.hpp"
+
+namespace podsim {
+
+// round_robin: replicas in turn (request k to k mod R, in arrival order). least_outstanding: the replica with the
+// fewest requests routed to it and not yet finished (waiting, running or preempted), the lowest index on a tie (Vidur's
+// `lor` counts only the unscheduled; this counts all).
+enum class Routing { round_robin, least_outstanding };
+inline constexpr EnumNames<Routing, 2> kRoutingNames{"routing",
+                                                     {{
+                                                         {"round_robin", Routing::round_robin},
+                                                         {"least_outstanding", Routing::least_outstanding},
+                                                     }}};
+
+}  // namespace podsim
