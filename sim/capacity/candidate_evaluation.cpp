@@ -242,6 +242,13 @@ std::size_t longest_tail(const StageWork& work) {
 }
 
 CapacityProblem capacity_problem(const ScenarioSpec& spec) {
+  if (spec.serve)
+    throw InputError(spec.source_file + ": /workload/mode",
+                     "a serving scenario runs requests through replicas, not one model-level step, got: \"serve\"");
+  return step_problem(spec);
+}
+
+CapacityProblem step_problem(const ScenarioSpec& spec) {
   if (!spec.model) throw VerifyError("the scenario has no model: capacity planning needs a \"model\" section");
   CapacityProblem problem;
   problem.model = *spec.model;

@@ -26,8 +26,12 @@ struct CapacityProblem {
   ProgramSimulationOptions simulation;  // the symmetry paths simulate_candidate may take (all, by default)
 };
 
-// The scenario's model, workload, options and price. Throws VerifyError when the scenario has no model.
+// The scenario's model, workload, options and price. Throws VerifyError when the scenario has no model, and
+// InputError at /workload/mode for a serving scenario (mode "serve": its answers are a serving run's, not a step's).
 CapacityProblem capacity_problem(const ScenarioSpec& spec);
+// The same for any model-level scenario, a serving one included (then the workload is its step's, mode decode): what
+// a serving run's step model is built from.
+CapacityProblem step_problem(const ScenarioSpec& spec);
 
 // The candidate's step program (expand_model) with the problem's workload and options; the planner's errors on it
 // name the problem's scenario file.

@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::size_t kBusiestLinksShown = 10;
 
-const char* const kStyle = R"(
+const char* const kRunReportStyle = R"(
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1200px; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #444; padding-bottom: .2em; margin-top: 2em; }
 h3 { margin-top: 1.6em; } section.plan { margin-left: 1em; }
@@ -391,7 +391,7 @@ void write_html_report(const std::vector<ScenarioRun>& runs, std::ostream& out) 
   for (const ScenarioRun& run : runs)
     names.push_back(run.name);
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>podsim run: "
-      << esc(fmt::format("{}", fmt::join(names, ", "))) << "</title>\n<style>" << kStyle
+      << esc(fmt::format("{}", fmt::join(names, ", "))) << "</title>\n<style>" << kRunReportStyle
       << "</style>\n</head>\n<body>\n"
       << "<h1>podsim run</h1>\n<p class=\"muted\">Each plan simulated hop by hop (des) beside the closed-form book "
          "model (book).</p>\n";

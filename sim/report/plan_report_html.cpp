@@ -19,7 +19,7 @@ namespace {
 constexpr std::size_t kBreakdownShown = 10;  // candidates in the step-time breakdown
 constexpr std::size_t kRanksLabelled = 5;    // points of the scatter chart labelled with their rank
 
-const char* const kStyle = R"(
+const char* const kPlanReportStyle = R"(
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1400px; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #444; padding-bottom: .2em; margin-top: 1.6em; }
 table { border-collapse: collapse; margin: .6em 0; font-size: .88em; }
@@ -335,7 +335,7 @@ void write_plan_html(const PlanReport& report, std::ostream& out) {
   const PlanSearchResult& search = report.search;
   const VaryingFields varying = varying_fields(search);
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>podsim plan: "
-      << esc(report.spec.name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n"
+      << esc(report.spec.name) << "</title>\n<style>" << kPlanReportStyle << "</style>\n</head>\n<body>\n"
       << "<h1>podsim plan</h1>\n<p>" << esc(plan_title(report.spec)) << "</p>\n<p class=\"muted\">"
       << esc(search_summary(search)) << ". Each candidate is screened by the closed form (book); the best are "
       << "simulated hop by hop (des).</p>\n";

@@ -17,7 +17,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const char* const kStyle = R"(
+const char* const kSweepReportStyle = R"(
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1400px; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #444; padding-bottom: .2em; margin-top: 1.6em; }
 table { border-collapse: collapse; margin: .6em 0; font-size: .88em; }
@@ -338,7 +338,7 @@ SweepTable sweep_table(const SweepReportData& data) {
 
 void write_sweep_html(const SweepReportData& data, const std::string& source, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>podsim sweep: " << esc(source)
-      << "</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>" << kStyle;
+      << "</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>" << kSweepReportStyle;
   for (std::size_t s = 0; s < std::max<std::size_t>(1, data.series.size()) && s < 9; ++s)
     out << ".s" << s << " { fill: " << sweep_series_colour(s) << "; stroke: " << sweep_series_colour(s) << "; }\n";
   out << "</style>\n</head>\n<body>\n<h1>podsim sweep</h1>\n" << summary_html(data, source);

@@ -168,8 +168,19 @@ void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   const std::string p = "/workload";
   require_object(ctx, j, p);
   require_key(ctx, j, p, "mode");
+  const Json& mode_value = j.at("mode");
+  if (mode_value.is_string() && mode_value.get<std::string>() == "serve") {
+    read_serve_workload(ctx, j, spec);
+    return;
+  }
+  if (mode_value.is_string() && !kWorkloadModeNames.find(mode_value.get<std::string>()))
+    ctx.fail(p + "/mode", "unknown workload mode, got: " + shown(mode_value) + " (expected one of " +
+                              kWorkloadModeNames.choices("\"") + ", \"serve\")");
+  if (j.contains("traffic"))
+    ctx.fail(p + "/traffic",
+             "applies to mode \"serve\" (requests arriving at a server), got: mode " + shown(mode_value));
   Workload workload;
-  workload.mode = get_enum(ctx, j.at("mode"), p + "/mode", kWorkloadModeNames);
+  workload.mode = get_enum(ctx, mode_value, p + "/mode", kWorkloadModeNames);
   const bool train = workload.mode == WorkloadMode::train;
   std::vector<std::string> own = {"mode"};
   own.insert(own.end(), (train ? kTrainKeys : kServeKeys).begin(), (train ? kTrainKeys : kServeKeys).end());

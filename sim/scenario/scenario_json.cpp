@@ -326,9 +326,10 @@ ScenarioSpec load_document(const Json& doc, const std::string& where, const std:
   ScenarioSpec spec;
   spec.source_file = where;
   require_object(ctx, doc, "");
-  require_known_keys(ctx, doc, "",
-                     {"name", "description", "hardware", "slice", "mesh", "dtype", "model", "workload", "search",
-                      "price_per_chip_hour", "tensors", "program", "plans", "options", "expect", "source"});
+  require_known_keys(
+      ctx, doc, "",
+      {"name", "description", "hardware", "slice", "mesh", "dtype", "model", "workload", "search",
+       "price_per_chip_hour", "tensors", "program", "plans", "options", "expect", "source", "serving", "slo"});
   require_key(ctx, doc, "", "name");
   require_key(ctx, doc, "", "hardware");
   // A model-level scenario may name its slices in its search section instead.
@@ -355,6 +356,8 @@ ScenarioSpec load_document(const Json& doc, const std::string& where, const std:
     read_model(ctx, doc.at("model"), spec);
   }
   if (doc.contains("workload")) read_workload(ctx, doc.at("workload"), spec);
+  if (doc.contains("serving")) read_serving(ctx, doc.at("serving"), spec);
+  if (doc.contains("slo")) read_slo(ctx, doc.at("slo"), spec);
   if (doc.contains("search")) read_search(ctx, doc.at("search"), spec);
   if (doc.contains("price_per_chip_hour"))
     spec.price_per_chip_hour = get_number(ctx, doc.at("price_per_chip_hour"), "/price_per_chip_hour");

@@ -64,6 +64,12 @@ void read_workload(const Ctx& ctx, const Json& workload, ScenarioSpec& spec);
 void read_search(const Ctx& ctx, const Json& search, ScenarioSpec& spec);
 Parallelism read_parallelism(const Ctx& ctx, const Json& j, const std::string& pointer);
 
+// Serving (serving_json.cpp): a workload in mode "serve" (its traffic, a trace's rows read), the `serving` and `slo`
+// sections, into spec.serve (the last two need the first).
+void read_serve_workload(const Ctx& ctx, const Json& workload, ScenarioSpec& spec);
+void read_serving(const Ctx& ctx, const Json& serving, ScenarioSpec& spec);
+void read_slo(const Ctx& ctx, const Json& slo, ScenarioSpec& spec);
+
 // The sections after the tensors, read into `spec` (each in its own source file).
 void read_program(const Ctx& ctx, const Json& program, ScenarioSpec& spec);
 void read_plans(const Ctx& ctx, const Json& plans, ScenarioSpec& spec);

@@ -24,6 +24,10 @@
 #include "models/model/workload.hpp"
 #include "models/plan/einsum.hpp"
 #include "models/plan/schedule_policy.hpp"
+#include "models/serving/routing.hpp"
+#include "models/serving/scheduler.hpp"
+#include "models/serving/slo.hpp"
+#include "models/serving/traffic.hpp"
 #include "models/sharding/mesh.hpp"
 #include "models/sharding/notation.hpp"
 #include "models/topology/wraparound.hpp"
@@ -216,6 +220,19 @@ struct Expectation {
   double tolerance_or_default() const { return tolerance.value_or(kDefaultTolerance); }
 };
 
+// A serving scenario (workload mode "serve", docs/serving.md): requests arrive, a router spreads them over replicas
+// of the scenario's plan, each replica batches them continuously; its step is the model-level step of spec.workload
+// (mode decode: weight and KV dtypes, quantization, MoE routing) at each batch's tokens and contexts.
+struct ServeSpec {
+  TrafficSpec traffic;        // workload.traffic; a trace's rows already read
+  std::string trace_file;     // workload.traffic.trace resolved beside the scenario ("" without a trace)
+  SchedulerConfig scheduler;  // serving.*; kv_capacity_blocks 0: from the replica's HBM when the run is built
+  std::int64_t replicas = 1;  // serving.replicas
+  Routing routing = Routing::round_robin;
+  Slo slo;  // slo.*; empty when not given
+};
+inline constexpr std::int64_t kMaxServingReplicas = 4096;
+
 // The name of the mesh axis over the slice index when a scenario has several slices.
 inline constexpr const char* kSliceAxisName = "DCN";
 
@@ -241,6 +258,7 @@ struct ScenarioSpec {
   // plans are parallelism assignments, or the search section's candidates.
   std::optional<ModelPreset> model;
   std::optional<Workload> workload;
+  std::optional<ServeSpec> serve;  // workload mode "serve" (then workload is its step's, in mode decode)
   std::optional<SearchSpec> search;
   std::optional<double> price_per_chip_hour;  // USD per chip-hour, for the cost per million tokens
   ScenarioOptions options;

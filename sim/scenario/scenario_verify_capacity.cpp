@@ -246,6 +246,24 @@ void verify_search(const State& state, const SearchSpec& search) {
     verify_remat(where, child(p + "/remat", i), search.remat[i]);
 }
 
+// A serving scenario's traffic, server and SLO, by the serving models' own verifiers (their pointers under /workload,
+// /serving and /slo), and its replicas.
+void verify_serve(const Where& where, const ServeSpec& serve) {
+  try {
+    verify_traffic(serve.traffic);
+    // The cache's size comes from a replica's HBM when the run is built; its rules are checked then.
+    SchedulerConfig scheduler = serve.scheduler;
+    if (scheduler.kv_capacity_blocks == 0) scheduler.kv_capacity_blocks = 1;
+    verify_scheduler_config(scheduler);
+    verify_slo(serve.slo);
+  } catch (const InputError& e) {
+    where.fail(e.where(), e.message());
+  }
+  if (serve.replicas < 1 || serve.replicas > kMaxServingReplicas)
+    where.fail("/serving/replicas",
+               "must be in [1, " + std::to_string(kMaxServingReplicas) + "], got: " + std::to_string(serve.replicas));
+}
+
 }  // namespace
 
 std::string model_or_program_message(const std::string& key) {
@@ -286,6 +304,7 @@ void verify_capacity(State& state) {
                       spec.search && !spec.search->hardware.empty() ? spec.search->hardware
                                                                     : std::vector<HardwarePreset>{spec.hardware});
   if (spec.search) verify_search(state, *spec.search);
+  if (spec.serve) verify_serve(where, *spec.serve);
   if (spec.price_per_chip_hour) {
     const double price = *spec.price_per_chip_hour;
     // At most 1e6 USD a chip-hour (today's accelerators rent for a few): a cost per million tokens stays finite.
