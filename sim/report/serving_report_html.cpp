@@ -45,15 +45,17 @@ svg { display: block; margin: .4em 0; font-size: 12px; } svg text { fill: #222; 
 struct ServingAxis {
   double top = 1, step = 0.2;
 
-  static ServingAxis to(double max_value) {
+  // `whole`: counts, whose ticks are whole numbers.
+  static ServingAxis to(double max_value, bool whole) {
     ServingAxis axis;
-    const double raw = (max_value > 0 && std::isfinite(max_value) ? max_value : 1) / 5;
-    const double decade = std::pow(10, std::floor(std::log10(raw)));
+    const double top = max_value > 0 && std::isfinite(max_value) ? max_value : 1;
+    const double decade = std::pow(10, std::floor(std::log10(top / 5)));
     for (const double m : {1.0, 2.0, 5.0, 10.0}) {
       axis.step = m * decade;
-      if (axis.step >= raw) break;
+      if (axis.step >= top / 5) break;
     }
-    axis.top = axis.step * std::ceil(raw * 5 / axis.step * 1.0001);
+    if (whole) axis.step = std::max(1.0, std::round(axis.step));
+    axis.top = axis.step * std::ceil(top / axis.step * (1 - 1e-9));
     return axis;
   }
 };
@@ -76,24 +78,25 @@ struct ServingRule {
 struct ServingPlot {
   std::string cls, title, x_label, y_label;
   double width = 400, height = 200;  // the plot area, in pixels
+  double right = 150;                // room right of the plot for the rules' labels
+  bool whole_y = false;              // the y axis counts (whole ticks)
   double x_max = 1, y_max = 1;       // the data's largest values (the axes round them up)
   std::function<std::string(double)> x_tick, y_tick;
   std::vector<ServingLine> lines;
   std::vector<ServingRule> rules;
-  std::string caption;  // under the chart, in the figure
 };
 
 constexpr double kServingLeft = 64, kServingTop = 26;
 
 std::string serving_plot_svg(const ServingPlot& plot) {
-  const ServingAxis x = ServingAxis::to(plot.x_max), y = ServingAxis::to(plot.y_max);
+  const ServingAxis x = ServingAxis::to(plot.x_max, false), y = ServingAxis::to(plot.y_max, plot.whole_y);
   const double left = kServingLeft, top = kServingTop, w = plot.width, h = plot.height;
   const auto px = [&](double v) { return left + w * std::clamp(v / x.top, 0.0, 1.0); };
   const auto py = [&](double v) { return top + h - h * std::clamp(v / y.top, 0.0, 1.0); };
   std::string out = fmt::format(
       "<svg class=\"{}\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{}\">\n<text class=\"title\" x=\"{}\" "
       "y=\"16\">{}</text>\n",
-      plot.cls, left + w + 150, top + h + 44, esc(plot.title), left, esc(plot.title));
+      plot.cls, left + w + plot.right, top + h + 44, esc(plot.title), left, esc(plot.title));
   for (double t = 0; t <= y.top * 1.0001; t += y.step)
     out += fmt::format(
         "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/><text x=\"{3}\" y=\"{4:.1f}\" "
@@ -188,8 +191,9 @@ std::string serving_cdf_svg(const ServingReport& report, SloMetric metric, const
   plot.title = std::string(slo_metric_label(metric)) + " CDF";
   plot.x_label = std::string(slo_metric_label(metric)) + " (ms)";
   plot.y_label = "requests at or below";
-  plot.width = 330;
+  plot.width = 300;
   plot.height = 220;
+  plot.right = 40;
   plot.x_tick = serving_ms_tick;
   plot.y_tick = [](double f) { return fmt::format("{:.0f}%", 100 * f); };
   plot.lines.push_back({"requests", "#4e79a7", serving_cdf(samples, kServingPointsPerLine)});
@@ -211,7 +215,8 @@ std::string serving_cdf_svg(const ServingReport& report, SloMetric metric, const
 // The replicas' step series: one line per replica drawn, `value` of each step.
 std::string serving_series_svg(const ServingReport& report, const std::string& title, const std::string& y_label,
                                const std::function<double(const ServingStepSample&)>& value, double y_max,
-                               std::vector<ServingRule> rules, const std::function<std::string(double)>& y_tick) {
+                               std::vector<ServingRule> rules, const std::function<std::string(double)>& y_tick,
+                               bool whole) {
   const std::size_t drawn = std::min(kServingReplicaLines, report.run.replicas.size());
   std::vector<std::vector<std::pair<double, double>>> series(drawn);
   for (const ServingStepSample& s : report.run.steps)
@@ -229,6 +234,7 @@ std::string serving_series_svg(const ServingReport& report, const std::string& t
   plot.x_tick = [](double t) { return format_number(t); };
   plot.y_tick = y_tick;
   plot.y_max = y_max;
+  plot.whole_y = whole;
   for (std::size_t r = 0; r < drawn; ++r) {
     for (const auto& p : series[r])
       plot.y_max = std::max(plot.y_max, p.second);
@@ -247,9 +253,9 @@ std::string serving_card(const std::string& value, const std::string& label) {
 std::string serving_verdict_html(const ServingReport& report, const ServingTotals& totals) {
   if (report.checks.empty())
     return "<div class=\"verdict\">No SLO given: the latencies below are the run's, against no threshold.</div>\n";
-  std::string out = fmt::format("<div class=\"verdict {}\"><strong>SLO {}</strong> at {} on {} chips<ul>\n",
-                                totals.meets_slo ? "pass" : "fail", totals.meets_slo ? "met" : "missed",
-                                esc(report.traffic), totals.chips);
+  std::string out = fmt::format("<div class=\"verdict {}\"><strong>SLO {}</strong> on {} chips (traffic: {})<ul>\n",
+                                totals.meets_slo ? "pass" : "fail", totals.meets_slo ? "met" : "missed", totals.chips,
+                                esc(report.traffic));
   for (const SloCheck& check : report.checks)
     out += "<li>" + esc(slo_check_text(check)) + "</li>\n";
   return out + "</ul></div>\n";
@@ -277,46 +283,60 @@ std::string serving_latency_html(const ServingReport& report) {
   return out + "</table>\n";
 }
 
+// Two charts over time in buckets of a second (or of end / kServingThroughputBuckets in a longer run): the decode
+// tokens every replica's steps computed per second (one per running request: the output tokens but each request's
+// first), and the requests arrived and completed per second; each with the run's mean as a dashed line.
 std::string serving_throughput_svg(const ServingReport& report) {
   const double end_s = std::max(report.run.end_s, report.metrics.duration_s);
-  if (end_s <= 0 || report.run.steps.empty()) return "";
-  const std::size_t buckets =
-      std::clamp<std::size_t>(report.run.steps.size() / (4 * std::max<std::size_t>(1, report.run.replicas.size())), 1,
-                              kServingThroughputBuckets);
+  if (end_s <= 0) return "";
+  const auto buckets =
+      static_cast<std::size_t>(std::clamp(std::ceil(end_s), 1.0, static_cast<double>(kServingThroughputBuckets)));
   const double width = end_s / static_cast<double>(buckets);
-  std::vector<double> prefill(buckets, 0.0), decode(buckets, 0.0);
-  for (const ServingStepSample& s : report.run.steps) {
-    const auto b = std::min(buckets - 1, static_cast<std::size_t>(s.end_s / width));
-    prefill[b] += static_cast<double>(s.prefill_tokens) / width;
-    decode[b] += static_cast<double>(s.batch_tokens - s.prefill_tokens) / width;
+  const auto bucket_of = [&](double t) { return std::min(buckets - 1, static_cast<std::size_t>(t / width)); };
+  std::vector<double> decode(buckets, 0.0), arrived(buckets, 0.0), completed(buckets, 0.0);
+  for (const ServingStepSample& s : report.run.steps)
+    decode[bucket_of(s.end_s)] += static_cast<double>(s.batch_tokens - s.prefill_tokens) / width;
+  for (const RequestRecord& r : report.run.completed) {
+    arrived[bucket_of(r.arrival_s)] += 1 / width;
+    completed[bucket_of(r.last_token_s)] += 1 / width;
   }
-  ServingPlot plot;
-  plot.cls = "throughput";
-  plot.title = "Tokens computed per second, all replicas";
-  plot.x_label = "time (s)";
-  plot.y_label = "tokens/s";
-  plot.width = 1000;
-  plot.height = 180;
-  plot.x_max = end_s;
-  plot.x_tick = [](double t) { return format_number(t); };
-  plot.y_tick = [](double v) { return format_number(v); };
-  ServingLine p{"prefill tokens/s", "#f28e2b", {}}, d{"decode tokens/s", "#4e79a7", {}};
-  for (std::size_t b = 0; b < buckets; ++b) {
-    const double mid = (static_cast<double>(b) + 0.5) * width;
-    p.points.emplace_back(mid, prefill[b]);
-    d.points.emplace_back(mid, decode[b]);
-    plot.y_max = std::max({plot.y_max, prefill[b], decode[b]});
-  }
-  plot.lines = {p, d};
-  plot.rules.push_back({false, report.metrics.output_tokens_per_s,
-                        fmt::format("mean output {} tokens/s", format_number(report.metrics.output_tokens_per_s)),
-                        "#222", "mean"});
-  return serving_plot_svg(plot) +
+  const auto plot_of = [&](std::string title, std::string y_label) {
+    ServingPlot plot;
+    plot.cls = "throughput";
+    plot.title = std::move(title);
+    plot.x_label = "time (s)";
+    plot.y_label = std::move(y_label);
+    plot.width = 1000;
+    plot.height = 150;
+    plot.x_max = end_s;
+    plot.x_tick = [](double t) { return format_number(t); };
+    plot.y_tick = [](double v) { return format_number(v); };
+    return plot;
+  };
+  const auto line_of = [&](std::string name, const char* colour, const std::vector<double>& per_s, ServingPlot& plot) {
+    ServingLine line{std::move(name), colour, {}};
+    for (std::size_t b = 0; b < buckets; ++b) {
+      line.points.emplace_back((static_cast<double>(b) + 0.5) * width, per_s[b]);
+      plot.y_max = std::max(plot.y_max, per_s[b]);
+    }
+    plot.lines.push_back(std::move(line));
+  };
+  const ServingMetrics& m = report.metrics;
+  ServingPlot tokens = plot_of("Decode tokens per second, all replicas", "tokens/s");
+  line_of("decode tokens/s", "#4e79a7", decode, tokens);
+  tokens.rules.push_back({false, m.output_tokens_per_s,
+                          fmt::format("mean output {}/s", format_number(m.output_tokens_per_s)), "#222", "mean"});
+  ServingPlot requests = plot_of("Requests per second: arrived (grey) and completed (green)", "requests/s");
+  line_of("arrived/s", "#bab0ac", arrived, requests);
+  line_of("completed/s", "#59a14f", completed, requests);
+  requests.rules.push_back(
+      {false, m.requests_per_s, fmt::format("mean {}/s", format_number(m.requests_per_s)), "#222", "mean"});
+  return serving_plot_svg(tokens) + serving_plot_svg(requests) +
          fmt::format(
-             "<p class=\"note\">The tokens every replica's steps computed, in {} buckets of {}: prefill (prompt and "
-             "recompute) and decode (one token per running request). The dashed line is the run's mean output "
-             "throughput, {} requests/s.</p>\n",
-             buckets, format_seconds(width), format_number(report.metrics.requests_per_s));
+             "<p class=\"note\">In {} buckets of {}. Decode tokens are the output tokens but each request's first "
+             "(which its prefill computes). Arrivals above completions for long is a queue that grows: the deployment "
+             "does not keep up with the traffic. The dashed lines are the run's means over its {}.</p>\n",
+             buckets, format_seconds(width), format_seconds(m.duration_s));
 }
 
 std::string serving_legend_svg(std::size_t drawn) {
@@ -382,11 +402,11 @@ void write_serving_html(const ServingReport& report, std::ostream& out) {
       static_cast<double>(report.deployment.max_num_seqs),
       {{false, static_cast<double>(report.deployment.max_num_seqs),
         fmt::format("max_num_seqs {}", report.deployment.max_num_seqs), "#222", "limit"}},
-      [](double v) { return format_number(v); });
+      [](double v) { return format_number(v); }, true);
   out << serving_series_svg(
       report, "Queue (requests waiting at the replica)", "requests",
       [](const ServingStepSample& s) { return static_cast<double>(s.waiting); }, 1, {},
-      [](double v) { return format_number(v); });
+      [](double v) { return format_number(v); }, true);
   out << serving_series_svg(
       report, "KV cache in use", "of the cache",
       [&](const ServingStepSample& s) {
@@ -395,7 +415,7 @@ void write_serving_html(const ServingReport& report, std::ostream& out) {
                    ? static_cast<double>(s.kv_used_blocks) / static_cast<double>(r.kv_capacity_blocks)
                    : 0.0;
       },
-      1.0, {{false, 1.0, "full", "#222", "limit"}}, [](double f) { return fmt::format("{:.0f}%", 100 * f); });
+      1.0, {{false, 1.0, "full", "#222", "limit"}}, [](double f) { return fmt::format("{:.0f}%", 100 * f); }, false);
   out << fmt::format(
       "<p class=\"note\">Each point is a step's end: its batch, the requests left waiting, the KV blocks in use "
       "(of {} blocks per replica). {}{}</p>\n",
