@@ -84,6 +84,7 @@ struct ServingPlot {
   std::function<std::string(double)> x_tick, y_tick;
   std::vector<ServingLine> lines;
   std::vector<ServingRule> rules;
+  std::vector<std::pair<std::pair<double, double>, std::string>> marks;  // dots at (x, y), with their title
 };
 
 constexpr double kServingLeft = 64, kServingTop = 26;
@@ -141,6 +142,10 @@ std::string serving_plot_svg(const ServingPlot& plot) {
           cls, left, at, left + w, rule.colour, esc(rule.label), left + w + 6, at + 4);
     }
   }
+  for (const auto& [at, title] : plot.marks)
+    out += fmt::format(
+        "<circle class=\"mark\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#222\"><title>{}</title></circle>\n",
+        px(at.first), py(at.second), esc(title));
   return out + "</svg>\n";
 }
 
@@ -207,6 +212,9 @@ std::string serving_cdf_svg(const ServingReport& report, SloMetric metric, const
          fmt::format("SLO {} {} ms", kPercentileKeyNames.name(check.percentile), latency_ms_text(check.target_s)),
          check.met ? "#2e7d32" : "#b3261e", "slo"});
     plot.rules.push_back({false, level, fmt::format("{:.0f}%", 100 * level), "#888", "level"});
+    plot.marks.push_back({{check.actual_s, level},
+                          fmt::format("the run's {}: {} ms", kPercentileKeyNames.name(check.percentile),
+                                      latency_ms_text(check.actual_s))});
   }
   plot.x_max *= 1.02;
   return serving_plot_svg(plot);
@@ -361,8 +369,8 @@ void write_serving_html(const ServingReport& report, std::ostream& out) {
     out << "<p class=\"muted\">step model: " << esc(report.deployment.step_model) << "</p>\n";
   out << serving_verdict_html(report, totals);
   out << "<div class=\"cards\">\n"
-      << serving_card(std::to_string(totals.chips),
-                      fmt::format("chips ({} x {})", report.deployment.replicas, report.deployment.chips_per_replica))
+      << serving_card(std::to_string(totals.chips), fmt::format("chips ({} replicas x {})", report.deployment.replicas,
+                                                                report.deployment.chips_per_replica))
       << serving_card(format_number(m.requests_per_s), "requests/s")
       << serving_card(format_number(m.goodput_requests_per_s),
                       "goodput, requests/s (" + report::percent_text(m.slo_attainment) + " within SLO)")
@@ -387,7 +395,8 @@ void write_serving_html(const ServingReport& report, std::ostream& out) {
   out << fmt::format(
       "<p class=\"note\">Each curve is the share of completed requests at or below a latency (TPOT: the {} requests "
       "of two tokens or more). A dashed vertical line is an SLO threshold, green when the run's percentile is within "
-      "it, red when not; the grey line is that percentile's level. Curves of more than {} requests are drawn "
+      "it, red when not; the grey line is that percentile's level and the dot the run's percentile on it. Curves of "
+      "more than {} requests are drawn "
       "through {} evenly spaced ranks.</p>\n",
       tpot.size(), kServingPointsPerLine, kServingPointsPerLine);
 

@@ -73,7 +73,7 @@ void write_serving_trace(const ServingReport& report, std::ostream& out) {
   for (std::size_t i = 0; i < requests; ++i) {
     const RequestRecord& r = run.completed[i];
     const json base = {{"cat", "request"},
-                       {"id", r.id},
+                       {"id", std::to_string(r.id)},  // a string, as Chrome writes ids
                        {"pid", kServingRequestsPid},
                        {"tid", 0},
                        {"name", fmt::format("request {}", r.id)}};

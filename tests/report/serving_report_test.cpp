@@ -227,8 +227,8 @@ TEST(ServingReport, TraceHasAStepPerEventAndASpanPerRequest) {
       EXPECT_EQ(e.at("args").at("prefill_tokens"), 50);
       EXPECT_EQ(e.at("args").at("kv_used_blocks"), 9);
     }
-    if (e.at("ph") == "n" && e.at("id") == 1) EXPECT_NEAR(e.at("ts").get<double>(), 0.4e6, 1e-6);
-    if (e.at("ph") == "e" && e.at("id") == 1) EXPECT_NEAR(e.at("ts").get<double>(), 0.8e6, 1e-6);
+    if (e.at("ph") == "n" && e.at("id") == "1") EXPECT_NEAR(e.at("ts").get<double>(), 0.4e6, 1e-6);
+    if (e.at("ph") == "e" && e.at("id") == "1") EXPECT_NEAR(e.at("ts").get<double>(), 0.8e6, 1e-6);
   }
   EXPECT_EQ(trace.at("otherData").at("truncated"), false);
 }
