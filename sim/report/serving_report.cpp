@@ -17,7 +17,7 @@
 namespace podsim {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // the contract's keys first, in its order
 using report::TextTable;
 
 constexpr std::size_t kServingReplicasListed = 16;  // rows of the text's replica table
@@ -118,8 +118,9 @@ std::string serving_text(const ServingReport& report) {
   out += "\n" + report::indented(0, "deployment: " + serving_deployment_text(report));
   if (!report.deployment.step_model.empty()) out += "step model: " + report.deployment.step_model + "\n";
   out += "traffic: " + report.traffic + "\n";
-  out += fmt::format("{} requests completed, {} output tokens in {} ({} steps, {} preemptions)\n\n", m.requests,
-                     m.output_tokens, format_seconds(m.duration_s), totals.steps, totals.preemptions);
+  out += fmt::format("{} requests completed, {} output tokens in {} ({} steps, {} preemption{})\n\n", m.requests,
+                     m.output_tokens, format_seconds(m.duration_s), totals.steps, totals.preemptions,
+                     totals.preemptions == 1 ? "" : "s");
 
   const ServingLatencyTable latency = serving_latency_table(report);
   TextTable table(latency.headers, {TextTable::Align::left, TextTable::Align::right, TextTable::Align::right,

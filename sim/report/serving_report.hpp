@@ -81,7 +81,11 @@ std::string serving_text(const ServingReport& report);
 // {"schema": "podsim/1", "requests", "duration_s", "chips", "ttft_s", "tpot_s", "itl_s", "e2e_s" (each {"mean", "p50",
 // "p90", "p99"}), "throughput": {"requests_per_s", "output_tokens_per_s", "output_tokens_per_s_per_chip"},
 // "goodput_requests_per_s", "slo_attainment", "kv_cache": {"capacity_tokens", "peak_utilization"}, "preemptions"},
-// and beside them what else the report holds (the deployment, the traffic, the SLO checks, per replica totals).
+// and beside them what else the report holds: "kv_cache" also {"block_tokens", "peak_blocks"}; "scenario",
+// "source_file", "output_tokens", "meets_slo", "deployment" (the ServingDeployment's fields by name), "traffic" (its
+// line), "slo": {"ttft_s" | "tpot_s" | "e2e_s": {"percentile", "target_s", "actual_s", "met", "miss_s"}} (the given
+// thresholds), "replicas": [{"replica", "requests", "steps", "preemptions", "kv_capacity_blocks", "kv_peak_blocks",
+// "kv_peak_utilization"}], "steps" (every replica's iterations). Indented by 2.
 std::string serving_json(const ServingReport& report);
 
 // One row per completed request: id, arrival_s, prompt_tokens, output_tokens, ttft_s, tpot_s (empty for one token),

@@ -19,7 +19,7 @@ using nlohmann::json;
 using report::kTraceMicro;
 using report::trace_metadata;
 
-constexpr std::size_t kServingTraceSteps = 500'000;
+constexpr std::size_t kServingTraceSteps = 200'000;  // as many as `podsim run --trace` keeps by default
 constexpr std::size_t kServingTraceRequests = 100'000;
 constexpr int kServingReplicasPid = 1;
 constexpr int kServingRequestsPid = 2;

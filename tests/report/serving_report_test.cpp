@@ -253,5 +253,26 @@ TEST(ServingReport, TraceKeepsAtMostOneHundredThousandRequestsAndSaysSo) {
   EXPECT_TRUE(labelled);
 }
 
+TEST(ServingReport, ARunWithoutRequestsStillWritesEveryOutput) {
+  ServingReport report;
+  report.scenario = "empty";
+  report.deployment.chips_per_replica = 1;
+  report.deployment.replicas = 1;
+  report.run.replicas = {ServingReplicaTotals{}};
+  report.metrics = serving_metrics({}, report.run.itl, 1, report.slo);
+  const json j = json::parse(serving_json(report));
+  EXPECT_EQ(j.at("requests"), 0);
+  EXPECT_EQ(j.at("kv_cache").at("peak_utilization"), 0.0);
+  EXPECT_EQ(j.at("meets_slo"), true);
+  EXPECT_NE(serving_text(report).find("SLO: none given"), std::string::npos);
+  std::ostringstream csv, html, trace;
+  write_serving_csv(report, csv);
+  EXPECT_EQ(csv.str(), "id,arrival_s,prompt_tokens,output_tokens,ttft_s,tpot_s,e2e_s,meets_slo\n");
+  write_serving_html(report, html);
+  EXPECT_EQ(serving_count(html.str(), "<svg class=\"cdf\""), 3u);
+  write_serving_trace(report, trace);
+  EXPECT_EQ(serving_phases(json::parse(trace.str()))["X"], 0u);
+}
+
 }  // namespace
 }  // namespace podsim
