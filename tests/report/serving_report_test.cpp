@@ -202,6 +202,23 @@ TEST(ServingReport, HtmlDrawsThreeCdfsWithTheThresholds) {
   EXPECT_NE(html.find("TPOT p50 150 ms &gt; 120 ms: missed by 30 ms"), std::string::npos);
 }
 
+TEST(ServingReport, HtmlThinsALongSeriesToTwoThousandPointsPerLine) {
+  ServingReport report = serving_sample_report();
+  report.run.steps.clear();
+  for (int i = 0; i < 5000; ++i)  // a step every 1 ms, the batch alternating 1 and 3: each bucket's largest is 3
+    report.run.steps.push_back(ServingStepSample{1e-3 * (i + 1), 1e-3, 0, i % 2 == 0 ? 1 : 3, 3, 0, 4, 0, 1});
+  report.run.end_s = 5.0;
+  std::ostringstream out;
+  write_serving_html(report, out);
+  const std::string html = out.str();
+  const std::size_t chart = html.find("<svg class=\"series\"");
+  ASSERT_NE(chart, std::string::npos);
+  const std::size_t path = html.find("<path class=\"series\" d=\"", chart);
+  const std::string d = html.substr(path, html.find('"', path + 30) - path);
+  EXPECT_EQ(serving_count(d, "L") + 1, 2000u);  // M then 1999 L
+  EXPECT_NE(html.find("drawn through 2000 time buckets"), std::string::npos);
+}
+
 std::map<std::string, std::size_t> serving_phases(const json& trace) {
   std::map<std::string, std::size_t> count;
   for (const json& e : trace.at("traceEvents"))
