@@ -171,17 +171,20 @@ std::vector<std::pair<double, double>> serving_thinned(const std::vector<std::pa
   return out;
 }
 
-// The empirical CDF of `samples` (x: seconds, y: fraction of requests at or below), at most `most` points.
+// The empirical CDF of `samples` as a staircase (x: seconds, y: fraction of requests at or below), through at most
+// `most` of their ranks, evenly spaced (two points each: the rise at a sample, then the run to the next).
 std::vector<std::pair<double, double>> serving_cdf(std::vector<double> samples, std::size_t most) {
   std::sort(samples.begin(), samples.end());
   std::vector<std::pair<double, double>> out;
   const std::size_t n = samples.size();
   if (n == 0) return out;
   const std::size_t shown = std::min(n, most);
-  out.emplace_back(samples.front(), 0.0);
+  double below = 0.0;
   for (std::size_t k = 0; k < shown; ++k) {
     const std::size_t i = shown == 1 ? n - 1 : k * (n - 1) / (shown - 1);
-    out.emplace_back(samples[i], static_cast<double>(i + 1) / static_cast<double>(n));
+    out.emplace_back(samples[i], below);
+    below = static_cast<double>(i + 1) / static_cast<double>(n);
+    out.emplace_back(samples[i], below);
   }
   return out;
 }
@@ -369,8 +372,9 @@ void write_serving_html(const ServingReport& report, std::ostream& out) {
     out << "<p class=\"muted\">step model: " << esc(report.deployment.step_model) << "</p>\n";
   out << serving_verdict_html(report, totals);
   out << "<div class=\"cards\">\n"
-      << serving_card(std::to_string(totals.chips), fmt::format("chips ({} replicas x {})", report.deployment.replicas,
-                                                                report.deployment.chips_per_replica))
+      << serving_card(std::to_string(totals.chips),
+                      fmt::format("chips ({} replica{} x {})", report.deployment.replicas,
+                                  report.deployment.replicas == 1 ? "" : "s", report.deployment.chips_per_replica))
       << serving_card(format_number(m.requests_per_s), "requests/s")
       << serving_card(format_number(m.goodput_requests_per_s),
                       "goodput, requests/s (" + report::percent_text(m.slo_attainment) + " within SLO)")
