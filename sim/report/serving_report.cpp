@@ -111,6 +111,17 @@ ServingLatencyTable serving_latency_table(const ServingReport& report) {
   return table;
 }
 
+std::vector<std::vector<std::string>> serving_replica_rows(const ServingReport& report, std::size_t most) {
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < std::min(most, report.run.replicas.size()); ++i) {
+    const ServingReplicaTotals& r = report.run.replicas[i];
+    rows.push_back({std::to_string(i), std::to_string(r.requests), std::to_string(r.steps),
+                    std::to_string(r.preemptions),
+                    report::percent_text(serving_kv_fraction(r.kv_peak_blocks, report.deployment))});
+  }
+  return rows;
+}
+
 std::string serving_text(const ServingReport& report) {
   const ServingTotals totals = serving_totals(report);
   const ServingMetrics& m = report.metrics;
@@ -145,16 +156,13 @@ std::string serving_text(const ServingReport& report) {
                      totals.kv_peak_blocks, report.deployment.kv_block_tokens, totals.preemptions);
 
   if (report.run.replicas.size() > 1) {
-    TextTable replicas({"replica", "requests", "steps", "preemptions", "KV peak"},
+    const std::vector<std::vector<std::string>> rows = serving_replica_rows(report, kServingReplicasListed);
+    TextTable replicas(kServingReplicaHeaders,
                        {TextTable::Align::left, TextTable::Align::right, TextTable::Align::right,
                         TextTable::Align::right, TextTable::Align::right});
-    const std::size_t shown = std::min(kServingReplicasListed, report.run.replicas.size());
-    for (std::size_t i = 0; i < shown; ++i) {
-      const ServingReplicaTotals& r = report.run.replicas[i];
-      replicas.add_row({std::to_string(i), std::to_string(r.requests), std::to_string(r.steps),
-                        std::to_string(r.preemptions),
-                        report::percent_text(serving_kv_fraction(r.kv_peak_blocks, report.deployment))});
-    }
+    for (const auto& row : rows)
+      replicas.add_row(row);
+    const std::size_t shown = rows.size();
     out += "\n" + replicas.render("  ");
     if (shown < report.run.replicas.size())
       out += fmt::format("  ... and {} more replicas (--json lists them all)\n", report.run.replicas.size() - shown);

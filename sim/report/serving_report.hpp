@@ -2,6 +2,7 @@
 // table, JSON (schema podsim/1), a CSV of its requests, an HTML report and a Chrome trace of its replicas' steps.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -72,6 +73,12 @@ struct ServingLatencyTable {
   std::vector<const SloCheck*> checks;  // per row, the check of its metric (into the report's), or null
 };
 ServingLatencyTable serving_latency_table(const ServingReport& report);
+
+// The replica table of the text and the page: per replica (the first `most`) its number, the requests routed to it,
+// its steps, preemptions and KV cache peak (a percentage of its capacity), under kServingReplicaHeaders.
+inline const std::vector<std::string> kServingReplicaHeaders = {"replica", "requests", "steps", "preemptions",
+                                                                "KV peak"};
+std::vector<std::vector<std::string>> serving_replica_rows(const ServingReport& report, std::size_t most);
 
 // A few lines and a table: the deployment, the traffic, TTFT / TPOT / ITL / E2E (mean, p50, p90, p99, in ms),
 // throughput, goodput and SLO attainment, each SLO threshold met or missed by how much, KV cache use, preemptions.

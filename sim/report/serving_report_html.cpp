@@ -22,6 +22,7 @@ using report::esc;
 constexpr std::size_t kServingPointsPerLine = 2000;  // points of one line of a chart
 constexpr std::size_t kServingReplicaLines = 8;      // replicas drawn in the time series
 constexpr std::size_t kServingThroughputBuckets = 200;
+constexpr std::size_t kServingReplicasListedHtml = 256;  // rows of the replica table
 
 const char* const kServingStyle = R"(
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1400px; }
@@ -440,6 +441,21 @@ void write_serving_html(const ServingReport& report, std::ostream& out) {
                   "so peaks stay visible.",
                   kServingPointsPerLine));
   out << "<h2>Throughput</h2>\n" << serving_throughput_svg(report);
+  const std::vector<std::vector<std::string>> replicas = serving_replica_rows(report, kServingReplicasListedHtml);
+  out << "<h2>Replicas</h2>\n<table class=\"replicas\">\n<tr>";
+  for (const std::string& header : kServingReplicaHeaders)
+    out << "<th>" << esc(header) << "</th>";
+  out << "</tr>\n";
+  for (const auto& row : replicas) {
+    out << "<tr>";
+    for (std::size_t c = 0; c < row.size(); ++c)
+      out << (c == 0 ? "<td>" : "<td class=\"num\">") << esc(row[c]) << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+  if (replicas.size() < report.run.replicas.size())
+    out << "<p class=\"note\">The first " << replicas.size() << " of " << report.run.replicas.size()
+        << " replicas; the JSON lists them all.</p>\n";
   out << "</body>\n</html>\n";
 }
 

@@ -200,6 +200,10 @@ TEST(ServingReport, HtmlDrawsThreeCdfsWithTheThresholds) {
   EXPECT_NE(html.find("<svg class=\"throughput\""), std::string::npos);
   EXPECT_NE(html.find("class=\"verdict fail\""), std::string::npos);
   EXPECT_NE(html.find("TPOT p50 150 ms &gt; 120 ms: missed by 30 ms"), std::string::npos);
+  // The replica table: replica 0, 2 requests, 3 steps, 1 preemption, KV peak 9 x 16 / 160.
+  EXPECT_NE(html.find("<tr><td>0</td><td class=\"num\">2</td><td class=\"num\">3</td><td class=\"num\">1</td>"
+                      "<td class=\"num\">90.0%</td></tr>"),
+            std::string::npos);
 }
 
 TEST(ServingReport, HtmlThinsALongSeriesToTwoThousandPointsPerLine) {
