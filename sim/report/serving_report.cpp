@@ -17,7 +17,7 @@
 namespace podsim {
 namespace {
 
-using json = nlohmann::ordered_json;  // the contract's keys first, in its order
+using ServingJson = nlohmann::ordered_json;  // the contract's keys first, in its order
 using report::TextTable;
 
 constexpr std::size_t kServingReplicasListed = 16;  // rows of the text's replica table
@@ -41,7 +41,7 @@ std::string serving_slo_cell(const SloCheck* check) {
                      check->met ? "met" : "MISSED by " + latency_ms_text(check->miss_s));
 }
 
-json serving_latency_json(const LatencySummary& s) {
+ServingJson serving_latency_json(const LatencySummary& s) {
   return {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}};
 }
 
@@ -174,14 +174,14 @@ std::string serving_json(const ServingReport& report) {
   const ServingTotals totals = serving_totals(report);
   const ServingMetrics& m = report.metrics;
   const ServingDeployment& d = report.deployment;
-  json slo = json::object();
+  ServingJson slo = ServingJson::object();
   for (const SloCheck& check : report.checks)
     slo[std::string(kSloMetricNames.name(check.metric))] = {{"percentile", kPercentileKeyNames.name(check.percentile)},
                                                             {"target_s", check.target_s},
                                                             {"actual_s", check.actual_s},
                                                             {"met", check.met},
                                                             {"miss_s", check.miss_s}};
-  json replicas = json::array();
+  ServingJson replicas = ServingJson::array();
   for (std::size_t i = 0; i < report.run.replicas.size(); ++i) {
     const ServingReplicaTotals& r = report.run.replicas[i];
     replicas.push_back({{"replica", i},
@@ -192,7 +192,7 @@ std::string serving_json(const ServingReport& report) {
                         {"kv_peak_blocks", r.kv_peak_blocks},
                         {"kv_peak_utilization", serving_kv_fraction(r.kv_peak_blocks, d)}});
   }
-  const json out = {
+  const ServingJson out = {
       // The contract of issue 30, in its order.
       {"schema", "podsim/1"},
       {"requests", m.requests},
@@ -237,7 +237,7 @@ std::string serving_json(const ServingReport& report) {
       {"replicas", replicas},
       {"steps", totals.steps},
   };
-  return out.dump(2, ' ', false, json::error_handler_t::replace);
+  return out.dump(2, ' ', false, ServingJson::error_handler_t::replace);
 }
 
 void write_serving_csv(const ServingReport& report, std::ostream& out) {

@@ -15,7 +15,7 @@
 namespace podsim {
 namespace {
 
-using nlohmann::json;
+using ServingTraceJson = nlohmann::json;
 using report::kTraceMicro;
 using report::trace_metadata;
 
@@ -72,12 +72,12 @@ void write_serving_trace(const ServingReport& report, std::ostream& out) {
   const std::size_t requests = std::min(run.completed.size(), kServingTraceRequests);
   for (std::size_t i = 0; i < requests; ++i) {
     const RequestRecord& r = run.completed[i];
-    const json base = {{"cat", "request"},
-                       {"id", std::to_string(r.id)},  // a string, as Chrome writes ids
-                       {"pid", kServingRequestsPid},
-                       {"tid", 0},
-                       {"name", fmt::format("request {}", r.id)}};
-    json begin = base, first = base, end = base;
+    const ServingTraceJson base = {{"cat", "request"},
+                                   {"id", std::to_string(r.id)},  // a string, as Chrome writes ids
+                                   {"pid", kServingRequestsPid},
+                                   {"tid", 0},
+                                   {"name", fmt::format("request {}", r.id)}};
+    ServingTraceJson begin = base, first = base, end = base;
     begin["ph"] = "b";
     begin["ts"] = r.arrival_s * kTraceMicro;
     begin["args"] = {{"prompt_tokens", r.prompt_tokens}, {"output_tokens", r.output_tokens}};
@@ -94,14 +94,14 @@ void write_serving_trace(const ServingReport& report, std::ostream& out) {
     writer.event(trace_metadata("process_labels", kServingRequestsPid, -1,
                                 {{"labels", serving_cut_note("requests", requests, run.completed.size())}}));
 
-  const json other = {{"schema", "podsim/1"},
-                      {"scenario", report.scenario},
-                      {"steps_total", run.steps.size()},
-                      {"steps_written", steps},
-                      {"requests_total", run.completed.size()},
-                      {"requests_written", requests},
-                      {"truncated", steps < run.steps.size() || requests < run.completed.size()}};
-  out << "\n], \"otherData\": " << other.dump(-1, ' ', false, json::error_handler_t::replace) << "}\n";
+  const ServingTraceJson other = {{"schema", "podsim/1"},
+                                  {"scenario", report.scenario},
+                                  {"steps_total", run.steps.size()},
+                                  {"steps_written", steps},
+                                  {"requests_total", run.completed.size()},
+                                  {"requests_written", requests},
+                                  {"truncated", steps < run.steps.size() || requests < run.completed.size()}};
+  out << "\n], \"otherData\": " << other.dump(-1, ' ', false, ServingTraceJson::error_handler_t::replace) << "}\n";
 }
 
 }  // namespace podsim
