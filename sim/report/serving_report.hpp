@@ -2,6 +2,7 @@
 // table, JSON (schema podsim/1), a CSV of its requests, an HTML report and a Chrome trace of its replicas' steps.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -40,6 +41,45 @@ struct ServingReport {
   std::vector<SloCheck> checks;  // check_slo(metrics, slo)
 };
 
+// The figures every writer shows, derived from the report once, here.
+struct ServingTotals {
+  std::int64_t chips = 0;            // chips_per_replica x replicas
+  std::int64_t preemptions = 0;      // summed over the replicas
+  std::int64_t steps = 0;            // every replica's iterations
+  std::int64_t kv_peak_blocks = 0;   // the largest replica's peak
+  double kv_peak_utilization = 0.0;  // kv_peak_blocks x kv_block_tokens / kv_capacity_tokens (0 without a capacity)
+  bool meets_slo = true;             // every check met (true without an SLO)
+};
+// Throws InternalError when chips_per_replica x replicas overflows.
+ServingTotals serving_totals(const ServingReport& report);
+
+// A latency in milliseconds, as the text and the page print it: `12.35` (4 significant digits, no unit).
+std::string latency_ms_text(double seconds);
+
+// `TPOT p90 25 ms > 20 ms: missed by 5 ms` or `TTFT p99 80 ms <= 100 ms: met`.
+std::string slo_check_text(const SloCheck& check);
+
+// `TTFT`, `TPOT`, `E2E`.
+const char* slo_metric_label(SloMetric metric);
+
+// `tpu-v5e 4x4, tensor over X, Y: 2 replicas of 16 chips = 32 chips; max_num_seqs 256, ...`: the deployment in a line.
+std::string serving_deployment_text(const ServingReport& report);
+
+// The latency table of the text and the page: rows TTFT, TPOT, ITL, E2E with mean, p50, p90, p99 in ms (`-` for a
+// metric without samples), and with an SLO an "SLO (ms)" column (`p99 <= 100: met`, `p90 <= 20: MISSED by 5`).
+struct ServingLatencyTable {
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<const SloCheck*> checks;  // per row, the check of its metric (into the report's), or null
+};
+ServingLatencyTable serving_latency_table(const ServingReport& report);
+
+// The replica table of the text and the page: per replica (the first `most`) its number, the requests routed to it,
+// its steps, preemptions and KV cache peak (a percentage of its capacity), under kServingReplicaHeaders.
+inline const std::vector<std::string> kServingReplicaHeaders = {"replica", "requests", "steps", "preemptions",
+                                                                "KV peak"};
+std::vector<std::vector<std::string>> serving_replica_rows(const ServingReport& report, std::size_t most);
+
 // A few lines and a table: the deployment, the traffic, TTFT / TPOT / ITL / E2E (mean, p50, p90, p99, in ms),
 // throughput, goodput and SLO attainment, each SLO threshold met or missed by how much, KV cache use, preemptions.
 std::string serving_text(const ServingReport& report);
@@ -48,7 +88,11 @@ std::string serving_text(const ServingReport& report);
 // {"schema": "podsim/1", "requests", "duration_s", "chips", "ttft_s", "tpot_s", "itl_s", "e2e_s" (each {"mean", "p50",
 // "p90", "p99"}), "throughput": {"requests_per_s", "output_tokens_per_s", "output_tokens_per_s_per_chip"},
 // "goodput_requests_per_s", "slo_attainment", "kv_cache": {"capacity_tokens", "peak_utilization"}, "preemptions"},
-// and beside them what else the report holds (the deployment, the traffic, the SLO checks, per replica totals).
+// and beside them what else the report holds: "kv_cache" also {"block_tokens", "peak_blocks"}; "scenario",
+// "source_file", "output_tokens", "meets_slo", "deployment" (the ServingDeployment's fields by name), "traffic" (its
+// line), "slo": {"ttft_s" | "tpot_s" | "e2e_s": {"percentile", "target_s", "actual_s", "met", "miss_s"}} (the given
+// thresholds), "replicas": [{"replica", "requests", "steps", "preemptions", "kv_capacity_blocks", "kv_peak_blocks",
+// "kv_peak_utilization"}], "steps" (every replica's iterations). Indented by 2.
 std::string serving_json(const ServingReport& report);
 
 // One row per completed request: id, arrival_s, prompt_tokens, output_tokens, ttft_s, tpot_s (empty for one token),

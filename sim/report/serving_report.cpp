@@ -1,0 +1,253 @@
+// `podsim serve` as text, JSON and CSV. The three read the run's figures through serving_totals and the metrics that
+// models/serving computed, so a number printed in the table is the number a script reads; nothing is re-derived.
+#include "sim/report/serving_report.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "models/common/error.hpp"
+#include "models/common/units.hpp"
+#include "sim/report/plan_report.hpp"
+#include "sim/report/run_report.hpp"
+#include "sim/report/text_table.hpp"
+
+namespace podsim {
+namespace {
+
+using ServingJson = nlohmann::ordered_json;  // the contract's keys first, in its order
+using report::TextTable;
+
+constexpr std::size_t kServingReplicasListed = 16;  // rows of the text's replica table
+
+const SloCheck* serving_check_of(const ServingReport& report, SloMetric metric) {
+  for (const SloCheck& check : report.checks)
+    if (check.metric == metric) return &check;
+  return nullptr;
+}
+
+double serving_kv_fraction(std::int64_t blocks, const ServingDeployment& d) {
+  if (d.kv_capacity_tokens <= 0) return 0.0;
+  return static_cast<double>(blocks) * static_cast<double>(d.kv_block_tokens) /
+         static_cast<double>(d.kv_capacity_tokens);
+}
+
+// `p99 <= 100: met` or `p90 <= 20: MISSED by 5` (ms), for the latency table's SLO column.
+std::string serving_slo_cell(const SloCheck* check) {
+  if (!check) return "";
+  return fmt::format("{} <= {}: {}", kPercentileKeyNames.name(check->percentile), latency_ms_text(check->target_s),
+                     check->met ? "met" : "MISSED by " + latency_ms_text(check->miss_s));
+}
+
+ServingJson serving_latency_json(const LatencySummary& s) {
+  return {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}};
+}
+
+}  // namespace
+
+ServingTotals serving_totals(const ServingReport& report) {
+  const ServingDeployment& d = report.deployment;
+  ServingTotals totals;
+  if (__builtin_mul_overflow(d.chips_per_replica, d.replicas, &totals.chips))
+    throw InternalError(
+        fmt::format("serving report: {} chips per replica x {} replicas overflows", d.chips_per_replica, d.replicas));
+  for (const ServingReplicaTotals& r : report.run.replicas) {
+    totals.preemptions += r.preemptions;
+    totals.steps += r.steps;
+    totals.kv_peak_blocks = std::max(totals.kv_peak_blocks, r.kv_peak_blocks);
+  }
+  totals.kv_peak_utilization = serving_kv_fraction(totals.kv_peak_blocks, d);
+  totals.meets_slo = std::all_of(report.checks.begin(), report.checks.end(), [](const SloCheck& c) { return c.met; });
+  return totals;
+}
+
+std::string latency_ms_text(double seconds) {
+  return format_number(seconds * 1e3);
+}
+
+const char* slo_metric_label(SloMetric metric) {
+  return metric == SloMetric::ttft ? "TTFT" : metric == SloMetric::tpot ? "TPOT" : "E2E";
+}
+
+std::string slo_check_text(const SloCheck& check) {
+  const std::string head = fmt::format("{} {} {} ms", slo_metric_label(check.metric),
+                                       kPercentileKeyNames.name(check.percentile), latency_ms_text(check.actual_s));
+  if (check.met) return fmt::format("{} <= {} ms: met", head, latency_ms_text(check.target_s));
+  return fmt::format("{} > {} ms: missed by {} ms", head, latency_ms_text(check.target_s),
+                     latency_ms_text(check.miss_s));
+}
+
+std::string serving_deployment_text(const ServingReport& report) {
+  const ServingDeployment& d = report.deployment;
+  return fmt::format(
+      "{} {}, {}: {} replica{} of {} chips = {} chips; max_num_seqs {}, max_num_batched_tokens {}, {}; KV cache {} "
+      "tokens per replica in blocks of {}; routing {}",
+      d.hardware, d.slice, d.parallelism, d.replicas, d.replicas == 1 ? "" : "s", d.chips_per_replica,
+      serving_totals(report).chips, d.max_num_seqs, d.max_num_batched_tokens,
+      d.chunked_prefill ? "chunked prefill" : "prefill steps apart", d.kv_capacity_tokens, d.kv_block_tokens,
+      d.routing);
+}
+
+ServingLatencyTable serving_latency_table(const ServingReport& report) {
+  const ServingMetrics& m = report.metrics;
+  const std::pair<const char*, const LatencySummary*> rows[] = {
+      {"TTFT", &m.ttft_s}, {"TPOT", &m.tpot_s}, {"ITL", &m.itl_s}, {"E2E", &m.e2e_s}};
+  const std::optional<SloMetric> metrics[] = {SloMetric::ttft, SloMetric::tpot, std::nullopt, SloMetric::e2e};
+  ServingLatencyTable table;
+  table.headers = {"latency (ms)", "mean", "p50", "p90", "p99"};
+  if (!report.checks.empty()) table.headers.push_back("SLO (ms)");
+  for (std::size_t i = 0; i < std::size(rows); ++i) {
+    const LatencySummary& s = *rows[i].second;
+    std::vector<std::string> cells = {rows[i].first};
+    for (const double v : {s.mean, s.p50, s.p90, s.p99})
+      cells.push_back(s.count > 0 ? latency_ms_text(v) : "-");
+    const SloCheck* check = metrics[i] ? serving_check_of(report, *metrics[i]) : nullptr;
+    if (!report.checks.empty()) cells.push_back(serving_slo_cell(check));
+    table.rows.push_back(std::move(cells));
+    table.checks.push_back(check);
+  }
+  return table;
+}
+
+std::vector<std::vector<std::string>> serving_replica_rows(const ServingReport& report, std::size_t most) {
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < std::min(most, report.run.replicas.size()); ++i) {
+    const ServingReplicaTotals& r = report.run.replicas[i];
+    rows.push_back({std::to_string(i), std::to_string(r.requests), std::to_string(r.steps),
+                    std::to_string(r.preemptions),
+                    report::percent_text(serving_kv_fraction(r.kv_peak_blocks, report.deployment))});
+  }
+  return rows;
+}
+
+std::string serving_text(const ServingReport& report) {
+  const ServingTotals totals = serving_totals(report);
+  const ServingMetrics& m = report.metrics;
+  std::string out = "serving: " + report.scenario + (report.source_file.empty() ? "" : " (" + report.source_file + ")");
+  out += "\n" + report::indented(0, "deployment: " + serving_deployment_text(report));
+  if (!report.deployment.step_model.empty()) out += "step model: " + report.deployment.step_model + "\n";
+  out += "traffic: " + report.traffic + "\n";
+  out += fmt::format("{} requests completed, {} output tokens in {} ({} steps, {} preemption{})\n\n", m.requests,
+                     m.output_tokens, format_seconds(m.duration_s), totals.steps, totals.preemptions,
+                     totals.preemptions == 1 ? "" : "s");
+
+  const ServingLatencyTable latency = serving_latency_table(report);
+  TextTable table(latency.headers, {TextTable::Align::left, TextTable::Align::right, TextTable::Align::right,
+                                    TextTable::Align::right, TextTable::Align::right});
+  for (const auto& row : latency.rows)
+    table.add_row(row);
+  out += table.render("  ") + "\n";
+
+  out += fmt::format("throughput: {} requests/s, {} output tokens/s, {} per chip\n", format_number(m.requests_per_s),
+                     format_number(m.output_tokens_per_s), format_number(m.output_tokens_per_s_per_chip));
+  out += fmt::format("goodput: {} requests/s meet every SLO threshold (SLO attainment {})\n",
+                     format_number(m.goodput_requests_per_s), report::percent_text(m.slo_attainment));
+  if (!report.checks.empty()) {
+    out += totals.meets_slo ? "SLO: met\n" : "SLO: MISSED\n";
+    for (const SloCheck& check : report.checks)
+      out += "  " + slo_check_text(check) + "\n";
+  } else {
+    out += "SLO: none given\n";
+  }
+  out += fmt::format("KV cache: peak {} of {} tokens per replica ({} blocks of {} tokens); preemptions {}\n",
+                     report::percent_text(totals.kv_peak_utilization), report.deployment.kv_capacity_tokens,
+                     totals.kv_peak_blocks, report.deployment.kv_block_tokens, totals.preemptions);
+
+  if (report.run.replicas.size() > 1) {
+    const std::vector<std::vector<std::string>> rows = serving_replica_rows(report, kServingReplicasListed);
+    TextTable replicas(kServingReplicaHeaders,
+                       {TextTable::Align::left, TextTable::Align::right, TextTable::Align::right,
+                        TextTable::Align::right, TextTable::Align::right});
+    for (const auto& row : rows)
+      replicas.add_row(row);
+    const std::size_t shown = rows.size();
+    out += "\n" + replicas.render("  ");
+    if (shown < report.run.replicas.size())
+      out += fmt::format("  ... and {} more replicas (--json lists them all)\n", report.run.replicas.size() - shown);
+  }
+  return out;
+}
+
+std::string serving_json(const ServingReport& report) {
+  const ServingTotals totals = serving_totals(report);
+  const ServingMetrics& m = report.metrics;
+  const ServingDeployment& d = report.deployment;
+  ServingJson slo = ServingJson::object();
+  for (const SloCheck& check : report.checks)
+    slo[std::string(kSloMetricNames.name(check.metric))] = {{"percentile", kPercentileKeyNames.name(check.percentile)},
+                                                            {"target_s", check.target_s},
+                                                            {"actual_s", check.actual_s},
+                                                            {"met", check.met},
+                                                            {"miss_s", check.miss_s}};
+  ServingJson replicas = ServingJson::array();
+  for (std::size_t i = 0; i < report.run.replicas.size(); ++i) {
+    const ServingReplicaTotals& r = report.run.replicas[i];
+    replicas.push_back({{"replica", i},
+                        {"requests", r.requests},
+                        {"steps", r.steps},
+                        {"preemptions", r.preemptions},
+                        {"kv_capacity_blocks", r.kv_capacity_blocks},
+                        {"kv_peak_blocks", r.kv_peak_blocks},
+                        {"kv_peak_utilization", serving_kv_fraction(r.kv_peak_blocks, d)}});
+  }
+  const ServingJson out = {
+      // The contract of issue 30, in its order.
+      {"schema", "podsim/1"},
+      {"requests", m.requests},
+      {"duration_s", m.duration_s},
+      {"chips", totals.chips},
+      {"ttft_s", serving_latency_json(m.ttft_s)},
+      {"tpot_s", serving_latency_json(m.tpot_s)},
+      {"itl_s", serving_latency_json(m.itl_s)},
+      {"e2e_s", serving_latency_json(m.e2e_s)},
+      {"throughput",
+       {{"requests_per_s", m.requests_per_s},
+        {"output_tokens_per_s", m.output_tokens_per_s},
+        {"output_tokens_per_s_per_chip", m.output_tokens_per_s_per_chip}}},
+      {"goodput_requests_per_s", m.goodput_requests_per_s},
+      {"slo_attainment", m.slo_attainment},
+      {"kv_cache",
+       {{"capacity_tokens", d.kv_capacity_tokens},
+        {"peak_utilization", totals.kv_peak_utilization},
+        {"block_tokens", d.kv_block_tokens},
+        {"peak_blocks", totals.kv_peak_blocks}}},
+      {"preemptions", totals.preemptions},
+      // Beside the contract.
+      {"scenario", report.scenario},
+      {"source_file", report.source_file},
+      {"output_tokens", m.output_tokens},
+      {"meets_slo", totals.meets_slo},
+      {"deployment",
+       {{"hardware", d.hardware},
+        {"slice", d.slice},
+        {"parallelism", d.parallelism},
+        {"chips_per_replica", d.chips_per_replica},
+        {"replicas", d.replicas},
+        {"kv_capacity_tokens", d.kv_capacity_tokens},
+        {"kv_block_tokens", d.kv_block_tokens},
+        {"max_num_seqs", d.max_num_seqs},
+        {"max_num_batched_tokens", d.max_num_batched_tokens},
+        {"chunked_prefill", d.chunked_prefill},
+        {"routing", d.routing},
+        {"step_model", d.step_model}}},
+      {"traffic", report.traffic},
+      {"slo", slo},
+      {"replicas", replicas},
+      {"steps", totals.steps},
+  };
+  return out.dump(2, ' ', false, ServingJson::error_handler_t::replace);
+}
+
+void write_serving_csv(const ServingReport& report, std::ostream& out) {
+  out << "id,arrival_s,prompt_tokens,output_tokens,ttft_s,tpot_s,e2e_s,meets_slo\n";
+  for (const RequestRecord& r : report.run.completed) {
+    const RequestLatency latency = request_latency(r);
+    out << fmt::format("{},{},{},{},{},{},{},{}\n", r.id, r.arrival_s, r.prompt_tokens, r.output_tokens, latency.ttft_s,
+                       latency.tpot_s ? fmt::format("{}", *latency.tpot_s) : std::string(), latency.e2e_s,
+                       request_meets_slo(latency, report.slo) ? "true" : "false");
+  }
+}
+
+}  // namespace podsim
