@@ -10,25 +10,10 @@
 
 #include "models/serving/serving_metrics.hpp"
 #include "models/serving/slo.hpp"
+#include "sim/capacity/serving_run.hpp"
 #include "sim/engine/serving_simulation.hpp"
 
 namespace podsim {
-
-// The deployment a run simulated, as the report names it.
-struct ServingDeployment {
-  std::string hardware;     // preset name, e.g. "tpu-v5e"
-  std::string slice;        // one replica's slice, e.g. "4x4"
-  std::string parallelism;  // e.g. "tensor over X, Y"
-  std::int64_t chips_per_replica = 0;
-  std::int64_t replicas = 0;
-  std::int64_t kv_capacity_tokens = 0;  // one replica's paged KV cache, in tokens
-  std::int64_t kv_block_tokens = 0;
-  std::int64_t max_num_seqs = 0;
-  std::int64_t max_num_batched_tokens = 0;
-  bool chunked_prefill = true;
-  std::string routing;     // "round_robin" or "least_outstanding"
-  std::string step_model;  // how a step is timed, e.g. "book, interpolated over 96 grid points"
-};
 
 struct ServingReport {
   std::string scenario;     // the scenario's name

@@ -32,6 +32,10 @@ void add_model_command(CLI::App& app, Action& action);
 // `podsim plan`: capacity planning, candidates screened and simulated, ranked (tools/podsim/plan_command.cpp).
 void add_plan_command(CLI::App& app, Action& action);
 
+// `podsim serve`: a serving scenario's requests through its replicas, latencies and goodput
+// (tools/podsim/serve_command.cpp).
+void add_serve_command(CLI::App& app, Action& action);
+
 // `podsim sweep` and `podsim sweep merge`: points of a sweep file on all cores, shards joined
 // (tools/podsim/sweep_command.cpp).
 void add_sweep_command(CLI::App& app, Action& action);

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   podsim::cli::add_hardware_command(app, action);
   podsim::cli::add_model_command(app, action);
   podsim::cli::add_plan_command(app, action);
+  podsim::cli::add_serve_command(app, action);
   podsim::cli::add_sweep_command(app, action);
   podsim::cli::add_calibrate_command(app, action);
   podsim::cli::add_validate_command(app, action);
