@@ -1,0 +1,213 @@
+// The serving step model (sim/capacity/serving_step.hpp, docs/serving-step-model.md) against figures worked by hand
+// and against podsim's own decode and prefill steps: a pure decode and a pure prefill at a grid point are those steps,
+// a memory-bound decode reads the weights and the KV once, the interpolation is linear, the KV capacity is the free
+// HBM over the KV bytes per token, and a model that does not fit is refused naming the candidate.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "capacity_test_helpers.hpp"
+#include "sim/capacity/serving_step.hpp"
+
+namespace podsim {
+namespace {
+
+using namespace capacity_test;
+using K = ParallelKind;
+
+Workload serving_step_workload() {
+  Workload w;
+  w.mode = WorkloadMode::decode;
+  w.batch = 1;
+  w.context = 1;
+  return w;
+}
+
+ServingStepLimits serving_step_limits(std::int64_t tokens, std::int64_t seqs, std::int64_t context) {
+  ServingStepLimits l;
+  l.max_num_batched_tokens = tokens;
+  l.max_num_seqs = seqs;
+  l.max_context_tokens = context;
+  return l;
+}
+
+BatchSignature serving_step_batch(std::vector<PrefillChunk> chunks, std::int64_t decodes, std::int64_t context_sum) {
+  BatchSignature b;
+  for (const auto& c : chunks)
+    b.prefill_tokens += c.tokens;
+  b.prefill_chunks = std::move(chunks);
+  b.decode_seqs = decodes;
+  b.decode_context_sum = context_sum;
+  b.decode_context_max = decodes > 0 ? context_sum / decodes : 0;
+  return b;
+}
+
+double serving_step_book(const TransformerDims& dims, const Candidate& c, WorkloadMode mode, std::int64_t batch,
+                         std::int64_t context) {
+  Workload w = serving_step_workload();
+  w.mode = mode;
+  w.batch = batch;
+  w.context = context;
+  return evaluate_candidate_book(problem(dims, w), c).book_step_s;
+}
+
+TEST(ServingStepGrid, AxesAreGeometricAndEndAtTheirMaximum) {
+  EXPECT_EQ(serving_grid_axis(8, GridDensity::fine), (std::vector<std::int64_t>{1, 2, 3, 4, 6, 8}));
+  EXPECT_EQ(serving_grid_axis(20, GridDensity::fine), (std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 20}));
+  EXPECT_EQ(serving_grid_axis(256, GridDensity::coarse), (std::vector<std::int64_t>{1, 4, 16, 64, 256}));
+  EXPECT_EQ(serving_grid_axis(100, GridDensity::coarse), (std::vector<std::int64_t>{1, 4, 16, 64, 100}));
+  EXPECT_EQ(serving_grid_axis(1, GridDensity::fine), (std::vector<std::int64_t>{1}));
+  const auto huge = serving_grid_axis(std::int64_t{1} << 62, GridDensity::fine);
+  EXPECT_EQ(huge.back(), std::int64_t{1} << 62);
+  EXPECT_EQ(huge.size(), 2u * 62u);  // 1, then 2^k and 3 x 2^(k-1) for k = 1..61, then 2^62
+}
+
+// small_model() on one v5e chip: D 1024, F 4096 gated, 8 heads and 8 KV heads of 128, V 32768 untied, 4 layers.
+TEST(ServingStep, PureDecodeAndPureprefillAreTheModelSteps) {
+  const TransformerDims dims = small_model();
+  const Candidate c = candidate("tpu-v5e", {2, 2}, {K::tensor, K::tensor});
+  const ServingStepModel model(problem(dims, serving_step_workload()), c, serving_step_limits(512, 64, 2048));
+  // Grid points: 32 decodes at context 256 (sum 8192); one prefill of 384 tokens (a point of the fine axes).
+  EXPECT_NEAR(model.step_s(serving_step_batch({}, 32, 32 * 256)),
+              serving_step_book(dims, c, WorkloadMode::decode, 32, 256), 1e-12);
+  EXPECT_NEAR(model.step_s(serving_step_batch({{384, 0}}, 0, 0)),
+              serving_step_book(dims, c, WorkloadMode::prefill, 1, 384), 1e-12);
+  // Between grid points the interpolation stays within 1% of the steps (decode 40 at context 300, prefill of 448).
+  const double decode = serving_step_book(dims, c, WorkloadMode::decode, 40, 300);
+  EXPECT_NEAR(model.step_s(serving_step_batch({}, 40, 40 * 300)), decode, 0.01 * decode);
+  const double prefill = serving_step_book(dims, c, WorkloadMode::prefill, 1, 448);
+  EXPECT_NEAR(model.step_s(serving_step_batch({{448, 0}}, 0, 0)), prefill, 0.01 * prefill);
+}
+
+TEST(ServingStep, MemoryBoundDecodeReadsTheWeightsAndTheKvOnce) {
+  // 8 decodes at context 1024 on one chip. Bytes read: the layers' matmul weights 4 x 16,777,216 and the unembedding
+  // 32,768 x 1,024 = 33,554,432 parameters of 2 bytes (the embedding is a lookup of 8 rows: not read whole) =
+  // 201,326,592; the KV cache 8 x 1024 tokens x 4 layers x 8 heads x 2 x 128 x 2 bytes = 134,217,728. At v5e's
+  // 8.2e11 B/s: 409.2 us. The activations add about 1%: per layer about 0.7 MB (the norms' 4 passes over [8, 1024],
+  // the MLP's [8, 4096] outputs written and read again, the activation's 3 passes over them), 2.8 MB for 4 layers, and
+  // the logits [8, 32768], 0.5 MB: 4 us.
+  const TransformerDims dims = small_model();
+  const Candidate c = candidate("tpu-v5e", {1, 1}, {});
+  const ServingStepModel model(problem(dims, serving_step_workload()), c, serving_step_limits(64, 16, 2048));
+  const double bound = (201326592.0 + 134217728.0) / c.hardware.spec.chip.hbm_bandwidth_Bps;
+  const double step = model.step_s(serving_step_batch({}, 8, 8 * 1024));
+  EXPECT_GE(step, bound);
+  EXPECT_LT(step, 1.02 * bound);
+  // Twice the context reads twice the KV: 134,217,728 more bytes, 163.7 us.
+  const double longer = model.step_s(serving_step_batch({}, 8, 8 * 2048));
+  EXPECT_NEAR(longer - step, 134217728.0 / c.hardware.spec.chip.hbm_bandwidth_Bps, 0.01 * (longer - step));
+}
+
+TEST(ServingStep, InterpolatesLinearlyBetweenGridPoints) {
+  const TransformerDims dims = small_model();
+  const Candidate c = candidate("tpu-v5e", {1, 1}, {});
+  const ServingStepModel model(problem(dims, serving_step_workload()), c, serving_step_limits(64, 16, 2048));
+  // The token axis has 4 and 6: a prefill of 5 tokens has the mean of their layers and attention per query.
+  const auto at = [&](std::int64_t tokens) { return model.parts(serving_step_batch({{tokens, 0}}, 0, 0)); };
+  EXPECT_NEAR(at(5).layers_s, (at(4).layers_s + at(6).layers_s) / 2, 1e-15);
+  // Decode attention between sequences 4 and 6 and contexts 512 and 768: bilinear, so at the centre the mean of the
+  // four corners.
+  const auto decode = [&](std::int64_t b, std::int64_t ctx) {
+    return model.parts(serving_step_batch({}, b, b * ctx)).decode_attention_s;
+  };
+  EXPECT_NEAR(model.parts(serving_step_batch({}, 5, 5 * 640)).decode_attention_s,
+              (decode(4, 512) + decode(4, 768) + decode(6, 512) + decode(6, 768)) / 4, 1e-15);
+}
+
+TEST(ServingStep, MixedStepReadsTheWeightsOnce) {
+  // A chunk of 256 prompt tokens beside 16 decodes at context 1024: more than either alone, less than the two steps
+  // apart (the weights are read once, for 272 tokens).
+  const TransformerDims dims = small_model();
+  const Candidate c = candidate("tpu-v5e", {2, 2}, {K::tensor, K::tensor});
+  const ServingStepModel model(problem(dims, serving_step_workload()), c, serving_step_limits(512, 64, 2048));
+  const double prefill = model.step_s(serving_step_batch({{256, 0}}, 0, 0));
+  const double decode = model.step_s(serving_step_batch({}, 16, 16 * 1024));
+  const double mixed = model.step_s(serving_step_batch({{256, 0}}, 16, 16 * 1024));
+  EXPECT_GT(mixed, std::max(prefill, decode));
+  EXPECT_LT(mixed, prefill + decode);
+  // The book's prefill attention by difference (prefill step - decode layers - one logits row) is the prefill
+  // program's own attention op: the decode and the prefill at the same tokens share every other op.
+  const ServingStepEvaluation p = evaluate_serving_step(problem(dims, serving_step_workload()), c,
+                                                        WorkloadMode::prefill, 1, 768, StepEvaluator::book);
+  const ServingStepEvaluation d = evaluate_serving_step(problem(dims, serving_step_workload()), c, WorkloadMode::decode,
+                                                        768, 1, StepEvaluator::book);
+  EXPECT_NEAR(p.layers_s, d.layers_s, 1e-12);
+  EXPECT_NEAR(model.parts(serving_step_batch({{768, 0}}, 0, 0)).prefill_attention_s, p.attention_s, 1e-12);
+  // A chunk of 256 after 512 tokens of context: 256 of a 768-token prefill's queries (the book counts the products
+  // whole): a third of its attention.
+  EXPECT_NEAR(model.parts(serving_step_batch({{256, 512}}, 0, 0)).prefill_attention_s, p.attention_s / 3, 1e-12);
+}
+
+TEST(ServingStep, KvCapacityIsTheFreeHbmOverTheKvBytesPerToken) {
+  // 2 KV heads over a tensor axis of 4: each chip holds ceil(2 / 4) = 1 head (the frameworks replicate it), so a token
+  // takes 4 heads x 2 x 128 x 2 bytes x 4 layers = 8,192 bytes of the replica. Parameters per chip: Wq and Wo D x NH /
+  // 4 = 262,144 each, the MLP's 3 D F / 4 = 3,145,728, Wkv's 2 heads padded to 4, one per chip, D x 2H = 262,144:
+  // 3,932,160 per layer, 15,728,640 for 4; the embedding and the unembedding V D / 4 = 8,388,608 each; the norms (2 x 4
+  // + 1) D = 9,216 (replicated): 32,515,072 parameters of 2 bytes = 65,030,144 bytes.
+  TransformerDims dims = small_model();
+  dims.kv_heads = 2;
+  const Candidate c = candidate("tpu-v5e", {2, 2}, {K::tensor, K::tensor});
+  const ServingStepModel model(problem(dims, serving_step_workload()), c, serving_step_limits(512, 64, 2048));
+  EXPECT_EQ(model.kv_bytes_per_token(), 8192u);
+  EXPECT_EQ(model.weight_bytes_per_chip(), 65030144u);
+  // The temporaries of the largest step: a decode of 512 sequences or a prefill of 512 tokens, as the book's memory.
+  Workload w = serving_step_workload();
+  w.batch = 512;
+  const std::uint64_t decode_temporaries = evaluate_candidate_book(problem(dims, w), c).memory.temporaries;
+  w.mode = WorkloadMode::prefill;
+  w.batch = 1;
+  w.context = 512;
+  const std::uint64_t prefill_temporaries = evaluate_candidate_book(problem(dims, w), c).memory.temporaries;
+  EXPECT_EQ(model.temporaries_bytes_per_chip(), std::max(decode_temporaries, prefill_temporaries));
+  const std::uint64_t free = 17179869184u - 65030144u - model.temporaries_bytes_per_chip();
+  EXPECT_EQ(model.kv_capacity_tokens(), static_cast<std::int64_t>(free * 4 / 8192));
+}
+
+TEST(ServingStep, RefusesAModelWhoseWeightsDoNotFit) {
+  // LLaMA 3 70B's 141.1 GB of bf16 weights over 4 v5e chips: 32.9 GiB per chip, HBM holds 16.
+  const Candidate c = candidate("tpu-v5e", {2, 2}, {K::tensor, K::tensor});
+  try {
+    const ServingStepModel model(problem(llama3_70b(), serving_step_workload()), c, serving_step_limits(512, 64, 2048));
+    FAIL() << "no error";
+  } catch (const ServingFitError& e) {
+    EXPECT_EQ(e.candidate(), "tpu-v5e 2x2 tensor=X,Y");
+    EXPECT_EQ(e.hbm_bytes(), 17179869184u);
+    EXPECT_GT(e.needed_bytes(), 70553706496u * 2 / 4);
+    EXPECT_EQ(std::string(e.what()).rfind("tpu-v5e 2x2 tensor=X,Y: the weights (", 0), 0u) << e.what();
+  }
+}
+
+TEST(ServingStep, RefusesBadLimitsAndNonReplicaParallelism) {
+  const Candidate c = candidate("tpu-v5e", {2, 2}, {K::tensor, K::tensor});
+  try {
+    const ServingStepModel model(problem(small_model(), serving_step_workload()), c, serving_step_limits(512, 0, 2048));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "/serving/max_num_seqs: must be at least 1, got: 0");
+  }
+  const Candidate data = candidate("tpu-v5e", {2, 2}, {K::data, K::tensor});
+  try {
+    const ServingStepModel model(problem(small_model(), serving_step_workload()), data,
+                                 serving_step_limits(512, 64, 2048));
+    FAIL() << "no error";
+  } catch (const VerifyError& e) {
+    EXPECT_STREQ(e.what(),
+                 "tpu-v5e 2x2 data=X tensor=Y: a serving replica is tensor and expert parallel (its data parallelism "
+                 "is replicas), got: data axes");
+  }
+}
+
+TEST(ServingStep, NeverFailsWithinTheLimitsAndExtrapolatesBeyond) {
+  const TransformerDims dims = small_model();
+  const Candidate c = candidate("tpu-v5e", {2, 2}, {K::tensor, K::tensor});
+  const ServingStepModel model(problem(dims, serving_step_workload()), c, serving_step_limits(512, 64, 2048));
+  // The largest batch: 64 decodes at the longest context with a chunk filling the budget.
+  const double full = model.step_s(serving_step_batch({{448, 1600}}, 64, 64 * 2047));
+  EXPECT_TRUE(std::isfinite(full) && full > 0);
+  // Beyond the limits: linear from the last two points, so twice the budget costs more, not an error.
+  EXPECT_GT(model.step_s(serving_step_batch({{1024, 0}}, 0, 0)), model.step_s(serving_step_batch({{512, 0}}, 0, 0)));
+  EXPECT_THROW(model.step_s(serving_step_batch({}, 0, 0)), InternalError);
+}
+
+}  // namespace
+}  // namespace podsim
