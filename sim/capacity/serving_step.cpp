@@ -224,8 +224,11 @@ ServingStepParts ServingStepModel::parts(const BatchSignature& batch) const {
 
 ServingStepParts ServingStepModel::direct_parts(const BatchSignature& batch) const {
   check_batch(batch);
-  const auto eval = [&](WorkloadMode mode, std::int64_t b, std::int64_t context) {
-    return evaluate_serving_step(problem_, candidate_, mode, b, context, evaluator_);
+  const auto eval = [&](WorkloadMode mode, std::int64_t b, std::int64_t context) -> const ServingStepEvaluation& {
+    const auto key = std::make_tuple(mode, b, context);
+    if (const auto found = direct_cache_.find(key); found != direct_cache_.end()) return found->second;
+    return direct_cache_.emplace(key, evaluate_serving_step(problem_, candidate_, mode, b, context, evaluator_))
+        .first->second;
   };
   const std::int64_t rows = batch.decode_seqs + static_cast<std::int64_t>(batch.prefill_chunks.size());
   ServingStepParts out;
@@ -235,7 +238,7 @@ ServingStepParts ServingStepModel::direct_parts(const BatchSignature& batch) con
     const std::int64_t context =
         std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(static_cast<double>(batch.decode_context_sum) /
                                                                          static_cast<double>(batch.decode_seqs))));
-    const ServingStepEvaluation base = eval(WorkloadMode::decode, batch.decode_seqs, 1);
+    const ServingStepEvaluation& base = eval(WorkloadMode::decode, batch.decode_seqs, 1);
     out.decode_attention_s =
         context == 1 ? base.attention_s
                      : eval(WorkloadMode::decode, batch.decode_seqs, context).step_s - base.step_s + base.attention_s;

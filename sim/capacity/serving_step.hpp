@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/common/error.hpp"
@@ -105,7 +107,8 @@ class ServingStepModel {
 
   // The same composition evaluated directly at the batch's own points, without the grid: a decode and a logits
   // evaluation at N and R, the decodes' attention at their mean context (rounded to the nearest token), one prefill
-  // per chunk. For measuring the interpolation (docs/serving-step-model.md); several evaluations per call.
+  // per chunk. For measuring the interpolation (docs/serving-step-model.md); several evaluations per call, each kept
+  // for the next calls (so not safe to call from several threads at once).
   ServingStepParts direct_parts(const BatchSignature& batch) const;
 
   // The KV cache of the replica, in tokens: (HBM - weights - the largest step's temporaries) per chip x chips / KV
@@ -147,6 +150,8 @@ class ServingStepModel {
   std::vector<std::vector<double>> decode_attention_;  // [seq point][context point]
   std::vector<double> keys_;                           // prefill key axis: 1 .. max_context_tokens
   std::vector<double> prefill_per_query_;              // per key point: a prefill's attention / its tokens
+  // direct_parts's evaluations, by (mode, batch, context).
+  mutable std::map<std::tuple<WorkloadMode, std::int64_t, std::int64_t>, ServingStepEvaluation> direct_cache_;
 };
 
 }  // namespace podsim

@@ -4,7 +4,13 @@
 // HBM over the KV bytes per token, and a model that does not fit is refused naming the candidate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
 
 #include "capacity_test_helpers.hpp"
 #include "sim/capacity/serving_step.hpp"
@@ -207,6 +213,89 @@ TEST(ServingStep, NeverFailsWithinTheLimitsAndExtrapolatesBeyond) {
   // Beyond the limits: linear from the last two points, so twice the budget costs more, not an error.
   EXPECT_GT(model.step_s(serving_step_batch({{1024, 0}}, 0, 0)), model.step_s(serving_step_batch({{512, 0}}, 0, 0)));
   EXPECT_THROW(model.step_s(serving_step_batch({}, 0, 0)), InternalError);
+}
+
+// The measurement of docs/serving-step-model.md, run by hand (it simulates for minutes with the des):
+//   PODSIM_SERVING_STEP_EVALUATOR=book|des PODSIM_SERVING_STEP_SAMPLES=50 ./build/test_capacity \
+//     --gtest_also_run_disabled_tests --gtest_filter='ServingStepAccuracy.*'
+// For each replica: the grid's build (evaluations, seconds), then random batches within the limits (seed 2026), each
+// timed by the grid (step_s) and by the same composition evaluated at the batch's own points (direct_parts).
+BatchSignature serving_step_random_batch(std::mt19937_64& rng, const ServingStepLimits& limits, std::int64_t capacity) {
+  const auto log_uniform = [&](std::int64_t lo, std::int64_t hi) {
+    std::uniform_real_distribution<double> u(std::log(static_cast<double>(lo)), std::log(static_cast<double>(hi) + 1));
+    return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::exp(u(rng))), lo, hi);
+  };
+  std::uniform_int_distribution<int> chunks_of(0, 2);
+  for (;;) {
+    const std::int64_t decodes = std::uniform_int_distribution<int>(0, 3)(rng) == 0
+                                     ? 0
+                                     : log_uniform(1, std::min(limits.max_num_seqs, limits.max_num_batched_tokens));
+    std::int64_t context = decodes > 0 ? log_uniform(1, limits.max_context_tokens - 1) : 0;
+    if (decodes * context > capacity) context = std::max<std::int64_t>(1, capacity / decodes);
+    const int chunks = chunks_of(rng);
+    std::vector<PrefillChunk> list;
+    std::int64_t budget = limits.max_num_batched_tokens - decodes;
+    for (int i = 0; i < chunks && budget >= 1 && decodes + i + 1 <= limits.max_num_seqs; ++i) {
+      const std::int64_t tokens = log_uniform(1, std::max<std::int64_t>(1, budget / (chunks - i)));
+      const std::int64_t prior =
+          std::uniform_int_distribution<int>(0, 1)(rng) == 0 ? 0 : log_uniform(1, limits.max_context_tokens - tokens);
+      list.push_back({tokens, prior});
+      budget -= tokens;
+    }
+    const BatchSignature b = serving_step_batch(std::move(list), decodes, decodes * context);
+    if (b.total_tokens() >= 1) return b;
+  }
+}
+
+void serving_step_measure(const std::string& name, const TransformerDims& dims, const Candidate& c) {
+  const char* evaluator_text = std::getenv("PODSIM_SERVING_STEP_EVALUATOR");
+  const StepEvaluator evaluator =
+      evaluator_text && std::string(evaluator_text) == "des" ? StepEvaluator::des : StepEvaluator::book;
+  const char* samples_text = std::getenv("PODSIM_SERVING_STEP_SAMPLES");
+  const int samples = samples_text ? std::atoi(samples_text) : 50;
+  const ServingStepLimits limits = serving_step_limits(2048, 256, 8192);
+  const auto start = std::chrono::steady_clock::now();
+  const ServingStepModel model(problem(dims, serving_step_workload()), c, limits, evaluator);
+  const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::mt19937_64 rng(2026);
+  double max_error = 0, sum_error = 0, lookup_s = 0;
+  std::int64_t lookups = 0;
+  for (int i = 0; i < samples; ++i) {
+    const BatchSignature b = serving_step_random_batch(rng, limits, model.kv_capacity_tokens());
+    const auto before = std::chrono::steady_clock::now();
+    const double grid = model.step_s(b);
+    lookup_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
+    ++lookups;
+    const double direct = model.direct_parts(b).total();
+    const double error = std::abs(grid - direct) / direct;
+    max_error = std::max(max_error, error);
+    sum_error += error;
+    std::printf("  %s N %lld B %lld ctx %lld chunks %zu: grid %.4g s direct %.4g s error %.3f%%\n", name.c_str(),
+                static_cast<long long>(b.total_tokens()), static_cast<long long>(b.decode_seqs),
+                static_cast<long long>(b.decode_seqs > 0 ? b.decode_context_sum / b.decode_seqs : 0),
+                b.prefill_chunks.size(), grid, direct, 100 * error);
+  }
+  std::printf(
+      "%s (%s): kv capacity %lld tokens, grid %lld evaluations in %.2f s, %d batches: max error %.3f%%, mean "
+      "%.3f%%, lookup %.2f us\n",
+      name.c_str(), evaluator == StepEvaluator::des ? "des" : "book",
+      static_cast<long long>(model.kv_capacity_tokens()), static_cast<long long>(model.evaluations()), build_s, samples,
+      100 * max_error, 100 * sum_error / std::max(1, samples), 1e6 * lookup_s / std::max<std::int64_t>(1, lookups));
+}
+
+TEST(ServingStepAccuracy, DISABLED_Llama3_8bOnV5e2x2) {
+  serving_step_measure("llama3-8b v5e 2x2 tensor=X,Y", llama3_8b(),
+                       candidate("tpu-v5e", {2, 2}, {K::tensor, K::tensor}));
+}
+
+TEST(ServingStepAccuracy, DISABLED_Llama3_70bOnV5e4x4) {
+  serving_step_measure("llama3-70b v5e 4x4 tensor=X,Y", llama3_70b(),
+                       candidate("tpu-v5e", {4, 4}, {K::tensor, K::tensor}));
+}
+
+TEST(ServingStepAccuracy, DISABLED_Llama3_70bOnV6e4x4) {
+  serving_step_measure("llama3-70b v6e 4x4 tensor=X,Y", llama3_70b(),
+                       candidate("tpu-v6e", {4, 4}, {K::tensor, K::tensor}));
 }
 
 }  // namespace
