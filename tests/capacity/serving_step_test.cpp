@@ -215,8 +215,33 @@ TEST(ServingStep, NeverFailsWithinTheLimitsAndExtrapolatesBeyond) {
   EXPECT_THROW(model.step_s(serving_step_batch({}, 0, 0)), InternalError);
 }
 
+TEST(ServingStep, DesGridGivesTheSimulatedDecodeAndPrefillSteps) {
+  // The des grid (coarse: tokens 1, 4, 16; sequences 1, 4; contexts and keys 1, 4, 16, 64) at its points is the des's
+  // own decode and prefill steps, each simulated here by simulate_candidate.
+  const TransformerDims dims = small_model();
+  const Candidate c = candidate("tpu-v5e", {2, 2}, {K::tensor, K::tensor});
+  const ServingStepModel model(problem(dims, serving_step_workload()), c, serving_step_limits(16, 4, 64),
+                               StepEvaluator::des);
+  const auto simulated = [&](WorkloadMode mode, std::int64_t batch, std::int64_t context) {
+    Workload w = serving_step_workload();
+    w.mode = mode;
+    w.batch = batch;
+    w.context = context;
+    const CapacityProblem p = problem(dims, w);
+    CandidateResult r = evaluate_candidate_book(p, c);
+    simulate_candidate(p, r);
+    return *r.des_step_s;
+  };
+  EXPECT_NEAR(model.step_s(serving_step_batch({}, 4, 4 * 16)), simulated(WorkloadMode::decode, 4, 16), 1e-12);
+  EXPECT_NEAR(model.step_s(serving_step_batch({{16, 0}}, 0, 0)), simulated(WorkloadMode::prefill, 1, 16), 1e-12);
+  const std::int64_t built = model.evaluations();
+  model.step_s(serving_step_batch({{3, 10}}, 2, 2 * 30));
+  EXPECT_EQ(model.evaluations(), built);
+}
+
 // The measurement of docs/serving-step-model.md, run by hand (it simulates for minutes with the des):
-//   PODSIM_SERVING_STEP_EVALUATOR=book|des PODSIM_SERVING_STEP_SAMPLES=50 ./build/test_capacity \
+//   PODSIM_SERVING_STEP_EVALUATOR=book|des [PODSIM_SERVING_STEP_GRID=fine|coarse] PODSIM_SERVING_STEP_SAMPLES=50 \
+//     ./build/test_capacity \
 //     --gtest_also_run_disabled_tests --gtest_filter='ServingStepAccuracy.*'
 // For each replica: the grid's build (evaluations, seconds), then random batches within the limits (seed 2026), each
 // timed by the grid (step_s) and by the same composition evaluated at the batch's own points (direct_parts).
@@ -255,7 +280,11 @@ void serving_step_measure(const std::string& name, const TransformerDims& dims, 
   const int samples = samples_text ? std::atoi(samples_text) : 50;
   const ServingStepLimits limits = serving_step_limits(2048, 256, 8192);
   const auto start = std::chrono::steady_clock::now();
-  const ServingStepModel model(problem(dims, serving_step_workload()), c, limits, evaluator);
+  const char* grid_text = std::getenv("PODSIM_SERVING_STEP_GRID");
+  const GridDensity density = grid_text ? (std::string(grid_text) == "fine" ? GridDensity::fine : GridDensity::coarse)
+                              : evaluator == StepEvaluator::book ? GridDensity::fine
+                                                                 : GridDensity::coarse;
+  const ServingStepModel model(problem(dims, serving_step_workload()), c, limits, evaluator, density);
   const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::mt19937_64 rng(2026);
   double max_error = 0, sum_error = 0, lookup_s = 0;
@@ -276,9 +305,9 @@ void serving_step_measure(const std::string& name, const TransformerDims& dims, 
                 b.prefill_chunks.size(), grid, direct, 100 * error);
   }
   std::printf(
-      "%s (%s): kv capacity %lld tokens, grid %lld evaluations in %.2f s, %d batches: max error %.3f%%, mean "
+      "%s (%s, %s grid): kv capacity %lld tokens, grid %lld evaluations in %.2f s, %d batches: max error %.3f%%, mean "
       "%.3f%%, lookup %.2f us\n",
-      name.c_str(), evaluator == StepEvaluator::des ? "des" : "book",
+      name.c_str(), evaluator == StepEvaluator::des ? "des" : "book", density == GridDensity::fine ? "fine" : "coarse",
       static_cast<long long>(model.kv_capacity_tokens()), static_cast<long long>(model.evaluations()), build_s, samples,
       100 * max_error, 100 * sum_error / std::max(1, samples), 1e6 * lookup_s / std::max<std::int64_t>(1, lookups));
 }
