@@ -15,7 +15,10 @@ namespace podsim {
 namespace {
 
 constexpr std::int64_t kMaxServingContext = std::int64_t{1} << 31;
-__extension__ typedef unsigned __int128 ServingU128;  // __extension__: no -Wpedantic warning
+__extension__ typedef unsigned __int128 ServingU128;
+// The token axis's refinement at the roofline's knee (build_grid).
+constexpr double kServingKneeTolerance = 0.0025;
+constexpr std::int64_t kServingKneePoints = 24;  // __extension__: no -Wpedantic warning
 
 // Linear interpolation of `values` over the increasing points `at`; beyond the last point, linear extrapolation from
 // the last two (never below a tenth of the last value); below the first, the first value.
@@ -135,6 +138,28 @@ void ServingStepModel::build_grid(GridDensity density) {
     const ServingStepEvaluation& e = eval(WorkloadMode::decode, n, 1);
     layers_.push_back(e.layers_s);
     logits_.push_back(e.logits_s);
+  }
+  // Where the matmuls turn from reading their weights to computing (the roofline's knee) the layers are max(a, b N),
+  // and a chord over a wide segment lies well above them: bisect a segment while its midpoint is off the chord by more
+  // than kServingKneeTolerance of the step (a kink's chord error peaks at most twice its midpoint's), at most
+  // kServingKneePoints evaluations.
+  std::int64_t added = 0;
+  for (std::size_t i = 0; i + 1 < tokens_.size() && added < kServingKneePoints;) {
+    const auto a = static_cast<std::int64_t>(tokens_[i]), b = static_cast<std::int64_t>(tokens_[i + 1]);
+    if (b - a < 2) {
+      ++i;
+      continue;
+    }
+    const std::int64_t mid = a + (b - a) / 2;
+    const ServingStepEvaluation& e = eval(WorkloadMode::decode, mid, 1);
+    ++added;
+    const double t = static_cast<double>(mid - a) / static_cast<double>(b - a);
+    const double off = std::abs(layers_[i] + t * (layers_[i + 1] - layers_[i]) - e.layers_s) +
+                       std::abs(logits_[i] + t * (logits_[i + 1] - logits_[i]) - e.logits_s);
+    tokens_.insert(tokens_.begin() + static_cast<std::ptrdiff_t>(i + 1), static_cast<double>(mid));
+    layers_.insert(layers_.begin() + static_cast<std::ptrdiff_t>(i + 1), e.layers_s);
+    logits_.insert(logits_.begin() + static_cast<std::ptrdiff_t>(i + 1), e.logits_s);
+    if (off <= kServingKneeTolerance * e.step_s) i += 2;  // both halves are as straight: move on
   }
   // The decodes' attention over sequences x mean context: D(B, c) - D(B, 1) + A(B, 1), each cell evaluated when the
   // KV capacity reaches into it (its lower corner holds at most the capacity's tokens), else extrapolated linearly in

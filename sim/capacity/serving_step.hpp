@@ -87,12 +87,12 @@ std::vector<std::int64_t> serving_grid_axis(std::int64_t max, GridDensity densit
 
 class ServingStepModel {
  public:
-  // Builds the KV capacity and the grid: up to `layer points` decode evaluations at context 1 over the token axis, the
-  // decode attention over sequences x mean context (only the cells the KV capacity can reach), and one prefill per
-  // point of the context axis. Throws InputError at /serving for limits below 1 or above the scheduler's maxima,
-  // VerifyError when the candidate cannot be planned for serving (a dim that does not divide, pipeline, data or fsdp
-  // or sequence axes: a replica is tensor and expert parallel), ServingFitError when the weights and the largest
-  // step's temporaries fill HBM.
+  // Builds the KV capacity and the grid: decodes at context 1 over the token axis (plus up to 24 points bisecting the
+  // roofline's knee), the decode attention over sequences x mean context (the cells the KV capacity reaches), and
+  // one prefill per point of the key axis (docs/serving-step-model.md, "The grid"). Throws InputError at /serving for
+  // limits below 1 or above the scheduler's maxima, VerifyError when the candidate cannot be planned for serving (a dim
+  // that does not divide, pipeline, data or fsdp or sequence axes: a replica is tensor and expert parallel),
+  // ServingFitError when the weights and the largest step's temporaries fill HBM.
   ServingStepModel(const CapacityProblem& problem, const Candidate& candidate, const ServingStepLimits& limits,
                    StepEvaluator evaluator, GridDensity density);
   ServingStepModel(const CapacityProblem& problem, const Candidate& candidate, const ServingStepLimits& limits,

@@ -108,9 +108,12 @@ TEST(ServingStep, InterpolatesLinearlyBetweenGridPoints) {
   const TransformerDims dims = small_model();
   const Candidate c = candidate("tpu-v5e", {1, 1}, {});
   const ServingStepModel model(problem(dims, serving_step_workload()), c, serving_step_limits(64, 16, 2048));
-  // The token axis has 4 and 6: a prefill of 5 tokens has the mean of their layers and attention per query.
-  const auto at = [&](std::int64_t tokens) { return model.parts(serving_step_batch({{tokens, 0}}, 0, 0)); };
-  EXPECT_NEAR(at(5).layers_s, (at(4).layers_s + at(6).layers_s) / 2, 1e-15);
+  // The key axis has 512 and 768: a one-token chunk seeing 640 keys costs the mean of one seeing 512 and one 768 (the
+  // prefill attention per query is interpolated linearly in the keys).
+  const auto chunk = [&](std::int64_t keys) {
+    return model.parts(serving_step_batch({{1, keys - 1}}, 0, 0)).prefill_attention_s;
+  };
+  EXPECT_NEAR(chunk(640), (chunk(512) + chunk(768)) / 2, 1e-15);
   // Decode attention between sequences 4 and 6 and contexts 512 and 768: bilinear, so at the centre the mean of the
   // four corners.
   const auto decode = [&](std::int64_t b, std::int64_t ctx) {
