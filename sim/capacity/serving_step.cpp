@@ -84,6 +84,18 @@ ServingStepModel::ServingStepModel(const CapacityProblem& problem, const Candida
   require_replica_parallelism(candidate);
   const auto& calibration = candidate.hardware.spec.calibration;
   causal_chunks_ = evaluator == StepEvaluator::des && calibration && !calibration->attention_forward_efficiency.empty();
+  // podsim shards a serving step's sequences over the expert axes (model_program.cpp): its batches are multiples of
+  // their size, read from the candidate's own expanded program (one sequence per chip always divides).
+  CapacityProblem one_per_chip = problem;
+  one_per_chip.workload.mode = WorkloadMode::decode;
+  one_per_chip.workload.batch = candidate.chips();
+  one_per_chip.workload.context = 1;
+  try {
+    batch_multiple_ =
+        candidate.parallelism.degree(ParallelKind::expert, expand_candidate(one_per_chip, candidate).spec.mesh.mesh);
+  } catch (const Error& e) {
+    throw VerifyError(candidate_text_ + ": cannot be planned for serving: " + e.what());
+  }
   build_capacity();
   build_grid(density);
 }
@@ -97,11 +109,12 @@ void ServingStepModel::build_capacity() {
   const CandidateResult one =
       evaluate_serving_step(problem_, candidate_, WorkloadMode::decode, chips, 1, StepEvaluator::book).result;
   const CandidateResult decode = evaluate_serving_step(problem_, candidate_, WorkloadMode::decode,
-                                                       limits_.max_num_batched_tokens, 1, StepEvaluator::book)
+                                                       padded(limits_.max_num_batched_tokens), 1, StepEvaluator::book)
                                      .result;
-  const CandidateResult prefill = evaluate_serving_step(problem_, candidate_, WorkloadMode::prefill, 1,
-                                                        limits_.max_num_batched_tokens, StepEvaluator::book)
-                                      .result;
+  const CandidateResult prefill =
+      evaluate_serving_step(problem_, candidate_, WorkloadMode::prefill, batch_multiple_,
+                            padded(limits_.max_num_batched_tokens) / batch_multiple_, StepEvaluator::book)
+          .result;
   kv_bytes_per_token_ = one.memory.kv_cache;
   weight_bytes_per_chip_ = one.memory.params;
   temporaries_bytes_per_chip_ = std::max(decode.memory.temporaries, prefill.memory.temporaries);
@@ -132,7 +145,7 @@ void ServingStepModel::build_grid(GridDensity density) {
   };
   // The layers and the logits over the token axis, from decodes at context 1 (their attention set apart).
   const std::vector<std::int64_t> tokens =
-      serving_grid_axis(std::max(limits_.max_num_batched_tokens, limits_.max_num_seqs), density);
+      padded_axis(serving_grid_axis(std::max(limits_.max_num_batched_tokens, limits_.max_num_seqs), density));
   tokens_ = as_doubles(tokens);
   for (const std::int64_t n : tokens) {
     const ServingStepEvaluation& e = eval(WorkloadMode::decode, n, 1);
@@ -146,11 +159,11 @@ void ServingStepModel::build_grid(GridDensity density) {
   std::int64_t added = 0;
   for (std::size_t i = 0; i + 1 < tokens_.size() && added < kServingKneePoints;) {
     const auto a = static_cast<std::int64_t>(tokens_[i]), b = static_cast<std::int64_t>(tokens_[i + 1]);
-    if (b - a < 2) {
+    if (b - a < 2 * batch_multiple_) {
       ++i;
       continue;
     }
-    const std::int64_t mid = a + (b - a) / 2;
+    const std::int64_t mid = padded(a + (b - a) / 2);
     const ServingStepEvaluation& e = eval(WorkloadMode::decode, mid, 1);
     ++added;
     const double t = static_cast<double>(mid - a) / static_cast<double>(b - a);
@@ -164,7 +177,7 @@ void ServingStepModel::build_grid(GridDensity density) {
   // The decodes' attention over sequences x mean context: D(B, c) - D(B, 1) + A(B, 1), each cell evaluated when the
   // KV capacity reaches into it (its lower corner holds at most the capacity's tokens), else extrapolated linearly in
   // the context from the row's last two points.
-  const std::vector<std::int64_t> seqs = serving_grid_axis(limits_.max_num_seqs, density);
+  const std::vector<std::int64_t> seqs = padded_axis(serving_grid_axis(limits_.max_num_seqs, density));
   const std::vector<std::int64_t> contexts = serving_grid_axis(limits_.max_context_tokens, density);
   seqs_ = as_doubles(seqs);
   contexts_ = as_doubles(contexts);
@@ -189,15 +202,28 @@ void ServingStepModel::build_grid(GridDensity density) {
     }
     decode_attention_.push_back(std::move(row));
   }
-  // The prefill attention per query over the key axis: (P(1, k) - the layers at k tokens - the logits of one row) / k.
+  // The prefill attention per query over the key axis: (P(m, k) - the layers at m k tokens - the logits of m rows) /
+  // (m k), m the batch multiple (1 without expert axes).
   const std::vector<std::int64_t> keys = serving_grid_axis(limits_.max_context_tokens, density);
   keys_ = as_doubles(keys);
-  const ServingStepEvaluation& one_row = eval(WorkloadMode::decode, 1, 1);
+  const std::int64_t m = batch_multiple_;
+  const ServingStepEvaluation& rows = eval(WorkloadMode::decode, m, 1);
   for (const std::int64_t k : keys) {
-    const ServingStepEvaluation& base = eval(WorkloadMode::decode, k, 1);
-    const double attention = eval(WorkloadMode::prefill, 1, k).step_s - base.layers_s - one_row.logits_s;
-    prefill_per_query_.push_back(attention / static_cast<double>(k));
+    const ServingStepEvaluation& base = eval(WorkloadMode::decode, m * k, 1);
+    const double attention = eval(WorkloadMode::prefill, m, k).step_s - base.layers_s - rows.logits_s;
+    prefill_per_query_.push_back(attention / static_cast<double>(m * k));
   }
+}
+
+std::int64_t ServingStepModel::padded(std::int64_t n) const {
+  return (n + batch_multiple_ - 1) / batch_multiple_ * batch_multiple_;
+}
+
+std::vector<std::int64_t> ServingStepModel::padded_axis(const std::vector<std::int64_t>& points) const {
+  std::vector<std::int64_t> out;
+  for (const std::int64_t n : points)
+    if (out.empty() || padded(n) != out.back()) out.push_back(padded(n));
+  return out;
 }
 
 double ServingStepModel::chunk_share(std::int64_t tokens, std::int64_t keys) const {
@@ -257,23 +283,25 @@ ServingStepParts ServingStepModel::direct_parts(const BatchSignature& batch) con
   };
   const std::int64_t rows = batch.decode_seqs + static_cast<std::int64_t>(batch.prefill_chunks.size());
   ServingStepParts out;
-  out.layers_s = eval(WorkloadMode::decode, batch.total_tokens(), 1).layers_s;
-  out.logits_s = eval(WorkloadMode::decode, rows, 1).logits_s;
+  out.layers_s = eval(WorkloadMode::decode, padded(batch.total_tokens()), 1).layers_s;
+  out.logits_s = eval(WorkloadMode::decode, padded(rows), 1).logits_s;
   if (batch.decode_seqs > 0) {
     const std::int64_t context =
         std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(static_cast<double>(batch.decode_context_sum) /
                                                                          static_cast<double>(batch.decode_seqs))));
-    const ServingStepEvaluation& base = eval(WorkloadMode::decode, batch.decode_seqs, 1);
-    out.decode_attention_s =
-        context == 1 ? base.attention_s
-                     : eval(WorkloadMode::decode, batch.decode_seqs, context).step_s - base.step_s + base.attention_s;
+    const std::int64_t seqs = padded(batch.decode_seqs);
+    const ServingStepEvaluation& base = eval(WorkloadMode::decode, seqs, 1);
+    out.decode_attention_s = context == 1
+                                 ? base.attention_s
+                                 : eval(WorkloadMode::decode, seqs, context).step_s - base.step_s + base.attention_s;
   }
-  const double one_row_logits = eval(WorkloadMode::decode, 1, 1).logits_s;
+  const std::int64_t m = batch_multiple_;
+  const double rows_logits = eval(WorkloadMode::decode, m, 1).logits_s;
   for (const auto& chunk : batch.prefill_chunks) {
     const std::int64_t keys = chunk.context_tokens + chunk.tokens;
     const double attention =
-        eval(WorkloadMode::prefill, 1, keys).step_s - eval(WorkloadMode::decode, keys, 1).layers_s - one_row_logits;
-    out.prefill_attention_s += chunk_share(chunk.tokens, keys) * attention / static_cast<double>(keys);
+        eval(WorkloadMode::prefill, m, keys).step_s - eval(WorkloadMode::decode, m * keys, 1).layers_s - rows_logits;
+    out.prefill_attention_s += chunk_share(chunk.tokens, keys) * attention / static_cast<double>(m * keys);
   }
   return out;
 }

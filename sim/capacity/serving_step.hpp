@@ -125,6 +125,8 @@ class ServingStepModel {
 
  private:
   double chunk_share(std::int64_t tokens, std::int64_t keys) const;
+  std::int64_t padded(std::int64_t n) const;  // n rounded up to a multiple of batch_multiple_
+  std::vector<std::int64_t> padded_axis(const std::vector<std::int64_t>& points) const;
   void check_batch(const BatchSignature& batch) const;
   void build_capacity();
   void build_grid(GridDensity density);
@@ -135,6 +137,9 @@ class ServingStepModel {
   StepEvaluator evaluator_;
   std::string candidate_text_;
   bool causal_chunks_ = false;  // the des times causal attention kernels (a calibrated attention curve)
+  // The expert axes' size: podsim's serving steps shard their sequences over them, so the grid's batches are its
+  // multiples (a smaller batch costs the padded one) and a prompt's attention is taken from a prefill of that many.
+  std::int64_t batch_multiple_ = 1;
 
   std::int64_t kv_capacity_tokens_ = 0;
   std::uint64_t kv_bytes_per_token_ = 0;

@@ -172,6 +172,21 @@ TEST(ServingStep, KvCapacityIsTheFreeHbmOverTheKvBytesPerToken) {
   EXPECT_EQ(model.kv_capacity_tokens(), static_cast<std::int64_t>(free * 4 / 8192));
 }
 
+TEST(ServingStep, ExpertParallelReplica) {
+  // small_moe() (4 experts of F 2048, 2 per token) with its experts over X and the heads over Y: a pure decode at a
+  // grid point is the decode step, and the KV bytes per token are the replica's: 8 heads over Y = 2, 4 per chip, each
+  // sequence's KV on one expert shard's pair of chips, 2 layers x 8 heads x 2 x 128 x 2 bytes = 8,192.
+  const TransformerDims dims = small_moe();
+  const Candidate c = candidate("tpu-v5e", {2, 2}, {K::expert, K::tensor});
+  const ServingStepModel model(problem(dims, serving_step_workload()), c, serving_step_limits(256, 32, 1024));
+  EXPECT_NEAR(model.step_s(serving_step_batch({}, 16, 16 * 512)),
+              serving_step_book(dims, c, WorkloadMode::decode, 16, 512), 1e-12);
+  EXPECT_EQ(model.kv_bytes_per_token(), 8192u);
+  // podsim shards the sequences over the expert axis: one decode costs the batch padded to 2.
+  EXPECT_DOUBLE_EQ(model.step_s(serving_step_batch({}, 1, 512)), model.step_s(serving_step_batch({}, 2, 1024)));
+  EXPECT_GT(model.step_s(serving_step_batch({{100, 200}}, 3, 3 * 700)), 0);
+}
+
 TEST(ServingStep, RefusesAModelWhoseWeightsDoNotFit) {
   // LLaMA 3 70B's 141.1 GB of bf16 weights over 4 v5e chips: 32.9 GiB per chip, HBM holds 16.
   const Candidate c = candidate("tpu-v5e", {2, 2}, {K::tensor, K::tensor});
