@@ -14,7 +14,8 @@
 namespace podsim {
 namespace {
 
-std::uint64_t memory_ceil_div(std::uint64_t a, std::uint64_t b) {
+// Named apart from models/common/integer.hpp's ceil_div (which divides by 0 differently): a unity batch may hold both.
+std::uint64_t step_memory_ceil_div(std::uint64_t a, std::uint64_t b) {
   return b == 0 ? a : (a + b - 1) / b;
 }
 
@@ -93,7 +94,7 @@ std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Worklo
     }
     // Norms: two D-vectors per layer, and the final one (on the last stage), sharded over the fsdp axes.
     const std::uint64_t norms = (2 * layers + (last ? 1 : 0)) * static_cast<std::uint64_t>(dims.d_model);
-    memory.params += memory_ceil_div(norms, fsdp) * bytes_of(weight_dtype);
+    memory.params += step_memory_ceil_div(norms, fsdp) * bytes_of(weight_dtype);
     if (train) {
       memory.grads = memory.params;
       const std::uint64_t local_params = memory.params / bytes_of(weight_dtype);
@@ -111,9 +112,9 @@ std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Worklo
       // chip holding its group's ceil(K / t) KV heads (as the layer's K and V: the heads padded over the tensor axes).
       const std::uint64_t t = product(p.of(ParallelKind::tensor), mesh);
       const auto kv_heads = static_cast<std::uint64_t>(dims.kv_heads);
-      const std::uint64_t local_heads = memory_ceil_div(kv_heads, t);
+      const std::uint64_t local_heads = step_memory_ceil_div(kv_heads, t);
       const std::uint64_t per_token = kv_cache_bytes_per_token(dims, workload.kv_dtype) / kv_heads * local_heads;
-      memory.kv_cache = memory_ceil_div(per_token * workload.tokens_per_step(), product(batch_axes(p), mesh));
+      memory.kv_cache = step_memory_ceil_div(per_token * workload.tokens_per_step(), product(batch_axes(p), mesh));
     }
     memory.temporaries = temporaries;
     out.push_back(memory);
