@@ -35,11 +35,12 @@ double serving_interpolate(const std::vector<double>& at, const std::vector<doub
   return values[lo] + t * (values[hi] - values[lo]);
 }
 
-std::vector<double> as_doubles(const std::vector<std::int64_t>& points) {
+std::vector<double> serving_axis_doubles(const std::vector<std::int64_t>& points) {
   return {points.begin(), points.end()};
 }
 
-void require_limit(const std::string& field, std::int64_t value, std::int64_t max, const std::string& max_text) {
+void require_serving_limit(const std::string& field, std::int64_t value, std::int64_t max,
+                           const std::string& max_text) {
   if (value < 1) throw InputError("/serving/" + field, "must be at least 1, got: " + std::to_string(value));
   if (value > max)
     throw InputError("/serving/" + field, "must be at most " + max_text + ", got: " + std::to_string(value));
@@ -58,7 +59,7 @@ void require_replica_parallelism(const Candidate& candidate) {
                       ": a serving replica runs on one slice, got: " + std::to_string(candidate.slices) + " slices");
 }
 
-std::string gib_text(std::uint64_t bytes) {
+std::string serving_gib_text(std::uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.2f GiB", static_cast<double>(bytes) / 1073741824.0);
   return text;
@@ -78,9 +79,9 @@ ServingStepModel::ServingStepModel(const CapacityProblem& problem, const Candida
       limits_(limits),
       evaluator_(evaluator),
       candidate_text_(serving_candidate_text(candidate)) {
-  require_limit("max_num_batched_tokens", limits.max_num_batched_tokens, kMaxNumBatchedTokens, "2^24");
-  require_limit("max_num_seqs", limits.max_num_seqs, kMaxNumSeqs, "2^20");
-  require_limit("max_context_tokens", limits.max_context_tokens, kMaxServingContext, "2^31");
+  require_serving_limit("max_num_batched_tokens", limits.max_num_batched_tokens, kMaxNumBatchedTokens, "2^24");
+  require_serving_limit("max_num_seqs", limits.max_num_seqs, kMaxNumSeqs, "2^20");
+  require_serving_limit("max_context_tokens", limits.max_context_tokens, kMaxServingContext, "2^31");
   require_replica_parallelism(candidate);
   const auto& calibration = candidate.hardware.spec.calibration;
   causal_chunks_ = evaluator == StepEvaluator::des && calibration && !calibration->attention_forward_efficiency.empty();
@@ -125,10 +126,11 @@ void ServingStepModel::build_capacity() {
   const auto free_bytes = static_cast<ServingU128>(needed < hbm ? hbm - needed : 0);
   const ServingU128 tokens = free_bytes * static_cast<ServingU128>(chips) / kv_bytes_per_token_;
   if (tokens < 1)
-    throw ServingFitError(candidate_text_ + ": the weights (" + gib_text(weight_bytes_per_chip_) +
+    throw ServingFitError(candidate_text_ + ": the weights (" + serving_gib_text(weight_bytes_per_chip_) +
                               " per chip) and the largest step's temporaries (" +
-                              gib_text(temporaries_bytes_per_chip_) + ") leave no HBM for the KV cache: HBM holds " +
-                              gib_text(hbm) + " per chip, got: " + gib_text(needed) + " needed",
+                              serving_gib_text(temporaries_bytes_per_chip_) +
+                              ") leave no HBM for the KV cache: HBM holds " + serving_gib_text(hbm) +
+                              " per chip, got: " + serving_gib_text(needed) + " needed",
                           candidate_text_, needed, hbm);
   kv_capacity_tokens_ = static_cast<std::int64_t>(std::min<ServingU128>(tokens, kMaxServingContext * kMaxNumSeqs));
 }
@@ -146,7 +148,7 @@ void ServingStepModel::build_grid(GridDensity density) {
   // The layers and the logits over the token axis, from decodes at context 1 (their attention set apart).
   const std::vector<std::int64_t> tokens =
       padded_axis(serving_grid_axis(std::max(limits_.max_num_batched_tokens, limits_.max_num_seqs), density));
-  tokens_ = as_doubles(tokens);
+  tokens_ = serving_axis_doubles(tokens);
   for (const std::int64_t n : tokens) {
     const ServingStepEvaluation& e = eval(WorkloadMode::decode, n, 1);
     layers_.push_back(e.layers_s);
@@ -179,8 +181,8 @@ void ServingStepModel::build_grid(GridDensity density) {
   // the context from the row's last two points.
   const std::vector<std::int64_t> seqs = padded_axis(serving_grid_axis(limits_.max_num_seqs, density));
   const std::vector<std::int64_t> contexts = serving_grid_axis(limits_.max_context_tokens, density);
-  seqs_ = as_doubles(seqs);
-  contexts_ = as_doubles(contexts);
+  seqs_ = serving_axis_doubles(seqs);
+  contexts_ = serving_axis_doubles(contexts);
   for (std::size_t i = 0; i < seqs.size(); ++i) {
     const ServingStepEvaluation& base = eval(WorkloadMode::decode, seqs[i], 1);
     std::vector<double> row;
@@ -205,7 +207,7 @@ void ServingStepModel::build_grid(GridDensity density) {
   // The prefill attention per query over the key axis: (P(m, k) - the layers at m k tokens - the logits of m rows) /
   // (m k), m the batch multiple (1 without expert axes).
   const std::vector<std::int64_t> keys = serving_grid_axis(limits_.max_context_tokens, density);
-  keys_ = as_doubles(keys);
+  keys_ = serving_axis_doubles(keys);
   const std::int64_t m = batch_multiple_;
   const ServingStepEvaluation& rows = eval(WorkloadMode::decode, m, 1);
   for (const std::int64_t k : keys) {

@@ -27,7 +27,7 @@ ServingOpGroup serving_op_group(const ModelProgram& model, std::size_t i) {
   return ServingOpGroup::layers;
 }
 
-void add_to_group(ServingStepEvaluation& out, ServingOpGroup group, double seconds) {
+void add_to_serving_group(ServingStepEvaluation& out, ServingOpGroup group, double seconds) {
   switch (group) {
     case ServingOpGroup::layers:
       out.layers_s += seconds;
@@ -75,7 +75,8 @@ ServingStepEvaluation evaluate_serving_step(const CapacityProblem& problem, cons
     topology.book_only = true;
     const PlannedProgram program = plan_program(model.spec, topology, nullptr);
     for (std::size_t i = 0; i < program.ops.size(); ++i)
-      add_to_group(out, serving_op_group(model, i), program.ops[i].book_time_s * static_cast<double>(model.repeats[i]));
+      add_to_serving_group(out, serving_op_group(model, i),
+                           program.ops[i].book_time_s * static_cast<double>(model.repeats[i]));
     out.step_s = out.result.book_step_s;
     const double sum = out.layers_s + out.logits_s + out.attention_s;
     if (!(std::abs(sum - out.step_s) <= 1e-9 * out.step_s))
@@ -98,7 +99,8 @@ ServingStepEvaluation evaluate_serving_step(const CapacityProblem& problem, cons
   // proportions of their ops' spans x repeats (ops sharing the chip stretch each other's spans alike).
   ServingStepEvaluation spans;
   for (std::size_t i = 0; i < simulated.des_op_s.size(); ++i)
-    add_to_group(spans, serving_op_group(model, i), simulated.des_op_s[i] * static_cast<double>(model.repeats[i]));
+    add_to_serving_group(spans, serving_op_group(model, i),
+                         simulated.des_op_s[i] * static_cast<double>(model.repeats[i]));
   const double total = spans.layers_s + spans.logits_s + spans.attention_s;
   if (!(total > 0))
     throw InternalError("evaluate_serving_step: the des of " + serving_candidate_text(candidate) +

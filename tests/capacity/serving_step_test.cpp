@@ -209,6 +209,22 @@ TEST(ServingStep, RefusesBadLimitsAndNonReplicaParallelism) {
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "/serving/max_num_seqs: must be at least 1, got: 0");
   }
+  try {
+    const ServingStepModel model(problem(small_model(), serving_step_workload()), c,
+                                 serving_step_limits(std::int64_t{1} << 25, 64, 2048));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "/serving/max_num_batched_tokens: must be at most 2^24, got: 33554432");
+  }
+  Candidate two_slices = c;
+  two_slices.slices = 2;
+  try {
+    const ServingStepModel model(problem(small_model(), serving_step_workload()), two_slices,
+                                 serving_step_limits(512, 64, 2048));
+    FAIL() << "no error";
+  } catch (const VerifyError& e) {
+    EXPECT_STREQ(e.what(), "tpu-v5e 2 x 2x2 tensor=X,Y: a serving replica runs on one slice, got: 2 slices");
+  }
   const Candidate data = candidate("tpu-v5e", {2, 2}, {K::data, K::tensor});
   try {
     const ServingStepModel model(problem(small_model(), serving_step_workload()), data,
