@@ -273,10 +273,13 @@ Value candidate_figure(CandidateFigureCache& cache, const Expectation& e) {
 std::vector<CheckResult> evaluate_model_checks(const ScenarioSpec& spec) {
   if (!spec.model || !spec.workload) throw VerifyError("the scenario has no model and workload");
   std::vector<CheckResult> checks;
-  CandidateFigureCache candidates(spec);
+  std::optional<CandidateFigureCache> candidates;  // built for the first candidate metric (a serving scenario has none)
   for (const auto& e : spec.expect) {
     if (e.scope == ExpectScope::model) checks.push_back(compare(e, model_figure(spec, e)));
-    if (e.scope == ExpectScope::candidate) checks.push_back(compare(e, candidate_figure(candidates, e)));
+    if (e.scope == ExpectScope::candidate) {
+      if (!candidates) candidates.emplace(spec);
+      checks.push_back(compare(e, candidate_figure(*candidates, e)));
+    }
   }
   return checks;
 }

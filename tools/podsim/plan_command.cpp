@@ -71,6 +71,9 @@ int plan(const PlanFlags& flags) {
   if (!flags.trace.empty()) trace.emplace("--trace", flags.trace);
   ScenarioSpec spec = load_scenario(flags.scenario);
   if (flags.uncalibrated) drop_calibration(spec);
+  if (spec.serve)
+    throw InputError(spec.source_file + ": /workload/mode",
+                     "a serving scenario is run by `podsim serve` (requests through replicas), got: \"serve\"");
   PlanSearchOptions options;
   options.top_k = static_cast<std::size_t>(flags.top);
   options.simulate = flags.model != "book";
