@@ -32,6 +32,7 @@ __all__ = [
     "run",
     "check",
     "plan",
+    "serve",
     "sweep",
     "sweep_merge",
     "sweep_report",
@@ -213,6 +214,19 @@ def plan(scenario, **kwargs):
     try:
         args = _arguments("plan", kwargs, [inputs.path(scenario, "scenario")], ["--json"])
         return _json_call("plan", args, inputs)
+    finally:
+        inputs.close()
+
+
+def serve(scenario, **kwargs):
+    """``podsim serve SCENARIO --json``: a serving scenario's requests through its replicas. `scenario` is a path or
+    a dict. Keywords: model ("book" or "des": how a replica's step is timed), plan (the plan a replica runs),
+    uncalibrated (bool), report (an HTML file to write), trace (a Chrome trace file to write). Returns the JSON
+    object ("ttft_s", "tpot_s", "itl_s", "e2e_s", "throughput", "goodput_requests_per_s", "slo", ...)."""
+    inputs = _Inputs()
+    try:
+        args = _arguments("serve", kwargs, [inputs.path(scenario, "scenario")], ["--json"])
+        return _json_call("serve", args, inputs)
     finally:
         inputs.close()
 

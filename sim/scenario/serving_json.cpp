@@ -72,8 +72,9 @@ std::int64_t trace_days_from_civil(std::int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
-// "YYYY-MM-DD HH:MM:SS[.fraction]" (the Azure trace's TIMESTAMP, no zone) in seconds from 1970-01-01, or nullopt.
-std::optional<double> trace_timestamp_s(std::string_view text) {
+// "YYYY-MM-DD HH:MM:SS[.fraction]" (the Azure trace's TIMESTAMP, no zone) in nanoseconds from 1970-01-01 (whole
+// ticks, so that the gaps between rows come out exact), or nullopt. At most 9 digits of fraction.
+std::optional<std::int64_t> trace_timestamp_ns(std::string_view text) {
   const auto number = [&](std::size_t at, std::size_t digits, unsigned lo, unsigned hi) -> std::optional<unsigned> {
     if (text.size() < at + digits) return std::nullopt;
     unsigned value = 0;
@@ -87,16 +88,17 @@ std::optional<double> trace_timestamp_s(std::string_view text) {
   const auto y = number(0, 4, 1, 9999), mo = number(5, 2, 1, 12), d = number(8, 2, 1, 31);
   const auto h = number(11, 2, 0, 23), mi = number(14, 2, 0, 59), s = number(17, 2, 0, 60);
   if (!y || !mo || !d || !h || !mi || !s) return std::nullopt;
-  double fraction = 0;
+  std::int64_t fraction_ns = 0;
   if (text.size() > 19) {
-    if (text[19] != '.' || text.size() == 20) return std::nullopt;
-    double scale = 0.1;
+    if (text[19] != '.' || text.size() == 20 || text.size() > 29) return std::nullopt;
+    std::int64_t scale = 100'000'000;
     for (std::size_t i = 20; i < text.size(); ++i, scale /= 10) {
       if (text[i] < '0' || text[i] > '9') return std::nullopt;
-      fraction += scale * (text[i] - '0');
+      fraction_ns += scale * (text[i] - '0');
     }
   }
-  return static_cast<double>(trace_days_from_civil(*y, *mo, *d)) * 86400.0 + *h * 3600.0 + *mi * 60.0 + *s + fraction;
+  const std::int64_t seconds = trace_days_from_civil(*y, *mo, *d) * 86400 + *h * 3600 + *mi * 60 + *s;
+  return seconds * 1'000'000'000 + fraction_ns;
 }
 
 std::optional<double> trace_number(std::string_view text) {
@@ -126,7 +128,7 @@ std::vector<TraceRow> read_csv_trace(const Ctx& ctx, const std::string& p, const
   std::size_t at = 0, line_number = 0;
   std::ptrdiff_t arrival = -1, prompt = -1, output = -1;
   bool azure = false;
-  std::optional<double> first_timestamp;
+  std::optional<std::int64_t> first_timestamp_ns;
   while (at < text.size()) {
     std::size_t end = text.find('\n', at);
     if (end == std::string_view::npos) end = text.size();
@@ -162,11 +164,12 @@ std::vector<TraceRow> read_csv_trace(const Ctx& ctx, const std::string& p, const
     TraceRow row;
     const std::string_view time = fields[static_cast<std::size_t>(arrival)];
     if (azure) {
-      const std::optional<double> seconds = trace_timestamp_s(time);
-      if (!seconds)
-        ctx.fail(p, where + ": TIMESTAMP must be YYYY-MM-DD HH:MM:SS[.fraction], got: " + quote(std::string(time)));
-      if (!first_timestamp) first_timestamp = *seconds;
-      row.arrival_s = *seconds - *first_timestamp;
+      const std::optional<std::int64_t> ns = trace_timestamp_ns(time);
+      if (!ns)
+        ctx.fail(p, where + ": TIMESTAMP must be YYYY-MM-DD HH:MM:SS[.fraction] (at most 9 digits), got: " +
+                        quote(std::string(time)));
+      if (!first_timestamp_ns) first_timestamp_ns = *ns;
+      row.arrival_s = static_cast<double>(*ns - *first_timestamp_ns) / 1e9;
     } else {
       const std::optional<double> seconds = trace_number(time);
       if (!seconds) ctx.fail(p, where + ": arrival_s must be a number of seconds, got: " + quote(std::string(time)));

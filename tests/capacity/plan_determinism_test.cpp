@@ -34,9 +34,12 @@ constexpr std::int64_t kDesChips = 512;
 std::vector<std::string> model_scenarios() {
   std::vector<std::string> files;
   const fs::path root(PODSIM_SOURCE_DIR);
-  for (const auto& entry : fs::recursive_directory_iterator(root / "scenarios"))
-    if (entry.is_regular_file() && entry.path().extension() == ".json" && load_scenario(entry.path().string()).model)
+  for (const auto& entry : fs::recursive_directory_iterator(root / "scenarios")) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+    const ScenarioSpec spec = load_scenario(entry.path().string());
+    if (spec.model && !spec.serve)  // a serving scenario is not searched (podsim serve runs it)
       files.push_back(fs::relative(entry.path(), root).generic_string());
+  }
   std::sort(files.begin(), files.end());
   return files;
 }
