@@ -119,25 +119,32 @@ std::int64_t trace_tokens(const Ctx& ctx, const std::string& p, const std::strin
   return static_cast<std::int64_t>(*value);
 }
 
-// A CSV trace: a header naming the columns, then a row per request. Columns `arrival_s`, `prompt_tokens`,
-// `output_tokens` (any order, others ignored), or the Azure trace's `TIMESTAMP`, `ContextTokens`, `GeneratedTokens`
-// (arrival: seconds after the first row's timestamp).
-std::vector<TraceRow> read_csv_trace(const Ctx& ctx, const std::string& p, const std::string& name,
-                                     std::string_view text) {
-  std::vector<TraceRow> rows;
+// Calls row(line, where) for every line of a trace that is not blank, `where` naming the file and the line.
+template <typename Row>
+void for_each_trace_line(std::string_view text, const std::string& name, Row&& row) {
   std::size_t at = 0, line_number = 0;
-  std::ptrdiff_t arrival = -1, prompt = -1, output = -1;
-  bool azure = false;
-  std::optional<std::int64_t> first_timestamp_ns;
   while (at < text.size()) {
     std::size_t end = text.find('\n', at);
     if (end == std::string_view::npos) end = text.size();
     const std::string_view line = text.substr(at, end - at);
     at = end + 1;
     ++line_number;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos)
+      row(line, name + " line " + std::to_string(line_number));
+  }
+}
+
+// A CSV trace: a header naming the columns, then a row per request. Columns `arrival_s`, `prompt_tokens`,
+// `output_tokens` (any order, others ignored), or the Azure trace's `TIMESTAMP`, `ContextTokens`, `GeneratedTokens`
+// (arrival: seconds after the first row's timestamp).
+std::vector<TraceRow> read_csv_trace(const Ctx& ctx, const std::string& p, const std::string& name,
+                                     std::string_view text) {
+  std::vector<TraceRow> rows;
+  std::ptrdiff_t arrival = -1, prompt = -1, output = -1;
+  bool azure = false;
+  std::optional<std::int64_t> first_timestamp_ns;
+  for_each_trace_line(text, name, [&](std::string_view line, const std::string& where) {
     const std::vector<std::string_view> fields = csv_fields(line);
-    const std::string where = name + " line " + std::to_string(line_number);
     if (arrival < 0) {  // the header
       const auto column = [&](std::string_view wanted) -> std::ptrdiff_t {
         const auto found = std::find(fields.begin(), fields.end(), wanted);
@@ -153,7 +160,7 @@ std::vector<TraceRow> read_csv_trace(const Ctx& ctx, const std::string& p, const
                         ": the header must name the columns arrival_s, prompt_tokens and output_tokens (or the "
                         "Azure trace's TIMESTAMP, ContextTokens and GeneratedTokens), got: " +
                         quote(std::string(line.substr(0, 200))));
-      continue;
+      return;
     }
     const auto need = static_cast<std::size_t>(std::max({arrival, prompt, output}));
     if (fields.size() <= need)
@@ -180,7 +187,7 @@ std::vector<TraceRow> read_csv_trace(const Ctx& ctx, const std::string& p, const
     row.output_tokens = trace_tokens(ctx, p, where, azure ? "GeneratedTokens" : "output_tokens",
                                      fields[static_cast<std::size_t>(output)]);
     rows.push_back(row);
-  }
+  });
   if (arrival < 0) ctx.fail(p, name + ": a trace needs a header and at least one row, got: an empty file");
   return rows;
 }
@@ -189,15 +196,7 @@ std::vector<TraceRow> read_csv_trace(const Ctx& ctx, const std::string& p, const
 std::vector<TraceRow> read_jsonl_trace(const Ctx& ctx, const std::string& p, const std::string& name,
                                        std::string_view text) {
   std::vector<TraceRow> rows;
-  std::size_t at = 0, line_number = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    ++line_number;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const std::string where = name + " line " + std::to_string(line_number);
+  for_each_trace_line(text, name, [&](std::string_view line, const std::string& where) {
     if (rows.size() >= static_cast<std::size_t>(kMaxRequests))
       ctx.fail(p, where + ": a trace holds at most " + std::to_string(kMaxRequests) + " requests");
     Json row;
@@ -209,7 +208,7 @@ std::vector<TraceRow> read_jsonl_trace(const Ctx& ctx, const std::string& p, con
     } catch (const InputError& e) {
       ctx.fail(p, e.what());
     }
-    const Ctx in_row{ctx.file + ": " + p.substr(1) + ": " + where, ctx.folder};
+    const Ctx in_row{ctx.file + ": " + p + ": " + where, ctx.folder};
     require_object(in_row, row, "");
     require_known_keys_near(in_row, row, "", {"arrival_s", "prompt_tokens", "output_tokens"});
     for (const char* key : {"arrival_s", "prompt_tokens", "output_tokens"})
@@ -219,7 +218,7 @@ std::vector<TraceRow> read_jsonl_trace(const Ctx& ctx, const std::string& p, con
     out.prompt_tokens = get_int(in_row, row.at("prompt_tokens"), "/prompt_tokens");
     out.output_tokens = get_int(in_row, row.at("output_tokens"), "/output_tokens");
     rows.push_back(out);
-  }
+  });
   if (rows.empty()) ctx.fail(p, name + ": a trace needs at least one row, got: an empty file");
   return rows;
 }
