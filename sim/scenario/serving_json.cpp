@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "sim/scenario/scenario_json_detail.hpp"
+#include "sim/scenario/serving_trace_json.hpp"
 
 namespace podsim::scenario_detail {
 namespace {
@@ -350,3 +351,14 @@ void read_slo(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
 }
 
 }  // namespace podsim::scenario_detail
+
+namespace podsim {
+
+std::vector<TraceRow> parse_serving_trace(std::string_view text, bool json_lines, const std::string& name) {
+  const scenario_detail::Ctx ctx{"", ""};
+  const std::string pointer = "/workload/traffic/trace";
+  return json_lines ? scenario_detail::read_jsonl_trace(ctx, pointer, name, text)
+                    : scenario_detail::read_csv_trace(ctx, pointer, name, text);
+}
+
+}  // namespace podsim
