@@ -74,7 +74,8 @@ std::int64_t trace_days_from_civil(std::int64_t y, unsigned m, unsigned d) {
 }
 
 // "YYYY-MM-DD HH:MM:SS[.fraction]" (the Azure trace's TIMESTAMP, no zone) in nanoseconds from 1970-01-01 (whole
-// ticks, so that the gaps between rows come out exact), or nullopt. At most 9 digits of fraction.
+// ticks, so that the gaps between rows come out exact), or nullopt. Years 1970 to 2200 (the nanoseconds of any two fit
+// an int64 and so does their difference), at most 9 digits of fraction.
 std::optional<std::int64_t> trace_timestamp_ns(std::string_view text) {
   const auto number = [&](std::size_t at, std::size_t digits, unsigned lo, unsigned hi) -> std::optional<unsigned> {
     if (text.size() < at + digits) return std::nullopt;
@@ -86,7 +87,7 @@ std::optional<std::int64_t> trace_timestamp_ns(std::string_view text) {
   if (text.size() < 19 || text[4] != '-' || text[7] != '-' || (text[10] != ' ' && text[10] != 'T') || text[13] != ':' ||
       text[16] != ':')
     return std::nullopt;
-  const auto y = number(0, 4, 1, 9999), mo = number(5, 2, 1, 12), d = number(8, 2, 1, 31);
+  const auto y = number(0, 4, 1970, 2200), mo = number(5, 2, 1, 12), d = number(8, 2, 1, 31);
   const auto h = number(11, 2, 0, 23), mi = number(14, 2, 0, 59), s = number(17, 2, 0, 60);
   if (!y || !mo || !d || !h || !mi || !s) return std::nullopt;
   std::int64_t fraction_ns = 0;
@@ -174,8 +175,10 @@ std::vector<TraceRow> read_csv_trace(const Ctx& ctx, const std::string& p, const
     if (azure) {
       const std::optional<std::int64_t> ns = trace_timestamp_ns(time);
       if (!ns)
-        ctx.fail(p, where + ": TIMESTAMP must be YYYY-MM-DD HH:MM:SS[.fraction] (at most 9 digits), got: " +
-                        quote(std::string(time)));
+        ctx.fail(
+            p, where +
+                   ": TIMESTAMP must be YYYY-MM-DD HH:MM:SS[.fraction] (years 1970 to 2200, at most 9 digits), got: " +
+                   quote(std::string(time)));
       if (!first_timestamp_ns) first_timestamp_ns = *ns;
       row.arrival_s = static_cast<double>(*ns - *first_timestamp_ns) / 1e9;
     } else {
