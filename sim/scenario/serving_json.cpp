@@ -345,8 +345,9 @@ void read_slo(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
     if (target.size() != 1)
       ctx.fail(mp, "must be one percentile and its seconds, e.g. {\"p99\": 0.05}, got: " + shown(target));
     require_known_keys_near(ctx, target, mp, {"p50", "p90", "p99"});
-    const auto& [key, seconds] = *target.items().begin();
-    SloTarget slo{*kPercentileKeyNames.find(key), get_number(ctx, seconds, child(mp, key))};
+    // Its one key, read while the object is held (items() is a view over `target`).
+    const std::string key = target.begin().key();
+    const SloTarget slo{*kPercentileKeyNames.find(key), get_number(ctx, target.at(key), child(mp, key))};
     (metric == SloMetric::ttft   ? spec.serve->slo.ttft
      : metric == SloMetric::tpot ? spec.serve->slo.tpot
                                  : spec.serve->slo.e2e) = slo;
