@@ -10,7 +10,7 @@
 # the 10 s limit on inputs that take milliseconds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(shardy book pspec mesh_spec einsum units scenario hardware collective stablehlo hlo sweep hf_config measurement_csv)
+targets=(shardy book pspec mesh_spec einsum units scenario hardware collective stablehlo hlo sweep hf_config measurement_csv serving_trace)
 if [ $# -lt 2 ]; then
   echo "usage: scripts/fuzz.sh TARGET|all SECONDS [LIBFUZZER_ARGS...]; targets: ${targets[*]}" >&2
   exit 2

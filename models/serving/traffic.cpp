@@ -14,6 +14,9 @@ template <class... Ts>
 struct TrafficOverloads : Ts... {
   using Ts::operator()...;
 };
+// Spelled out: clang before 17 does not deduce an aggregate's template arguments (the fuzz build compiles with clang).
+template <class... Ts>
+TrafficOverloads(Ts...) -> TrafficOverloads<Ts...>;
 
 constexpr std::uint64_t kArrivalStream = 0;
 constexpr std::uint64_t kPromptStream = 1;
