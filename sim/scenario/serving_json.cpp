@@ -291,9 +291,11 @@ void read_serve_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   step.context = 1;
   for (const auto& [key, value] : j.items()) {
     const std::string at = child(p, key);
-    if (key == "weight_dtype")
-      step.weight_dtype = located(ctx.at(at), [&] { return parse_dtype(get_string(ctx, value, at)); });
-    if (key == "kv_dtype") step.kv_dtype = located(ctx.at(at), [&] { return parse_dtype(get_string(ctx, value, at)); });
+    if (key == "weight_dtype" || key == "kv_dtype") {
+      const std::string text = get_string(ctx, value, at);  // a lambda may not capture a structured binding (clang 14)
+      (key == "weight_dtype" ? step.weight_dtype : step.kv_dtype) =
+          located(ctx.at(at), [&] { return parse_dtype(text); });
+    }
     if (key == "quantization") step.quantization = get_enum(ctx, value, at, kQuantizationNames);
     if (key == "moe_dispatch") step.moe_dispatch = get_enum(ctx, value, at, kMoeDispatchNames);
     if (key == "capacity_factor") step.capacity_factor = get_number(ctx, value, at);
