@@ -31,12 +31,12 @@ using Register = void (*)(CLI::App&, cli::Action&);
 // The subcommands the module exposes, by the name the CLI gives them.
 const std::map<std::string, Register>& commands() {
   static const std::map<std::string, Register> registry = {
-      {"shard", cli::add_shard_command},         {"collective", cli::add_collective_command},
-      {"hardware", cli::add_hardware_command},   {"run", cli::add_run_command},
-      {"check", cli::add_check_command},         {"plan", cli::add_plan_command},
-      {"sweep", cli::add_sweep_command},         {"model", cli::add_model_command},
-      {"calibrate", cli::add_calibrate_command}, {"validate", cli::add_validate_command},
-      {"import", cli::add_import_command}};
+      {"shard", cli::add_shard_command},       {"collective", cli::add_collective_command},
+      {"hardware", cli::add_hardware_command}, {"run", cli::add_run_command},
+      {"check", cli::add_check_command},       {"plan", cli::add_plan_command},
+      {"serve", cli::add_serve_command},       {"sweep", cli::add_sweep_command},
+      {"model", cli::add_model_command},       {"calibrate", cli::add_calibrate_command},
+      {"validate", cli::add_validate_command}, {"import", cli::add_import_command}};
   return registry;
 }
 

@@ -185,6 +185,22 @@ class CheckTest(unittest.TestCase):
 
 
 class PlanTest(unittest.TestCase):
+    def test_serve_a_closed_loop_from_a_dict(self):
+        # 4 clients, 12 requests of 64 prompt and 8 output tokens: every request completes, 96 output tokens in all.
+        scenario = {"name": "serve", "hardware": "tpu-v5e", "slice": {"shape": [2, 2]}, "mesh": "X=2,Y=2",
+                    "model": {"preset": "llama3-8b"},
+                    "workload": {"mode": "serve", "traffic": {"arrival": "closed", "concurrency": 4, "requests": 12,
+                                                              "prompt_tokens": {"fixed": 64},
+                                                              "output_tokens": {"fixed": 8}}},
+                    "slo": {"tpot_s": {"p99": 1.0}},
+                    "plans": [{"name": "tp4", "parallelism": {"tensor": ["X", "Y"]}}]}
+        result = podsim.serve(scenario)
+        self.assertEqual(result["requests"], 12)
+        self.assertAlmostEqual(result["throughput"]["output_tokens_per_s"] * result["duration_s"], 96.0, places=6)
+        self.assertEqual(result["slo_attainment"], 1.0)
+        with self.assertRaises(podsim.InputError):
+            podsim.serve({**scenario, "serving": {"max_num_seqs": 0}})
+
     def test_plan_search_by_the_closed_form(self):
         result = podsim.plan("scenarios/examples/llama3-8b-v5e-plan.json", model="book", top=0)
         ranked = [c for c in result["candidates"] if c["rank"] is not None]
