@@ -7,10 +7,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <new>
 #include <sstream>
 #include <string>
@@ -28,22 +28,10 @@ namespace {
 
 using Register = void (*)(CLI::App&, cli::Action&);
 
-// The subcommands the module exposes, by the name the CLI gives them.
-const std::map<std::string, Register>& commands() {
-  static const std::map<std::string, Register> registry = {
-      {"shard", cli::add_shard_command},       {"collective", cli::add_collective_command},
-      {"hardware", cli::add_hardware_command}, {"run", cli::add_run_command},
-      {"check", cli::add_check_command},       {"plan", cli::add_plan_command},
-      {"serve", cli::add_serve_command},       {"sweep", cli::add_sweep_command},
-      {"model", cli::add_model_command},       {"calibrate", cli::add_calibrate_command},
-      {"validate", cli::add_validate_command}, {"import", cli::add_import_command}};
-  return registry;
-}
-
 Register find_command(const std::string& name) {
-  const auto found = commands().find(name);
-  if (found == commands().end()) throw py::value_error("podsim has no command " + name);
-  return found->second;
+  for (const auto& command : cli::kCommands)
+    if (name == command.name) return command.add;
+  throw py::value_error("podsim has no command " + name);
 }
 
 // std::cout sent to a string while alive (the commands print their result there).
@@ -160,8 +148,12 @@ PYBIND11_MODULE(_podsim, module) {
              "Run `podsim COMMAND ARGS...`: (exit code, stdout text, error JSON text or '')");
   module.def("options", &podsim::python::options, py::arg("command"),
              "The options of `podsim COMMAND` (or of a subcommand: 'sweep merge')");
+  std::vector<std::string> sorted;  // by name, as the module has always listed them
+  for (const auto& command : podsim::cli::kCommands)
+    sorted.emplace_back(command.name);
+  std::sort(sorted.begin(), sorted.end());
   py::list names;
-  for (const auto& [name, add] : podsim::python::commands())
+  for (const std::string& name : sorted)
     names.append(name);
   module.attr("commands") = names;
 }

@@ -20,18 +20,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "podsim 0.1.0");
   app.require_subcommand(1);
   podsim::cli::Action action;
-  podsim::cli::add_run_command(app, action);
-  podsim::cli::add_check_command(app, action);
-  podsim::cli::add_shard_command(app, action);
-  podsim::cli::add_collective_command(app, action);
-  podsim::cli::add_hardware_command(app, action);
-  podsim::cli::add_model_command(app, action);
-  podsim::cli::add_plan_command(app, action);
-  podsim::cli::add_serve_command(app, action);
-  podsim::cli::add_sweep_command(app, action);
-  podsim::cli::add_calibrate_command(app, action);
-  podsim::cli::add_validate_command(app, action);
-  podsim::cli::add_import_command(app, action);
+  for (const auto& command : podsim::cli::kCommands)
+    command.add(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
