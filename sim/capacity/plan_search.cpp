@@ -4,14 +4,12 @@
 #include "sim/capacity/plan_search.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <exception>
 #include <limits>
 #include <new>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "models/common/error.hpp"
 #include "models/model/parallel_fit.hpp"
@@ -306,26 +304,9 @@ void simulate_one(const CapacityProblem& problem, CandidateResult& result, DesMe
 // `picked`) that is not the candidate's (std::bad_alloc).
 void simulate_all(const CapacityProblem& problem, std::vector<CandidateResult>& fitting,
                   const std::vector<std::size_t>& picked, std::size_t threads, DesMemoryGate* memory) {
-  std::vector<std::exception_ptr> errors(picked.size());
-  std::atomic<std::size_t> next{0};
   const bool spare = picked.size() < threads;  // a core for each candidate's second stretch
-  const auto work = [&] {
-    for (std::size_t k = next++; k < picked.size(); k = next++) {
-      try {
-        simulate_one(problem, fitting[picked[k]], memory, spare);
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
-    }
-  };
-  {
-    std::vector<std::jthread> helpers;
-    for (std::size_t t = 1; t < std::min(threads, picked.size()); ++t)
-      helpers.emplace_back(work);
-    work();
-  }
-  for (const std::exception_ptr& error : errors)
-    if (error) std::rethrow_exception(error);
+  engine::for_each_on_threads(picked.size(), threads,
+                              [&](std::size_t k) { simulate_one(problem, fitting[picked[k]], memory, spare); });
 }
 
 }  // namespace
@@ -374,9 +355,7 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
   // a mirror of one whose simulation failed is simulated in a later round, as one thread in rank order would.
   const std::size_t top = options.simulate ? std::min(options.top_k, fitting.size()) : 0;
   std::vector<bool> simulated(top, false);
-  const std::size_t threads = !engine::children_from_threads() ? 1
-                              : options.parallel > 0           ? options.parallel
-                                                               : std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = engine::simulation_threads(options.parallel);
   std::optional<DesMemoryGate> gate;
   if (threads > 1) gate.emplace(available_memory_bytes().value_or(0) / 10 * 9);
   while (true) {

@@ -30,7 +30,32 @@ std::int64_t longest_context(const TrafficSpec& traffic) {
   return largest(*traffic.prompt_tokens) + largest(*traffic.output_tokens);
 }
 
-Candidate serving_candidate(const ScenarioSpec& spec, const std::string& plan) {
+// A serve scenario's ServeSpec, or InputError at /workload/mode.
+const ServeSpec& serve_spec(const ScenarioSpec& spec) {
+  if (!spec.serve)
+    throw InputError(spec.source_file + ": /workload/mode",
+                     "a serving run needs a serving scenario (workload mode \"serve\"), got: " +
+                         std::string(spec.workload ? kWorkloadModeNames.name(spec.workload->mode) : "no workload"));
+  return *spec.serve;
+}
+
+ServingStepModel replica_step_model(const ScenarioSpec& spec, const Candidate& candidate,
+                                    std::optional<std::int64_t> max_num_seqs, StepEvaluator evaluator) {
+  const ServeSpec& serve = serve_spec(spec);
+  ServingStepLimits limits;
+  limits.max_num_batched_tokens = serve.scheduler.max_num_batched_tokens;
+  limits.max_num_seqs = max_num_seqs.value_or(serve.scheduler.max_num_seqs);
+  limits.max_context_tokens = longest_context(serve.traffic);
+  return ServingStepModel(step_problem(spec), candidate, limits, evaluator);
+}
+
+}  // namespace
+
+Candidate serving_plan_candidate(const ScenarioSpec& spec, const std::string& plan) {
+  if (spec.search)
+    throw InputError(spec.source_file + ": /search",
+                     "a serving run simulates one deployment and this scenario searches several: `podsim plan` runs "
+                     "the search (docs/serving.md, \"Search\"), got: a search section");
   std::vector<Candidate> candidates = enumerate_candidates(spec);
   std::vector<std::string> names;
   for (const Candidate& candidate : candidates)
@@ -46,6 +71,8 @@ Candidate serving_candidate(const ScenarioSpec& spec, const std::string& plan) {
     if (candidate.plan == plan) return candidate;
   throw InputError(spec.source_file + ": /plans", "no plan named \"" + plan + "\", got: " + join(names, ", "));
 }
+
+namespace {
 
 std::string seconds_text(double seconds) {
   return fmt::format("{:g} s", seconds);
@@ -70,54 +97,56 @@ std::string traffic_text(const TrafficSpec& traffic) {
   return law + fmt::format(", seed {}", traffic.seed);
 }
 
-ServingOutcome run_serving_scenario(const ScenarioSpec& spec, const ServingRunOptions& options) {
-  if (!spec.serve)
-    throw InputError(spec.source_file + ": /workload/mode",
-                     "a serving run needs a serving scenario (workload mode \"serve\"), got: " +
-                         std::string(spec.workload ? kWorkloadModeNames.name(spec.workload->mode) : "no workload"));
-  const ServeSpec& serve = *spec.serve;
-  const CapacityProblem problem = step_problem(spec);
-  const Candidate candidate = serving_candidate(spec, options.plan);
-  ServingStepLimits limits;
-  limits.max_num_batched_tokens = serve.scheduler.max_num_batched_tokens;
-  limits.max_num_seqs = serve.scheduler.max_num_seqs;
-  limits.max_context_tokens = longest_context(serve.traffic);
-  const ServingStepModel model(problem, candidate, limits, options.evaluator);
+ServingReplicaModel::ServingReplicaModel(const ScenarioSpec& spec, const Candidate& candidate,
+                                         std::optional<std::int64_t> max_num_seqs, StepEvaluator evaluator)
+    : candidate_(candidate),
+      model_(replica_step_model(spec, candidate, max_num_seqs, evaluator)),
+      scheduler_(serve_spec(spec).scheduler),
+      routing_(serve_spec(spec).routing),
+      slo_(serve_spec(spec).slo) {
+  if (max_num_seqs) scheduler_.max_num_seqs = *max_num_seqs;
+  scheduler_.kv_capacity_blocks = model_.kv_capacity_tokens() / scheduler_.kv_block_tokens;
+  if (scheduler_.kv_capacity_blocks < 1)
+    throw VerifyError(model_.candidate_text() + ": the KV cache holds " + std::to_string(model_.kv_capacity_tokens()) +
+                      " tokens, less than one block of " + std::to_string(scheduler_.kv_block_tokens));
+}
 
-  SchedulerConfig scheduler = serve.scheduler;
-  scheduler.kv_capacity_blocks = model.kv_capacity_tokens() / scheduler.kv_block_tokens;
-  if (scheduler.kv_capacity_blocks < 1)
-    throw VerifyError(model.candidate_text() + ": the KV cache holds " + std::to_string(model.kv_capacity_tokens()) +
-                      " tokens, less than one block of " + std::to_string(scheduler.kv_block_tokens));
+ServingOutcome ServingReplicaModel::run(const TrafficSpec& traffic, std::int64_t replicas) const {
   ServingRunSpec run;
-  run.traffic = serve.traffic;
-  run.routing = serve.routing;
-  const StepTimeFn step = [&model](const BatchSignature& batch) { return model.step_s(batch); };
-  for (std::int64_t r = 0; r < serve.replicas; ++r)
-    run.replicas.push_back(ServingReplicaSpec{scheduler, step});
+  run.traffic = traffic;
+  run.routing = routing_;
+  const StepTimeFn step = [this](const BatchSignature& batch) { return model_.step_s(batch); };
+  for (std::int64_t r = 0; r < replicas; ++r)
+    run.replicas.push_back(ServingReplicaSpec{scheduler_, step});
 
   ServingOutcome out;
-  out.traffic = traffic_text(serve.traffic);
+  out.traffic = traffic_text(traffic);
   ServingDeployment& d = out.deployment;
-  d.hardware = candidate.hardware.name;
-  d.slice = format_dims(candidate.slice);
-  if (candidate.slices > 1) d.slice = std::to_string(candidate.slices) + " x " + d.slice;
-  d.parallelism = candidate.parallelism.to_string();
-  d.chips_per_replica = candidate.chips();
-  d.replicas = serve.replicas;
-  d.kv_capacity_tokens = scheduler.kv_capacity_blocks * scheduler.kv_block_tokens;
-  d.kv_block_tokens = scheduler.kv_block_tokens;
-  d.max_num_seqs = scheduler.max_num_seqs;
-  d.max_num_batched_tokens = scheduler.max_num_batched_tokens;
-  d.chunked_prefill = scheduler.chunked_prefill;
-  d.routing = std::string(kRoutingNames.name(serve.routing));
+  d.hardware = candidate_.hardware.name;
+  d.slice = format_dims(candidate_.slice);
+  if (candidate_.slices > 1) d.slice = std::to_string(candidate_.slices) + " x " + d.slice;
+  d.parallelism = candidate_.parallelism.to_string();
+  d.chips_per_replica = candidate_.chips();
+  d.replicas = replicas;
+  d.kv_capacity_tokens = kv_capacity_tokens();
+  d.kv_block_tokens = scheduler_.kv_block_tokens;
+  d.max_num_seqs = scheduler_.max_num_seqs;
+  d.max_num_batched_tokens = scheduler_.max_num_batched_tokens;
+  d.chunked_prefill = scheduler_.chunked_prefill;
+  d.routing = std::string(kRoutingNames.name(routing_));
   d.step_model = fmt::format("{}, interpolated over {} model evaluations",
-                             options.evaluator == StepEvaluator::book ? "book" : "des", model.evaluations());
+                             model_.evaluator() == StepEvaluator::book ? "book" : "des", model_.evaluations());
   out.run = simulate_serving(run);
-  out.metrics = serving_metrics(out.run.completed, out.run.itl, d.chips_per_replica * d.replicas, serve.slo);
-  out.slo = serve.slo;
-  out.checks = check_slo(out.metrics, serve.slo);
+  out.metrics = serving_metrics(out.run.completed, out.run.itl, d.chips_per_replica * d.replicas, slo_);
+  out.slo = slo_;
+  out.checks = check_slo(out.metrics, slo_);
   return out;
+}
+
+ServingOutcome run_serving_scenario(const ScenarioSpec& spec, const ServingRunOptions& options) {
+  const ServeSpec& serve = serve_spec(spec);
+  const ServingReplicaModel model(spec, serving_plan_candidate(spec, options.plan), std::nullopt, options.evaluator);
+  return model.run(serve.traffic, serve.replicas);
 }
 
 }  // namespace podsim

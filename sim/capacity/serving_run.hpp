@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,37 @@ struct ServingRunOptions {
   StepEvaluator evaluator = StepEvaluator::book;
   std::string plan;  // the scenario plan a replica runs; empty: the scenario's only plan
 };
+
+// One co-located deployment of a serving scenario, built once and run as often as a search or a bisection needs:
+// a replica's step model (the costly part: its grid of model evaluations), KV cache and scheduler, for any traffic
+// (of the scenario's token laws or shorter) and any number of replicas.
+class ServingReplicaModel {
+ public:
+  // The scenario's step problem on `candidate` (a tensor and expert parallel replica) with its serving section,
+  // `max_num_seqs` in place of its own when given. Throws InputError for a scenario that is not a serving one, what
+  // ServingStepModel throws (VerifyError, ServingFitError), and VerifyError when the KV cache holds less than a
+  // block.
+  ServingReplicaModel(const ScenarioSpec& spec, const Candidate& candidate, std::optional<std::int64_t> max_num_seqs,
+                      StepEvaluator evaluator);
+
+  // `traffic` through `replicas` replicas; the scenario's routing and SLO. Throws what simulate_serving throws.
+  ServingOutcome run(const TrafficSpec& traffic, std::int64_t replicas) const;
+
+  const Candidate& candidate() const { return candidate_; }
+  const SchedulerConfig& scheduler() const { return scheduler_; }
+  std::int64_t kv_capacity_tokens() const { return scheduler_.kv_capacity_blocks * scheduler_.kv_block_tokens; }
+
+ private:
+  Candidate candidate_;
+  ServingStepModel model_;
+  SchedulerConfig scheduler_;  // kv_capacity_blocks from the model
+  Routing routing_ = Routing::round_robin;
+  Slo slo_;
+};
+
+// The candidate a serving run of `spec` simulates: its plan named `plan`, or its only plan when `plan` is empty.
+// Throws InputError at /plans naming the plans.
+Candidate serving_plan_candidate(const ScenarioSpec& spec, const std::string& plan);
 
 // Throws InputError for a scenario that is not a serving one (no workload mode "serve") or whose plan is not one
 // (at /plans, naming the plans), and what the step model, the traffic and the run throw (docs/serving.md).

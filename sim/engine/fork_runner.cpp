@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
@@ -18,6 +19,8 @@
 #include <cstring>
 #include <exception>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -254,6 +257,33 @@ std::vector<std::string> run_in_children(const std::vector<ChildWork>& works, in
     if (failure) std::rethrow_exception(failure);
   if (spawn_error) std::rethrow_exception(spawn_error);
   return results;
+}
+
+std::size_t simulation_threads(std::size_t requested) {
+  if (!children_from_threads()) return 1;
+  return requested > 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
+void for_each_on_threads(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& work) {
+  std::vector<std::exception_ptr> errors(count);
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t k = next++; k < count; k = next++) {
+      try {
+        work(k);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (std::size_t t = 1; t < std::min(threads, count); ++t)
+      helpers.emplace_back(worker);
+    worker();
+  }
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
 }
 
 }  // namespace podsim::engine

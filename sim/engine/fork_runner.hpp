@@ -3,6 +3,7 @@
 // simulations run on two cores.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -35,5 +36,13 @@ constexpr bool children_from_threads() {
   return true;
 #endif
 }
+
+// The threads a search runs its simulations on: `requested`, or one per core when 0; one when threads may not fork
+// children (children_from_threads).
+std::size_t simulation_threads(std::size_t requested);
+
+// Calls work(k) once for every k in [0, count), on up to `threads` threads (this one and threads - 1 more) taking
+// the next k as they finish. Once all have ended, rethrows the exception of the smallest k that threw.
+void for_each_on_threads(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& work);
 
 }  // namespace podsim::engine

@@ -38,12 +38,16 @@ json remat_json(const Remat& remat) {
   return json{{"custom", tensors}};
 }
 
+}  // namespace
+
 json parallelism_json(const Parallelism& parallelism) {
   json out = json::object();
   for (std::size_t k = 0; k < kParallelKinds; ++k)
     out[std::string(kParallelKindNames.name(static_cast<ParallelKind>(k)))] = parallelism.axes[k];
   return out;
 }
+
+namespace {
 
 // Whether the candidates differ in `key` (a column is shown only then).
 template <typename Key>

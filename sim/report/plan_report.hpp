@@ -37,6 +37,8 @@ std::string candidate_label(const Candidate& candidate, const VaryingFields& var
 
 // `X=4,Y=4,Z=4`: the candidate's mesh axes and sizes.
 std::string mesh_text(const Candidate& candidate);
+// {kind: [axes]} for every parallelism kind (empty lists for the kinds not used), as the plan JSON shows it.
+nlohmann::json parallelism_json(const Parallelism& parallelism);
 // `4x4x4`.
 std::string slice_text(const Candidate& candidate);
 // `12.3%` of a fraction (0.123).

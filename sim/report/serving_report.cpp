@@ -41,11 +41,22 @@ std::string serving_slo_cell(const SloCheck* check) {
                      check->met ? "met" : "MISSED by " + latency_ms_text(check->miss_s));
 }
 
-ServingJson serving_latency_json(const LatencySummary& s) {
+}  // namespace
+
+nlohmann::ordered_json serving_latency_json(const LatencySummary& s) {
   return {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}};
 }
 
-}  // namespace
+nlohmann::ordered_json slo_checks_json(const std::vector<SloCheck>& checks) {
+  ServingJson slo = ServingJson::object();
+  for (const SloCheck& check : checks)
+    slo[std::string(kSloMetricNames.name(check.metric))] = {{"percentile", kPercentileKeyNames.name(check.percentile)},
+                                                            {"target_s", check.target_s},
+                                                            {"actual_s", check.actual_s},
+                                                            {"met", check.met},
+                                                            {"miss_s", check.miss_s}};
+  return slo;
+}
 
 ServingTotals serving_totals(const ServingReport& report) {
   const ServingDeployment& d = report.deployment;
@@ -122,6 +133,57 @@ std::vector<std::vector<std::string>> serving_replica_rows(const ServingReport& 
   return rows;
 }
 
+std::string serving_rate_text(const ServingReport& report) {
+  if (report.rate_points.empty()) return "";
+  std::string out;
+  if (report.max_rate_per_s)
+    out += fmt::format("max rate: {} requests/s meet the SLO", format_number(*report.max_rate_per_s));
+  else
+    out += "max rate: none of the rates probed meets the SLO";
+  if (report.lowest_miss_per_s)
+    out += fmt::format(" ({} requests/s miss it)", format_number(*report.lowest_miss_per_s));
+  else
+    out += " (no rate up to the request limit misses it)";
+  out += fmt::format("; {} runs\n", report.rate_points.size());
+  std::vector<std::string> headers = {"rate (req/s)", "requests"};
+  for (const SloMetric metric : kSloMetrics) {
+    const auto& target = report.slo.target(metric);
+    headers.push_back(fmt::format("{} {} (ms)", slo_metric_label(metric),
+                                  kPercentileKeyNames.name(target ? target->percentile : PercentileKey::p99)));
+  }
+  headers.push_back("goodput (req/s)");
+  headers.push_back("SLO");
+  std::vector<TextTable::Align> align(headers.size(), TextTable::Align::right);
+  align.back() = TextTable::Align::left;
+  TextTable table(headers, align);
+  std::vector<const RatePoint*> sorted;
+  for (const RatePoint& p : report.rate_points)
+    sorted.push_back(&p);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const RatePoint* a, const RatePoint* b) { return a->rate_per_s < b->rate_per_s; });
+  for (const RatePoint* p : sorted) {
+    std::vector<std::string> row = {format_number(p->rate_per_s), std::to_string(p->metrics.requests)};
+    for (const SloMetric metric : kSloMetrics) {
+      const auto& target = report.slo.target(metric);
+      const LatencySummary& s = metric_summary(p->metrics, metric);
+      row.push_back(
+          s.count > 0 ? latency_ms_text(summary_percentile(s, target ? target->percentile : PercentileKey::p99)) : "-");
+    }
+    row.push_back(format_number(p->metrics.goodput_requests_per_s));
+    std::string verdict;
+    for (const SloCheck& check : p->checks)
+      if (!check.met)
+        verdict += (verdict.empty() ? "" : "; ") +
+                   fmt::format("{} +{} ms", slo_metric_label(check.metric), latency_ms_text(check.miss_s));
+    row.push_back(verdict.empty() ? "met" : verdict);
+    table.add_row(std::move(row));
+  }
+  out += table.render("  ");
+  out += report.max_rate_per_s ? fmt::format("\nthe run at {} requests/s:\n", format_number(*report.max_rate_per_s))
+                               : "\nthe run at the lowest rate probed:\n";
+  return out;
+}
+
 std::string serving_text(const ServingReport& report) {
   const ServingTotals totals = serving_totals(report);
   const ServingMetrics& m = report.metrics;
@@ -174,13 +236,7 @@ std::string serving_json(const ServingReport& report) {
   const ServingTotals totals = serving_totals(report);
   const ServingMetrics& m = report.metrics;
   const ServingDeployment& d = report.deployment;
-  ServingJson slo = ServingJson::object();
-  for (const SloCheck& check : report.checks)
-    slo[std::string(kSloMetricNames.name(check.metric))] = {{"percentile", kPercentileKeyNames.name(check.percentile)},
-                                                            {"target_s", check.target_s},
-                                                            {"actual_s", check.actual_s},
-                                                            {"met", check.met},
-                                                            {"miss_s", check.miss_s}};
+  const ServingJson slo = slo_checks_json(report.checks);
   ServingJson replicas = ServingJson::array();
   for (std::size_t i = 0; i < report.run.replicas.size(); ++i) {
     const ServingReplicaTotals& r = report.run.replicas[i];
@@ -192,7 +248,7 @@ std::string serving_json(const ServingReport& report) {
                         {"kv_peak_blocks", r.kv_peak_blocks},
                         {"kv_peak_utilization", serving_kv_fraction(r.kv_peak_blocks, d)}});
   }
-  const ServingJson out = {
+  ServingJson out = {
       // The contract of issue 30, in its order.
       {"schema", "podsim/1"},
       {"requests", m.requests},
@@ -237,6 +293,25 @@ std::string serving_json(const ServingReport& report) {
       {"replicas", replicas},
       {"steps", totals.steps},
   };
+  if (!report.rate_points.empty()) {
+    ServingJson points = ServingJson::array();
+    for (const RatePoint& p : report.rate_points)
+      points.push_back(
+          {{"rate_per_s", p.rate_per_s},
+           {"requests", p.metrics.requests},
+           {"ttft_s", serving_latency_json(p.metrics.ttft_s)},
+           {"tpot_s", serving_latency_json(p.metrics.tpot_s)},
+           {"e2e_s", serving_latency_json(p.metrics.e2e_s)},
+           {"throughput",
+            {{"requests_per_s", p.metrics.requests_per_s}, {"output_tokens_per_s", p.metrics.output_tokens_per_s}}},
+           {"goodput_requests_per_s", p.metrics.goodput_requests_per_s},
+           {"meets_slo", p.meets_slo},
+           {"slo", slo_checks_json(p.checks)}});
+    out["max_rate"] = {
+        {"rate_per_s", report.max_rate_per_s ? ServingJson(*report.max_rate_per_s) : ServingJson(nullptr)},
+        {"lowest_miss_per_s", report.lowest_miss_per_s ? ServingJson(*report.lowest_miss_per_s) : ServingJson(nullptr)},
+        {"points", points}};
+  }
   return out.dump(2, ' ', false, ServingJson::error_handler_t::replace);
 }
 

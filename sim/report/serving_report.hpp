@@ -4,12 +4,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "models/serving/serving_metrics.hpp"
 #include "models/serving/slo.hpp"
+#include "sim/capacity/serving_rate.hpp"
 #include "sim/capacity/serving_run.hpp"
 #include "sim/engine/serving_simulation.hpp"
 
@@ -24,6 +28,11 @@ struct ServingReport {
   ServingMetrics metrics;
   Slo slo;                       // empty when the scenario gives none
   std::vector<SloCheck> checks;  // check_slo(metrics, slo)
+  // `--max-rate` (serving_rate.hpp): the rates probed in order (empty without it), the highest that met the SLO and
+  // the least that missed; the run above is the one at max_rate_per_s (or the lowest rate when none met).
+  std::vector<RatePoint> rate_points;
+  std::optional<double> max_rate_per_s;
+  std::optional<double> lowest_miss_per_s;
 };
 
 // The figures every writer shows, derived from the report once, here.
@@ -65,6 +74,10 @@ inline const std::vector<std::string> kServingReplicaHeaders = {"replica", "requ
                                                                 "KV peak"};
 std::vector<std::vector<std::string>> serving_replica_rows(const ServingReport& report, std::size_t most);
 
+// `--max-rate`'s answer in a line and its probes as a table (rate, requests, the SLO's percentiles in ms, goodput,
+// met or the misses), sorted by rate; empty without probes.
+std::string serving_rate_text(const ServingReport& report);
+
 // A few lines and a table: the deployment, the traffic, TTFT / TPOT / ITL / E2E (mean, p50, p90, p99, in ms),
 // throughput, goodput and SLO attainment, each SLO threshold met or missed by how much, KV cache use, preemptions.
 std::string serving_text(const ServingReport& report);
@@ -79,6 +92,12 @@ std::string serving_text(const ServingReport& report);
 // thresholds), "replicas": [{"replica", "requests", "steps", "preemptions", "kv_capacity_blocks", "kv_peak_blocks",
 // "kv_peak_utilization"}], "steps" (every replica's iterations). Indented by 2.
 std::string serving_json(const ServingReport& report);
+
+// {"mean", "p50", "p90", "p99"} of a latency summary, in seconds: every serving JSON's latency object.
+nlohmann::ordered_json serving_latency_json(const LatencySummary& summary);
+
+// {"ttft_s" | "tpot_s" | "e2e_s": {"percentile", "target_s", "actual_s", "met", "miss_s"}} of the given checks.
+nlohmann::ordered_json slo_checks_json(const std::vector<SloCheck>& checks);
 
 // One row per completed request: id, arrival_s, prompt_tokens, output_tokens, ttft_s, tpot_s (empty for one token),
 // e2e_s, meets_slo.

@@ -351,6 +351,56 @@ std::string serving_throughput_svg(const ServingReport& report) {
              buckets, format_seconds(width), format_seconds(m.duration_s));
 }
 
+// `--max-rate`'s probes as throughput against latency: per SLO metric, the percentile the SLO names (p99 without one)
+// against the achieved requests/s, one dot per probe, the SLO threshold and the answer's rate as dashed lines. A
+// latency far past its threshold (a saturated queue) is drawn at the top: the y axis ends at 4 x the threshold.
+std::string serving_rate_svg(const ServingReport& report, SloMetric metric) {
+  const auto& target = report.slo.target(metric);
+  const PercentileKey key = target ? target->percentile : PercentileKey::p99;
+  std::vector<const RatePoint*> sorted;
+  for (const RatePoint& p : report.rate_points)
+    sorted.push_back(&p);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const RatePoint* a, const RatePoint* b) { return a->rate_per_s < b->rate_per_s; });
+  ServingPlot plot;
+  plot.cls = "rate";
+  plot.title = fmt::format("{} {} against throughput", slo_metric_label(metric), kPercentileKeyNames.name(key));
+  plot.x_label = "achieved requests/s";
+  plot.y_label = fmt::format("{} {} (ms)", slo_metric_label(metric), kPercentileKeyNames.name(key));
+  plot.width = 300;
+  plot.height = 220;
+  plot.right = 110;
+  plot.x_tick = [](double v) { return format_number(v); };
+  plot.y_tick = serving_ms_tick;
+  ServingLine line{"probes", "#4e79a7", {}};
+  double y_max = 1e-3, x_max = 1e-3;
+  for (const RatePoint* p : sorted) {
+    const LatencySummary& summary = metric_summary(p->metrics, metric);
+    if (summary.count == 0) continue;
+    const double y = summary_percentile(summary, key), x = p->metrics.requests_per_s;
+    line.points.push_back({x, y});
+    y_max = std::max(y_max, y);
+    x_max = std::max(x_max, x);
+    plot.marks.push_back({{x, y},
+                          fmt::format("offered {} requests/s: {} requests/s served, {} {} ms{}",
+                                      format_number(p->rate_per_s), format_number(x), kPercentileKeyNames.name(key),
+                                      latency_ms_text(y), p->meets_slo ? ", meets the SLO" : ", misses the SLO")});
+  }
+  plot.lines.push_back(std::move(line));
+  if (target) {
+    y_max = std::min(y_max, 4 * target->seconds);
+    y_max = std::max(y_max, target->seconds);
+    plot.rules.push_back(
+        {false, target->seconds, fmt::format("SLO {} ms", latency_ms_text(target->seconds)), "#b3261e", "slo"});
+  }
+  if (report.max_rate_per_s)
+    plot.rules.push_back({true, report.metrics.requests_per_s,
+                          fmt::format("max rate {}/s", format_number(*report.max_rate_per_s)), "#2e7d32", "answer"});
+  plot.x_max = x_max * 1.05;
+  plot.y_max = y_max * 1.05;
+  return serving_plot_svg(plot);
+}
+
 std::string serving_legend_svg(std::size_t drawn) {
   std::string out = fmt::format("<svg class=\"legend\" width=\"{}\" height=\"22\">", 120 * drawn + 10);
   for (std::size_t r = 0; r < drawn; ++r)
@@ -441,6 +491,24 @@ void write_serving_html(const ServingReport& report, std::ostream& out) {
                   "so peaks stay visible.",
                   kServingPointsPerLine));
   out << "<h2>Throughput</h2>\n" << serving_throughput_svg(report);
+  out << "<h2>Throughput against latency</h2>\n";
+  if (report.rate_points.empty()) {
+    out << "<p class=\"note\">One run is one point of this curve: <code>podsim serve --max-rate --report "
+           "FILE.html</code> probes the arrival rate up to the highest the deployment serves within its SLO and "
+           "draws each probe here.</p>\n";
+  } else {
+    out << "<div class=\"row\">\n";
+    for (const SloMetric metric : kSloMetrics)
+      if (report.slo.target(metric) || metric == SloMetric::ttft) out << serving_rate_svg(report, metric);
+    out << "</div>\n"
+        << fmt::format(
+               "<p class=\"note\">Each dot is one run of the scenario's traffic at an offered rate ({} runs), placed "
+               "at the requests/s it completed and the latency percentile the SLO names; beyond saturation the "
+               "queue grows for the whole run, so latency leaves the chart (drawn at its top, at 4 x the threshold). "
+               "The green line is the highest rate that met every threshold: {}.</p>\n",
+               report.rate_points.size(),
+               report.max_rate_per_s ? format_number(*report.max_rate_per_s) + " requests/s offered" : "none");
+  }
   const std::vector<std::vector<std::string>> replicas = serving_replica_rows(report, kServingReplicasListedHtml);
   out << "<h2>Replicas</h2>\n<table class=\"replicas\">\n<tr>";
   for (const std::string& header : kServingReplicaHeaders)

@@ -224,7 +224,9 @@ void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
 void read_search(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   const std::string p = "/search";
   require_object(ctx, j, p);
-  require_known_keys_near(ctx, j, p, {"slices", "slice_counts", "parallelism", "hardware", "microbatches", "remat"});
+  require_known_keys_near(
+      ctx, j, p,
+      {"slices", "slice_counts", "parallelism", "hardware", "microbatches", "remat", "replicas", "max_num_seqs"});
   require_key(ctx, j, p, "parallelism");
   SearchSpec search;
   if (j.contains("slices")) {
@@ -268,6 +270,15 @@ void read_search(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
     require_list(ctx, j.at("remat"), rp, "remat policy");
     for (std::size_t i = 0; i < j.at("remat").size(); ++i)
       search.remat.push_back(read_remat_choice(ctx, j.at("remat")[i], child(rp, i)));
+  }
+  const std::pair<const char*, std::vector<std::int64_t>*> serving_lists[] = {{"replicas", &search.replicas},
+                                                                              {"max_num_seqs", &search.max_num_seqs}};
+  for (const auto& list : serving_lists) {
+    if (!j.contains(list.first)) continue;
+    const std::string lp = p + "/" + list.first;
+    require_list(ctx, j.at(list.first), lp, list.second == &search.replicas ? "replica count" : "max_num_seqs");
+    for (std::size_t i = 0; i < j.at(list.first).size(); ++i)
+      list.second->push_back(get_int(ctx, j.at(list.first)[i], child(lp, i)));
   }
   spec.search = std::move(search);
 }

@@ -190,6 +190,8 @@ struct SearchSpec {
   std::vector<HardwarePreset> hardware;    // presets to try
   std::vector<std::int64_t> microbatches;  // microbatch counts to try (train)
   std::vector<Remat> remat;                // remat policies to try (train)
+  std::vector<std::int64_t> replicas;      // replica counts to try (serve; docs/serving.md, "Search")
+  std::vector<std::int64_t> max_num_seqs;  // scheduler limits to try (serve)
   std::string pointer;                     // derived: "/search"
 };
 

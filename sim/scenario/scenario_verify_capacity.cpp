@@ -187,6 +187,43 @@ void verify_slice_counts(const State& state, const SearchSpec& search, const std
   }
 }
 
+// A serve scenario's search (docs/serving.md, "Search"): tensor and expert kinds only (data parallelism is the
+// replicas), replica counts and max_num_seqs each listed once and within the serving limits; neither list elsewhere.
+void verify_serving_search(const State& state, const SearchSpec& search) {
+  const Where& where = state.where;
+  const std::string p = "/search";
+  const auto count_text = [](std::int64_t n) { return std::to_string(n); };
+  require_listed_once(where, p + "/replicas", search.replicas, "replica count", count_text, count_text);
+  require_listed_once(where, p + "/max_num_seqs", search.max_num_seqs, "max_num_seqs", count_text, count_text);
+  if (!state.spec.serve) {
+    const std::string mode = mode_name(state.spec.workload->mode);
+    if (!search.replicas.empty()) where.fail(p + "/replicas", "applies to serving workloads, got: mode " + mode);
+    if (!search.max_num_seqs.empty())
+      where.fail(p + "/max_num_seqs", "applies to serving workloads, got: mode " + mode);
+    return;
+  }
+  for (std::size_t i = 0; i < search.kinds.size(); ++i)
+    if (search.kinds[i] != ParallelKind::tensor && search.kinds[i] != ParallelKind::expert)
+      where.fail(child(p + "/parallelism", i),
+                 "a serving replica is tensor and expert parallel (its data parallelism is the replicas: search "
+                 "\"replicas\"), got: " +
+                     quote(kind_name(search.kinds[i])));
+  for (std::size_t i = 0; i < search.replicas.size(); ++i)
+    if (search.replicas[i] < 1 || search.replicas[i] > kMaxServingReplicas)
+      where.fail(child(p + "/replicas", i), "must be in [1, " + std::to_string(kMaxServingReplicas) +
+                                                "], got: " + std::to_string(search.replicas[i]));
+  const std::int64_t budget = state.spec.serve->scheduler.max_num_batched_tokens;
+  for (std::size_t i = 0; i < search.max_num_seqs.size(); ++i) {
+    const std::int64_t seqs = search.max_num_seqs[i];
+    if (seqs < 1 || seqs > kMaxNumSeqs)
+      where.fail(child(p + "/max_num_seqs", i),
+                 "must be in [1, " + std::to_string(kMaxNumSeqs) + "], got: " + std::to_string(seqs));
+    if (seqs > budget)
+      where.fail(child(p + "/max_num_seqs", i), "must be at most serving.max_num_batched_tokens (" +
+                                                    std::to_string(budget) + "), got: " + std::to_string(seqs));
+  }
+}
+
 void verify_search(const State& state, const SearchSpec& search) {
   const Where& where = state.where;
   const Workload& w = *state.spec.workload;
@@ -244,6 +281,7 @@ void verify_search(const State& state, const SearchSpec& search) {
     verify_microbatches(where, child(p + "/microbatches", i), w, search.microbatches[i]);
   for (std::size_t i = 0; i < search.remat.size(); ++i)
     verify_remat(where, child(p + "/remat", i), search.remat[i]);
+  verify_serving_search(state, search);
 }
 
 // A serving scenario's traffic, server and SLO, by the serving models' own verifiers (their pointers under /workload,

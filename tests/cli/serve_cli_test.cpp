@@ -124,9 +124,9 @@ TEST(ServeCli, BadInputIsALocatedError) {
   const fs::path good =
       dir.write("good.json", serve_cli_scenario(R"({"mode": "serve", "traffic": {"arrival": "closed", "concurrency": 2,
                                         "requests": 4, "prompt_tokens": {"fixed": 64}, "output_tokens": {"fixed": 4}}})"));
-  run = run_podsim("plan " + good.string());
+  run = run_podsim("serve " + good.string() + " --max-rate");
   EXPECT_EQ(run.code, 2);
-  EXPECT_NE(run.err.find("podsim serve"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("/slo: --max-rate finds the highest rate that meets the SLO"), std::string::npos) << run.err;
 }
 
 TEST(ServeCli, AnAzureTraceIsReadAsItIs) {

@@ -6,6 +6,7 @@
 
 #include "models/common/error.hpp"
 #include "sim/capacity/serving_run.hpp"
+#include "sim/capacity/serving_search.hpp"
 #include "sim/report/check_report.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/run/checks.hpp"
@@ -63,9 +64,13 @@ void add_check_command(CLI::App& app, Action& action) {
           run.name = spec.name;
           run.file = spec.source_file;
           run.checks = evaluate_model_checks(spec);
-          // A serving scenario's run is its requests through its replicas: simulated, so that a scenario that
-          // cannot run fails its check (its expectations are of its model, for now).
-          if (spec.serve) run_serving_scenario(spec, ServingRunOptions{});
+          // A serving scenario's run is its requests through its replicas (or, with a search, every deployment
+          // searched): simulated, so that a scenario that cannot run fails its check (its expectations are of its
+          // model, for now).
+          if (spec.serve && spec.search)
+            search_serving(spec, ServingSearchOptions{});
+          else if (spec.serve)
+            run_serving_scenario(spec, ServingRunOptions{});
         } else {
           run = run_scenario(spec);
         }

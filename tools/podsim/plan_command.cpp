@@ -1,6 +1,7 @@
 // `podsim plan SCENARIO.json [--top K] [--model book|des|both] [--json | --csv] [--report FILE.html]
 // [--trace FILE [--candidate N]]`: the candidates a model-level scenario allows, screened by the closed form, the
-// best K simulated, ranked (docs/capacity.md); the Chrome trace of one simulated candidate's step.
+// best K simulated, ranked (docs/capacity.md); the Chrome trace of one simulated candidate's step. On a serving
+// scenario: its deployments searched through the request-level simulation (docs/serving.md, "Search").
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -9,9 +10,11 @@
 #include "models/common/error.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
 #include "sim/capacity/plan_search.hpp"
+#include "sim/capacity/serving_search.hpp"
 #include "sim/report/candidate_trace.hpp"
 #include "sim/report/output_file.hpp"
 #include "sim/report/plan_report.hpp"
+#include "sim/report/serving_plan_report.hpp"
 #include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
@@ -54,6 +57,34 @@ void write_trace(const ScenarioSpec& spec, const PlanSearchResult& result, std::
   report::write_candidate_trace(timeline, info, out);
 }
 
+// A serving scenario: its deployments searched through `podsim serve`'s simulation (docs/serving.md, "Search").
+int plan_serving(const PlanFlags& flags, const ScenarioSpec& spec) {
+  if (!flags.report.empty())
+    throw InputError("--report",
+                     "a serving search writes a table, JSON or CSV; the HTML report is `podsim serve "
+                     "--report` of the chosen deployment, got: --report " +
+                         flags.report);
+  if (!flags.trace.empty())
+    throw InputError("--trace",
+                     "a serving search has no step to trace; `podsim serve --trace` traces a deployment's "
+                     "requests, got: --trace " +
+                         flags.trace);
+  ServingSearchOptions options;
+  options.evaluator = flags.model == "des" ? StepEvaluator::des : StepEvaluator::book;
+  const ServingSearchResult result = search_serving(spec, options);
+  const report::ServingPlanReport plan_report{spec, result};
+  if (flags.json)
+    std::cout
+        << report::serving_plan_json(plan_report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+        << "\n";
+  else if (flags.csv)
+    report::write_serving_plan_csv(plan_report, std::cout);
+  else
+    std::cout << report::serving_plan_text(plan_report);
+  if (flags.json || flags.csv) std::cerr << report::serving_search_summary(result) << "\n";
+  return 0;
+}
+
 int plan(const PlanFlags& flags) {
   if (flags.model != "book" && flags.model != "des" && flags.model != "both")
     throw InputError("--model", "model must be book, des or both, got: " + flags.model);
@@ -71,9 +102,7 @@ int plan(const PlanFlags& flags) {
   if (!flags.trace.empty()) trace.emplace("--trace", flags.trace);
   ScenarioSpec spec = load_scenario(flags.scenario);
   if (flags.uncalibrated) drop_calibration(spec);
-  if (spec.serve)
-    throw InputError(spec.source_file + ": /workload/mode",
-                     "a serving scenario is run by `podsim serve` (requests through replicas), got: \"serve\"");
+  if (spec.serve) return plan_serving(flags, spec);
   PlanSearchOptions options;
   options.top_k = static_cast<std::size_t>(flags.top);
   options.simulate = flags.model != "book";
@@ -99,7 +128,9 @@ int plan(const PlanFlags& flags) {
 
 void add_plan_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
-      "plan", "Capacity planning: screen a model-level scenario's candidates by the closed form, simulate the best");
+      "plan",
+      "Capacity planning: screen a model-level scenario's candidates by the closed form, simulate the best; on a "
+      "serving scenario, search its deployments (replicas, slices, parallelism) against its traffic and SLO");
   auto flags = std::make_shared<PlanFlags>();
   cmd->add_option("scenario", flags->scenario, "A scenario with a model, a workload and a search section (JSON)")
       ->required();

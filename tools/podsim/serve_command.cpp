@@ -1,12 +1,13 @@
-// `podsim serve SCENARIO.json [--model book|des] [--plan NAME] [--json | --csv] [--report FILE.html] [--trace FILE]`:
-// a serving scenario's requests through its replicas on SimGrid, with their latencies, throughput, goodput and SLO
-// checks (docs/serving.md).
+// `podsim serve SCENARIO.json [--model book|des] [--plan NAME] [--max-rate] [--json | --csv] [--report FILE.html]
+// [--trace FILE]`: a serving scenario's requests through its replicas on SimGrid, with their latencies, throughput,
+// goodput and SLO checks; with --max-rate, the highest arrival rate that meets the SLO, by bisection (docs/serving.md).
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "models/common/error.hpp"
+#include "sim/capacity/serving_rate.hpp"
 #include "sim/capacity/serving_run.hpp"
 #include "sim/report/output_file.hpp"
 #include "sim/report/serving_report.hpp"
@@ -26,6 +27,7 @@ struct ServeFlags {
   std::string report;
   std::string trace;
   bool uncalibrated = false;
+  bool max_rate = false;
 };
 
 int serve(const ServeFlags& flags) {
@@ -38,11 +40,25 @@ int serve(const ServeFlags& flags) {
   if (!flags.trace.empty()) trace.emplace("--trace", flags.trace);
   ScenarioSpec spec = load_scenario(flags.scenario);
   if (flags.uncalibrated) drop_calibration(spec);
-  ServingRunOptions options;
-  options.evaluator = flags.model == "des" ? StepEvaluator::des : StepEvaluator::book;
-  options.plan = flags.plan;
-  ServingOutcome outcome = run_serving_scenario(spec, options);
+  const StepEvaluator evaluator = flags.model == "des" ? StepEvaluator::des : StepEvaluator::book;
   ServingReport serving;
+  ServingOutcome outcome;
+  if (flags.max_rate) {
+    if (!spec.serve)
+      throw InputError(flags.scenario + ": /workload/mode",
+                       "--max-rate needs a serving scenario (workload mode \"serve\"), got: none");
+    const ServingReplicaModel model(spec, serving_plan_candidate(spec, flags.plan), std::nullopt, evaluator);
+    MaxRateResult rates = find_max_rate(model, spec.serve->traffic, spec.serve->replicas, spec.serve->slo);
+    outcome = std::move(*rates.shown);
+    serving.rate_points = std::move(rates.points);
+    serving.max_rate_per_s = rates.max_rate_per_s;
+    serving.lowest_miss_per_s = rates.lowest_miss_per_s;
+  } else {
+    ServingRunOptions options;
+    options.evaluator = evaluator;
+    options.plan = flags.plan;
+    outcome = run_serving_scenario(spec, options);
+  }
   serving.scenario = spec.name;
   serving.source_file = flags.scenario;
   serving.traffic = std::move(outcome.traffic);
@@ -56,7 +72,7 @@ int serve(const ServeFlags& flags) {
   else if (flags.csv)
     write_serving_csv(serving, std::cout);
   else
-    std::cout << serving_text(serving);
+    std::cout << serving_rate_text(serving) << serving_text(serving);
   if (html) write_serving_html(serving, html->stream());
   if (trace) write_serving_trace(serving, trace->stream());
   if (html) html->commit();
@@ -77,6 +93,9 @@ void add_serve_command(CLI::App& app, Action& action) {
   cmd->add_option("--plan", flags->plan, "The scenario plan each replica runs (default: its only plan)");
   cmd->add_flag("--json", flags->json, "Print JSON (\"schema\": \"podsim/1\")");
   cmd->add_flag("--csv", flags->csv, "Print CSV, one row per request");
+  cmd->add_flag("--max-rate", flags->max_rate,
+                "Find the highest arrival rate the deployment serves within the scenario's SLO (bisection; each "
+                "probe a run), and show the run at that rate");
   cmd->add_flag("--uncalibrated", flags->uncalibrated,
                 "Time steps with the presets' figures, without their calibration (docs/hardware-model.md)");
   cmd->add_option("--report", flags->report, "Write a self-contained HTML report to this file");
