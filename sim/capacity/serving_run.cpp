@@ -111,8 +111,9 @@ ServingReplicaModel::ServingReplicaModel(const ScenarioSpec& spec, const Candida
                       " tokens, less than one block of " + std::to_string(scheduler_.kv_block_tokens));
 }
 
-ServingOutcome ServingReplicaModel::run(const TrafficSpec& traffic, std::int64_t replicas) const {
+ServingOutcome ServingReplicaModel::run(const TrafficSpec& traffic, std::int64_t replicas, bool keep_steps) const {
   ServingRunSpec run;
+  run.keep_steps = keep_steps;
   run.traffic = traffic;
   run.routing = routing_;
   const StepTimeFn step = [this](const BatchSignature& batch) { return model_.step_s(batch); };
@@ -146,7 +147,7 @@ ServingOutcome ServingReplicaModel::run(const TrafficSpec& traffic, std::int64_t
 ServingOutcome run_serving_scenario(const ScenarioSpec& spec, const ServingRunOptions& options) {
   const ServeSpec& serve = serve_spec(spec);
   const ServingReplicaModel model(spec, serving_plan_candidate(spec, options.plan), std::nullopt, options.evaluator);
-  return model.run(serve.traffic, serve.replicas);
+  return model.run(serve.traffic, serve.replicas, options.keep_steps);
 }
 
 }  // namespace podsim

@@ -42,7 +42,8 @@ struct ServingOutcome {
 
 struct ServingRunOptions {
   StepEvaluator evaluator = StepEvaluator::book;
-  std::string plan;  // the scenario plan a replica runs; empty: the scenario's only plan
+  std::string plan;        // the scenario plan a replica runs; empty: the scenario's only plan
+  bool keep_steps = true;  // ServingRunSpec::keep_steps: the step series, for the HTML report and the trace
 };
 
 // One co-located deployment of a serving scenario, built once and run as often as a search or a bisection needs:
@@ -57,8 +58,9 @@ class ServingReplicaModel {
   ServingReplicaModel(const ScenarioSpec& spec, const Candidate& candidate, std::optional<std::int64_t> max_num_seqs,
                       StepEvaluator evaluator);
 
-  // `traffic` through `replicas` replicas; the scenario's routing and SLO. Throws what simulate_serving throws.
-  ServingOutcome run(const TrafficSpec& traffic, std::int64_t replicas) const;
+  // `traffic` through `replicas` replicas; the scenario's routing and SLO; the step series when `keep_steps`
+  // (ServingRunSpec). Throws what simulate_serving throws.
+  ServingOutcome run(const TrafficSpec& traffic, std::int64_t replicas, bool keep_steps = false) const;
 
   const Candidate& candidate() const { return candidate_; }
   const SchedulerConfig& scheduler() const { return scheduler_; }

@@ -286,10 +286,11 @@ class ServingRun {
       ++totals.steps;
       totals.preemptions = replica.scheduler.preemptions();
       totals.kv_peak_blocks = std::max(totals.kv_peak_blocks, replica.scheduler.kv_used_blocks());
-      steps_.push_back(ServingStepSample{now, step_s, static_cast<std::int32_t>(r),
-                                         static_cast<std::int32_t>(batch.requests.size()), batch.total_tokens,
-                                         signature.prefill_tokens, replica.scheduler.kv_used_blocks(),
-                                         replica.scheduler.waiting_count(), replica.scheduler.running_count()});
+      if (spec_.keep_steps)
+        steps_.push_back(ServingStepSample{now, step_s, static_cast<std::int32_t>(r),
+                                           static_cast<std::int32_t>(batch.requests.size()), batch.total_tokens,
+                                           signature.prefill_tokens, replica.scheduler.kv_used_blocks(),
+                                           replica.scheduler.waiting_count(), replica.scheduler.running_count()});
       for (std::size_t k = 0; k < stepped.finished.size(); ++k)
         finished(r);
     }

@@ -29,6 +29,9 @@ struct ServingRunSpec {
   TrafficSpec traffic;
   std::vector<ServingReplicaSpec> replicas;  // at least one
   Routing routing = Routing::round_robin;
+  // Whether the result lists every iteration (ServingRunResult::steps: the report's time series and the trace). An
+  // hour at 100 requests/s is millions of steps, hundreds of MB to record and return; the metrics do not need them.
+  bool keep_steps = true;
 };
 
 // One iteration of one replica, as it ended.
@@ -55,7 +58,7 @@ struct ServingReplicaTotals {
 struct ServingRunResult {
   std::vector<RequestRecord> completed;  // by id; every request of the traffic ends (the run drains)
   WeightedSamples itl;                   // every inter-token gap of every request
-  std::vector<ServingStepSample> steps;  // every replica's iterations, in the order they ended
+  std::vector<ServingStepSample> steps;  // every replica's iterations, in the order they ended (keep_steps), or none
   std::vector<ServingReplicaTotals> replicas;
   double end_s = 0.0;  // the simulated time the last request finished (0 with no request)
 };

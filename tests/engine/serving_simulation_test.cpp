@@ -181,5 +181,32 @@ TEST(ServingSimulation, TheSameSeedGivesTheSameRun) {
   EXPECT_EQ(a.end_s, b.end_s);
 }
 
+TEST(ServingSimulation, ARunWithoutItsStepSeriesHasTheSameRequests) {
+  // keep_steps only decides whether the iterations are listed: the requests, the gaps and the totals are the run's.
+  TrafficSpec traffic;
+  traffic.arrival = PoissonArrivals{40.0};
+  traffic.requests = 200;
+  traffic.prompt_tokens = UniformTokens{16, 256};
+  traffic.output_tokens = UniformTokens{1, 32};
+  traffic.seed = 3;
+  const StepTimeFn step = [](const BatchSignature& b) { return 0.003 + 1e-5 * static_cast<double>(b.total_tokens()); };
+  ServingRunSpec kept = serving_test_run(traffic, 2, step);
+  ServingRunSpec dropped = kept;
+  dropped.keep_steps = false;
+  const ServingRunResult a = simulate_serving(kept);
+  const ServingRunResult b = simulate_serving(dropped);
+  EXPECT_TRUE(b.steps.empty());
+  ASSERT_EQ(a.completed.size(), b.completed.size());
+  for (std::size_t i = 0; i < a.completed.size(); ++i)
+    EXPECT_EQ(a.completed[i].last_token_s, b.completed[i].last_token_s) << i;
+  EXPECT_EQ(a.itl.runs(), b.itl.runs());
+  std::int64_t steps = 0;
+  for (std::size_t r = 0; r < a.replicas.size(); ++r) {
+    EXPECT_EQ(a.replicas[r].steps, b.replicas[r].steps);
+    steps += b.replicas[r].steps;
+  }
+  EXPECT_EQ(static_cast<std::int64_t>(a.steps.size()), steps);
+}
+
 }  // namespace
 }  // namespace podsim

@@ -70,7 +70,7 @@ void add_check_command(CLI::App& app, Action& action) {
           if (spec.serve && spec.search)
             search_serving(spec, ServingSearchOptions{});
           else if (spec.serve)
-            run_serving_scenario(spec, ServingRunOptions{});
+            run_serving_scenario(spec, ServingRunOptions{StepEvaluator::book, "", false});
         } else {
           run = run_scenario(spec);
         }

@@ -1,6 +1,7 @@
 // `podsim serve SCENARIO.json [--model book|des] [--plan NAME] [--max-rate] [--json | --csv] [--report FILE.html]
 // [--trace FILE]`: a serving scenario's requests through its replicas on SimGrid, with their latencies, throughput,
 // goodput and SLO checks; with --max-rate, the highest arrival rate that meets the SLO, by bisection (docs/serving.md).
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -50,6 +51,13 @@ int serve(const ServeFlags& flags) {
     const ServingReplicaModel model(spec, serving_plan_candidate(spec, flags.plan), std::nullopt, evaluator);
     MaxRateResult rates = find_max_rate(model, spec.serve->traffic, spec.serve->replicas, spec.serve->slo);
     outcome = std::move(*rates.shown);
+    if (html || trace) {  // the probes keep no step series: the run shown again with it (the same run, bit for bit)
+      const double rate = rates.max_rate_per_s.value_or(rates.points.front().rate_per_s);
+      double shown = rate;
+      for (const RatePoint& point : rates.points)
+        if (!rates.max_rate_per_s) shown = std::min(shown, point.rate_per_s);
+      outcome = model.run(traffic_at_rate(spec.serve->traffic, shown), spec.serve->replicas, true);
+    }
     serving.rate_points = std::move(rates.points);
     serving.max_rate_per_s = rates.max_rate_per_s;
     serving.lowest_miss_per_s = rates.lowest_miss_per_s;
@@ -57,6 +65,7 @@ int serve(const ServeFlags& flags) {
     ServingRunOptions options;
     options.evaluator = evaluator;
     options.plan = flags.plan;
+    options.keep_steps = html || trace;
     outcome = run_serving_scenario(spec, options);
   }
   serving.scenario = spec.name;
