@@ -23,6 +23,7 @@ struct ChipModel {
   std::uint64_t vmem_bytes_per_core = 0;        // 0 when unknown
   std::uint64_t hbm_bytes = 0;                  // per chip
   double hbm_bandwidth_Bps = 0;                 // per chip
+  double power_W = 0;                           // watts the chip draws (the preset's source says which); 0 = none
 
   bool has_mxu() const { return mxu_rows > 0 && mxu_cols > 0; }
   // Peak FLOP/s per chip for `dtype`. Throws MissingFigureError (figure "chip.peak_flops") `chip "tpu-v5e"

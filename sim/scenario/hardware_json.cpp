@@ -23,7 +23,7 @@ namespace {
 
 using nlohmann::json;
 
-enum class Kind { count, bytes, bandwidth, duration, rate, frequency, fraction };
+enum class Kind { count, bytes, bandwidth, duration, rate, frequency, fraction, power };
 
 struct FieldSpec {
   const char* name;
@@ -42,6 +42,9 @@ constexpr FieldSpec kChipFields[] = {
     {"vmem_bytes_per_core", Kind::bytes, false},
     {"hbm_bytes", Kind::bytes, true},
     {"hbm_bandwidth_Bps", Kind::bandwidth, true},
+    // Watts a chip draws (docs/capacity.md, "Energy": each preset's source says whether a TDP or a measured mean,
+    // and whether its host is in it).
+    {"power_W", Kind::power, false},
 };
 constexpr FieldSpec kIciFields[] = {
     {"links_per_chip", Kind::count, true},         {"bandwidth_Bps", Kind::bandwidth, true},
@@ -75,6 +78,8 @@ const char* unit_of(Kind kind) {
       return "Hz";
     case Kind::fraction:
       return "";
+    case Kind::power:
+      return "W";
   }
   return "";
 }
@@ -144,6 +149,8 @@ double figure_value(const Locator& loc, const json& j, const std::string& pointe
         case Kind::frequency:
           value = parse_frequency(text);
           break;
+        case Kind::power:
+          loc.fail(pointer, "must be a number of watts, got: " + shown(j));
       }
     } catch (const VerifyError& e) {
       loc.fail(pointer, e.what());
@@ -161,6 +168,7 @@ double figure_value(const Locator& loc, const json& j, const std::string& pointe
   if ((kind == Kind::count || kind == Kind::bytes) && value != std::floor(value))
     loc.fail(pointer, "must be a whole number, got: " + shown(j));
   if (kind == Kind::count && value > 1e9) loc.fail(pointer, "must be at most 1e9, got: " + shown(j));
+  if (kind == Kind::power && value > 1e5) loc.fail(pointer, "must be at most 1e5 W a chip, got: " + shown(j));
   if (kind == Kind::bytes && value >= 18446744073709551616.0)
     loc.fail(pointer, "does not fit in 64 bits, got: " + shown(j));
   return value;
@@ -557,6 +565,7 @@ void build_hardware_spec(HardwarePreset& preset) {
   chip.vmem_bytes_per_core = static_cast<std::uint64_t>(figure_or(preset, "chip.vmem_bytes_per_core", 0));
   chip.hbm_bytes = static_cast<std::uint64_t>(figure_or(preset, "chip.hbm_bytes", 0));
   chip.hbm_bandwidth_Bps = figure_or(preset, "chip.hbm_bandwidth_Bps", 0);
+  chip.power_W = figure_or(preset, "chip.power_W", 0);
   chip.peak_flops_by_dtype.clear();
   const std::string peak_prefix = "chip.peak_flops.";
   for (const auto& f : preset.figures)

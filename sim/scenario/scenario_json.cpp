@@ -326,10 +326,10 @@ ScenarioSpec load_document(const Json& doc, const std::string& where, const std:
   ScenarioSpec spec;
   spec.source_file = where;
   require_object(ctx, doc, "");
-  require_known_keys(
-      ctx, doc, "",
-      {"name", "description", "hardware", "slice", "mesh", "dtype", "model", "workload", "search",
-       "price_per_chip_hour", "tensors", "program", "plans", "options", "expect", "source", "serving", "slo"});
+  require_known_keys(ctx, doc, "", {"name",    "description", "hardware", "slice",   "mesh",
+                                    "dtype",   "model",       "workload", "search",  "price_per_chip_hour",
+                                    "tensors", "program",     "plans",    "options", "expect",
+                                    "source",  "serving",     "slo",      "goal",    "reliability"});
   require_key(ctx, doc, "", "name");
   require_key(ctx, doc, "", "hardware");
   // A model-level scenario may name its slices in its search section instead.
@@ -361,6 +361,11 @@ ScenarioSpec load_document(const Json& doc, const std::string& where, const std:
   if (doc.contains("search")) read_search(ctx, doc.at("search"), spec);
   if (doc.contains("price_per_chip_hour"))
     spec.price_per_chip_hour = get_number(ctx, doc.at("price_per_chip_hour"), "/price_per_chip_hour");
+  if (doc.contains("goal")) read_goal(ctx, doc.at("goal"), spec);
+  if (doc.contains("reliability") && !doc.contains("goal"))
+    ctx.fail("/reliability", "applies to a goal's time to train: give \"goal\": {\"train_tokens\": ...}, got: no goal");
+  if (doc.contains("reliability")) read_reliability(ctx, doc.at("reliability"), spec);
+  if (spec.goal && !spec.reliability) spec.reliability = default_reliability();
   if (doc.contains("tensors")) read_tensors(ctx, doc.at("tensors"), spec);
   if (doc.contains("program")) read_program(ctx, doc.at("program"), spec);
   if (doc.contains("plans")) read_plans(ctx, doc.at("plans"), spec);

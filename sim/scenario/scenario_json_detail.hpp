@@ -69,6 +69,8 @@ Parallelism read_parallelism(const Ctx& ctx, const Json& j, const std::string& p
 void read_serve_workload(const Ctx& ctx, const Json& workload, ScenarioSpec& spec);
 void read_serving(const Ctx& ctx, const Json& serving, ScenarioSpec& spec);
 void read_slo(const Ctx& ctx, const Json& slo, ScenarioSpec& spec);
+void read_goal(const Ctx& ctx, const Json& goal, ScenarioSpec& spec);
+void read_reliability(const Ctx& ctx, const Json& reliability, ScenarioSpec& spec);
 
 // The sections after the tensors, read into `spec` (each in its own source file).
 void read_program(const Ctx& ctx, const Json& program, ScenarioSpec& spec);

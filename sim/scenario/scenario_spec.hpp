@@ -19,6 +19,7 @@
 #include "models/common/enum_names.hpp"
 #include "models/common/eval_model.hpp"
 #include "models/common/shape.hpp"
+#include "models/goal/goal.hpp"
 #include "models/hardware/calibration.hpp"
 #include "models/model/parallelism.hpp"
 #include "models/model/workload.hpp"
@@ -262,7 +263,9 @@ struct ScenarioSpec {
   std::optional<Workload> workload;
   std::optional<ServeSpec> serve;  // workload mode "serve" (then workload is its step's, in mode decode)
   std::optional<SearchSpec> search;
-  std::optional<double> price_per_chip_hour;  // USD per chip-hour, for the cost per million tokens
+  std::optional<double> price_per_chip_hour;   // USD per chip-hour, for the cost per million tokens
+  std::optional<GoalSpec> goal;                // a training goal (docs/capacity.md, "Goals")
+  std::optional<ReliabilitySpec> reliability;  // with a goal: given keys over default_reliability(); else unset
   ScenarioOptions options;
   std::vector<Expectation> expect;
 

@@ -224,6 +224,29 @@ void verify_serving_search(const State& state, const SearchSpec& search) {
   }
 }
 
+// A goal (docs/capacity.md, "Goals"): a training workload's, its values by verify_goal, a budget or a cost objective
+// with a price; its reliability by verify_reliability.
+void verify_goal_section(const State& state) {
+  const Where& where = state.where;
+  const ScenarioSpec& spec = state.spec;
+  const GoalSpec& goal = *spec.goal;
+  if (spec.serve || !spec.workload || spec.workload->mode != WorkloadMode::train)
+    where.fail("/goal", "a goal is a training run's (tokens to train): give a workload in mode \"train\", got: " +
+                            std::string(spec.serve      ? "\"serve\""
+                                        : spec.workload ? mode_name(spec.workload->mode)
+                                                        : "none"));
+  try {
+    verify_goal(goal);
+    if (spec.reliability) verify_reliability(*spec.reliability);
+  } catch (const InputError& e) {
+    where.fail(e.where(), e.message());
+  }
+  if (goal.budget_usd && !spec.price_per_chip_hour)
+    where.fail("/goal/budget_usd", "a budget needs a price: give \"price_per_chip_hour\", got: none");
+  if (goal.objective == GoalObjective::cost && !spec.price_per_chip_hour)
+    where.fail("/goal/objective", "the objective \"cost\" needs a price: give \"price_per_chip_hour\", got: none");
+}
+
 void verify_search(const State& state, const SearchSpec& search) {
   const Where& where = state.where;
   const Workload& w = *state.spec.workload;
@@ -323,6 +346,7 @@ void verify_capacity(State& state) {
     if (spec.workload) needs_model("/workload");
     if (spec.search) needs_model("/search");
     if (spec.price_per_chip_hour) needs_model("/price_per_chip_hour");
+    if (spec.goal) needs_model("/goal");
     return;
   }
   try {
@@ -343,6 +367,7 @@ void verify_capacity(State& state) {
                                                                     : std::vector<HardwarePreset>{spec.hardware});
   if (spec.search) verify_search(state, *spec.search);
   if (spec.serve) verify_serve(where, *spec.serve);
+  if (spec.goal) verify_goal_section(state);
   if (spec.price_per_chip_hour) {
     const double price = *spec.price_per_chip_hour;
     // At most 1e6 USD a chip-hour (today's accelerators rent for a few): a cost per million tokens stays finite.

@@ -145,7 +145,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"bad_negative_bandwidth.json", "/ici/bandwidth_Bps/value: must be positive, got: -1"},
         BadCase{"bad_unknown_key.json",
                 "/chip/hbm_size: unknown key, got: \"hbm_size\" (expected one of tensorcores, mxu_rows, mxu_cols, "
-                "mxus_per_core, mxu_clock_Hz, peak_flops, vmem_bytes_per_core, hbm_bytes, hbm_bandwidth_Bps)"},
+                "mxus_per_core, mxu_clock_Hz, peak_flops, vmem_bytes_per_core, hbm_bytes, hbm_bandwidth_Bps, power_W)"},
         BadCase{"bad_missing_source.json", "/chip/hbm_bytes: missing key \"source\" (every figure names its source)"},
         BadCase{"bad_unit.json",
                 "/ici/bandwidth_Bps/value: bandwidth: unknown unit \"GX/s\" (expected B/s, kB/s, MB/s, GB/s, TB/s, "
