@@ -255,6 +255,8 @@ CapacityProblem step_problem(const ScenarioSpec& spec) {
   problem.workload = spec.workload.value_or(Workload{});
   problem.options = spec.options;
   problem.price_per_chip_hour = spec.price_per_chip_hour;
+  problem.goal = spec.goal;
+  problem.reliability = spec.reliability;
   problem.source_file = spec.source_file;
   return problem;
 }

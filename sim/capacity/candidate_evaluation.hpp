@@ -22,8 +22,10 @@ struct CapacityProblem {
   Workload workload;
   ScenarioOptions options;
   std::optional<double> price_per_chip_hour;
-  std::string source_file;              // for messages
-  ProgramSimulationOptions simulation;  // the symmetry paths simulate_candidate may take (all, by default)
+  std::optional<GoalSpec> goal;                // a training goal (docs/capacity.md, "Goals")
+  std::optional<ReliabilitySpec> reliability;  // set with a goal
+  std::string source_file;                     // for messages
+  ProgramSimulationOptions simulation;         // the symmetry paths simulate_candidate may take (all, by default)
 };
 
 // The scenario's model, workload, options and price. Throws VerifyError when the scenario has no model, and
