@@ -243,13 +243,26 @@ std::string validation_markdown(const std::vector<ValidationRow>& rows, const st
          "Their "
          "**fits HBM** column says\nwhether podsim's memory count of the scenario's plan fits the chip's HBM: every "
          "row is a run that ran, so it\nmust (`NO` marks a wrong memory count; `--json` rows have `fits_hbm`, null "
-         "for the other rows).\n\n"
-         "```\n./build/podsim validate                 # the table\n"
+         "for the other rows).\n\n";
+  const bool any_serving = std::any_of(rows.begin(), rows.end(), [](const ValidationRow& row) {
+    return row.measurement.kind == MeasurementKind::serving;
+  });
+  if (any_serving)
+    out << "Serving rows run a serving scenario as `podsim serve` does (`sim/capacity/serving_run.hpp`): its traffic "
+           "through its\nreplicas, each step timed by the step model of docs/serving-step-model.md built from the book "
+           "(`--model book`),\nfrom the des (`--model des --uncalibrated`) and from the calibrated des (`--model "
+           "des`); the row compares the figure\nit names (in parentheses in its source line: its path in `podsim serve "
+           "--json`, e.g. `ttft_s.p50`). Their\nlatencies are the server's, from a request's arrival; a throughput is "
+           "in requests or output tokens per second.\nTheir fits HBM is yes when the replica's weights and largest "
+           "step "
+           "leave room for a KV cache (a run refuses one\nthat does not).\n\n";
+  out << "```\n./build/podsim validate                 # the table\n"
          "./build/podsim validate --json          # {\"schema\": \"podsim/1\", \"rows\": [...]}\n"
          "./build/podsim validate --rows ID,ID    # some rows\n```\n\n";
   for (const auto& [file, group] : by_file(rows)) {
     out << "## " << file << "\n\n";
-    out << "| id | hardware | measured | book | des uncalibrated | des calibrated | error book | error uncalibrated | "
+    out << "| id | hardware | measured | book | des uncalibrated | des calibrated | error book | error uncalibrated "
+           "| "
            "error calibrated | fit | fits HBM |\n";
     out << "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
     for (const ValidationRow* row : group)

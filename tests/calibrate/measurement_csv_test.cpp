@@ -170,7 +170,7 @@ TEST(MeasurementCsv, BadServingRowsAreLocated) {
             "\"0\"");
   EXPECT_EQ(csv_error_of(head + "a,serving,s.json,tpot_s.mean,-25ms,,\n"),
             "data/m.csv:2: column measured: a measured time must be > 0 s, got: \"-25ms\"");
-  EXPECT_EQ(csv_error_of("id,kind,scenario,metric,measured\na,copy,,ttft_s.p50,1ms\n"),
+  EXPECT_EQ(csv_error_of("id,kind,bytes,metric,measured\na,copy,1000,ttft_s.p50,1ms\n"),
             "data/m.csv:2: column metric: a copy row does not use it, got: \"ttft_s.p50\"");
 }
 

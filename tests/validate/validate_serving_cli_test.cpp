@@ -67,6 +67,11 @@ TEST(ValidateServingCli, TextAndMarkdownShowThroughputsWithTheirUnitAndTheFigure
   EXPECT_NE(markdown.out.find("- `tokens` (`throughput.output_tokens_per_s`): hand-made: \"1800 tok/s\""),
             std::string::npos)
       << markdown.out;
+  EXPECT_NE(markdown.out.find("Serving rows run a serving scenario as `podsim serve` does"), std::string::npos);
+  // A page without serving rows keeps its text (docs/validation.md): the paragraph is for pages that have some.
+  const CliRun other = run_podsim("validate " + serving_data("serving") + " --rows prefill --markdown");
+  ASSERT_EQ(other.code, 0) << other.err;
+  EXPECT_EQ(other.out.find("Serving rows run"), std::string::npos);
 }
 
 TEST(ValidateServingCli, AServingRowNeedsAServingScenarioAndAScenarioRowAStepOne) {
