@@ -32,6 +32,13 @@ std::string usd_short(double usd) {
   return "$" + format_number(usd);
 }
 
+// 15e12 as `15T tokens`, 8e9 as `8B tokens`.
+std::string tokens_text(double tokens) {
+  if (tokens >= 1e12) return format_number(tokens / 1e12) + "T tokens";
+  if (tokens >= 1e9) return format_number(tokens / 1e9) + "B tokens";
+  return format_number(tokens) + " tokens";
+}
+
 std::string joined(const std::vector<std::string>& parts) {
   std::string out;
   for (const std::string& part : parts)
@@ -130,7 +137,7 @@ std::vector<std::string> goal_csv_cells(const std::optional<GoalFigures>& figure
 std::string goal_answer_text(const ScenarioSpec& spec, const PlanSearchResult& search) {
   if (!spec.goal) return "";
   const GoalSpec& goal = *spec.goal;
-  std::string out = fmt::format("goal: train {} tokens", format_number(goal.train_tokens));
+  std::string out = "goal: train " + tokens_text(goal.train_tokens);
   if (goal.deadline_days) out += fmt::format(" within {} days", format_number(*goal.deadline_days));
   if (goal.budget_usd) out += fmt::format(", budget {}", usd_short(*goal.budget_usd));
   if (goal.max_chips) out += fmt::format(", at most {} chips", *goal.max_chips);

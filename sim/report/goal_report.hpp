@@ -36,4 +36,9 @@ std::vector<std::string> goal_csv_cells(const std::optional<GoalFigures>& figure
 // that none meets (with the nearest's misses); empty without a goal.
 std::string goal_answer_text(const ScenarioSpec& spec, const PlanSearchResult& search);
 
+// The HTML report's goal section: the answer, then expected days against cost (chips when unpriced), one dot per
+// ranked candidate (green when it meets the goal), the Pareto front, and the deadline and budget as dashed lines;
+// empty without a goal.
+std::string goal_section_html(const ScenarioSpec& spec, const PlanSearchResult& search);
+
 }  // namespace podsim::report

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "models/common/units.hpp"
+#include "sim/report/goal_report.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/plan_report.hpp"
 #include "sim/report/run_report.hpp"
@@ -28,6 +29,9 @@ div.wide { overflow-x: auto; }
 th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.best { background: #e8f5e9; } .muted { color: #666; }
 svg { display: block; margin: .6em 0; font-size: 12px; } svg text { fill: #222; }
+.verdict { padding: .4em 1em; border-left: 6px solid; margin: .6em 0; } .verdict p { margin: .2em 0; }
+.verdict.ok { border-color: #2e7d32; background: #e8f5e9; } .verdict.miss { border-color: #b3261e; background: #fdecea; }
+.note { color: #555; font-size: .9em; max-width: 1000px; }
 )";
 
 // A linear or logarithmic map from [lo, hi] onto [0, length] pixels. Logarithmic when the values span more than
@@ -339,6 +343,7 @@ void write_plan_html(const PlanReport& report, std::ostream& out) {
       << "<h1>podsim plan</h1>\n<p>" << esc(plan_title(report.spec)) << "</p>\n<p class=\"muted\">"
       << esc(search_summary(search)) << ". Each candidate is screened by the closed form (book); the best are "
       << "simulated hop by hop (des).</p>\n";
+  out << goal_section_html(report.spec, search);
   out << "<h2>Step time against memory per chip</h2>\n" << scatter_svg(search, varying);
   if (!search.ranked.empty())
     out << "<h2>Step time by part, top " << std::min(kBreakdownShown, search.ranked.size())
