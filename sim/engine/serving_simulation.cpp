@@ -197,6 +197,7 @@ class ServingRun {
     std::deque<Request> inbox;
     std::int64_t outstanding = 0;  // routed and not finished
     bool routed_since_wake = false;
+    bool signalled = false;  // woken since it last waited: it must look again before it waits
     sg4::ConditionVariablePtr wake;
     sg4::MutexPtr lock;
   };
@@ -231,7 +232,7 @@ class ServingRun {
     for (const auto& replica : replicas_)
       if (replica->routed_since_wake) {
         replica->routed_since_wake = false;
-        replica->wake->notify_all();
+        wake(*replica);
       }
   }
 
@@ -276,7 +277,7 @@ class ServingRun {
   void finish_arrivals() {
     arrivals_done_ = true;
     for (const auto& replica : replicas_)
-      replica->wake->notify_all();
+      wake(*replica);
   }
 
   void finished(std::size_t r) {
@@ -342,9 +343,18 @@ class ServingRun {
     }
   }
 
+  // Waits until woken, unless it was woken since it last waited: a wake that comes while the replica is on its way
+  // to wait (taking the lock and waiting are two simcalls) is not lost.
   void wait_for_work(Replica& replica) {
     const std::unique_lock lock(*replica.lock);
-    replica.wake->wait(lock);
+    while (!replica.signalled)
+      replica.wake->wait(lock);
+    replica.signalled = false;
+  }
+
+  void wake(Replica& replica) {
+    replica.signalled = true;
+    replica.wake->notify_all();
   }
 
   // Prefill replica `p` computed request `id`'s prompt: its KV moves to the decode replica with the fewest outstanding
@@ -367,11 +377,11 @@ class ServingRun {
         transfers_.push_back(KvTransferSample{request.id, static_cast<std::int32_t>(p), static_cast<std::int32_t>(d),
                                               bytes, start_s, sg4::Engine::get_clock()});
         replicas_[p]->scheduler.release_held(request.id);
-        replicas_[p]->wake->notify_all();
+        wake(*replicas_[p]);
         // As vLLM's scheduler does with a remote prefill, the last prompt token is computed again to sample the
         // first output token: the decode replica's first step for it is a one-token chunk.
         replicas_[d]->scheduler.add_prefilled_request(request, request.prompt_tokens - 1);
-        replicas_[d]->wake->notify_all();
+        wake(*replicas_[d]);
       });
     });
   }
