@@ -430,6 +430,15 @@ void write_serving_html(const ServingReport& report, std::ostream& out) {
       << "</p>\n<p>" << esc(serving_deployment_text(report)) << "</p>\n";
   if (!report.deployment.step_model.empty())
     out << "<p class=\"muted\">step model: " << esc(report.deployment.step_model) << "</p>\n";
+  if (report.deployment.disaggregated) {
+    const KvTransferTotals kv = kv_transfer_totals(report.run);
+    out << "<p>"
+        << esc(fmt::format("KV transfers: {} of {} in all; each {} mean, {} p99 (prefill step's end to the "
+                           "last byte)",
+                           kv.count, format_bytes(static_cast<double>(kv.bytes)), format_seconds(kv.seconds.mean),
+                           format_seconds(kv.seconds.p99)))
+        << "</p>\n";
+  }
   out << serving_verdict_html(report, totals);
   out << "<div class=\"cards\">\n"
       << serving_card(std::to_string(totals.chips), serving_chips_label(report.deployment))
