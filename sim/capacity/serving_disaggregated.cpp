@@ -45,6 +45,7 @@ ServingOutcome run_disaggregated_scenario(const ScenarioSpec& spec, const Servin
   const KvLinkFigures decode_link = kv_link_figures(decode_spec, pools.decode, pools.kv_link);
 
   ServingRunSpec run;
+  run.keep_steps = options.keep_steps;
   run.traffic = serve.traffic;
   run.routing = serve.routing;
   DisaggregatedRunSpec& kv = run.disaggregated.emplace();
