@@ -1,6 +1,8 @@
 // How a serving deployment's router picks the replica of an arriving request (docs/serving.md, "Routing").
 #pragma once
 
+#include <cstdint>
+
 #include "models/common/enum_names.hpp"
 
 namespace podsim {
@@ -14,5 +16,9 @@ inline constexpr EnumNames<Routing, 2> kRoutingNames{"routing",
                                                          {"round_robin", Routing::round_robin},
                                                          {"least_outstanding", Routing::least_outstanding},
                                                      }}};
+
+// A disaggregated deployment's (prefill replica, decode replica) pairs, each a route of its KV network: at most this
+// many (docs/serving-model.md, "Disaggregated serving").
+inline constexpr std::int64_t kMaxKvRoutes = std::int64_t{1} << 20;
 
 }  // namespace podsim

@@ -84,6 +84,23 @@ void Scheduler::add_request(const Request& request) {
   waiting_.push_back(Entry{request});
 }
 
+void Scheduler::add_prefilled_request(const Request& request, std::int64_t computed_tokens) {
+  if (computed_tokens < 0 || computed_tokens >= request.prompt_tokens)
+    throw InternalError("scheduler: request " + std::to_string(request.id) + " arrives with " +
+                        std::to_string(computed_tokens) + " computed tokens, outside [0, prompt " +
+                        std::to_string(request.prompt_tokens) + " - 1]");
+  add_request(request);
+  waiting_.back().computed = computed_tokens;  // its blocks: allocate() counts them on admission
+}
+
+void Scheduler::release_held(std::int64_t id) {
+  const auto found = std::find_if(held_.begin(), held_.end(), [id](const auto& held) { return held.first == id; });
+  if (found == held_.end())
+    throw InternalError("scheduler: request " + std::to_string(id) + " holds no blocks after finishing");
+  pool_.release(found->second);
+  held_.erase(found);
+}
+
 bool Scheduler::allocate(Entry& entry, std::int64_t new_tokens) {
   // vLLM's allocate_slots: blocks for every computed token and every token of this step, without lookahead.
   const std::int64_t tokens = entry.computed + new_tokens;
@@ -162,8 +179,9 @@ StepBatch Scheduler::schedule() {
     batch.total_tokens += r.new_tokens;
     batch.requests.push_back(r);
   }
-  // Every step makes progress (add_request refused what could not): an empty batch with work left is a bug.
-  if (batch.empty() && has_work())
+  // Every step makes progress (add_request refused what could not): an empty batch with work left is a bug, unless
+  // finished requests hold blocks (hold_finished_kv) that their release will free.
+  if (batch.empty() && has_work() && held_.empty())
     throw InternalError("scheduler: no request could be scheduled with " + std::to_string(waiting_.size()) +
                         " waiting and " + std::to_string(running_.size()) + " running");
   step_planned_ = !batch.empty();
@@ -183,7 +201,10 @@ StepResult Scheduler::finish_step() {
     result.emitted.push_back(entry.request.id);
     if (entry.generated == entry.request.output_tokens) {
       result.finished.push_back(entry.request.id);
-      pool_.release(entry.blocks);
+      if (hold_finished_)
+        held_.emplace_back(entry.request.id, entry.blocks);
+      else
+        pool_.release(entry.blocks);
       entry.blocks = 0;
     }
   }

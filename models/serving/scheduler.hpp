@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/common/error.hpp"
@@ -100,9 +101,24 @@ class Scheduler {
   // InternalError for token counts outside [1, kMaxRequestTokens].
   void add_request(const Request& request);
 
+  // Appends `request` with its first `computed_tokens` (in [0, prompt_tokens - 1]) already in the cache, as a
+  // disaggregated decode replica receives it from a prefill replica (docs/serving-model.md, "Disaggregated serving"):
+  // it waits like any request, and its blocks for those tokens are allocated when it is admitted; a preemption loses
+  // them and recomputes the prompt, as for any request. Throws what add_request throws, and InternalError for
+  // `computed_tokens` outside that range.
+  void add_prefilled_request(const Request& request, std::int64_t computed_tokens);
+
+  // While holding (a disaggregated prefill replica: its KV stays until the decode replica has it), a finished request
+  // keeps its blocks until release_held(id). Off by default.
+  void hold_finished_kv(bool hold) { hold_finished_ = hold; }
+  // Frees the blocks a finished request kept; InternalError for an id that holds none.
+  void release_held(std::int64_t id);
+  std::int64_t held_count() const { return static_cast<std::int64_t>(held_.size()); }
+
   // Plans one step (vLLM's schedule()): running requests in order, each a decode token or a prefill chunk of
   // min(remaining, budget left), preempting the last running request while blocks are short; then, if nothing was
-  // preempted, waiting requests in FCFS order. Returns an empty batch only when no request is waiting or running.
+  // preempted, waiting requests in FCFS order. Returns an empty batch only when no request is waiting or running,
+  // or when the blocks finished requests hold (hold_finished_kv) leave too few for any waiting request.
   // Every non-empty batch must be followed by finish_step() before the next schedule().
   StepBatch schedule();
 
@@ -140,6 +156,8 @@ class Scheduler {
   std::vector<Entry> running_;
   std::int64_t preemptions_ = 0;
   bool step_planned_ = false;
+  bool hold_finished_ = false;
+  std::vector<std::pair<std::int64_t, std::int64_t>> held_;  // (request id, blocks) kept after finishing
 };
 
 }  // namespace podsim

@@ -10,6 +10,7 @@
 #include "models/common/join.hpp"
 #include "models/common/shape.hpp"
 #include "sim/capacity/plan_search.hpp"
+#include "sim/capacity/serving_disaggregated.hpp"
 
 namespace podsim {
 namespace {
@@ -80,6 +81,18 @@ std::string seconds_text(double seconds) {
 
 }  // namespace
 
+std::int64_t ServingDeployment::chips() const {
+  std::int64_t chips = 0;
+  const bool overflow =
+      disaggregated
+          ? __builtin_mul_overflow(disaggregated->prefill.chips_per_replica, disaggregated->prefill.replicas, &chips) ||
+                __builtin_add_overflow(chips, disaggregated->decode.chips_per_replica * disaggregated->decode.replicas,
+                                       &chips)
+          : __builtin_mul_overflow(chips_per_replica, replicas, &chips);
+  if (overflow) throw InternalError(fmt::format("serving deployment: {} replicas' chips overflow", replicas));
+  return chips;
+}
+
 std::string traffic_text(const TrafficSpec& traffic) {
   std::string law;
   if (const auto* poisson = std::get_if<PoissonArrivals>(&traffic.arrival))
@@ -146,6 +159,7 @@ ServingOutcome ServingReplicaModel::run(const TrafficSpec& traffic, std::int64_t
 
 ServingOutcome run_serving_scenario(const ScenarioSpec& spec, const ServingRunOptions& options) {
   const ServeSpec& serve = serve_spec(spec);
+  if (serve.disaggregated) return run_disaggregated_scenario(spec, options);
   const ServingReplicaModel model(spec, serving_plan_candidate(spec, options.plan), std::nullopt, options.evaluator);
   return model.run(serve.traffic, serve.replicas, options.keep_steps);
 }

@@ -15,6 +15,28 @@
 
 namespace podsim {
 
+// One pool of a disaggregated deployment, as the report names it (serving_disaggregated.hpp).
+struct ServingPoolDeployment {
+  std::string hardware;
+  std::string slice;
+  std::string parallelism;
+  std::int64_t chips_per_replica = 0;
+  std::int64_t replicas = 0;
+  std::int64_t kv_capacity_tokens = 0;  // one replica's
+  std::int64_t max_num_seqs = 0;
+  std::int64_t max_num_batched_tokens = 0;
+  double kv_link_Bps = 0;  // one replica's link to the other pool, each direction: chips x the link's per-chip figure
+};
+
+struct ServingDisaggregation {
+  ServingPoolDeployment prefill;
+  ServingPoolDeployment decode;
+  std::string kv_link;                   // "dcn" or "ici"
+  double kv_link_per_chip_Bps = 0;       // the prefill pool's figure per chip (the decode pool's may differ)
+  double kv_latency_s = 0;               // one transfer's latency
+  std::uint64_t kv_bytes_per_token = 0;  // moved per prompt token
+};
+
 // The deployment a run simulated, as the report names it.
 struct ServingDeployment {
   std::string hardware;     // preset name, e.g. "tpu-v5e"
@@ -29,6 +51,10 @@ struct ServingDeployment {
   bool chunked_prefill = true;
   std::string routing;     // "round_robin" or "least_outstanding"
   std::string step_model;  // how a step is timed, e.g. "book, interpolated over 96 model evaluations"
+  // Disaggregated: the pools (replicas then counts both, and the fields above that differ by pool are the decode
+  // pool's: chips_per_replica, kv_capacity_tokens, max_num_seqs, max_num_batched_tokens).
+  std::optional<ServingDisaggregation> disaggregated;
+  std::int64_t chips() const;  // chips_per_replica x replicas, or both pools' chips (InternalError on overflow)
 };
 
 struct ServingOutcome {
@@ -63,6 +89,9 @@ class ServingReplicaModel {
   ServingOutcome run(const TrafficSpec& traffic, std::int64_t replicas, bool keep_steps = false) const;
 
   const Candidate& candidate() const { return candidate_; }
+  const ServingStepModel& step_model() const { return model_; }
+  Routing routing() const { return routing_; }
+  const Slo& slo() const { return slo_; }
   const SchedulerConfig& scheduler() const { return scheduler_; }
   std::int64_t kv_capacity_tokens() const { return scheduler_.kv_capacity_blocks * scheduler_.kv_block_tokens; }
 
@@ -79,7 +108,8 @@ class ServingReplicaModel {
 Candidate serving_plan_candidate(const ScenarioSpec& spec, const std::string& plan);
 
 // Throws InputError for a scenario that is not a serving one (no workload mode "serve") or whose plan is not one
-// (at /plans, naming the plans), and what the step model, the traffic and the run throw (docs/serving.md).
+// (at /plans, naming the plans), and what the step model, the traffic and the run throw (docs/serving.md). A
+// disaggregated scenario runs as run_disaggregated_scenario (serving_disaggregated.hpp) runs it.
 ServingOutcome run_serving_scenario(const ScenarioSpec& spec, const ServingRunOptions& options);
 
 // One line of the traffic (its law, rate or concurrency, bound, and seed).

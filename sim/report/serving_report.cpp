@@ -41,6 +41,50 @@ std::string serving_slo_cell(const SloCheck* check) {
                      check->met ? "met" : "MISSED by " + latency_ms_text(check->miss_s));
 }
 
+// The per-pool figures of a disaggregated run: each pool's deployment and its replicas' steps, preemptions and KV
+// peak, and the KV transfers.
+ServingJson serving_disaggregated_json(const ServingReport& report) {
+  const ServingDisaggregation& x = *report.deployment.disaggregated;
+  const auto pool = [&report](const ServingPoolDeployment& p, bool prefill) {
+    std::int64_t steps = 0, preemptions = 0;
+    double kv_peak = 0.0;
+    for (std::size_t i = 0; i < report.run.replicas.size(); ++i) {
+      if ((static_cast<std::int64_t>(i) < report.run.prefill_replicas) != prefill) continue;
+      const ServingReplicaTotals& r = report.run.replicas[i];
+      steps += r.steps;
+      preemptions += r.preemptions;
+      if (r.kv_capacity_blocks > 0)
+        kv_peak = std::max(kv_peak, static_cast<double>(r.kv_peak_blocks) / static_cast<double>(r.kv_capacity_blocks));
+    }
+    return ServingJson{{"hardware", p.hardware},
+                       {"slice", p.slice},
+                       {"parallelism", p.parallelism},
+                       {"chips_per_replica", p.chips_per_replica},
+                       {"replicas", p.replicas},
+                       {"chips", p.chips_per_replica * p.replicas},
+                       {"kv_capacity_tokens", p.kv_capacity_tokens},
+                       {"kv_peak_utilization", kv_peak},
+                       {"max_num_seqs", p.max_num_seqs},
+                       {"max_num_batched_tokens", p.max_num_batched_tokens},
+                       {"kv_link_Bps", p.kv_link_Bps},
+                       {"steps", steps},
+                       {"preemptions", preemptions}};
+  };
+  const KvTransferTotals kv = kv_transfer_totals(report.run);
+  return {{"kv_link", x.kv_link},
+          {"kv_link_per_chip_Bps", x.kv_link_per_chip_Bps},
+          {"kv_latency_s", x.kv_latency_s},
+          {"kv_bytes_per_token", x.kv_bytes_per_token},
+          {"prefill", pool(x.prefill, true)},
+          {"decode", pool(x.decode, false)},
+          {"kv_transfers",
+           {{"count", kv.count},
+            {"bytes", kv.bytes},
+            {"mean_s", kv.seconds.mean},
+            {"p50_s", kv.seconds.p50},
+            {"p99_s", kv.seconds.p99}}}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json serving_latency_json(const LatencySummary& s) {
@@ -61,17 +105,35 @@ nlohmann::ordered_json slo_checks_json(const std::vector<SloCheck>& checks) {
 ServingTotals serving_totals(const ServingReport& report) {
   const ServingDeployment& d = report.deployment;
   ServingTotals totals;
-  if (__builtin_mul_overflow(d.chips_per_replica, d.replicas, &totals.chips))
-    throw InternalError(
-        fmt::format("serving report: {} chips per replica x {} replicas overflows", d.chips_per_replica, d.replicas));
-  for (const ServingReplicaTotals& r : report.run.replicas) {
+  totals.chips = d.chips();
+  for (std::size_t i = 0; i < report.run.replicas.size(); ++i) {
+    const ServingReplicaTotals& r = report.run.replicas[i];
     totals.preemptions += r.preemptions;
     totals.steps += r.steps;
-    totals.kv_peak_blocks = std::max(totals.kv_peak_blocks, r.kv_peak_blocks);
+    if (static_cast<std::int64_t>(i) >= report.run.prefill_replicas)
+      totals.kv_peak_blocks = std::max(totals.kv_peak_blocks, r.kv_peak_blocks);
   }
   totals.kv_peak_utilization = serving_kv_fraction(totals.kv_peak_blocks, d);
   totals.meets_slo = std::all_of(report.checks.begin(), report.checks.end(), [](const SloCheck& c) { return c.met; });
   return totals;
+}
+
+KvTransferTotals kv_transfer_totals(const ServingRunResult& run) {
+  KvTransferTotals totals;
+  std::vector<double> seconds;
+  seconds.reserve(run.transfers.size());
+  for (const KvTransferSample& t : run.transfers) {
+    ++totals.count;
+    totals.bytes += t.bytes;
+    seconds.push_back(t.end_s - t.start_s);
+  }
+  totals.seconds = summarize(std::move(seconds));
+  return totals;
+}
+
+std::string serving_pool_of(const ServingRunResult& run, std::size_t r) {
+  if (run.prefill_replicas == 0) return "";
+  return static_cast<std::int64_t>(r) < run.prefill_replicas ? "prefill" : "decode";
 }
 
 std::string latency_ms_text(double seconds) {
@@ -92,6 +154,23 @@ std::string slo_check_text(const SloCheck& check) {
 
 std::string serving_deployment_text(const ServingReport& report) {
   const ServingDeployment& d = report.deployment;
+  if (d.disaggregated) {
+    const auto pool = [](const char* name, const ServingPoolDeployment& p) {
+      return fmt::format(
+          "{} pool {} {}, {}: {} replica{} of {} chips, max_num_seqs {}, max_num_batched_tokens {}, KV "
+          "cache {} tokens per replica",
+          name, p.hardware, p.slice, p.parallelism, p.replicas, p.replicas == 1 ? "" : "s", p.chips_per_replica,
+          p.max_num_seqs, p.max_num_batched_tokens, p.kv_capacity_tokens);
+    };
+    const ServingDisaggregation& x = *d.disaggregated;
+    return fmt::format(
+        "disaggregated, {} chips: {}; {}; KV over {} ({}/s per chip, latency {}, {} per prompt token); "
+        "{}; routing {} to prefill, least outstanding to decode",
+        serving_totals(report).chips, pool("prefill", x.prefill), pool("decode", x.decode), x.kv_link,
+        format_bytes(x.kv_link_per_chip_Bps), format_seconds(x.kv_latency_s),
+        format_bytes(static_cast<double>(x.kv_bytes_per_token)),
+        d.chunked_prefill ? "chunked prefill" : "prefill steps apart", d.routing);
+  }
   return fmt::format(
       "{} {}, {}: {} replica{} of {} chips = {} chips; max_num_seqs {}, max_num_batched_tokens {}, {}; KV cache {} "
       "tokens per replica in blocks of {}; routing {}",
@@ -126,9 +205,14 @@ std::vector<std::vector<std::string>> serving_replica_rows(const ServingReport& 
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < std::min(most, report.run.replicas.size()); ++i) {
     const ServingReplicaTotals& r = report.run.replicas[i];
-    rows.push_back({std::to_string(i), std::to_string(r.requests), std::to_string(r.steps),
-                    std::to_string(r.preemptions),
-                    report::percent_text(serving_kv_fraction(r.kv_peak_blocks, report.deployment))});
+    const std::string pool = serving_pool_of(report.run, i);
+    // Disaggregated, each pool's replicas have their own cache: the fraction of the replica's.
+    const double kv = pool.empty() ? serving_kv_fraction(r.kv_peak_blocks, report.deployment)
+                      : r.kv_capacity_blocks > 0
+                          ? static_cast<double>(r.kv_peak_blocks) / static_cast<double>(r.kv_capacity_blocks)
+                          : 0.0;
+    rows.push_back({pool.empty() ? std::to_string(i) : fmt::format("{} ({})", i, pool), std::to_string(r.requests),
+                    std::to_string(r.steps), std::to_string(r.preemptions), report::percent_text(kv)});
   }
   return rows;
 }
@@ -216,6 +300,12 @@ std::string serving_text(const ServingReport& report) {
   out += fmt::format("KV cache: peak {} of {} tokens per replica ({} blocks of {} tokens); preemptions {}\n",
                      report::percent_text(totals.kv_peak_utilization), report.deployment.kv_capacity_tokens,
                      totals.kv_peak_blocks, report.deployment.kv_block_tokens, totals.preemptions);
+  if (report.deployment.disaggregated) {
+    const KvTransferTotals kv = kv_transfer_totals(report.run);
+    out += fmt::format("KV transfers: {} of {} in all; each {} mean, {} p99 (prefill step's end to the last byte)\n",
+                       kv.count, format_bytes(static_cast<double>(kv.bytes)), format_seconds(kv.seconds.mean),
+                       format_seconds(kv.seconds.p99));
+  }
 
   if (report.run.replicas.size() > 1) {
     const std::vector<std::vector<std::string>> rows = serving_replica_rows(report, kServingReplicasListed);
@@ -247,6 +337,12 @@ std::string serving_json(const ServingReport& report) {
                         {"kv_capacity_blocks", r.kv_capacity_blocks},
                         {"kv_peak_blocks", r.kv_peak_blocks},
                         {"kv_peak_utilization", serving_kv_fraction(r.kv_peak_blocks, d)}});
+    if (d.disaggregated) {
+      replicas.back()["pool"] = serving_pool_of(report.run, i);
+      replicas.back()["kv_peak_utilization"] =
+          r.kv_capacity_blocks > 0 ? static_cast<double>(r.kv_peak_blocks) / static_cast<double>(r.kv_capacity_blocks)
+                                   : 0.0;
+    }
   }
   ServingJson out = {
       // The contract of issue 30, in its order.
@@ -293,6 +389,7 @@ std::string serving_json(const ServingReport& report) {
       {"replicas", replicas},
       {"steps", totals.steps},
   };
+  if (d.disaggregated) out["disaggregated"] = serving_disaggregated_json(report);
   if (!report.rate_points.empty()) {
     ServingJson points = ServingJson::array();
     for (const RatePoint& p : report.rate_points)

@@ -44,8 +44,21 @@ struct ServingTotals {
   double kv_peak_utilization = 0.0;  // kv_peak_blocks x kv_block_tokens / kv_capacity_tokens (0 without a capacity)
   bool meets_slo = true;             // every check met (true without an SLO)
 };
-// Throws InternalError when chips_per_replica x replicas overflows.
+// Throws InternalError when chips_per_replica x replicas overflows. Disaggregated: chips are both pools', and the KV
+// peak is the decode pool's (the cache that holds the requests while they generate).
 ServingTotals serving_totals(const ServingReport& report);
+
+// A disaggregated run's KV transfers (docs/serving.md, "Disaggregated serving"): how many, their bytes, and the
+// seconds from the prefill step's end to the last byte's arrival.
+struct KvTransferTotals {
+  std::int64_t count = 0;
+  std::uint64_t bytes = 0;
+  LatencySummary seconds;
+};
+KvTransferTotals kv_transfer_totals(const ServingRunResult& run);
+
+// `prefill` or `decode` for replica `r` of a disaggregated run, "" for a co-located one.
+std::string serving_pool_of(const ServingRunResult& run, std::size_t r);
 
 // A latency in milliseconds, as the text and the page print it: `12.35` (4 significant digits, no unit).
 std::string latency_ms_text(double seconds);
@@ -90,7 +103,11 @@ std::string serving_text(const ServingReport& report);
 // "source_file", "output_tokens", "meets_slo", "deployment" (the ServingDeployment's fields by name), "traffic" (its
 // line), "slo": {"ttft_s" | "tpot_s" | "e2e_s": {"percentile", "target_s", "actual_s", "met", "miss_s"}} (the given
 // thresholds), "replicas": [{"replica", "requests", "steps", "preemptions", "kv_capacity_blocks", "kv_peak_blocks",
-// "kv_peak_utilization"}], "steps" (every replica's iterations). Indented by 2.
+// "kv_peak_utilization"}], "steps" (every replica's iterations). Disaggregated, also "disaggregated": {"kv_link",
+// "kv_link_per_chip_Bps", "kv_latency_s", "kv_bytes_per_token", "prefill" and "decode" (each {"hardware", "slice",
+// "parallelism", "chips_per_replica", "replicas", "chips", "kv_capacity_tokens", "kv_peak_utilization",
+// "max_num_seqs", "max_num_batched_tokens", "kv_link_Bps", "steps", "preemptions"}), "kv_transfers": {"count",
+// "bytes", "mean_s", "p50_s", "p99_s"}}, and each replica its "pool". Indented by 2.
 std::string serving_json(const ServingReport& report);
 
 // {"mean", "p50", "p90", "p99"} of a latency summary, in seconds: every serving JSON's latency object.
@@ -108,7 +125,7 @@ void write_serving_csv(const ServingReport& report, std::ostream& out);
 void write_serving_html(const ServingReport& report, std::ostream& out);
 
 // A Chrome trace (Perfetto): one track per replica with its steps (batch size, tokens), one per request from arrival
-// to its last token with its first token marked.
+// to its last token with its first token marked; disaggregated, one per decode replica with the KV transfers into it.
 void write_serving_trace(const ServingReport& report, std::ostream& out);
 
 }  // namespace podsim

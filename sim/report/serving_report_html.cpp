@@ -410,6 +410,15 @@ std::string serving_legend_svg(std::size_t drawn) {
   return out + "</svg>\n";
 }
 
+// `chips (2 replicas x 16)`, or disaggregated `chips (prefill 2 x 4 + decode 2 x 4)`.
+std::string serving_chips_label(const ServingDeployment& d) {
+  if (d.disaggregated)
+    return fmt::format("chips (prefill {} x {} + decode {} x {})", d.disaggregated->prefill.replicas,
+                       d.disaggregated->prefill.chips_per_replica, d.disaggregated->decode.replicas,
+                       d.disaggregated->decode.chips_per_replica);
+  return fmt::format("chips ({} replica{} x {})", d.replicas, d.replicas == 1 ? "" : "s", d.chips_per_replica);
+}
+
 }  // namespace
 
 void write_serving_html(const ServingReport& report, std::ostream& out) {
@@ -421,11 +430,18 @@ void write_serving_html(const ServingReport& report, std::ostream& out) {
       << "</p>\n<p>" << esc(serving_deployment_text(report)) << "</p>\n";
   if (!report.deployment.step_model.empty())
     out << "<p class=\"muted\">step model: " << esc(report.deployment.step_model) << "</p>\n";
+  if (report.deployment.disaggregated) {
+    const KvTransferTotals kv = kv_transfer_totals(report.run);
+    out << "<p>"
+        << esc(fmt::format("KV transfers: {} of {} in all; each {} mean, {} p99 (prefill step's end to the "
+                           "last byte)",
+                           kv.count, format_bytes(static_cast<double>(kv.bytes)), format_seconds(kv.seconds.mean),
+                           format_seconds(kv.seconds.p99)))
+        << "</p>\n";
+  }
   out << serving_verdict_html(report, totals);
   out << "<div class=\"cards\">\n"
-      << serving_card(std::to_string(totals.chips),
-                      fmt::format("chips ({} replica{} x {})", report.deployment.replicas,
-                                  report.deployment.replicas == 1 ? "" : "s", report.deployment.chips_per_replica))
+      << serving_card(std::to_string(totals.chips), serving_chips_label(report.deployment))
       << serving_card(format_number(m.requests_per_s), "requests/s")
       << serving_card(format_number(m.goodput_requests_per_s),
                       "goodput, requests/s (" + report::percent_text(m.slo_attainment) + " within SLO)")

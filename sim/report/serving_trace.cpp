@@ -1,7 +1,8 @@
 // `podsim serve --trace FILE`: a serving run in the Chrome trace event format (Perfetto). Process 1 has one track per
 // replica, its iterations as complete events at the times the simulation published; process 2 has the requests as
-// async spans from arrival to the last token, the first token an async instant inside. Long runs keep the earliest
-// kServingTraceSteps steps and kServingTraceRequests requests and say so in the trace.
+// async spans from arrival to the last token, the first token an async instant inside; a disaggregated run's process 3
+// has one track per decode replica with the KV transfers into it. Long runs keep the earliest kServingTraceSteps steps
+// and kServingTraceRequests requests (and as many transfers) and say so in the trace.
 #include <algorithm>
 #include <string>
 
@@ -23,6 +24,7 @@ constexpr std::size_t kServingTraceSteps = 200'000;  // as many as `podsim run -
 constexpr std::size_t kServingTraceRequests = 100'000;
 constexpr int kServingReplicasPid = 1;
 constexpr int kServingRequestsPid = 2;
+constexpr int kServingTransfersPid = 3;
 
 std::string serving_cut_note(const char* what, std::size_t kept, std::size_t total) {
   return fmt::format("trace truncated: kept the first {} of {} {}", kept, total, what);
@@ -40,7 +42,10 @@ void write_serving_trace(const ServingReport& report, std::ostream& out) {
   writer.event(trace_metadata("process_sort_index", kServingReplicasPid, -1, {{"sort_index", 0}}));
   for (std::size_t r = 0; r < run.replicas.size(); ++r) {
     const auto tid = static_cast<std::int64_t>(r);
-    writer.event(trace_metadata("thread_name", kServingReplicasPid, tid, {{"name", fmt::format("replica {}", r)}}));
+    const std::string pool = serving_pool_of(run, r);
+    writer.event(trace_metadata(
+        "thread_name", kServingReplicasPid, tid,
+        {{"name", pool.empty() ? fmt::format("replica {}", r) : fmt::format("replica {} ({})", r, pool)}}));
     writer.event(trace_metadata("thread_sort_index", kServingReplicasPid, tid, {{"sort_index", r}}));
   }
   // Steps end in order over all replicas, so the first ones kept are the earliest.
@@ -93,6 +98,35 @@ void write_serving_trace(const ServingReport& report, std::ostream& out) {
   if (requests < run.completed.size())
     writer.event(trace_metadata("process_labels", kServingRequestsPid, -1,
                                 {{"labels", serving_cut_note("requests", requests, run.completed.size())}}));
+
+  // The KV transfers (disaggregated), on their decode replica's track: from the prefill step's end to the last byte.
+  const std::size_t transfers = std::min(run.transfers.size(), kServingTraceRequests);
+  if (!run.transfers.empty()) {
+    writer.event(trace_metadata("process_name", kServingTransfersPid, -1, {{"name", "kv transfers"}}));
+    writer.event(trace_metadata("process_sort_index", kServingTransfersPid, -1, {{"sort_index", 2}}));
+    for (std::size_t r = static_cast<std::size_t>(run.prefill_replicas); r < run.replicas.size(); ++r)
+      writer.event(trace_metadata("thread_name", kServingTransfersPid, static_cast<std::int64_t>(r),
+                                  {{"name", fmt::format("into replica {} (decode)", r)}}));
+  }
+  for (std::size_t i = 0; i < transfers; ++i) {
+    const KvTransferSample& t = run.transfers[i];
+    const ServingTraceJson base = {{"cat", "kv"},
+                                   {"id", "kv" + std::to_string(t.id)},
+                                   {"pid", kServingTransfersPid},
+                                   {"tid", t.to},
+                                   {"name", fmt::format("kv of request {}", t.id)}};
+    ServingTraceJson begin = base, end = base;
+    begin["ph"] = "b";
+    begin["ts"] = t.start_s * kTraceMicro;
+    begin["args"] = {{"from_replica", t.from}, {"to_replica", t.to}, {"bytes", t.bytes}};
+    end["ph"] = "e";
+    end["ts"] = t.end_s * kTraceMicro;
+    writer.event(begin);
+    writer.event(end);
+  }
+  if (transfers < run.transfers.size())
+    writer.event(trace_metadata("process_labels", kServingTransfersPid, -1,
+                                {{"labels", serving_cut_note("transfers", transfers, run.transfers.size())}}));
 
   const ServingTraceJson other = {{"schema", "podsim/1"},
                                   {"scenario", report.scenario},

@@ -8,6 +8,9 @@ void drop_calibration(ScenarioSpec& spec) {
   if (spec.search)
     for (HardwarePreset& preset : spec.search->hardware)
       preset.spec.calibration.reset();
+  if (spec.serve && spec.serve->disaggregated)
+    for (ServingPoolSpec* pool : {&spec.serve->disaggregated->prefill, &spec.serve->disaggregated->decode})
+      if (pool->hardware) pool->hardware->spec.calibration.reset();
 }
 
 }  // namespace podsim

@@ -154,6 +154,8 @@ HardwarePreset read_hardware(const Ctx& ctx, const Json& j) {
   return loaded;
 }
 
+}  // namespace
+
 // A figure as a JSON number in SI or a string with a unit (`parse` reads the string: parse_bandwidth, ...).
 double get_figure(const Ctx& ctx, const Json& j, const std::string& pointer, double (*parse)(std::string_view)) {
   if (j.is_number()) return j.get<double>();
@@ -161,6 +163,8 @@ double get_figure(const Ctx& ctx, const Json& j, const std::string& pointer, dou
   const auto text = j.get<std::string>();
   return located(ctx.at(pointer), [&] { return parse(text); });
 }
+
+namespace {
 
 // Several slices over the DCN: `count` and the `dcn` overrides (docs/overlap-pipeline-dcn.md).
 void read_slice_count(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
@@ -332,10 +336,20 @@ ScenarioSpec load_document(const Json& doc, const std::string& where, const std:
                                     "source",  "serving",     "slo",      "goal",    "reliability"});
   require_key(ctx, doc, "", "name");
   require_key(ctx, doc, "", "hardware");
-  // A model-level scenario may name its slices in its search section instead.
+  // A model-level scenario may name its slices in its search section instead, and a disaggregated serving one in its
+  // pools (serving.disaggregated), which then stand instead of the scenario's slice, mesh and plans.
   const bool searched_slices = doc.contains("model") && doc.contains("search") && doc.at("search").is_object() &&
                                doc.at("search").contains("slices");
-  if (!doc.contains("slice") && !searched_slices)
+  const bool pools =
+      doc.contains("serving") && doc.at("serving").is_object() && doc.at("serving").contains("disaggregated");
+  if (pools)
+    for (const char* key : {"slice", "mesh", "plans"})
+      if (doc.contains(key))
+        ctx.fail(std::string("/") + key,
+                 "a disaggregated deployment's slices, meshes and parallelism are its pools' "
+                 "(serving.disaggregated.prefill and .decode), got: " +
+                     quote(key));
+  if (!doc.contains("slice") && !searched_slices && !pools)
     ctx.fail("", doc.contains("model") ? "missing key \"slice\" (a model-level scenario needs \"slice\" or "
                                          "\"search\": {\"slices\": [...]})"
                                        : "missing key \"slice\"");

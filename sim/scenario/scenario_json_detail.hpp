@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +55,9 @@ std::vector<std::string> get_string_array(const Ctx& ctx, const Json& j, const s
 // `(expected one of ...)` when no known key is near.
 void require_known_keys_near(const Ctx& ctx, const Json& j, const std::string& pointer,
                              const std::vector<std::string>& known);
+
+// A figure as a JSON number in SI or a string with a unit (`parse` reads the string: parse_bandwidth, ...).
+double get_figure(const Ctx& ctx, const Json& j, const std::string& pointer, double (*parse)(std::string_view));
 
 // A hardware preset by name, or a preset file by path (relative to the scenario's folder), named at `pointer`.
 HardwarePreset read_hardware_preset(const Ctx& ctx, std::string preset, const std::string& pointer);

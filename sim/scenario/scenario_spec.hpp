@@ -226,13 +226,40 @@ struct Expectation {
 // A serving scenario (workload mode "serve", docs/serving.md): requests arrive, a router spreads them over replicas
 // of the scenario's plan, each replica batches them continuously; its step is the model-level step of spec.workload
 // (mode decode: weight and KV dtypes, quantization, MoE routing) at each batch's tokens and contexts.
+// One pool of a disaggregated deployment (serving.disaggregated.prefill or .decode; docs/serving.md, "Disaggregated
+// serving"): its replicas' slice, mesh and parallelism, on the scenario's hardware unless it names its own preset,
+// and its scheduler limits (serving's when not given).
+struct ServingPoolSpec {
+  std::optional<HardwarePreset> hardware;   // nullopt: the scenario's
+  Shape slice_shape;                        // one replica's slice
+  std::optional<double> dcn_bandwidth_Bps;  // slice.dcn.bandwidth_per_chip: overrides the preset's DCN egress per chip
+  std::optional<double> dcn_latency_s;      // slice.dcn.latency: overrides the preset's DCN latency
+  std::string mesh;                         // a mesh spec (`X=2,Y=2`); empty: the slice's default mesh
+  Parallelism parallelism;
+  std::int64_t replicas = 1;
+  std::optional<std::int64_t> max_num_seqs;
+  std::optional<std::int64_t> max_num_batched_tokens;
+  std::string pointer;  // derived: "/serving/disaggregated/prefill" or ".../decode"
+};
+
+// Which network a request's KV crosses from its prefill replica to its decode replica.
+enum class KvLink { dcn, ici };
+inline constexpr EnumNames<KvLink, 2> kKvLinkNames{"kv_link", {{{"dcn", KvLink::dcn}, {"ici", KvLink::ici}}}};
+
+struct DisaggregatedSpec {
+  ServingPoolSpec prefill;
+  ServingPoolSpec decode;
+  KvLink kv_link = KvLink::dcn;
+};
+
 struct ServeSpec {
   TrafficSpec traffic;        // workload.traffic; a trace's rows already read
   std::string trace_file;     // workload.traffic.trace resolved beside the scenario ("" without a trace)
   SchedulerConfig scheduler;  // serving.*; kv_capacity_blocks 0: from the replica's HBM when the run is built
   std::int64_t replicas = 1;  // serving.replicas
   Routing routing = Routing::round_robin;
-  Slo slo;  // slo.*; empty when not given
+  Slo slo;                                         // slo.*; empty when not given
+  std::optional<DisaggregatedSpec> disaggregated;  // serving.disaggregated: then `replicas` is not given
 };
 inline constexpr std::int64_t kMaxServingReplicas = 4096;
 

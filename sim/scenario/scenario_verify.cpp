@@ -379,7 +379,10 @@ void verify_tensors(State& state) {
 void verify_in_place(ScenarioSpec& spec) {
   State state{Where{spec.source_file, {}}, spec, {}, {}};
   if (spec.name.empty()) state.where.fail("/name", "must not be empty, got: \"\"");
-  if (!slices_in_search_only(spec)) {
+  // A disaggregated serving scenario's slices are its pools' (serving_pools.hpp verifies each as a scenario).
+  const bool pools_only = spec.serve && spec.serve->disaggregated && spec.slice_shape.empty();
+  if (pools_only) {
+  } else if (!slices_in_search_only(spec)) {
     verify_slice(state);
     verify_slice_count(state);
     verify_mesh_section(state);

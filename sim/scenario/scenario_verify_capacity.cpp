@@ -10,6 +10,7 @@
 #include "models/topology/slice.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/scenario/scenario_verify_detail.hpp"
+#include "sim/scenario/serving_pools.hpp"
 
 namespace podsim::scenario_detail {
 namespace {
@@ -309,7 +310,8 @@ void verify_search(const State& state, const SearchSpec& search) {
 
 // A serving scenario's traffic, server and SLO, by the serving models' own verifiers (their pointers under /workload,
 // /serving and /slo), and its replicas.
-void verify_serve(const Where& where, const ServeSpec& serve) {
+void verify_serve(const Where& where, const ScenarioSpec& spec) {
+  const ServeSpec& serve = *spec.serve;
   try {
     verify_traffic(serve.traffic);
     // The cache's size comes from a replica's HBM when the run is built; its rules are checked then.
@@ -323,6 +325,20 @@ void verify_serve(const Where& where, const ServeSpec& serve) {
   if (serve.replicas < 1 || serve.replicas > kMaxServingReplicas)
     where.fail("/serving/replicas",
                "must be in [1, " + std::to_string(kMaxServingReplicas) + "], got: " + std::to_string(serve.replicas));
+  if (!serve.disaggregated) return;
+  // Each pool as the scenario its replicas run (its own errors located under the pool), then what joins them.
+  const DisaggregatedSpec& pools = *serve.disaggregated;
+  if (spec.search)
+    where.fail(
+        "/search",
+        "a disaggregated deployment is simulated as given; `podsim plan` searches co-located ones, got: a search "
+        "section");
+  for (const ServingPoolSpec* pool : {&pools.prefill, &pools.decode})
+    kv_link_figures(serving_pool_scenario(spec, *pool), *pool, pools.kv_link);
+  if (pools.prefill.replicas * pools.decode.replicas > kMaxKvRoutes)
+    where.fail("/serving/disaggregated", "prefill replicas x decode replicas must be at most 2^20, got: " +
+                                             std::to_string(pools.prefill.replicas) + " x " +
+                                             std::to_string(pools.decode.replicas));
 }
 
 }  // namespace
@@ -366,7 +382,7 @@ void verify_capacity(State& state) {
                       spec.search && !spec.search->hardware.empty() ? spec.search->hardware
                                                                     : std::vector<HardwarePreset>{spec.hardware});
   if (spec.search) verify_search(state, *spec.search);
-  if (spec.serve) verify_serve(where, *spec.serve);
+  if (spec.serve) verify_serve(where, spec);
   if (spec.goal) verify_goal_section(state);
   if (spec.price_per_chip_hour) {
     const double price = *spec.price_per_chip_hour;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "models/common/units.hpp"
 #include "sim/scenario/scenario_json_detail.hpp"
 #include "sim/scenario/serving_trace_json.hpp"
 
@@ -278,6 +279,58 @@ TrafficSpec read_traffic(const Ctx& ctx, const Json& j, const std::string& p, st
   return traffic;
 }
 
+// A pool of serving.disaggregated: its slice (shape, DCN overrides), mesh spec, parallelism, replicas, limits.
+ServingPoolSpec read_serving_pool(const Ctx& ctx, const Json& j, const std::string& p) {
+  require_object(ctx, j, p);
+  require_known_keys_near(
+      ctx, j, p, {"hardware", "slice", "mesh", "parallelism", "replicas", "max_num_seqs", "max_num_batched_tokens"});
+  require_key(ctx, j, p, "slice");
+  require_key(ctx, j, p, "parallelism");
+  ServingPoolSpec pool;
+  pool.pointer = p;
+  if (j.contains("hardware"))
+    pool.hardware = read_hardware_preset(ctx, get_string(ctx, j.at("hardware"), p + "/hardware"), p + "/hardware");
+  const std::string sp = p + "/slice";
+  const Json& slice = j.at("slice");
+  require_object(ctx, slice, sp);
+  require_known_keys_near(ctx, slice, sp, {"shape", "dcn"});
+  require_key(ctx, slice, sp, "shape");
+  require_array(ctx, slice.at("shape"), sp + "/shape");
+  for (std::size_t i = 0; i < slice.at("shape").size(); ++i)
+    pool.slice_shape.push_back(get_int(ctx, slice.at("shape")[i], child(sp + "/shape", i)));
+  if (slice.contains("dcn")) {
+    const std::string dp = sp + "/dcn";
+    const Json& dcn = slice.at("dcn");
+    require_object(ctx, dcn, dp);
+    require_known_keys_near(ctx, dcn, dp, {"bandwidth_per_chip", "latency"});
+    if (dcn.contains("bandwidth_per_chip"))
+      pool.dcn_bandwidth_Bps =
+          get_figure(ctx, dcn.at("bandwidth_per_chip"), dp + "/bandwidth_per_chip", &parse_bandwidth);
+    if (dcn.contains("latency"))
+      pool.dcn_latency_s = get_figure(ctx, dcn.at("latency"), dp + "/latency", &parse_duration);
+  }
+  if (j.contains("mesh")) pool.mesh = get_string(ctx, j.at("mesh"), p + "/mesh");
+  pool.parallelism = read_parallelism(ctx, j.at("parallelism"), p + "/parallelism");
+  if (j.contains("replicas")) pool.replicas = get_int(ctx, j.at("replicas"), p + "/replicas");
+  if (j.contains("max_num_seqs")) pool.max_num_seqs = get_int(ctx, j.at("max_num_seqs"), p + "/max_num_seqs");
+  if (j.contains("max_num_batched_tokens"))
+    pool.max_num_batched_tokens = get_int(ctx, j.at("max_num_batched_tokens"), p + "/max_num_batched_tokens");
+  return pool;
+}
+
+// serving.disaggregated: a prefill and a decode pool, and the network their KV transfers cross.
+DisaggregatedSpec read_disaggregated(const Ctx& ctx, const Json& j, const std::string& p) {
+  require_object(ctx, j, p);
+  require_known_keys_near(ctx, j, p, {"prefill", "decode", "kv_link"});
+  require_key(ctx, j, p, "prefill");
+  require_key(ctx, j, p, "decode");
+  DisaggregatedSpec disaggregated;
+  disaggregated.prefill = read_serving_pool(ctx, j.at("prefill"), p + "/prefill");
+  disaggregated.decode = read_serving_pool(ctx, j.at("decode"), p + "/decode");
+  if (j.contains("kv_link")) disaggregated.kv_link = get_enum(ctx, j.at("kv_link"), p + "/kv_link", kKvLinkNames);
+  return disaggregated;
+}
+
 }  // namespace
 
 void read_serve_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
@@ -314,10 +367,16 @@ void read_serve_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
 void read_serving(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   const std::string p = "/serving";
   require_object(ctx, j, p);
-  require_known_keys_near(
-      ctx, j, p,
-      {"max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "kv_block_tokens", "replicas", "routing"});
+  require_known_keys_near(ctx, j, p,
+                          {"max_num_seqs", "max_num_batched_tokens", "chunked_prefill", "kv_block_tokens", "replicas",
+                           "routing", "disaggregated"});
   if (!spec.serve) ctx.fail(p, "applies to a serving scenario: give \"workload\": {\"mode\": \"serve\", ...}");
+  if (j.contains("replicas") && j.contains("disaggregated"))
+    ctx.fail(p + "/replicas",
+             "a disaggregated deployment gives its replicas per pool (serving.disaggregated.prefill.replicas and "
+             ".decode.replicas), got: both \"replicas\" and \"disaggregated\"");
+  if (j.contains("disaggregated"))
+    spec.serve->disaggregated = read_disaggregated(ctx, j.at("disaggregated"), p + "/disaggregated");
   ServeSpec& serve = *spec.serve;
   for (const auto& [key, value] : j.items()) {
     const std::string at = child(p, key);

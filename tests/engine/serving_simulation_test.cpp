@@ -208,5 +208,117 @@ TEST(ServingSimulation, ARunWithoutItsStepSeriesHasTheSameRequests) {
   EXPECT_EQ(static_cast<std::int64_t>(a.steps.size()), steps);
 }
 
+// Disaggregated serving: `prefill` replicas then `decode` ones, each with its link of `link_Bps` each way; KV of 1000
+// bytes per prompt token, `latency_s` per transfer.
+ServingRunSpec serving_test_disaggregated(const TrafficSpec& traffic, int prefill, int decode, StepTimeFn step,
+                                          double link_Bps, double latency_s) {
+  ServingRunSpec spec;
+  spec.traffic = traffic;
+  for (int r = 0; r < prefill + decode; ++r)
+    spec.replicas.push_back(ServingReplicaSpec{serving_test_scheduler(), step, link_Bps});
+  DisaggregatedRunSpec& kv = spec.disaggregated.emplace();
+  kv.prefill_replicas = prefill;
+  kv.kv_bytes_per_token = 1000;
+  kv.kv_latency_s = latency_s;
+  return spec;
+}
+
+TEST(ServingSimulation, DisaggregatedRequestAloneWaitsForItsPrefillItsTransferAndOneDecodeStep) {
+  // Prompt 100, 5 output tokens, arriving at 0.5 s. The prefill replica's step (10 ms, a prefill) ends at 0.510 s;
+  // its KV, 100 x 1000 bytes, crosses a link of 1e7 B/s in 10 ms after 1 ms of latency: at the decode replica at
+  // 0.521 s. There the last prompt token is computed again (a one-token chunk: a prefill step, 10 ms) and samples the
+  // first token at 0.531 s: TTFT 31 ms = 10 + 1 + 10 + 10. Four decode steps of 2 ms follow: E2E 39 ms.
+  const ServingRunResult run = simulate_serving(serving_test_disaggregated(serving_test_trace({{0.5, 100, 5}}), 1, 1,
+                                                                           serving_test_prefill_or_decode, 1e7, 0.001));
+  ASSERT_EQ(run.completed.size(), 1u);
+  const RequestRecord& r = run.completed[0];
+  EXPECT_NEAR(r.first_token_s - r.arrival_s, 0.031, 1e-9);
+  EXPECT_NEAR(r.last_token_s - r.arrival_s, 0.039, 1e-9);
+  EXPECT_EQ(r.output_tokens, 5);
+  ASSERT_EQ(run.transfers.size(), 1u);
+  EXPECT_EQ(run.transfers[0].bytes, 100000u);
+  EXPECT_EQ(run.transfers[0].from, 0);
+  EXPECT_EQ(run.transfers[0].to, 1);
+  EXPECT_NEAR(run.transfers[0].start_s, 0.510, 1e-9);
+  EXPECT_NEAR(run.transfers[0].end_s, 0.521, 1e-9);
+  EXPECT_EQ(run.prefill_replicas, 1);
+  // The prefill replica stepped once (its one token is not the client's), the decode one five times: the one-token
+  // chunk at context 99, then four decodes.
+  ASSERT_EQ(run.replicas.size(), 2u);
+  EXPECT_EQ(run.replicas[0].steps, 1);
+  EXPECT_EQ(run.replicas[1].steps, 5);
+  ASSERT_EQ(run.steps.size(), 6u);
+  EXPECT_EQ(run.steps[0].prefill_tokens, 100);
+  EXPECT_EQ(run.steps[1].replica, 1);
+  EXPECT_EQ(run.steps[1].prefill_tokens, 1);
+  EXPECT_EQ(run.itl.count(), 4);
+  EXPECT_NEAR(run.end_s, 0.539, 1e-9);
+}
+
+TEST(ServingSimulation, TwoTransfersOverOneLinkTakeTwiceAsLongAsOne) {
+  // No latency, links of 1e7 B/s. One request of prompt 100: its 1e5 bytes take 10 ms. Two at once (one prefill step
+  // computes both prompts, so both transfers start together over the same egress and ingress): each gets half the
+  // link, 20 ms.
+  const StepTimeFn one_ms = [](const BatchSignature&) { return 0.001; };
+  const ServingRunResult one =
+      simulate_serving(serving_test_disaggregated(serving_test_trace({{0, 100, 2}}), 1, 1, one_ms, 1e7, 0));
+  ASSERT_EQ(one.transfers.size(), 1u);
+  EXPECT_NEAR(one.transfers[0].end_s - one.transfers[0].start_s, 0.010, 1e-9);
+  const ServingRunResult two = simulate_serving(
+      serving_test_disaggregated(serving_test_trace({{0, 100, 2}, {0, 100, 2}}), 1, 1, one_ms, 1e7, 0));
+  ASSERT_EQ(two.transfers.size(), 2u);
+  for (const KvTransferSample& t : two.transfers) {
+    EXPECT_NEAR(t.start_s, 0.001, 1e-9);
+    EXPECT_NEAR(t.end_s - t.start_s, 0.020, 1e-9);
+  }
+  // Into two decode replicas (least outstanding: one each) the ingresses are apart, but the prefill's egress is
+  // shared: still 20 ms each.
+  const ServingRunResult spread = simulate_serving(
+      serving_test_disaggregated(serving_test_trace({{0, 100, 2}, {0, 100, 2}}), 1, 2, one_ms, 1e7, 0));
+  ASSERT_EQ(spread.transfers.size(), 2u);
+  EXPECT_NE(spread.transfers[0].to, spread.transfers[1].to);
+  for (const KvTransferSample& t : spread.transfers)
+    EXPECT_NEAR(t.end_s - t.start_s, 0.020, 1e-9);
+  // From two prefill replicas (round robin: one each) into two decode replicas, nothing is shared: 10 ms each.
+  const ServingRunResult apart = simulate_serving(
+      serving_test_disaggregated(serving_test_trace({{0, 100, 2}, {0, 100, 2}}), 2, 2, one_ms, 1e7, 0));
+  ASSERT_EQ(apart.transfers.size(), 2u);
+  for (const KvTransferSample& t : apart.transfers)
+    EXPECT_NEAR(t.end_s - t.start_s, 0.010, 1e-9);
+}
+
+TEST(ServingSimulation, DisaggregatedClosedLoopAndManyRequestsAllFinish) {
+  // A closed loop of 4 clients, 40 requests of prompt 50 and 3 tokens, over 2 prefill and 3 decode replicas: every
+  // request finishes with its three tokens, every prompt's KV moved once.
+  TrafficSpec traffic;
+  traffic.arrival = ClosedLoopArrivals{4};
+  traffic.requests = 40;
+  traffic.prompt_tokens = FixedTokens{50};
+  traffic.output_tokens = FixedTokens{3};
+  const ServingRunResult run =
+      simulate_serving(serving_test_disaggregated(traffic, 2, 3, serving_test_prefill_or_decode, 1e8, 1e-4));
+  ASSERT_EQ(run.completed.size(), 40u);
+  EXPECT_EQ(run.transfers.size(), 40u);
+  for (const RequestRecord& r : run.completed)
+    EXPECT_EQ(r.output_tokens, 3);
+  std::int64_t decoded = 0;
+  for (std::size_t r = 2; r < run.replicas.size(); ++r)
+    decoded += run.replicas[r].requests;
+  EXPECT_EQ(decoded, 40);
+}
+
+TEST(ServingSimulation, DisaggregatedNeedsBothPools) {
+  ServingRunSpec spec =
+      serving_test_disaggregated(serving_test_trace({{0, 10, 2}}), 1, 1, serving_test_prefill_or_decode, 1e7, 0);
+  spec.disaggregated->prefill_replicas = 2;
+  try {
+    simulate_serving(spec);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "/serving/disaggregated: needs a prefill and a decode replica at least, got: 2 prefill of 2 replicas");
+  }
+}
+
 }  // namespace
 }  // namespace podsim

@@ -295,6 +295,31 @@ TEST(ScenarioDocs, TheSchemaIsDraft202012AndAcceptsTheGoodScenarios) {
   EXPECT_EQ(rc, 0);
 }
 
+TEST(ScenarioJson, DisaggregatedServingReadsItsPools) {
+  // Each pool: its slice (and the DCN figures of its KV link), mesh, parallelism, replicas and limits; the decode pool
+  // on its own preset, the rest of serving shared.
+  const auto spec = load_scenario((kData / "good/serve_disaggregated.json").string());
+  ASSERT_TRUE(spec.serve.has_value());
+  ASSERT_TRUE(spec.serve->disaggregated.has_value());
+  const DisaggregatedSpec& pools = *spec.serve->disaggregated;
+  EXPECT_EQ(pools.kv_link, KvLink::dcn);
+  EXPECT_EQ(pools.prefill.pointer, "/serving/disaggregated/prefill");
+  EXPECT_EQ(pools.prefill.slice_shape, (Shape{2, 2}));
+  EXPECT_EQ(pools.prefill.mesh, "X=2,Y=2");
+  EXPECT_EQ(pools.prefill.replicas, 2);
+  EXPECT_DOUBLE_EQ(*pools.prefill.dcn_bandwidth_Bps, 2e9);
+  EXPECT_DOUBLE_EQ(*pools.prefill.dcn_latency_s, 20e-6);
+  EXPECT_EQ(pools.prefill.max_num_batched_tokens, 4096);
+  EXPECT_FALSE(pools.prefill.hardware.has_value());
+  ASSERT_TRUE(pools.decode.hardware.has_value());
+  EXPECT_EQ(pools.decode.hardware->name, "tpu-v6e");
+  EXPECT_EQ(pools.decode.replicas, 1);
+  EXPECT_EQ(pools.decode.max_num_seqs, 32);
+  EXPECT_EQ(pools.decode.mesh, "");
+  EXPECT_EQ(spec.serve->scheduler.max_num_seqs, 64);
+  EXPECT_TRUE(spec.slice_shape.empty());
+}
+
 // ---- input limits (docs/reliability.md); the 400 kB file is written here rather than kept in bad/ ----
 
 TEST(ScenarioLimits, DeepNestingIsALocatedErrorNotACrash) {

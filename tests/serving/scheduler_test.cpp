@@ -399,5 +399,82 @@ TEST(SchedulerVerify, EveryRuleHasItsLocatedMessage) {
   }
 }
 
+TEST(Scheduler, APrefilledRequestComputesItsLastPromptTokenThenDecodes) {
+  // A decode replica receives prompt 100 with 99 tokens computed (blocks of 16, a cache of 10 blocks). Admission
+  // allocates ceil(100 / 16) = 7 blocks; the step is a one-token chunk at context 99 that samples the first token;
+  // then a decode at context 100 (101 tokens: still 7 blocks) samples the second and last.
+  Scheduler scheduler(scheduler_test_config(4, 64, true, 16, 10));
+  scheduler.add_prefilled_request(scheduler_test_request(0, 100, 2), 99);
+  StepBatch first = scheduler.schedule();
+  ASSERT_EQ(first.requests.size(), 1u);
+  expect_scheduled(first.requests[0], 0, 1, 99, false, true);
+  EXPECT_EQ(scheduler.kv_used_blocks(), 7);
+  EXPECT_EQ(scheduler.finish_step().emitted, std::vector<std::int64_t>{0});
+  StepBatch second = scheduler.schedule();
+  ASSERT_EQ(second.requests.size(), 1u);
+  expect_scheduled(second.requests[0], 0, 1, 100, true, true);
+  EXPECT_EQ(scheduler.finish_step().finished, std::vector<std::int64_t>{0});
+  EXPECT_EQ(scheduler.kv_used_blocks(), 0);
+}
+
+TEST(Scheduler, APreemptedPrefilledRequestRecomputesItsWholePrompt) {
+  // Cache of 4 blocks of 16. Request 0 (prompt 30, 20 tokens) runs first and holds 2 blocks; request 1 arrives
+  // prefilled (prompt 32, 31 computed) and takes 2 blocks (32 tokens) for its one-token chunk. At the next step
+  // request 1 decodes at context 32 (33 tokens): it needs a third block, none is free, so the last running request,
+  // itself, is preempted: it loses its received KV and, when it runs again, recomputes its prompt and its one
+  // generated token from 0 (33 tokens, once request 0 has finished and freed its blocks).
+  Scheduler scheduler(scheduler_test_config(4, 64, true, 16, 4));
+  scheduler.add_request(scheduler_test_request(0, 30, 20));
+  scheduler.schedule();
+  scheduler.finish_step();  // request 0's prompt: 30 tokens, 2 blocks, token 1
+  scheduler.add_prefilled_request(scheduler_test_request(1, 32, 5), 31);
+  StepBatch both = scheduler.schedule();  // request 0 decodes at 30; request 1's one-token chunk at 31
+  ASSERT_EQ(both.requests.size(), 2u);
+  expect_scheduled(both.requests[1], 1, 1, 31, false, true);
+  EXPECT_EQ(scheduler.kv_used_blocks(), 4);
+  scheduler.finish_step();
+  scheduler.schedule();  // request 0 at context 31 (32 tokens: its 2 blocks); request 1 preempted
+  EXPECT_EQ(scheduler.preemptions(), 1);
+  scheduler.finish_step();
+  bool recomputed = false;
+  while (scheduler.has_work()) {
+    const StepBatch batch = scheduler.schedule();
+    for (const ScheduledRequest& r : batch.requests)
+      if (r.id == 1 && r.context_tokens == 0) {
+        EXPECT_EQ(r.new_tokens, 33);
+        recomputed = true;
+      }
+    scheduler.finish_step();
+  }
+  EXPECT_TRUE(recomputed);
+}
+
+TEST(Scheduler, HeldBlocksOfFinishedRequestsStayUntilReleased) {
+  // A prefill replica (holding): prompt 20 and output 1 in blocks of 16 takes 2 blocks and keeps them after it
+  // finishes; a second request of 40 tokens (3 blocks) does not fit beside them in 4 blocks: the step is empty
+  // until the first's blocks are released.
+  Scheduler scheduler(scheduler_test_config(4, 64, true, 16, 4));
+  scheduler.hold_finished_kv(true);
+  scheduler.add_request(scheduler_test_request(0, 20, 1));
+  scheduler.schedule();
+  EXPECT_EQ(scheduler.finish_step().finished, std::vector<std::int64_t>{0});
+  EXPECT_EQ(scheduler.kv_used_blocks(), 2);
+  EXPECT_EQ(scheduler.held_count(), 1);
+  scheduler.add_request(scheduler_test_request(1, 40, 1));
+  EXPECT_TRUE(scheduler.schedule().empty());
+  scheduler.release_held(0);
+  EXPECT_EQ(scheduler.kv_used_blocks(), 0);
+  const StepBatch batch = scheduler.schedule();
+  ASSERT_EQ(batch.requests.size(), 1u);
+  expect_scheduled(batch.requests[0], 1, 40, 0, false, true);
+  EXPECT_THROW(scheduler.release_held(0), InternalError);
+}
+
+TEST(Scheduler, APrefilledRequestNeedsAComputedCountInsideItsPrompt) {
+  Scheduler scheduler(scheduler_test_config(4, 64, true, 16, 4));
+  EXPECT_THROW(scheduler.add_prefilled_request(scheduler_test_request(0, 10, 2), 10), InternalError);
+  EXPECT_THROW(scheduler.add_prefilled_request(scheduler_test_request(0, 10, 2), -1), InternalError);
+}
+
 }  // namespace
 }  // namespace podsim

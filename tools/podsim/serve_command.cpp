@@ -48,6 +48,9 @@ int serve(const ServeFlags& flags) {
     if (!spec.serve)
       throw InputError(flags.scenario + ": /workload/mode",
                        "--max-rate needs a serving scenario (workload mode \"serve\"), got: none");
+    if (spec.serve->disaggregated)
+      throw InputError("--max-rate",
+                       "probes co-located deployments for now, got: " + flags.scenario + " (serving.disaggregated)");
     const ServingReplicaModel model(spec, serving_plan_candidate(spec, flags.plan), std::nullopt, evaluator);
     MaxRateResult rates = find_max_rate(model, spec.serve->traffic, spec.serve->replicas, spec.serve->slo);
     outcome = std::move(*rates.shown);
