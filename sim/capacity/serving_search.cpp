@@ -111,6 +111,10 @@ ServingSearchResult search_serving(const ScenarioSpec& spec, const ServingSearch
   if (!spec.serve)
     throw InputError(spec.source_file + ": /workload/mode",
                      "a serving search needs a serving scenario (workload mode \"serve\"), got: none");
+  if (spec.serve->disaggregated)
+    throw InputError(spec.source_file + ": /serving/disaggregated",
+                     "the serving search covers co-located replicas; a disaggregated deployment is run by `podsim "
+                     "serve` (its pools as written), got: a disaggregated deployment");
   const Enumeration enumeration = enumerate_search(spec);
   ServingSearchResult result;
   for (const CandidateResult& unformable : enumeration.unformable) {
