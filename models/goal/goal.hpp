@@ -28,7 +28,7 @@ struct GoalSpec {
 GoalObjective objective_of(const GoalSpec& goal, bool priced);
 
 // The scenario's `reliability` (docs/capacity.md, "Goodput", gives each default's source). Failures are independent
-// and exponential: the job's rate is the sum of its chips', hosts' and slices' rates; any one stops the whole job,
+// and exponential: the job's rate is the sum of its chips' and hosts' rates; any one stops the whole job,
 // which restarts from its last checkpoint.
 struct ReliabilitySpec {
   double chip_failures_per_day = 0;          // interruptions per chip-day caused by a chip (its HBM, its ICI links)

@@ -12,6 +12,7 @@ namespace podsim {
 namespace {
 
 constexpr double kGoalSecondsPerDay = 86400.0;
+constexpr double kInfiniteMiss = 1e300;  // a run that never finishes misses by more than any that does
 
 // numpy's linear percentile of sorted samples (p in [0, 1]).
 double goal_percentile(const std::vector<double>& sorted, double p) {
@@ -75,6 +76,14 @@ GoalFigures goal_figures(const GoalSpec& goal, const ReliabilitySpec& reliabilit
   if (goal.max_chips && f.chips_held > *goal.max_chips)
     f.misses.push_back("chips: " + std::to_string(f.chips_held) + " > " + std::to_string(*goal.max_chips) + " (+" +
                        std::to_string(f.chips_held - *goal.max_chips) + ")");
+  const auto excess = [&](double value, double limit) {
+    f.worst_miss = std::max(f.worst_miss, std::isfinite(value) ? value / limit - 1.0 : kInfiniteMiss);
+  };
+  if (goal.deadline_days && !(finishes && f.expected_days <= *goal.deadline_days))
+    excess(f.expected_days, *goal.deadline_days);
+  if (goal.budget_usd && f.cost_usd && !(*f.cost_usd <= *goal.budget_usd)) excess(*f.cost_usd, *goal.budget_usd);
+  if (goal.max_chips && f.chips_held > *goal.max_chips)
+    excess(static_cast<double>(f.chips_held), static_cast<double>(*goal.max_chips));
   f.meets = f.misses.empty();
   return f;
 }

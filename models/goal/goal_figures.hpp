@@ -38,6 +38,7 @@ struct GoalFigures {
   Goodput goodput;
   bool meets = true;
   std::vector<std::string> misses;  // e.g. `deadline: 72.4 days > 60 days (+12.4 days)`
+  double worst_miss = 0;            // the largest relative excess over a constraint (0.2: 20% over); 0 when met
 };
 
 // The closed form (and, with reliability.monte_carlo_runs > 0 and `monte_carlo`, the Monte Carlo's p50 and p90)

@@ -14,9 +14,8 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 }  // namespace
 
 double job_failures_per_day(const ReliabilitySpec& r, const JobScale& scale) {
-  return static_cast<double>(scale.chips) * r.chip_failures_per_day +
-         static_cast<double>(scale.hosts) * r.host_failures_per_day +
-         static_cast<double>(scale.slices) * r.slice_failures_per_day;
+  return static_cast<double>(scale.chips) * (r.chip_failures_per_day + r.slice_failures_per_day) +
+         static_cast<double>(scale.hosts) * r.host_failures_per_day;
 }
 
 double young_interval_s(double checkpoint_s, double mtbf_s) {

@@ -11,14 +11,13 @@
 
 namespace podsim {
 
-// The parts of a job that fail: its chips, hosts and slices (spare slices excluded: they do not run).
+// The parts of a job that fail: its chips and hosts (spare slices excluded: they do not run).
 struct JobScale {
   std::int64_t chips = 0;
   std::int64_t hosts = 0;
-  std::int64_t slices = 1;
 };
 
-// Failures a day of the whole job: chips x chip rate + hosts x host rate + slices x slice rate.
+// Failures a day of the whole job: chips x (chip rate + slice rate) + hosts x host rate.
 double job_failures_per_day(const ReliabilitySpec& reliability, const JobScale& scale);
 
 // Young's interval between checkpoints (compute time), sqrt(2 delta M): delta the checkpoint's write time, M the mean

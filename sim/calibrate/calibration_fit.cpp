@@ -199,10 +199,11 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& rows, const Hardw
   bool latency_row = false;
   std::vector<double> link_sizes, mxu_sizes, hbm_sizes;
   for (const Measurement& row : rows) {
-    if (row.kind == MeasurementKind::scenario)
+    if (predicted_by_validate(row.kind))
       throw InputError(row.file + ":" + std::to_string(row.line),
-                       "column kind: podsim calibrate fits collective, matmul and copy rows (podsim validate checks "
-                       "scenario rows), got: scenario");
+                       std::string("column kind: podsim calibrate fits collective, matmul and copy rows (podsim "
+                                   "validate checks scenario and serving rows), got: ") +
+                           (row.kind == MeasurementKind::serving ? "serving" : "scenario"));
     FittedRow fitted;
     fitted.row = row;
     const Prediction p = predict_measurement(row, problem.hardware);

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "models/common/error.hpp"
 #include "models/common/shown_text.hpp"
@@ -17,9 +19,9 @@
 namespace podsim {
 namespace {
 
-constexpr std::array<const char*, 19> kColumns{"id",       "kind",  "quantity", "measured", "hardware", "op", "slice",
-                                               "axes",     "bytes", "wrap",     "dtype",    "m",        "k",  "n",
-                                               "scenario", "plan",  "fit",      "source",   "quote"};
+constexpr std::array<const char*, 20> kColumns{"id",       "kind",  "quantity", "measured", "hardware", "op",   "slice",
+                                               "axes",     "bytes", "wrap",     "dtype",    "m",        "k",    "n",
+                                               "scenario", "plan",  "metric",   "fit",      "source",   "quote"};
 
 // The columns each kind needs and may use (beyond id, kind, measured, hardware, fit, source, quote).
 struct KindColumns {
@@ -37,6 +39,8 @@ KindColumns columns_of(MeasurementKind kind) {
       return {{"bytes"}, {}};
     case MeasurementKind::scenario:
       return {{"scenario"}, {"plan", "quantity"}};
+    case MeasurementKind::serving:
+      return {{"scenario", "metric"}, {"plan"}};
   }
   return {};
 }
@@ -109,7 +113,8 @@ MeasurementKind parse_kind(const Row& row) {
   if (kind == "matmul") return MeasurementKind::matmul;
   if (kind == "copy") return MeasurementKind::copy;
   if (kind == "scenario") return MeasurementKind::scenario;
-  row.fail("kind", "must be one of collective, matmul, copy, scenario");
+  if (kind == "serving") return MeasurementKind::serving;
+  row.fail("kind", "must be one of collective, matmul, copy, scenario, serving");
 }
 
 std::vector<std::string> parse_axes(const Row& row) {
@@ -138,6 +143,17 @@ double parse_measured(const Row& row, MeasuredQuantity quantity) {
     if (!(value > 0) || !std::isfinite(value)) row.fail("measured", "a measured time must be > 0 s");
     return value;
   }
+  if (quantity == MeasuredQuantity::per_s) {
+    std::size_t used = 0;
+    try {
+      value = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || !std::isfinite(value) || !(value > 0))
+      row.fail("measured", "a measured throughput is a number per second > 0 (e.g. 2494.8)");
+    return value;
+  }
   const bool percent = text.back() == '%';
   const std::string number = percent ? text.substr(0, text.size() - 1) : text;
   std::size_t used = 0;
@@ -161,7 +177,7 @@ Measurement parse_row(const Row& row, const std::string& file) {
   out.kind = parse_kind(row);
   const KindColumns kind_columns = columns_of(out.kind);
   for (const char* column :
-       {"quantity", "op", "slice", "axes", "bytes", "wrap", "dtype", "m", "k", "n", "scenario", "plan"}) {
+       {"quantity", "op", "slice", "axes", "bytes", "wrap", "dtype", "m", "k", "n", "scenario", "plan", "metric"}) {
     const bool needed = std::count(kind_columns.needs.begin(), kind_columns.needs.end(), column) > 0;
     const bool may = std::count(kind_columns.may.begin(), kind_columns.may.end(), column) > 0;
     const std::string kind_name = row.text("kind");
@@ -174,6 +190,15 @@ Measurement parse_row(const Row& row, const std::string& file) {
       out.quantity = MeasuredQuantity::mfu;
     else if (quantity != "time_s")
       row.fail("quantity", "must be time_s or mfu");
+  }
+  if (out.kind == MeasurementKind::serving) {
+    const std::optional<ServingFigure> figure = parse_serving_figure(row.text("metric"));
+    if (!figure)
+      row.fail("metric",
+               "must be a figure of podsim serve --json: throughput.requests_per_s, throughput.output_tokens_per_s, "
+               "or ttft_s, tpot_s, itl_s, e2e_s with .mean, .p50, .p90 or .p99");
+    out.figure = *figure;
+    out.quantity = serving_figure_quantity(*figure);
   }
   out.measured = parse_measured(row, out.quantity);
   out.hardware = row.text("hardware");
@@ -198,7 +223,8 @@ Measurement parse_row(const Row& row, const std::string& file) {
       out.bytes = row.parsed("bytes", [](const std::string& cell) { return parse_bytes(cell); });
       if (out.bytes == 0) row.fail("bytes", "a copy moves at least 1 byte");
       break;
-    case MeasurementKind::scenario: {
+    case MeasurementKind::scenario:
+    case MeasurementKind::serving: {
       const std::filesystem::path folder = std::filesystem::path(file).parent_path();
       out.scenario = (folder / row.text("scenario")).lexically_normal().string();
       out.plan = row.text("plan");
@@ -219,6 +245,62 @@ Measurement parse_row(const Row& row, const std::string& file) {
 
 }  // namespace
 
+namespace {
+
+using Family = ServingFigure::Family;
+using Statistic = ServingFigure::Statistic;
+
+constexpr std::array<std::pair<Family, const char*>, 6> kFamilies{
+    {{Family::requests_per_s, "throughput.requests_per_s"},
+     {Family::output_tokens_per_s, "throughput.output_tokens_per_s"},
+     {Family::ttft, "ttft_s"},
+     {Family::tpot, "tpot_s"},
+     {Family::itl, "itl_s"},
+     {Family::e2e, "e2e_s"}}};
+constexpr std::array<std::pair<Statistic, const char*>, 4> kStatistics{
+    {{Statistic::mean, "mean"}, {Statistic::p50, "p50"}, {Statistic::p90, "p90"}, {Statistic::p99, "p99"}}};
+
+bool is_throughput(Family family) {
+  return family == Family::requests_per_s || family == Family::output_tokens_per_s;
+}
+
+}  // namespace
+
+std::string serving_figure_name(const ServingFigure& figure) {
+  std::string name;
+  for (const auto& [family, text] : kFamilies)
+    if (family == figure.family) name = text;
+  if (is_throughput(figure.family)) return name;
+  for (const auto& [statistic, text] : kStatistics)
+    if (statistic == figure.statistic) return name + "." + text;
+  return name;
+}
+
+std::optional<ServingFigure> parse_serving_figure(std::string_view text) {
+  for (const auto& [family, name] : kFamilies) {
+    ServingFigure figure;
+    figure.family = family;
+    if (is_throughput(family)) {
+      if (text == name) return figure;
+      continue;
+    }
+    for (const auto& [statistic, key] : kStatistics)
+      if (text == std::string(name) + "." + key) {
+        figure.statistic = statistic;
+        return figure;
+      }
+  }
+  return std::nullopt;
+}
+
+MeasuredQuantity serving_figure_quantity(const ServingFigure& figure) {
+  return is_throughput(figure.family) ? MeasuredQuantity::per_s : MeasuredQuantity::time_s;
+}
+
+bool predicted_by_validate(MeasurementKind kind) {
+  return kind == MeasurementKind::scenario || kind == MeasurementKind::serving;
+}
+
 std::vector<Measurement> read_measurements(std::string_view text, const std::string& file) {
   const std::vector<CsvRecord> records = split_csv_records(text, file);
   if (records.empty()) throw InputError(file, "a measurement CSV needs a header line, got: an empty file");
@@ -230,7 +312,7 @@ std::vector<Measurement> read_measurements(std::string_view text, const std::str
       throw InputError(csv_where(file, header.line),
                        "column " + std::to_string(i + 1) +
                            ": unknown column (known: id, kind, quantity, measured, hardware, op, slice, axes, bytes, "
-                           "wrap, dtype, m, k, n, scenario, plan, fit, source, quote), got: " +
+                           "wrap, dtype, m, k, n, scenario, plan, metric, fit, source, quote), got: " +
                            cut_shown(name.empty() ? "an empty name" : name));
     if (!columns.emplace(name, i).second)
       throw InputError(csv_where(file, header.line), "column " + name + ": a column may appear once, got: it twice");

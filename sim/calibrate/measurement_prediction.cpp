@@ -101,11 +101,13 @@ Prediction predict_measurement(const Measurement& row, const HardwareSpec& hardw
     case MeasurementKind::copy:
       return predict_copy(row, hardware, at);
     case MeasurementKind::scenario:
+    case MeasurementKind::serving:
       break;
   }
-  throw InputError(at,
-                   "column kind: a scenario row needs its scenario loaded (podsim validate predicts it), got: "
-                   "scenario");
+  throw InputError(at, std::string("column kind: a ") +
+                           (row.kind == MeasurementKind::serving ? "serving" : "scenario") +
+                           " row needs its scenario loaded (podsim validate predicts it), got: " +
+                           (row.kind == MeasurementKind::serving ? "serving" : "scenario"));
 }
 
 }  // namespace podsim

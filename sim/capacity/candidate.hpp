@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/common/shape.hpp"
+#include "models/goal/goal_figures.hpp"
 #include "models/model/parallelism.hpp"
 #include "models/model/transformer.hpp"
 #include "models/model/workload.hpp"
@@ -138,6 +139,9 @@ struct CandidateResult {
   std::vector<double> des_op_s;
   // Once simulated, without pipeline stages: where the des step went (DesStepBreakdown).
   std::optional<DesStepBreakdown> des_breakdown;
+
+  // With a goal (docs/capacity.md, "Goals"): the time to train, cost, energy, goodput and the constraints missed.
+  std::optional<GoalFigures> goal;
 
   // The step time used for ranking and the derived figures: des when simulated, else book.
   double step_s() const { return des_step_s.value_or(book_step_s); }

@@ -256,6 +256,8 @@ CapacityProblem step_problem(const ScenarioSpec& spec) {
   problem.options = spec.options;
   problem.price_per_chip_hour = spec.price_per_chip_hour;
   problem.price_per_preset = spec.price_per_preset;
+  problem.goal = spec.goal;
+  problem.reliability = spec.reliability;
   problem.source_file = spec.source_file;
   return problem;
 }

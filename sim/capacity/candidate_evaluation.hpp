@@ -25,6 +25,8 @@ struct CapacityProblem {
   ScenarioOptions options;
   std::optional<double> price_per_chip_hour;  // the scenario's price as a number; read through candidate_price
   std::vector<std::pair<std::string, double>> price_per_preset;  // or as an object keyed by preset
+  std::optional<GoalSpec> goal;                                  // a training goal (docs/capacity.md, "Goals")
+  std::optional<ReliabilitySpec> reliability;                    // set with a goal
   std::string source_file;                                       // for messages
   ProgramSimulationOptions simulation;  // the symmetry paths simulate_candidate may take (all, by default)
 };

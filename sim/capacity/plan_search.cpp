@@ -20,6 +20,7 @@
 #include "models/topology/slice_shapes.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/capacity/des_memory_gate.hpp"
+#include "sim/capacity/goal_evaluation.hpp"
 #include "sim/capacity/plan_candidate.hpp"
 #include "sim/engine/fork_runner.hpp"
 
@@ -405,8 +406,15 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
   }
   result.screened = enumeration.candidates.size();
   result.screen_seconds = seconds_since(screen_began);
-  std::stable_sort(fitting.begin(), fitting.end(),
-                   [](const CandidateResult& a, const CandidateResult& b) { return a.book_step_s < b.book_step_s; });
+  if (problem.goal) {  // the goal's order on the closed form picks the candidates simulated (docs/capacity.md)
+    attach_goal(problem, fitting, false);
+    std::stable_sort(fitting.begin(), fitting.end(), [&](const CandidateResult& a, const CandidateResult& b) {
+      return goal_ranks_before(problem, a, b, false);
+    });
+  } else {
+    std::stable_sort(fitting.begin(), fitting.end(),
+                     [](const CandidateResult& a, const CandidateResult& b) { return a.book_step_s < b.book_step_s; });
+  }
 
   const auto simulate_began = std::chrono::steady_clock::now();
   // The top K are simulated; a mirror image of a candidate simulated before it, in the top K or not, takes its
@@ -457,6 +465,10 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
       candidate.rejected =
           "the simulated schedule does not fit HBM: " + std::to_string(candidate.memory_per_chip_bytes) +
           " bytes per chip of " + std::to_string(candidate.hbm_bytes);
+  if (problem.goal) {
+    rank_by_goal(problem, result.ranked, kGoalMonteCarloCandidates);
+    return result;
+  }
   std::stable_sort(result.ranked.begin(), result.ranked.end(), [](const CandidateResult& a, const CandidateResult& b) {
     if (a.des_step_s.has_value() != b.des_step_s.has_value()) return a.des_step_s.has_value();
     return a.step_s() < b.step_s();

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "models/common/units.hpp"
+#include "sim/report/goal_report.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/report/text_table.hpp"
 
@@ -193,11 +194,16 @@ PlanTable ranked_table(const PlanReport& report) {
   for (const char* h : {"memory/chip", "headroom", "bound"})
     table.headers.push_back(h);
   if (priced) table.headers.push_back("$/1M tokens");
+  const std::size_t goal_at = table.headers.size();
+  if (spec.goal)
+    for (const std::string& h : goal_headers(priced))
+      table.headers.push_back(h);
   table.numeric.assign(table.headers.size(), true);
   for (std::size_t i = 1; i < 4 + shown.count(); ++i)
     table.numeric[i] = false;
-  table.numeric[table.headers.size() - (priced ? 2 : 1)] = false;  // the bound
-  if (pipelined) table.numeric[4 + shown.count() + 4] = false;     // the schedule
+  table.numeric[goal_at - (priced ? 2 : 1)] = false;            // the bound
+  if (spec.goal) table.numeric.back() = false;                  // the goal's verdict
+  if (pipelined) table.numeric[4 + shown.count() + 4] = false;  // the schedule
 
   for (std::size_t i = 0; i < search.ranked.size(); ++i) {
     const CandidateResult& r = search.ranked[i];
@@ -227,6 +233,9 @@ PlanTable ranked_table(const PlanReport& report) {
     row.push_back(headroom_text(r));
     row.push_back(r.bound);
     if (priced) row.push_back(r.cost_per_million_tokens ? fmt::format("${:.4g}", *r.cost_per_million_tokens) : "-");
+    if (spec.goal)
+      for (std::string& cell : goal_cells(r.goal, priced))
+        row.push_back(std::move(cell));
     table.rows.push_back(std::move(row));
     if (r.des_failed) table.notes.push_back(fmt::format("rank {}: the simulation failed: {}", i + 1, *r.des_failed));
   }
@@ -306,15 +315,18 @@ std::vector<TextTable::Align> alignment(const PlanTable& table) {
 }  // namespace
 
 std::string plan_text(const PlanReport& report) {
-  std::string out = "plan search: " + plan_title(report.spec) + "\n";
+  std::string out = "plan search: " + plan_title(report.spec) + "\n" + goal_answer_text(report.spec, report.search);
   const PlanTable ranked = ranked_table(report);
   if (ranked.rows.empty()) {
     out += "no candidate fits\n";
   } else {
     TextTable table(ranked.headers, alignment(ranked));
-    for (const auto& row : ranked.rows)
-      table.add_row(row);
+    for (std::size_t i = 0; i < std::min(report.rows, ranked.rows.size()); ++i)
+      table.add_row(ranked.rows[i]);
     out += table.render();
+    if (report.rows < ranked.rows.size())
+      out += fmt::format("   ... and {} more ranked candidates (--rows; --json and --csv list them all)\n",
+                         ranked.rows.size() - report.rows);
   }
   for (const auto& note : ranked.notes)
     out += "  " + note + "\n";
@@ -412,7 +424,7 @@ json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::opt
   json memory = json::object();
   for (const MemoryColumn& column : kMemoryColumns)
     memory[column.json_key] = or_null(evaluated, r.memory.*column.field);
-  return {
+  json out = {
       // The contract of issue 9, in its order.
       {"rank", rank ? json(*rank) : json(nullptr)},
       {"slice", c.slice},
@@ -455,6 +467,8 @@ json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::opt
       {"des_failed", r.des_failed ? json(*r.des_failed) : json(nullptr)},
       {"expert_routing", routing_json(spec, c)},
   };
+  if (spec.goal) add_goal_json(out, r.goal);
+  return out;
 }
 
 }  // namespace
@@ -525,6 +539,9 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
   std::string line;
   for (const char* field : kHeader)
     line += (line.empty() ? "" : ",") + std::string(field);
+  if (report.spec.goal)
+    for (const std::string& field : goal_csv_headers())
+      line += "," + field;
   out << line << "\n";
   const auto cell = [](const json& value) -> std::string {
     if (value.is_null()) return "";
@@ -578,6 +595,9 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
     std::string row;
     for (std::size_t i = 0; i < cells.size(); ++i)
       row += (i == 0 ? "" : ",") + cells[i];
+    if (report.spec.goal)
+      for (const std::string& goal_cell : goal_csv_cells(r.goal))
+        row += "," + goal_cell;
     out << row << "\n";
   };
   for (std::size_t i = 0; i < report.search.ranked.size(); ++i)

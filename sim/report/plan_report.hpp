@@ -22,6 +22,7 @@ namespace podsim::report {
 struct PlanReport {
   const ScenarioSpec& spec;
   const PlanSearchResult& search;
+  std::size_t rows = SIZE_MAX;  // the text table's ranked rows at most (`--rows N`); the JSON and CSV keep all
 };
 
 // The candidate fields that differ within a search: the reports show them (as columns, in labels) only then.

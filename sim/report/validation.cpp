@@ -16,9 +16,11 @@
 #include "models/common/units.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
 #include "sim/capacity/plan_search.hpp"
+#include "sim/capacity/serving_run.hpp"
 #include "sim/run/run_scenario.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "sim/scenario/json_text.hpp"
+#include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
 
 namespace podsim {
@@ -116,6 +118,78 @@ void predict_program_scenario(const Measurement& row, ScenarioSpec spec, Validat
   out.des_calibrated = calibrated ? located(at, [&] { return plan_times(spec); }).des_time_s : plain.des_time_s;
 }
 
+// The figure a serving row measured, from the run's metrics.
+double serving_figure_value(const ServingMetrics& metrics, const ServingFigure& figure) {
+  using Family = ServingFigure::Family;
+  const LatencySummary* summary = nullptr;
+  switch (figure.family) {
+    case Family::requests_per_s:
+      return metrics.requests_per_s;
+    case Family::output_tokens_per_s:
+      return metrics.output_tokens_per_s;
+    case Family::ttft:
+      summary = &metrics.ttft_s;
+      break;
+    case Family::tpot:
+      summary = &metrics.tpot_s;
+      break;
+    case Family::itl:
+      summary = &metrics.itl_s;
+      break;
+    case Family::e2e:
+      summary = &metrics.e2e_s;
+      break;
+  }
+  switch (figure.statistic) {
+    case ServingFigure::Statistic::mean:
+      return summary->mean;
+    case ServingFigure::Statistic::p50:
+      return summary->p50;
+    case ServingFigure::Statistic::p90:
+      return summary->p90;
+    case ServingFigure::Statistic::p99:
+      return summary->p99;
+  }
+  return summary->mean;
+}
+
+// The serving run of `spec` (the scenario's own traffic, serving section and plan) with a step model timed by
+// `evaluator`, memoised in `cache` by scenario, plan, evaluator and calibration: the rows that read several figures of
+// one published run simulate it once.
+const ServingMetrics& serving_run_metrics(const Measurement& row, const ScenarioSpec& spec, StepEvaluator evaluator,
+                                          bool calibrated, ServingRunCache& cache) {
+  const std::string key = row.scenario + "\n" + row.plan + "\n" + (evaluator == StepEvaluator::book ? "book" : "des") +
+                          (calibrated ? " calibrated" : "");
+  if (const auto found = cache.find(key); found != cache.end()) return found->second;
+  ServingRunOptions options;
+  options.evaluator = evaluator;
+  options.plan = row.plan;
+  options.keep_steps = false;
+  const ServingOutcome outcome = located(where(row), [&] { return run_serving_scenario(spec, options); });
+  if (outcome.metrics.requests == 0)
+    throw InputError(where(row), "column scenario: the serving run completed no request, got: " + row.scenario);
+  return cache.emplace(key, outcome.metrics).first->second;
+}
+
+// A serving row: the book's step model, then the des's without and with the calibration, each a whole serving run.
+void predict_serving_scenario(const Measurement& row, ScenarioSpec spec, ValidationRow& out, ServingRunCache& cache) {
+  if (!spec.serve)
+    throw InputError(
+        where(row),
+        "column scenario: a serving row runs a serving scenario (workload mode \"serve\"), got: " + row.scenario);
+  ScenarioSpec uncalibrated = spec;
+  drop_calibration(uncalibrated);
+  out.book =
+      serving_figure_value(serving_run_metrics(row, uncalibrated, StepEvaluator::book, false, cache), row.figure);
+  out.des_uncalibrated =
+      serving_figure_value(serving_run_metrics(row, uncalibrated, StepEvaluator::des, false, cache), row.figure);
+  out.des_calibrated =
+      out.has_calibration
+          ? serving_figure_value(serving_run_metrics(row, spec, StepEvaluator::des, true, cache), row.figure)
+          : out.des_uncalibrated;
+  out.fits_hbm = true;  // the replica's weights and KV cache fit, or the run would have refused it
+}
+
 }  // namespace
 
 double relative_error(double predicted, double measured) {
@@ -167,10 +241,15 @@ std::map<std::string, std::string> read_validation_notes(const std::string& dir)
 }
 
 ValidationRow predict_validation_row(const Measurement& row) {
+  ServingRunCache cache;
+  return predict_validation_row(row, cache);
+}
+
+ValidationRow predict_validation_row(const Measurement& row, ServingRunCache& cache) {
   ValidationRow out;
   out.measurement = row;
   const std::string at = where(row);
-  if (row.kind == MeasurementKind::scenario) {
+  if (predicted_by_validate(row.kind)) {
     ScenarioSpec spec = located(at + ": scenario " + row.scenario, [&] { return load_scenario(row.scenario); });
     out.hardware = spec.hardware.name;
     if (!row.hardware.empty() && row.hardware != spec.hardware.name)
@@ -182,7 +261,13 @@ ValidationRow predict_validation_row(const Measurement& row) {
     // efficiency that rate already holds).
     if (!spec.hardware.spec.calibration) spec.hardware.spec.calibration = spec.hardware.calibration_set_aside;
     out.has_calibration = spec.hardware.spec.calibration.has_value();
-    if (spec.model)
+    if (row.kind == MeasurementKind::serving)
+      predict_serving_scenario(row, std::move(spec), out, cache);
+    else if (spec.serve)
+      throw InputError(at,
+                       "column kind: a serving scenario is validated by serving rows (kind serving, a metric), got: "
+                       "scenario");
+    else if (spec.model)
       predict_model_scenario(row, spec, out);
     else
       predict_program_scenario(row, std::move(spec), out);
@@ -238,9 +323,10 @@ std::vector<ValidationRow> evaluate_validation(const std::vector<std::string>& d
   for (const auto& id : only)
     if (!first_seen.count(id)) throw InputError("--rows", "no row has this id, got: " + id);
   std::vector<ValidationRow> out;
+  ServingRunCache serving_runs;
   for (const auto& row : rows) {
     if (!only.empty() && std::find(only.begin(), only.end(), row.id) == only.end()) continue;
-    ValidationRow predicted = predict_validation_row(row);
+    ValidationRow predicted = predict_validation_row(row, serving_runs);
     const auto& notes = notes_by_dir[fs::path(row.file).parent_path().string()];
     if (const auto note = notes.find(row.id); note != notes.end())
       predicted.note = note->second;  // the folder's note says it better than podsim's own remark

@@ -2,7 +2,8 @@
 // what podsim predicts for it, by the book model, by the des without a calibration and by the des with the preset's
 // calibration, and the errors. Collective, matmul and copy rows are predicted by predict_measurement
 // (sim/calibrate/measurement.hpp); scenario rows load their scenario (JSON, hence here in podsim_io) and take its
-// plan's step time or, for a model-level scenario, its candidate's step time or MFU.
+// plan's step time or, for a model-level scenario, its candidate's step time or MFU; serving rows run their serving
+// scenario (sim/capacity/serving_run.hpp) and take the figure they name.
 #pragma once
 
 #include <map>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/serving/serving_metrics.hpp"
 #include "sim/calibrate/measurement.hpp"
 
 namespace podsim {
@@ -43,12 +45,19 @@ std::map<std::string, std::string> read_validation_notes(const std::string& dir)
 // Reads every file of `dirs`, keeps the rows whose id is in `only` (all when empty) and predicts each. Row ids are
 // unique across the files read. Throws InputError located at the file and line (`FILE:LINE: ...`) for a bad row, a
 // duplicate id, a row that names no hardware or whose prediction fails (an unknown preset, a slice the preset cannot
-// form, a scenario that does not load or lacks the plan, mfu asked of a scenario without a model), at `--rows` for
+// form, a scenario that does not load or lacks the plan, mfu asked of a scenario without a model, a serving row whose
+// scenario is not a serving one or a scenario row whose scenario is), at `--rows` for
 // an id no file has, and at notes.json for a note whose id no row has.
 std::vector<ValidationRow> evaluate_validation(const std::vector<std::string>& dirs,
                                                const std::vector<std::string>& only = {});
 
-// The prediction of one row (its file already read); `notes` gives its note.
+// The serving runs a validation has simulated, by scenario, plan, step evaluator and calibration.
+using ServingRunCache = std::map<std::string, ServingMetrics>;
+
+// The prediction of one row (its file already read). A serving row runs its scenario three times (the book's step
+// model, the des's without and with the calibration); `cache` keeps those runs for the rows that read other figures of
+// the same run.
 ValidationRow predict_validation_row(const Measurement& row);
+ValidationRow predict_validation_row(const Measurement& row, ServingRunCache& cache);
 
 }  // namespace podsim

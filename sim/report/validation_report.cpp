@@ -26,12 +26,22 @@ const char* kind_name(MeasurementKind kind) {
       return "copy";
     case MeasurementKind::scenario:
       return "scenario";
+    case MeasurementKind::serving:
+      return "serving";
   }
   return "collective";
 }
 
 const char* quantity_name(MeasuredQuantity quantity) {
-  return quantity == MeasuredQuantity::mfu ? "mfu" : "time_s";
+  switch (quantity) {
+    case MeasuredQuantity::time_s:
+      return "time_s";
+    case MeasuredQuantity::mfu:
+      return "mfu";
+    case MeasuredQuantity::per_s:
+      return "per_s";
+  }
+  return "time_s";
 }
 
 std::string percent(double fraction, const char* format) {
@@ -40,9 +50,16 @@ std::string percent(double fraction, const char* format) {
   return text;
 }
 
-// A measured or predicted value as people read it: a duration, or an MFU in percent.
+// A measured or predicted value as people read it: a duration, an MFU in percent, or a serving throughput with its
+// unit (requests or output tokens per second).
 std::string value_text(const ValidationRow& row, double value) {
   if (row.measurement.quantity == MeasuredQuantity::mfu) return percent(value, "%.1f%%");
+  if (row.measurement.quantity == MeasuredQuantity::per_s) {
+    char text[48];
+    const char* unit = row.measurement.figure.family == ServingFigure::Family::requests_per_s ? "req/s" : "tok/s";
+    std::snprintf(text, sizeof(text), value < 100 ? "%.3g %s" : "%.0f %s", value, unit);
+    return text;
+  }
   return format_seconds(value);
 }
 
@@ -142,6 +159,8 @@ nlohmann::json validation_json(const std::vector<ValidationRow>& rows) {
                     {"error_uncalibrated", error_of(row, row.des_uncalibrated)},
                     {"note", row.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.note)},
                     {"fits_hbm", row.fits_hbm ? nlohmann::json(*row.fits_hbm) : nlohmann::json(nullptr)},
+                    {"metric", m.kind == MeasurementKind::serving ? nlohmann::json(serving_figure_name(m.figure))
+                                                                  : nlohmann::json(nullptr)},
                     {"quote", m.quote}});
   }
   nlohmann::json summary = {{"fitted",
@@ -224,13 +243,26 @@ std::string validation_markdown(const std::vector<ValidationRow>& rows, const st
          "Their "
          "**fits HBM** column says\nwhether podsim's memory count of the scenario's plan fits the chip's HBM: every "
          "row is a run that ran, so it\nmust (`NO` marks a wrong memory count; `--json` rows have `fits_hbm`, null "
-         "for the other rows).\n\n"
-         "```\n./build/podsim validate                 # the table\n"
+         "for the other rows).\n\n";
+  const bool any_serving = std::any_of(rows.begin(), rows.end(), [](const ValidationRow& row) {
+    return row.measurement.kind == MeasurementKind::serving;
+  });
+  if (any_serving)
+    out << "Serving rows run a serving scenario as `podsim serve` does (`sim/capacity/serving_run.hpp`): its traffic "
+           "through its\nreplicas, each step timed by the step model of docs/serving-step-model.md built from the book "
+           "(`--model book`),\nfrom the des (`--model des --uncalibrated`) and from the calibrated des (`--model "
+           "des`); the row compares the figure\nit names (in parentheses in its source line: its path in `podsim serve "
+           "--json`, e.g. `ttft_s.p50`). Their\nlatencies are the server's, from a request's arrival; a throughput is "
+           "in requests or output tokens per second.\nTheir fits HBM is yes when the replica's weights and largest "
+           "step "
+           "leave room for a KV cache (a run refuses one\nthat does not).\n\n";
+  out << "```\n./build/podsim validate                 # the table\n"
          "./build/podsim validate --json          # {\"schema\": \"podsim/1\", \"rows\": [...]}\n"
          "./build/podsim validate --rows ID,ID    # some rows\n```\n\n";
   for (const auto& [file, group] : by_file(rows)) {
     out << "## " << file << "\n\n";
-    out << "| id | hardware | measured | book | des uncalibrated | des calibrated | error book | error uncalibrated | "
+    out << "| id | hardware | measured | book | des uncalibrated | des calibrated | error book | error uncalibrated "
+           "| "
            "error calibrated | fit | fits HBM |\n";
     out << "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
     for (const ValidationRow* row : group)
@@ -243,8 +275,10 @@ std::string validation_markdown(const std::vector<ValidationRow>& rows, const st
           << (row->measurement.fit ? "fit" : "held out") << " | " << fits_text(*row) << " |\n";
     out << "\nSources (and, in italics, the row's note: why it is fitted or held out, what the model lacks):\n\n";
     for (const ValidationRow* row : group) {
-      out << "- `" << row->measurement.id << "`: " << markdown_cell(row->measurement.source) << ": \""
-          << markdown_cell(row->measurement.quote) << "\"";
+      out << "- `" << row->measurement.id << "`";
+      if (row->measurement.kind == MeasurementKind::serving)
+        out << " (`" << serving_figure_name(row->measurement.figure) << "`)";
+      out << ": " << markdown_cell(row->measurement.source) << ": \"" << markdown_cell(row->measurement.quote) << "\"";
       if (!row->note.empty()) out << " *" << markdown_cell(row->note) << "*";
       out << "\n";
     }

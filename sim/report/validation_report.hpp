@@ -24,7 +24,8 @@ ErrorSummary summarise_errors(const std::vector<ValidationRow>& rows, bool fitte
 
 // {"schema": "podsim/1", "rows": [{"id", "source", "quantity", "measured", "book", "des_uncalibrated",
 // "des_calibrated", "error_calibrated", "fitted", ...}], "summary": {...}}: the contract keys of docs/validation.md
-// and beside them file, kind, hardware, calibrated, error_book, error_uncalibrated, note and quote.
+// and beside them file, kind, hardware, calibrated, error_book, error_uncalibrated, note, fits_hbm, metric (a serving
+// row's figure, else null) and quote.
 nlohmann::json validation_json(const std::vector<ValidationRow>& rows);
 
 // One aligned table per measurement file (times in us/ms, MFU in %), then the errors of the fitted and of the

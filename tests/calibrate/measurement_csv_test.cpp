@@ -80,7 +80,7 @@ TEST(MeasurementCsv, ErrorsNameFileLineColumnAndValue) {
   EXPECT_EQ(csv_error_of(head + "a,matmul,1ms,,,,,1,-2,3\n"),
             "data/m.csv:2: column k: must be a positive integer, got: \"-2\"");
   EXPECT_EQ(csv_error_of(head + "a,gemm,1ms,,,,,1,2,3\n"),
-            "data/m.csv:2: column kind: must be one of collective, matmul, copy, scenario, got: \"gemm\"");
+            "data/m.csv:2: column kind: must be one of collective, matmul, copy, scenario, serving, got: \"gemm\"");
   EXPECT_EQ(csv_error_of(head + "a,matmul,1ms,,,,,1,2,3\na,matmul,1ms,,,,,1,2,3\n"),
             "data/m.csv:3: column id: ids must be unique in the file, got: \"a\"");
   EXPECT_EQ(csv_error_of(head + "a,matmul,0,,,,,1,2,3\n"),
@@ -91,11 +91,87 @@ TEST(MeasurementCsv, ErrorsNameFileLineColumnAndValue) {
             "data/m.csv:2: a row has as many fields as the header (10), got: 9");
   EXPECT_EQ(csv_error_of("id,kind,measured,colour\n"),
             "data/m.csv:1: column 4: unknown column (known: id, kind, quantity, measured, hardware, op, slice, axes, "
-            "bytes, wrap, dtype, m, k, n, scenario, plan, fit, source, quote), got: colour");
+            "bytes, wrap, dtype, m, k, n, scenario, plan, metric, fit, source, quote), got: colour");
   EXPECT_EQ(csv_error_of("id,measured\n"), "data/m.csv:1: column kind: the header must name it, got: 2 columns");
   EXPECT_EQ(csv_error_of("id,kind,measured,quote\na,copy,1ms,\"open\n"),
             "data/m.csv:2: a quoted field must be closed, got: end of file");
   EXPECT_EQ(csv_error_of(""), "data/m.csv: a measurement CSV needs a header line, got: an empty file");
+}
+
+// A serving row (issue 30 item 6): a serving scenario and the figure of `podsim serve --json` it measured, whose kind
+// of value (a throughput per second or a latency) decides how `measured` is read.
+TEST(MeasurementCsv, ServingRowsNameTheirScenarioAndFigure) {
+  const std::string text =
+      "id,kind,scenario,metric,measured,plan\n"
+      "tok,serving,runs/serve.json,throughput.output_tokens_per_s,2494.80,\n"
+      "req,serving,runs/serve.json,throughput.requests_per_s,2.49,tp8\n"
+      "ttft,serving,runs/serve.json,ttft_s.p50,198.81ms,\n"
+      "tpot,serving,runs/serve.json,tpot_s.mean,0.02535,\n"
+      "itl,serving,runs/serve.json,itl_s.p99,40.75ms,\n"
+      "e2e,serving,runs/serve.json,e2e_s.p90,30s,\n";
+  const auto rows = read_measurements(text, "data/m.csv");
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0].kind, MeasurementKind::serving);
+  EXPECT_EQ(rows[0].scenario, "data/runs/serve.json");
+  EXPECT_EQ(rows[0].figure.family, ServingFigure::Family::output_tokens_per_s);
+  EXPECT_EQ(rows[0].quantity, MeasuredQuantity::per_s);
+  EXPECT_DOUBLE_EQ(rows[0].measured, 2494.8);
+  EXPECT_EQ(rows[1].figure.family, ServingFigure::Family::requests_per_s);
+  EXPECT_EQ(rows[1].plan, "tp8");
+  EXPECT_DOUBLE_EQ(rows[1].measured, 2.49);
+  EXPECT_EQ(rows[2].figure.family, ServingFigure::Family::ttft);
+  EXPECT_EQ(rows[2].figure.statistic, ServingFigure::Statistic::p50);
+  EXPECT_EQ(rows[2].quantity, MeasuredQuantity::time_s);
+  EXPECT_DOUBLE_EQ(rows[2].measured, 0.19881);
+  EXPECT_EQ(rows[3].figure.family, ServingFigure::Family::tpot);
+  EXPECT_EQ(rows[3].figure.statistic, ServingFigure::Statistic::mean);
+  EXPECT_DOUBLE_EQ(rows[3].measured, 0.02535);
+  EXPECT_EQ(rows[4].figure.family, ServingFigure::Family::itl);
+  EXPECT_EQ(rows[4].figure.statistic, ServingFigure::Statistic::p99);
+  EXPECT_EQ(rows[5].figure.family, ServingFigure::Family::e2e);
+  EXPECT_EQ(rows[5].figure.statistic, ServingFigure::Statistic::p90);
+  EXPECT_DOUBLE_EQ(rows[5].measured, 30.0);
+  EXPECT_TRUE(predicted_by_validate(MeasurementKind::serving));
+  EXPECT_TRUE(predicted_by_validate(MeasurementKind::scenario));
+  EXPECT_FALSE(predicted_by_validate(MeasurementKind::copy));
+}
+
+TEST(MeasurementCsv, ServingFigureNamesAreTheServeJsonPaths) {
+  for (const char* name : {"throughput.requests_per_s", "throughput.output_tokens_per_s", "ttft_s.mean", "ttft_s.p90",
+                           "tpot_s.p50", "itl_s.mean", "e2e_s.p99"}) {
+    const std::optional<ServingFigure> figure = parse_serving_figure(name);
+    ASSERT_TRUE(figure.has_value()) << name;
+    EXPECT_EQ(serving_figure_name(*figure), name);
+  }
+  for (const char* name :
+       {"", "ttft_s", "ttft_s.p95", "requests_per_s", "throughput.requests_per_s.mean", "TTFT_S.p50"})
+    EXPECT_FALSE(parse_serving_figure(name).has_value()) << name;
+}
+
+TEST(MeasurementCsv, BadServingRowsAreLocated) {
+  const std::string head = "id,kind,scenario,metric,measured,quantity,op\n";
+  EXPECT_EQ(csv_error_of(head + "a,serving,s.json,,2.5,,\n"),
+            "data/m.csv:2: column metric: a serving row needs it, got: an empty cell");
+  EXPECT_EQ(csv_error_of(head + "a,serving,,ttft_s.p50,1s,,\n"),
+            "data/m.csv:2: column scenario: a serving row needs it, got: an empty cell");
+  EXPECT_EQ(csv_error_of(head + "a,serving,s.json,ttft_s.p95,1s,,\n"),
+            "data/m.csv:2: column metric: must be a figure of podsim serve --json: throughput.requests_per_s, "
+            "throughput.output_tokens_per_s, or ttft_s, tpot_s, itl_s, e2e_s with .mean, .p50, .p90 or .p99, got: "
+            "\"ttft_s.p95\"");
+  EXPECT_EQ(csv_error_of(head + "a,serving,s.json,ttft_s.p50,1s,time_s,\n"),
+            "data/m.csv:2: column quantity: a serving row does not use it, got: \"time_s\"");
+  EXPECT_EQ(csv_error_of(head + "a,serving,s.json,ttft_s.p50,1s,,all-gather\n"),
+            "data/m.csv:2: column op: a serving row does not use it, got: \"all-gather\"");
+  EXPECT_EQ(csv_error_of(head + "a,serving,s.json,throughput.requests_per_s,2.5/s,,\n"),
+            "data/m.csv:2: column measured: a measured throughput is a number per second > 0 (e.g. 2494.8), got: "
+            "\"2.5/s\"");
+  EXPECT_EQ(csv_error_of(head + "a,serving,s.json,throughput.output_tokens_per_s,0,,\n"),
+            "data/m.csv:2: column measured: a measured throughput is a number per second > 0 (e.g. 2494.8), got: "
+            "\"0\"");
+  EXPECT_EQ(csv_error_of(head + "a,serving,s.json,tpot_s.mean,-25ms,,\n"),
+            "data/m.csv:2: column measured: a measured time must be > 0 s, got: \"-25ms\"");
+  EXPECT_EQ(csv_error_of("id,kind,bytes,metric,measured\na,copy,1000,ttft_s.p50,1ms\n"),
+            "data/m.csv:2: column metric: a copy row does not use it, got: \"ttft_s.p50\"");
 }
 
 TEST(MeasurementCsv, ALongValueIsCutInTheMessage) {

@@ -80,8 +80,9 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       // --hardware's preset (or naming none) of kind collective, matmul or copy, and says which it skipped.
       std::vector<Measurement> used;
       for (const Measurement& row : rows) {
-        if (row.kind == MeasurementKind::scenario)
-          skipped.push_back(row.id + " (a scenario row: podsim validate predicts it)");
+        if (predicted_by_validate(row.kind))
+          skipped.push_back(row.id + (row.kind == MeasurementKind::serving ? " (a serving row" : " (a scenario row") +
+                            ": podsim validate predicts it)");
         else if (!row.hardware.empty() && row.hardware != preset.spec.name)
           skipped.push_back(row.id + " (hardware " + row.hardware + ", not " + preset.spec.name + ")");
         else

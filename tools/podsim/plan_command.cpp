@@ -2,6 +2,7 @@
 // [--trace FILE [--candidate N]]`: the candidates a model-level scenario allows, screened by the closed form, the
 // best K simulated, ranked (docs/capacity.md); the Chrome trace of one simulated candidate's step. On a serving
 // scenario: its deployments searched through the request-level simulation (docs/serving.md, "Search").
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -9,6 +10,7 @@
 
 #include "models/common/error.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
+#include "sim/capacity/goal_evaluation.hpp"
 #include "sim/capacity/plan_search.hpp"
 #include "sim/capacity/serving_search.hpp"
 #include "sim/report/candidate_trace.hpp"
@@ -32,6 +34,8 @@ struct PlanFlags {
   std::string trace;
   std::optional<std::int64_t> candidate;  // rank in the table; the best when not given
   bool uncalibrated = false;
+  std::string sort;                  // cost, chips, time or step; empty: the goal's objective, or the step
+  std::optional<std::int64_t> rows;  // the text table's ranked rows at most
 };
 
 // The N-th candidate of the printed ranking (1-based), simulated again with its timeline kept, written as a trace.
@@ -92,6 +96,10 @@ int plan(const PlanFlags& flags) {
   if (flags.json && flags.csv) throw InputError("--csv", "give --json or --csv, not both");
   if (flags.candidate && flags.trace.empty())
     throw InputError("--candidate", "chooses the candidate --trace writes: give --trace FILE too");
+  if (!flags.sort.empty() && !kPlanSortNames.find(flags.sort))
+    throw InputError("--sort", "must be cost, chips, time or step, got: " + flags.sort);
+  if (flags.rows && *flags.rows < 1)
+    throw InputError("--rows", "must be at least 1, got: " + std::to_string(*flags.rows));
   if (flags.candidate && *flags.candidate < 1)
     throw InputError("--candidate", "must be at least 1, got: " + std::to_string(*flags.candidate));
   report::check_outputs({{"--report", flags.report}, {"--trace", flags.trace}}, {{"scenario", flags.scenario}});
@@ -107,9 +115,10 @@ int plan(const PlanFlags& flags) {
   options.top_k = static_cast<std::size_t>(flags.top);
   options.simulate = flags.model != "book";
   PlanSearchResult result = search_plans(spec, options);
+  if (!flags.sort.empty()) sort_ranked(capacity_problem(spec), result.ranked, *kPlanSortNames.find(flags.sort));
   if (flags.model == "des")  // only what the simulation timed (and the simulations that failed)
     std::erase_if(result.ranked, [](const CandidateResult& r) { return !r.des_step_s && !r.des_failed; });
-  const report::PlanReport plan_report{spec, result};
+  const report::PlanReport plan_report{spec, result, flags.rows ? static_cast<std::size_t>(*flags.rows) : SIZE_MAX};
   if (flags.json)
     std::cout << report::plan_json(plan_report).dump(2) << "\n";
   else if (flags.csv)
@@ -145,6 +154,9 @@ void add_plan_command(CLI::App& app, Action& action) {
   cmd->add_option("--report", flags->report, "Write a self-contained HTML report to this file");
   cmd->add_option("--trace", flags->trace,
                   "Write a Chrome trace (open in Perfetto) of one simulated candidate's step to this file");
+  cmd->add_option("--sort", flags->sort,
+                  "Rank by cost, chips, time or step (default: the goal's objective, else the step time)");
+  cmd->add_option("--rows", flags->rows, "Show at most N ranked candidates in the text table (JSON and CSV keep all)");
   cmd->add_option("--candidate", flags->candidate,
                   "With --trace: the candidate traced, its rank in the table (default: 1, the best)");
   cmd->callback([flags, &action] { action = [flags] { return plan(*flags); }; });
