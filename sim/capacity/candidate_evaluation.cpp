@@ -230,8 +230,8 @@ void derive(const CapacityProblem& problem, CandidateResult& r) {
   r.mfu = peak == peaks.end() ? 0 : r.model_flops_per_step / (chips * peak->second * step);  // MFU of bf16 peak
   r.tokens_per_s_per_chip = tokens / step / chips;
   r.token_latency_s = w.mode == WorkloadMode::train ? 0 : step;
-  if (problem.price_per_chip_hour)
-    r.cost_per_million_tokens = *problem.price_per_chip_hour * chips * step / 3600.0 / tokens * 1e6;
+  if (const auto price = candidate_price(problem, r.candidate))
+    r.cost_per_million_tokens = *price * chips * step / 3600.0 / tokens * 1e6;
 }
 
 std::size_t longest_tail(const StageWork& work) {
@@ -255,10 +255,15 @@ CapacityProblem step_problem(const ScenarioSpec& spec) {
   problem.workload = spec.workload.value_or(Workload{});
   problem.options = spec.options;
   problem.price_per_chip_hour = spec.price_per_chip_hour;
+  problem.price_per_preset = spec.price_per_preset;
   problem.goal = spec.goal;
   problem.reliability = spec.reliability;
   problem.source_file = spec.source_file;
   return problem;
+}
+
+std::optional<double> candidate_price(const CapacityProblem& problem, const Candidate& candidate) {
+  return chip_hour_price(problem.price_per_chip_hour, problem.price_per_preset, candidate.hardware.name);
 }
 
 ModelProgram expand_candidate(const CapacityProblem& problem, const Candidate& candidate) {

@@ -5,6 +5,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_timeline.hpp"
@@ -21,11 +23,12 @@ struct CapacityProblem {
   ModelPreset model;
   Workload workload;
   ScenarioOptions options;
-  std::optional<double> price_per_chip_hour;
-  std::optional<GoalSpec> goal;                // a training goal (docs/capacity.md, "Goals")
-  std::optional<ReliabilitySpec> reliability;  // set with a goal
-  std::string source_file;                     // for messages
-  ProgramSimulationOptions simulation;         // the symmetry paths simulate_candidate may take (all, by default)
+  std::optional<double> price_per_chip_hour;  // the scenario's price as a number; read through candidate_price
+  std::vector<std::pair<std::string, double>> price_per_preset;  // or as an object keyed by preset
+  std::optional<GoalSpec> goal;                                  // a training goal (docs/capacity.md, "Goals")
+  std::optional<ReliabilitySpec> reliability;                    // set with a goal
+  std::string source_file;                                       // for messages
+  ProgramSimulationOptions simulation;  // the symmetry paths simulate_candidate may take (all, by default)
 };
 
 // The scenario's model, workload, options and price. Throws VerifyError when the scenario has no model, and
@@ -34,6 +37,10 @@ CapacityProblem capacity_problem(const ScenarioSpec& spec);
 // The same for any model-level scenario, a serving one included (then the workload is its step's, mode decode): what
 // a serving run's step model is built from.
 CapacityProblem step_problem(const ScenarioSpec& spec);
+
+// USD per chip-hour of the candidate's hardware (docs/capacity.md, "Prices per preset"): the scenario's price for its
+// preset, or its one price; nullopt when the scenario gives none. The one place a candidate's price is read.
+std::optional<double> candidate_price(const CapacityProblem& problem, const Candidate& candidate);
 
 // The candidate's step program (expand_model) with the problem's workload and options; the planner's errors on it
 // name the problem's scenario file.

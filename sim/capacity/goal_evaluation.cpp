@@ -23,7 +23,7 @@ GoalInputs goal_inputs(const CapacityProblem& problem, const CandidateResult& re
   const TrainingState state = training_state_bytes(problem.model.dims, setup);
   in.checkpoint_bytes = static_cast<double>(state.params) + static_cast<double>(state.optimizer);
   in.power_W = c.hardware.spec.chip.power_W;
-  in.price_per_chip_hour = problem.price_per_chip_hour;
+  in.price_per_chip_hour = candidate_price(problem, result.candidate);
   return in;
 }
 
@@ -40,7 +40,8 @@ bool goal_ranks_before(const CapacityProblem& problem, const CandidateResult& a,
   if (fa.meets != fb.meets) return fa.meets;
   if (simulated_first && a.des_step_s.has_value() != b.des_step_s.has_value()) return a.des_step_s.has_value();
   if (!fa.meets && fa.worst_miss != fb.worst_miss) return fa.worst_miss < fb.worst_miss;
-  const GoalObjective objective = objective_of(*problem.goal, problem.price_per_chip_hour.has_value());
+  const GoalObjective objective =
+      objective_of(*problem.goal, problem.price_per_chip_hour.has_value() || !problem.price_per_preset.empty());
   return objective_value(fa, objective) < objective_value(fb, objective);
 }
 
@@ -54,7 +55,7 @@ void rank_by_goal(const CapacityProblem& problem, std::vector<CandidateResult>& 
 }
 
 void sort_ranked(const CapacityProblem& problem, std::vector<CandidateResult>& ranked, PlanSort sort) {
-  if (sort == PlanSort::cost && !problem.price_per_chip_hour)
+  if (sort == PlanSort::cost && !problem.price_per_chip_hour && problem.price_per_preset.empty())
     throw InputError("--sort", "sorting by cost needs a price: give the scenario \"price_per_chip_hour\", got: cost");
   const auto key = [&](const CandidateResult& r) -> double {
     const bool goal = r.goal.has_value();

@@ -13,9 +13,11 @@
 
 #include "models/common/error.hpp"
 #include "models/model/parallel_fit.hpp"
+#include "models/model/transformer.hpp"
 #include "models/sharding/mesh_spec.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
+#include "models/topology/slice_shapes.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/capacity/des_memory_gate.hpp"
 #include "sim/capacity/goal_evaluation.hpp"
@@ -130,6 +132,58 @@ std::string thousands(std::uint64_t n) {
   return out;
 }
 
+// The slice shapes searched on `preset`: its entry of `slices` keyed by preset, else `slices`, else the scenario's own
+// slice, else (a goal's search) the shapes the preset offers. `enumerated` says the last.
+struct SearchedShapes {
+  std::vector<Shape> shapes;
+  bool own_slice = false;
+  bool enumerated = false;
+};
+
+SearchedShapes searched_shapes(const ScenarioSpec& spec, const SearchSpec& search, const HardwarePreset& preset) {
+  SearchedShapes out;
+  for (const auto& [name, shapes] : search.slices_by_preset)
+    if (name == preset.name) out.shapes = shapes;
+  if (!search.slices_by_preset.empty()) return out;
+  if (!search.slices.empty()) {
+    out.shapes = search.slices;
+  } else if (!spec.slice_shape.empty()) {
+    out.shapes = {spec.slice_shape};
+    out.own_slice = true;
+  } else {
+    out.shapes = offered_slice_shapes(preset.spec.wrap_rule, preset.spec.pod_shape);
+    out.enumerated = true;
+  }
+  return out;
+}
+
+// Why an enumerated (preset, shape, count) cannot answer the goal, before any of its candidates is made
+// (docs/capacity.md, "Slices chosen for a goal"): more chips than a slice group may have or than the goal's
+// max_chips; or HBM too small for the training state even spread evenly over every chip (parameters, gradients and
+// optimizer state over chips: no assignment holds less per chip). nullopt when it may.
+std::optional<std::string> goal_pruning(const ScenarioSpec& spec, const Candidate& base) {
+  const auto chips = static_cast<std::uint64_t>(base.chips());
+  if (chips > static_cast<std::uint64_t>(kMaxSliceChips))
+    return std::to_string(chips) + " chips, more than " + std::to_string(kMaxSliceChips) + " in all";
+  if (spec.goal && spec.goal->max_chips && chips > static_cast<std::uint64_t>(*spec.goal->max_chips))
+    return std::to_string(chips) + " chips, more than the goal's max_chips (" + std::to_string(*spec.goal->max_chips) +
+           ")";
+  if (!spec.model || !spec.workload || spec.workload->mode != WorkloadMode::train) return std::nullopt;
+  const Workload& w = *spec.workload;
+  TrainingSetup setup;
+  setup.param_dtype = w.param_dtype;
+  setup.activation_dtype = w.activation_dtype;
+  setup.master_weights = w.master_weights;
+  const TrainingState state = training_state_bytes(spec.model->dims, setup);
+  const std::uint64_t needed = state.params + state.grads + state.optimizer;
+  // needed > HBM x chips, without the product: the even share per chip, rounded up, exceeds one chip's HBM.
+  if (chips > 0 && needed / chips + (needed % chips != 0 ? 1 : 0) > base.hardware.spec.chip.hbm_bytes)
+    return "the training state (parameters, gradients, optimizer: " + std::to_string(needed) +
+           " bytes) exceeds the HBM of all " + std::to_string(chips) + " chips (" +
+           std::to_string(base.hardware.spec.chip.hbm_bytes) + " bytes each) under any assignment";
+  return std::nullopt;
+}
+
 // The searched candidates: hardware x slice x slice count x assignment x microbatches x remat, in that nesting.
 // Counted before any is made: more than kMaxSearchCandidates is refused at /search with the count.
 Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& search) {
@@ -138,8 +192,6 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
   const bool train = workload.mode == WorkloadMode::train;
   const std::vector<HardwarePreset> hardware =
       search.hardware.empty() ? std::vector<HardwarePreset>{spec.hardware} : search.hardware;
-  const bool own_slice = search.slices.empty();
-  const std::vector<Shape> slices = own_slice ? std::vector<Shape>{spec.slice_shape} : search.slices;
   const std::vector<std::int64_t> microbatches =
       train && !search.microbatches.empty() ? search.microbatches : std::vector<std::int64_t>{workload.microbatches};
   const std::vector<Remat> remats = train && !search.remat.empty() ? search.remat : std::vector<Remat>{workload.remat};
@@ -149,7 +201,8 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
   std::vector<Candidate> bases;
   std::uint64_t total = 0;
   for (const HardwarePreset& preset : hardware) {
-    for (const Shape& shape : slices) {
+    const SearchedShapes searched = searched_shapes(spec, search, preset);
+    for (const Shape& shape : searched.shapes) {
       for (const std::int32_t count : counts) {
         Candidate base;
         base.hardware = preset;
@@ -160,7 +213,7 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
           base.dcn_latency_s = spec.dcn_latency_s;
         }
         try {
-          base.wraparound = slice_wraparound(spec, preset, shape, own_slice);
+          base.wraparound = slice_wraparound(spec, preset, shape, searched.own_slice);
           if (count > 1 && !(base.dcn_bandwidth_Bps.value_or(preset.spec.dcn_bandwidth_Bps) > 0))
             throw InputError("", "several slices need a DCN bandwidth per chip, got: none");
         } catch (const std::bad_alloc&) {
@@ -172,7 +225,14 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
           out.unformable.push_back(std::move(rejected));
           continue;
         }
-        base.mesh = searched_mesh(spec, base, own_slice);
+        if (const auto reason = searched.enumerated ? goal_pruning(spec, base) : std::nullopt) {
+          CandidateResult rejected;
+          rejected.candidate = base;
+          rejected.rejected = slice_text(shape, count) + " on " + preset.name + ", pruned before screening: " + *reason;
+          out.unformable.push_back(std::move(rejected));
+          continue;
+        }
+        base.mesh = searched_mesh(spec, base, searched.own_slice);
         const std::uint64_t more = base_candidates(base, kinds.size(), microbatches.size(), remats.size());
         total = more > std::numeric_limits<std::uint64_t>::max() - total ? std::numeric_limits<std::uint64_t>::max()
                                                                          : total + more;

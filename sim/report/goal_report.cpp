@@ -141,8 +141,7 @@ std::string goal_answer_text(const ScenarioSpec& spec, const PlanSearchResult& s
   if (goal.deadline_days) out += fmt::format(" within {} days", format_number(*goal.deadline_days));
   if (goal.budget_usd) out += fmt::format(", budget {}", usd_short(*goal.budget_usd));
   if (goal.max_chips) out += fmt::format(", at most {} chips", *goal.max_chips);
-  out += fmt::format("; objective {}\n",
-                     kGoalObjectiveNames.name(objective_of(goal, spec.price_per_chip_hour.has_value())));
+  out += fmt::format("; objective {}\n", kGoalObjectiveNames.name(objective_of(goal, priced(spec))));
   if (search.ranked.empty() || !search.ranked.front().goal) return out + "answer: no candidate fits\n";
   const CandidateResult& best = search.ranked.front();
   const GoalFigures& f = *best.goal;

@@ -166,7 +166,7 @@ PlanTable ranked_table(const PlanReport& report) {
   const ScenarioSpec& spec = report.spec;
   const PlanSearchResult& search = report.search;
   const bool decode = mode_of(spec) == WorkloadMode::decode;
-  const bool priced = spec.price_per_chip_hour.has_value();
+  const bool priced = podsim::priced(spec);
   const VaryingFields shown = varying_fields(search);
   const auto memory = memory_columns(search);
 
@@ -485,7 +485,7 @@ json plan_json(const PlanReport& report) {
           {"scenario", spec.name},
           {"model", spec.model ? json(spec.model->name) : json(nullptr)},
           {"mode", kWorkloadModeNames.name(mode_of(spec))},
-          {"price_per_chip_hour", spec.price_per_chip_hour ? json(*spec.price_per_chip_hour) : json(nullptr)},
+          {"price_per_chip_hour", price_json<json>(spec)},
           {"candidates", candidates},
           {"search",
            {{"screened", search.screened},

@@ -40,6 +40,18 @@ std::string candidate_label(const Candidate& candidate, const VaryingFields& var
 std::string mesh_text(const Candidate& candidate);
 // {kind: [axes]} for every parallelism kind (empty lists for the kinds not used), as the plan JSON shows it.
 nlohmann::json parallelism_json(const Parallelism& parallelism);
+
+// The scenario's `price_per_chip_hour` as the reports echo it: its number, its object keyed by preset (in the file's
+// order), or null.
+template <typename Json>
+Json price_json(const ScenarioSpec& spec) {
+  if (spec.price_per_chip_hour) return Json(*spec.price_per_chip_hour);
+  if (spec.price_per_preset.empty()) return Json(nullptr);
+  Json out = Json::object();
+  for (const auto& [preset, price] : spec.price_per_preset)
+    out[preset] = price;
+  return out;
+}
 // `4x4x4`.
 std::string slice_text(const Candidate& candidate);
 // `12.3%` of a fraction (0.123).

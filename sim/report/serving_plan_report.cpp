@@ -90,10 +90,11 @@ PlanJson candidate_json(const ScenarioSpec& spec, const ServingCandidate& c, std
 }  // namespace
 
 std::optional<double> serving_cost_per_million_tokens(const ScenarioSpec& spec, const ServingCandidate& candidate) {
-  if (!spec.price_per_chip_hour || !candidate.outcome) return std::nullopt;
+  const auto price = chip_hour_price(spec, candidate.candidate.hardware.name);
+  if (!price || !candidate.outcome) return std::nullopt;
   const double tokens_per_s = candidate.outcome->metrics.output_tokens_per_s;
   if (!(tokens_per_s > 0)) return std::nullopt;
-  return *spec.price_per_chip_hour * static_cast<double>(candidate.chips()) / 3600.0 / tokens_per_s * 1e6;
+  return *price * static_cast<double>(candidate.chips()) / 3600.0 / tokens_per_s * 1e6;
 }
 
 std::string serving_slo_verdict(const ServingCandidate& candidate) {
@@ -125,7 +126,7 @@ std::string serving_plan_text(const ServingPlanReport& report) {
   out += "\ntraffic: " + (spec.serve ? traffic_text(spec.serve->traffic) : std::string("-")) + "\n";
   out += "SLO: " + slo_line(slo) + "\n\n";
 
-  const bool priced = spec.price_per_chip_hour.has_value();
+  const bool priced = podsim::priced(spec);
   std::vector<std::string> headers = {"rank",     "hardware", "slice",        "parallelism",
                                       "replicas", "chips",    "max_num_seqs", "KV tokens/replica"};
   for (const SloMetric metric : kSloMetrics)
@@ -210,7 +211,7 @@ nlohmann::ordered_json serving_plan_json(const ServingPlanReport& report) {
           {"mode", "serve"},
           {"traffic", spec.serve ? traffic_text(spec.serve->traffic) : std::string()},
           {"slo", slo},
-          {"price_per_chip_hour", spec.price_per_chip_hour ? PlanJson(*spec.price_per_chip_hour) : PlanJson(nullptr)},
+          {"price_per_chip_hour", price_json<PlanJson>(spec)},
           {"candidates", candidates},
           {"search",
            {{"deployments", s.deployments},

@@ -109,7 +109,38 @@ void read_serve_key(const Ctx& ctx, const std::string& key, const Json& value, c
   if (key == "kv_dtype") workload.kv_dtype = read_dtype(ctx, value, p);
 }
 
+// A non-empty list of slice shapes, each an array of chip counts.
+std::vector<Shape> read_slice_shapes(const Ctx& ctx, const Json& j, const std::string& pointer) {
+  require_list(ctx, j, pointer, "slice shape");
+  std::vector<Shape> shapes;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const Json& shape = j[i];
+    require_array(ctx, shape, child(pointer, i));
+    Shape dims;
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      dims.push_back(get_int(ctx, shape[d], child(child(pointer, i), d)));
+    shapes.push_back(std::move(dims));
+  }
+  return shapes;
+}
+
 }  // namespace
+
+void read_price(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
+  const std::string p = "/price_per_chip_hour";
+  if (!j.is_object()) {
+    if (!j.is_number())
+      ctx.fail(p,
+               "must be a number (USD per chip-hour) or an object of numbers keyed by preset "
+               "({\"tpu-v5p\": 4.2}), got: " +
+                   shown(j));
+    spec.price_per_chip_hour = get_number(ctx, j, p);
+    return;
+  }
+  if (j.empty()) ctx.fail(p, "must give at least one preset's price ({\"tpu-v5p\": 4.2}), got: {}");
+  for (const auto& [preset, price] : j.items())
+    spec.price_per_preset.emplace_back(preset, get_number(ctx, price, child(p, preset)));
+}
 
 void read_model(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   const std::string p = "/model";
@@ -231,14 +262,17 @@ void read_search(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   SearchSpec search;
   if (j.contains("slices")) {
     const std::string sp = p + "/slices";
-    require_list(ctx, j.at("slices"), sp, "slice shape");
-    for (std::size_t i = 0; i < j.at("slices").size(); ++i) {
-      const Json& shape = j.at("slices")[i];
-      require_array(ctx, shape, child(sp, i));
-      Shape dims;
-      for (std::size_t d = 0; d < shape.size(); ++d)
-        dims.push_back(get_int(ctx, shape[d], child(child(sp, i), d)));
-      search.slices.push_back(std::move(dims));
+    const Json& slices = j.at("slices");
+    if (slices.is_object()) {
+      if (slices.empty())
+        ctx.fail(sp, "must give at least one preset's slice shapes ({\"tpu-v5p\": [[4, 4, 4]]}), got: {}");
+      for (const auto& [preset, shapes] : slices.items())
+        search.slices_by_preset.emplace_back(preset, read_slice_shapes(ctx, shapes, child(sp, preset)));
+    } else {
+      if (!slices.is_array())
+        ctx.fail(sp,
+                 "must be a list of slice shapes, or an object of such lists keyed by preset, got: " + shown(slices));
+      search.slices = read_slice_shapes(ctx, slices, sp);
     }
   }
   if (j.contains("slice_counts")) {

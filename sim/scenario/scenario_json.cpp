@@ -336,10 +336,12 @@ ScenarioSpec load_document(const Json& doc, const std::string& where, const std:
                                     "source",  "serving",     "slo",      "goal",    "reliability"});
   require_key(ctx, doc, "", "name");
   require_key(ctx, doc, "", "hardware");
-  // A model-level scenario may name its slices in its search section instead, and a disaggregated serving one in its
-  // pools (serving.disaggregated), which then stand instead of the scenario's slice, mesh and plans.
-  const bool searched_slices = doc.contains("model") && doc.contains("search") && doc.at("search").is_object() &&
-                               doc.at("search").contains("slices");
+  // A model-level scenario may name its slices in its search section instead, or, with a goal, leave them to the
+  // search (each searched preset's offered shapes, docs/capacity.md "Slices chosen for a goal"); a disaggregated
+  // serving one names them in its pools (serving.disaggregated), which then stand instead of the scenario's slice,
+  // mesh and plans.
+  const bool searched = doc.contains("model") && doc.contains("search") && doc.at("search").is_object();
+  const bool searched_slices = searched && (doc.at("search").contains("slices") || doc.contains("goal"));
   const bool pools =
       doc.contains("serving") && doc.at("serving").is_object() && doc.at("serving").contains("disaggregated");
   if (pools)
@@ -350,8 +352,8 @@ ScenarioSpec load_document(const Json& doc, const std::string& where, const std:
                  "(serving.disaggregated.prefill and .decode), got: " +
                      quote(key));
   if (!doc.contains("slice") && !searched_slices && !pools)
-    ctx.fail("", doc.contains("model") ? "missing key \"slice\" (a model-level scenario needs \"slice\" or "
-                                         "\"search\": {\"slices\": [...]})"
+    ctx.fail("", doc.contains("model") ? "missing key \"slice\" (a model-level scenario needs \"slice\", "
+                                         "\"search\": {\"slices\": [...]} or a \"goal\" with a \"search\")"
                                        : "missing key \"slice\"");
   spec.name = get_string(ctx, doc.at("name"), "/name");
   if (doc.contains("description")) spec.description = get_string(ctx, doc.at("description"), "/description", false);
@@ -373,8 +375,7 @@ ScenarioSpec load_document(const Json& doc, const std::string& where, const std:
   if (doc.contains("serving")) read_serving(ctx, doc.at("serving"), spec);
   if (doc.contains("slo")) read_slo(ctx, doc.at("slo"), spec);
   if (doc.contains("search")) read_search(ctx, doc.at("search"), spec);
-  if (doc.contains("price_per_chip_hour"))
-    spec.price_per_chip_hour = get_number(ctx, doc.at("price_per_chip_hour"), "/price_per_chip_hour");
+  if (doc.contains("price_per_chip_hour")) read_price(ctx, doc.at("price_per_chip_hour"), spec);
   if (doc.contains("goal")) read_goal(ctx, doc.at("goal"), spec);
   if (doc.contains("reliability") && !doc.contains("goal"))
     ctx.fail("/reliability", "applies to a goal's time to train: give \"goal\": {\"train_tokens\": ...}, got: no goal");

@@ -66,6 +66,8 @@ HardwarePreset read_hardware_preset(const Ctx& ctx, std::string preset, const st
 void read_model(const Ctx& ctx, const Json& model, ScenarioSpec& spec);
 void read_workload(const Ctx& ctx, const Json& workload, ScenarioSpec& spec);
 void read_search(const Ctx& ctx, const Json& search, ScenarioSpec& spec);
+// `price_per_chip_hour`: a number, or an object of numbers keyed by preset name (docs/capacity.md).
+void read_price(const Ctx& ctx, const Json& price, ScenarioSpec& spec);
 Parallelism read_parallelism(const Ctx& ctx, const Json& j, const std::string& pointer);
 
 // Serving (serving_json.cpp): a workload in mode "serve" (its traffic, a trace's rows read), the `serving` and `slo`

@@ -37,4 +37,20 @@ const ScenarioPlan* ScenarioSpec::find_plan(std::string_view wanted) const {
   return nullptr;
 }
 
+std::optional<double> chip_hour_price(const std::optional<double>& every,
+                                      const std::vector<std::pair<std::string, double>>& per_preset,
+                                      std::string_view preset) {
+  for (const auto& [name, price] : per_preset)
+    if (name == preset) return price;
+  return per_preset.empty() ? every : std::nullopt;
+}
+
+std::optional<double> chip_hour_price(const ScenarioSpec& spec, std::string_view preset) {
+  return chip_hour_price(spec.price_per_chip_hour, spec.price_per_preset, preset);
+}
+
+bool priced(const ScenarioSpec& spec) {
+  return spec.price_per_chip_hour.has_value() || !spec.price_per_preset.empty();
+}
+
 }  // namespace podsim

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -184,6 +185,9 @@ struct ScenarioPlan {
 // empty means the scenario's own value (its slice, hardware, the workload's microbatches and remat).
 struct SearchSpec {
   std::vector<Shape> slices;  // slice shapes to try, each with one mesh axis per dim
+  // `slices` as an object keyed by preset name (docs/capacity.md, "Generations in one search"): each preset's own
+  // shapes, in the file's order; empty when `slices` is a list or absent.
+  std::vector<std::pair<std::string, std::vector<Shape>>> slices_by_preset;
   // Slice counts to try (docs/overlap-pipeline-dcn.md): N > 1 identical slices over the DCN, the mesh's first axis
   // kSliceAxisName = N, which carries data, fsdp or pipeline parallelism.
   std::vector<std::int32_t> slice_counts;
@@ -290,7 +294,10 @@ struct ScenarioSpec {
   std::optional<Workload> workload;
   std::optional<ServeSpec> serve;  // workload mode "serve" (then workload is its step's, in mode decode)
   std::optional<SearchSpec> search;
-  std::optional<double> price_per_chip_hour;   // USD per chip-hour, for the cost per million tokens
+  std::optional<double> price_per_chip_hour;  // USD per chip-hour, for the cost per million tokens
+  // `price_per_chip_hour` as an object keyed by preset name (docs/capacity.md, "Prices per preset"), in the file's
+  // order; empty when it is a number. Read a candidate's price through chip_hour_price.
+  std::vector<std::pair<std::string, double>> price_per_preset;
   std::optional<GoalSpec> goal;                // a training goal (docs/capacity.md, "Goals")
   std::optional<ReliabilitySpec> reliability;  // with a goal: given keys over default_reliability(); else unset
   ScenarioOptions options;
@@ -308,5 +315,14 @@ struct ScenarioSpec {
   const ScenarioOp* find_op(std::string_view wanted) const;
   const ScenarioPlan* find_plan(std::string_view wanted) const;
 };
+
+// USD per chip-hour of `preset` (a preset's name): the object's entry for it, else the plain number; nullopt when the
+// scenario gives neither (or an object without it).
+std::optional<double> chip_hour_price(const std::optional<double>& every,
+                                      const std::vector<std::pair<std::string, double>>& per_preset,
+                                      std::string_view preset);
+std::optional<double> chip_hour_price(const ScenarioSpec& spec, std::string_view preset);
+// Whether the scenario gives a price (a number or an object).
+bool priced(const ScenarioSpec& spec);
 
 }  // namespace podsim

@@ -8,6 +8,7 @@
 #include "models/hardware/missing_figure.hpp"
 #include "models/model/parallel_fit.hpp"
 #include "models/topology/slice.hpp"
+#include "models/topology/slice_shapes.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/scenario/scenario_verify_detail.hpp"
 #include "sim/scenario/serving_pools.hpp"
@@ -162,6 +163,9 @@ void verify_slice_counts(const State& state, const SearchSpec& search, const std
   auto largest = static_cast<std::int64_t>(element_count(spec.slice_shape));
   for (const Shape& dims : search.slices)
     largest = std::max(largest, static_cast<std::int64_t>(element_count(dims)));
+  for (const auto& entry : search.slices_by_preset)
+    for (const Shape& dims : entry.second)
+      largest = std::max(largest, static_cast<std::int64_t>(element_count(dims)));
   const auto same = [](const auto& v) { return v; };
   require_listed_once(where, p, search.slice_counts, "slice count", same,
                       [](std::int32_t count) { return std::to_string(count); });
@@ -242,40 +246,25 @@ void verify_goal_section(const State& state) {
   } catch (const InputError& e) {
     where.fail(e.where(), e.message());
   }
-  if (goal.budget_usd && !spec.price_per_chip_hour)
+  if (goal.budget_usd && !priced(spec))
     where.fail("/goal/budget_usd", "a budget needs a price: give \"price_per_chip_hour\", got: none");
-  if (goal.objective == GoalObjective::cost && !spec.price_per_chip_hour)
+  if (goal.objective == GoalObjective::cost && !priced(spec))
     where.fail("/goal/objective", "the objective \"cost\" needs a price: give \"price_per_chip_hour\", got: none");
 }
 
-void verify_search(const State& state, const SearchSpec& search) {
+// Each slice of `slices` (at `pointer`) within the limits and listed once, its wraparound resolvable on every preset
+// of `hardware`: the preset's rule, or the scenario's "none" or "all" (a per-dim list belongs to the scenario's own
+// slice).
+void verify_slice_shapes(const State& state, const std::string& pointer, const std::vector<Shape>& slices,
+                         const std::vector<HardwarePreset>& hardware) {
   const Where& where = state.where;
-  const Workload& w = *state.spec.workload;
-  const std::string p = "/search";
-  if (search.kinds.empty())
-    where.fail(p + "/parallelism", "an empty search: list at least one parallelism kind, got: []");
   const auto same = [](const auto& v) { return v; };
-  require_listed_once(where, p + "/parallelism", search.kinds, "parallelism kind", same,
-                      [](ParallelKind kind) { return quote(kind_name(kind)); });
-  require_listed_once(where, p + "/slices", search.slices, "slice shape", same,
-                      [](const Shape& dims) { return shown(dims); });
-  require_listed_once(
-      where, p + "/hardware", search.hardware, "hardware",
-      [](const HardwarePreset& preset) { return preset.spec.name; },
-      [](const HardwarePreset& preset) { return quote(preset.spec.name); });
-  require_listed_once(where, p + "/microbatches", search.microbatches, "microbatch count", same,
-                      [](std::int64_t m) { return std::to_string(m); });
-  require_listed_once(where, p + "/remat", search.remat, "remat policy", same,
-                      [](const Remat& remat) { return quote(remat_text(remat)); });
-  // Each searched slice within the limits, its wraparound resolvable on every hardware searched: the preset's rule,
-  // or the scenario's "none" or "all" (a per-dim list belongs to the scenario's own slice).
+  require_listed_once(where, pointer, slices, "slice shape", same, [](const Shape& dims) { return shown(dims); });
   const WrapChoice wrap =
       state.spec.wrap && state.spec.wrap->mode != WrapMode::listed ? *state.spec.wrap : WrapChoice{};
-  const std::vector<HardwarePreset> own_hardware = {state.spec.hardware};
-  const auto& hardware = search.hardware.empty() ? own_hardware : search.hardware;
-  for (std::size_t i = 0; i < search.slices.size(); ++i) {
-    const std::string sp = child(p + "/slices", i);
-    const Shape& dims = search.slices[i];
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    const std::string sp = child(pointer, i);
+    const Shape& dims = slices[i];
     if (const auto issue = slice_shape_issue(dims)) {
       switch (issue->rule) {
         case SliceShapeIssue::Rule::rank:
@@ -295,6 +284,84 @@ void verify_search(const State& state, const SearchSpec& search) {
       }
     }
   }
+}
+
+// The searched presets' names, quoted: `"tpu-v5p", "tpu-v6e"`.
+std::string preset_names(const std::vector<HardwarePreset>& hardware) {
+  std::string out;
+  for (const auto& preset : hardware)
+    out += (out.empty() ? "" : ", ") + quote(preset.name);
+  return out;
+}
+
+// Where a searched preset is named: /search/hardware/i, or /hardware for the scenario's own.
+std::string preset_pointer(const SearchSpec& search, std::size_t index) {
+  return search.hardware.empty() ? std::string("/hardware") : child("/search/hardware", index);
+}
+
+// `search.slices` keyed by preset (docs/capacity.md, "Generations in one search"): each key a searched preset, each
+// searched preset a key, each preset's shapes as `slices`' on that preset alone.
+void verify_slices_by_preset(const State& state, const SearchSpec& search,
+                             const std::vector<HardwarePreset>& hardware) {
+  const Where& where = state.where;
+  const std::string p = "/search/slices";
+  if (search.slices_by_preset.empty()) return;
+  if (!search.slices.empty()) where.fail(p, "is a list of shapes or an object keyed by preset, not both, got: both");
+  for (const auto& [name, shapes] : search.slices_by_preset) {
+    const auto found = std::find_if(hardware.begin(), hardware.end(),
+                                    [&](const HardwarePreset& preset) { return preset.name == name; });
+    if (found == hardware.end())
+      where.fail(child(p, name),
+                 "names no searched hardware (searched: " + preset_names(hardware) + "), got: " + quote(name));
+    verify_slice_shapes(state, child(p, name), shapes, {*found});
+  }
+  for (std::size_t i = 0; i < hardware.size(); ++i) {
+    const bool listed = std::any_of(search.slices_by_preset.begin(), search.slices_by_preset.end(),
+                                    [&](const auto& entry) { return entry.first == hardware[i].name; });
+    if (!listed)
+      where.fail(p, "gives no slice shapes for hardware " + quote(hardware[i].name) + " (searched at " +
+                        preset_pointer(search, i) + "), got: none");
+  }
+}
+
+// A goal's search without slices: every searched preset offers shapes to enumerate (offered_slice_shapes).
+void verify_offered_shapes(const State& state, const SearchSpec& search) {
+  const std::vector<HardwarePreset> own_hardware = {state.spec.hardware};
+  const auto& hardware = search.hardware.empty() ? own_hardware : search.hardware;
+  for (std::size_t i = 0; i < hardware.size(); ++i) {
+    const HardwareSpec& spec = hardware[i].spec;
+    if (offered_slice_shapes(spec.wrap_rule, spec.pod_shape).empty())
+      state.where.fail(preset_pointer(search, i),
+                       "the search enumerates each preset's slice shapes (a 2D pod with the rule full_pod_axis, a 3D "
+                       "pod of whole_cubes): list \"slices\" for this one, got: hardware " +
+                           quote(hardware[i].name) + " (rule " + std::string(wrap_rule_name(spec.wrap_rule)) +
+                           ", pod " + shown(spec.pod_shape) + ")");
+  }
+}
+
+void verify_search(const State& state, const SearchSpec& search) {
+  const Where& where = state.where;
+  const Workload& w = *state.spec.workload;
+  const std::string p = "/search";
+  if (search.kinds.empty())
+    where.fail(p + "/parallelism", "an empty search: list at least one parallelism kind, got: []");
+  const auto same = [](const auto& v) { return v; };
+  require_listed_once(where, p + "/parallelism", search.kinds, "parallelism kind", same,
+                      [](ParallelKind kind) { return quote(kind_name(kind)); });
+  require_listed_once(
+      where, p + "/hardware", search.hardware, "hardware",
+      [](const HardwarePreset& preset) { return preset.spec.name; },
+      [](const HardwarePreset& preset) { return quote(preset.spec.name); });
+  require_listed_once(where, p + "/microbatches", search.microbatches, "microbatch count", same,
+                      [](std::int64_t m) { return std::to_string(m); });
+  require_listed_once(where, p + "/remat", search.remat, "remat policy", same,
+                      [](const Remat& remat) { return quote(remat_text(remat)); });
+  const std::vector<HardwarePreset> own_hardware = {state.spec.hardware};
+  const auto& hardware = search.hardware.empty() ? own_hardware : search.hardware;
+  verify_slice_shapes(state, p + "/slices", search.slices, hardware);
+  verify_slices_by_preset(state, search, hardware);
+  if (search.slices.empty() && search.slices_by_preset.empty() && state.spec.slice_shape.empty())
+    verify_offered_shapes(state, search);
   verify_slice_counts(state, search, hardware);
   const bool train = w.mode == WorkloadMode::train;
   if (!train && !search.microbatches.empty())
@@ -341,6 +408,43 @@ void verify_serve(const Where& where, const ScenarioSpec& spec) {
                                              std::to_string(pools.decode.replicas));
 }
 
+// The price (docs/capacity.md, "Prices per preset"): a number, or an object whose keys are the searched presets, each
+// with its price; every price > 0 and at most 1e6 USD a chip-hour (today's accelerators rent for a few: a cost per
+// million tokens stays finite).
+void verify_prices(const State& state) {
+  const Where& where = state.where;
+  const ScenarioSpec& spec = state.spec;
+  const std::string p = "/price_per_chip_hour";
+  const auto require_price = [&](const std::string& pointer, double price) {
+    if (!(price > 0) || !std::isfinite(price) || price > 1e6)
+      where.fail(pointer, "must be a number > 0 and at most 1e6 (USD per chip-hour), got: " + shown(price));
+  };
+  if (spec.price_per_chip_hour) require_price(p, *spec.price_per_chip_hour);
+  if (spec.price_per_preset.empty()) return;
+  if (spec.price_per_chip_hour) where.fail(p, "is a number or an object keyed by preset, not both, got: both");
+  const SearchSpec search = spec.search.value_or(SearchSpec{});
+  const std::vector<HardwarePreset> hardware =
+      search.hardware.empty() ? std::vector<HardwarePreset>{spec.hardware} : search.hardware;
+  for (const auto& [name, price] : spec.price_per_preset) {
+    const bool searched = std::any_of(hardware.begin(), hardware.end(),
+                                      [&](const HardwarePreset& preset) { return preset.name == name; });
+    if (!searched)
+      where.fail(child(p, name),
+                 "names no searched hardware (searched: " + preset_names(hardware) + "), got: " + quote(name));
+    require_price(child(p, name), price);
+  }
+  for (std::size_t i = 0; i < hardware.size(); ++i)
+    if (!chip_hour_price(spec, hardware[i].name))
+      where.fail(
+          p, "has no price for hardware " + quote(hardware[i].name) + " (searched at " + preset_pointer(search, i) +
+                 "), got: prices for " + [&] {
+                   std::string names;
+                   for (const auto& entry : spec.price_per_preset)
+                     names += (names.empty() ? "" : ", ") + quote(entry.first);
+                   return names;
+                 }());
+}
+
 }  // namespace
 
 std::string model_or_program_message(const std::string& key) {
@@ -349,7 +453,8 @@ std::string model_or_program_message(const std::string& key) {
 }
 
 bool slices_in_search_only(const ScenarioSpec& spec) {
-  return spec.model && spec.slice_shape.empty() && spec.search && !spec.search->slices.empty();
+  return spec.model && spec.slice_shape.empty() && spec.search &&
+         (!spec.search->slices.empty() || !spec.search->slices_by_preset.empty() || spec.goal);
 }
 
 void verify_capacity(State& state) {
@@ -361,7 +466,7 @@ void verify_capacity(State& state) {
     };
     if (spec.workload) needs_model("/workload");
     if (spec.search) needs_model("/search");
-    if (spec.price_per_chip_hour) needs_model("/price_per_chip_hour");
+    if (priced(spec)) needs_model("/price_per_chip_hour");
     if (spec.goal) needs_model("/goal");
     return;
   }
@@ -384,13 +489,7 @@ void verify_capacity(State& state) {
   if (spec.search) verify_search(state, *spec.search);
   if (spec.serve) verify_serve(where, spec);
   if (spec.goal) verify_goal_section(state);
-  if (spec.price_per_chip_hour) {
-    const double price = *spec.price_per_chip_hour;
-    // At most 1e6 USD a chip-hour (today's accelerators rent for a few): a cost per million tokens stays finite.
-    if (!(price > 0) || !std::isfinite(price) || price > 1e6)
-      where.fail("/price_per_chip_hour",
-                 "must be a number > 0 and at most 1e6 (USD per chip-hour), got: " + shown(price));
-  }
+  verify_prices(state);
 }
 
 void verify_plan_parallelism(const State& state, const ScenarioPlan& plan, const std::string& pointer) {

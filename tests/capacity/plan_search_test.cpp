@@ -11,6 +11,7 @@
 
 #include "models/common/error.hpp"
 #include "sim/scenario/hardware_json.hpp"
+#include "sim/scenario/scenario_json.hpp"
 #include "sim/scenario/scenario_verify.hpp"
 
 namespace podsim {
@@ -431,6 +432,66 @@ TEST(PlanSearch, SeveralSlicesRunMultiAxisCollectivesAtOnceBesideTheDcn) {
   EXPECT_EQ(simulated.count("fsdp=DCN,X,Y"), 1u);
   const CapacityProblem problem = capacity_problem(checked);
   EXPECT_EQ(expand_candidate(problem, result.ranked.front().candidate).spec.source_file, "search.json");
+}
+
+// A goal's scenario without slices: LLaMA 3 70B holds 70,553,706,496 parameters (80 layers of 855,654,400: q and o
+// 8192 x 8192 each, k and v 2 x 8192 x 1024, the MLP 3 x 8192 x 28672, two norms; untied embeddings 2 x 128256 x
+// 8192; the final norm), 12 bytes each in training (bf16 parameters and gradients, Adam's two fp32 moments):
+// 846,644,477,952 bytes, 49.3 v5e chips of 16 GiB. So the v5e shapes of 32 chips and fewer are pruned before
+// screening, and 8x8, 8x16 and 16x16 are searched.
+const char* const kGoalSearch = R"({"name": "goal", "hardware": "tpu-v5e", "model": {"preset": "llama3-70b"},
+  "workload": {"mode": "train", "batch_tokens": 4194304, "seq_len": 4096, "remat": "full"},
+  "search": {"parallelism": ["data", "fsdp"]}, "goal": {"train_tokens": 1e12}})";
+
+TEST(PlanSearch, AGoalWithoutSlicesSearchesTheShapesThePresetOffersThatCanHoldTheState) {
+  const Enumeration e = enumerate_search(load_scenario_text(kGoalSearch, "goal.json"));
+  std::set<Shape> searched;
+  for (const Candidate& c : e.candidates)
+    searched.insert(c.slice);
+  EXPECT_EQ(searched, (std::set<Shape>{{8, 8}, {8, 16}, {16, 16}}));
+  EXPECT_EQ(e.candidates.size(), 3u * 4u);  // 2 kinds on 2 axes, each shape
+  ASSERT_EQ(e.unformable.size(), 5u);
+  for (const CandidateResult& r : e.unformable)
+    EXPECT_NE(r.rejected->find("pruned before screening: the training state"), std::string::npos) << *r.rejected;
+  EXPECT_EQ(e.unformable.front().candidate.slice, (Shape{1, 1}));
+}
+
+TEST(PlanSearch, AGoalsMaxChipsPrunesTheLargerShapes) {
+  std::string text = kGoalSearch;
+  text.replace(text.find("\"train_tokens\": 1e12"), 20, "\"train_tokens\": 1e12, \"max_chips\": 128");
+  const Enumeration e = enumerate_search(load_scenario_text(text, "goal.json"));
+  std::set<Shape> searched;
+  for (const Candidate& c : e.candidates)
+    searched.insert(c.slice);
+  EXPECT_EQ(searched, (std::set<Shape>{{8, 8}, {8, 16}}));
+  EXPECT_NE(e.unformable.back().rejected->find("256 chips, more than the goal's max_chips (128)"), std::string::npos)
+      << *e.unformable.back().rejected;
+}
+
+TEST(PlanSearch, SlicesKeyedByPresetSearchTwoDAndThreeDGenerationsTogether) {
+  const ScenarioSpec spec = load_scenario_text(R"({"name": "two", "hardware": "tpu-v5e",
+    "model": {"layers": 2, "d_model": 256, "d_ff": 1024, "heads": 4, "kv_heads": 4, "head_dim": 64, "vocab": 1024},
+    "workload": {"mode": "train", "batch_tokens": 65536, "seq_len": 1024, "checkpoints_per_layer": 1},
+    "search": {"hardware": ["tpu-v5e", "tpu-v5p"], "slices": {"tpu-v5e": [[4, 4]], "tpu-v5p": [[2, 2, 2], [4, 4, 4]]},
+               "parallelism": ["data", "fsdp"]},
+    "price_per_chip_hour": {"tpu-v5e": 1.2, "tpu-v5p": 4.2}})",
+                                               "two.json");
+  const Enumeration e = enumerate_search(spec);
+  std::set<std::pair<std::string, Shape>> searched;
+  for (const Candidate& c : e.candidates)
+    searched.insert({c.hardware.name, c.slice});
+  EXPECT_EQ(searched, (std::set<std::pair<std::string, Shape>>{
+                          {"tpu-v5e", {4, 4}}, {"tpu-v5p", {2, 2, 2}}, {"tpu-v5p", {4, 4, 4}}}));
+  // 2^2 + 2^3 + 2^3 assignments.
+  EXPECT_EQ(e.candidates.size(), 4u + 8u + 8u);
+  const CapacityProblem problem = capacity_problem(spec);
+  for (const Candidate& c : e.candidates)
+    EXPECT_EQ(candidate_price(problem, c), c.hardware.name == "tpu-v5e" ? 1.2 : 4.2);
+  // Each candidate's cost per million tokens at its own preset's price.
+  const CandidateResult r = evaluate_candidate_book(problem, e.candidates.front());
+  ASSERT_TRUE(r.cost_per_million_tokens);
+  EXPECT_NEAR(*r.cost_per_million_tokens, 1.2 * 16 * r.book_step_s / 3600 / 65536 * 1e6,
+              1e-12 * *r.cost_per_million_tokens);
 }
 
 }  // namespace

@@ -121,6 +121,32 @@ TEST(PlanCli, TextTableAndHtmlReport) {
   EXPECT_EQ(page.str().find("<script"), std::string::npos);
 }
 
+TEST(PlanCli, PricesKeyedByPresetPriceEachCandidateAtItsOwnPreset) {
+  const auto path = temp_file("prices", ".json");
+  std::ofstream(path) << R"({"name": "two-generations", "hardware": "tpu-v5e",
+    "model": {"layers": 2, "d_model": 256, "d_ff": 1024, "heads": 4, "kv_heads": 4, "head_dim": 64, "vocab": 1024},
+    "workload": {"mode": "train", "batch_tokens": 65536, "seq_len": 1024, "checkpoints_per_layer": 1},
+    "search": {"hardware": ["tpu-v5e", "tpu-v5p"], "slices": {"tpu-v5e": [[2, 2]], "tpu-v5p": [[2, 2, 1]]},
+               "parallelism": ["data"]},
+    "price_per_chip_hour": {"tpu-v5e": 1.2, "tpu-v5p": 4.2}})";
+  const CliRun run = run_podsim("plan " + path.string() + " --model book --json");
+  std::filesystem::remove(path);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto j = json_of(run);
+  EXPECT_EQ(j.at("price_per_chip_hour"), nlohmann::json::parse(R"({"tpu-v5e": 1.2, "tpu-v5p": 4.2})"));
+  std::size_t priced = 0;
+  for (const auto& c : j.at("candidates")) {
+    if (c.at("rank").is_null()) continue;
+    const double price = c.at("hardware") == "tpu-v5e" ? 1.2 : 4.2;
+    const double step = c.at("step_time_s").at("book").get<double>();
+    // 4 chips either way, 65536 tokens a step.
+    EXPECT_NEAR(c.at("cost_per_million_tokens").get<double>(), price * 4 * step / 3600 / 65536 * 1e6,
+                1e-12 * c.at("cost_per_million_tokens").get<double>());
+    ++priced;
+  }
+  EXPECT_EQ(priced, 2u);
+}
+
 TEST(PlanCli, PlansWithAParallelismAreTheCandidatesWithoutSearch) {
   const auto path = temp_file("plans", ".json");
   std::ofstream(path) << R"({"name": "toy-plans", "hardware": "tpu-v5e", "slice": {"shape": [2, 2]},
