@@ -1,6 +1,7 @@
 // Young's and Daly's closed forms and the Monte Carlo of a run with failures (goodput.hpp).
 #include "models/goal/goodput.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -65,30 +66,47 @@ std::vector<double> sample_wall_times(const Goodput& g, std::int64_t runs, std::
   // A run expected to take more than 100 times its work would draw without end (e^(need / M) attempts a segment).
   if (!(g.failures_per_day > 0) || runs <= 0 || !(g.fraction >= 0.01)) return out;
   const double rate = 1.0 / g.mtbf_s;
+  // The work in `whole` segments of interval_s, then one of `last` (interval_s when it divides evenly).
+  const double segments = std::ceil(g.ideal_s / g.interval_s - 1e-9);
+  const double whole = std::max(segments - 1.0, 0.0);
+  const double last = g.ideal_s - whole * g.interval_s;
+  const double need = g.interval_s + g.checkpoint_s;
   Rng rng(seed);
   out.reserve(static_cast<std::size_t>(runs));
   for (std::int64_t run = 0; run < runs; ++run) {
-    double wall = 0.0, done = 0.0;
-    while (done < g.ideal_s) {
-      const double segment = std::min(g.interval_s, g.ideal_s - done);
-      const double need = segment + g.checkpoint_s;
-      while (true) {
-        const double failure = rng.exponential(rate);
-        if (failure >= need) {
-          wall += need;
-          break;
+    double wall = 0.0;
+    // Failures are memoryless, so one draw covers every whole segment it outlasts: the time to the next failure,
+    // counted from a segment's start, passes floor(f / need) segments, then either ends the whole ones or fails
+    // inside the next (a restart follows and that segment starts over).
+    double whole_left = whole;
+    bool last_done = false;
+    while (!last_done) {
+      const double failure = rng.exponential(rate);
+      if (whole_left > 0) {
+        const double passed = std::floor(failure / need);
+        if (passed >= whole_left) {
+          wall += whole_left * need;
+          whole_left = 0;
+          continue;  // the last segment draws afresh (memoryless)
         }
         wall += failure;
-        while (true) {  // the restart, itself interrupted by failures
-          const double again = rng.exponential(rate);
-          if (again >= g.restart_s) {
-            wall += g.restart_s;
-            break;
-          }
-          wall += again;
+        whole_left -= passed;
+      } else {
+        if (failure >= last + g.checkpoint_s) {
+          wall += last + g.checkpoint_s;
+          last_done = true;
+          continue;
         }
+        wall += failure;
       }
-      done += segment;
+      while (true) {  // the restart, itself interrupted by failures
+        const double again = rng.exponential(rate);
+        if (again >= g.restart_s) {
+          wall += g.restart_s;
+          break;
+        }
+        wall += again;
+      }
     }
     out.push_back(wall);
   }
