@@ -1,6 +1,7 @@
 // A training goal's figures in `podsim plan`'s reports (goal_report.hpp).
 #include "sim/report/goal_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -153,9 +154,26 @@ std::string goal_answer_text(const ScenarioSpec& spec, const PlanSearchResult& s
                                           days_text(f.ideal_days), percent_text(f.goodput.fraction),
                                           f.p90_days ? ", p90 " + days_text(*f.p90_days) + " days" : std::string(),
                                           f.cost_usd ? ", " + usd_short(*f.cost_usd) : std::string());
-  if (f.meets) return out + "answer: " + what + ": " + figures + "\n";
-  return out + "answer: no candidate meets the goal; the nearest, " + what + ": " + figures + ", misses " +
-         joined(f.misses) + "\n";
+  out += f.meets ? "answer: " + what + ": " + figures + "\n"
+                 : "answer: no candidate meets the goal; the nearest, " + what + ": " + figures + ", misses " +
+                       joined(f.misses) + "\n";
+  // Why the next ones lose: their misses, or what they cost more (or take longer, or hold more chips) than the answer.
+  for (std::size_t i = 1; i < std::min<std::size_t>(3, search.ranked.size()); ++i) {
+    const CandidateResult& r = search.ranked[i];
+    if (!r.goal) continue;
+    const GoalFigures& g = *r.goal;
+    std::vector<std::string> why;
+    if (!g.meets && f.meets) why.push_back("misses " + joined(g.misses));
+    if (g.cost_usd && f.cost_usd)
+      why.push_back(
+          fmt::format("{}{}", *g.cost_usd >= *f.cost_usd ? "+" : "-", usd_short(std::abs(*g.cost_usd - *f.cost_usd))));
+    if (std::isfinite(g.expected_days) && std::isfinite(f.expected_days))
+      why.push_back(fmt::format("{:+.3g} days", g.expected_days - f.expected_days));
+    why.push_back(fmt::format("{:+d} chips", g.chips_held - f.chips_held));
+    out += fmt::format("  #{} {} ({} chips): {}\n", i + 1, candidate_label(r.candidate, varying_fields(search)),
+                       r.candidate.chips(), joined(why));
+  }
+  return out;
 }
 
 }  // namespace podsim::report

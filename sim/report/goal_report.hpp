@@ -33,7 +33,8 @@ std::vector<std::string> goal_csv_headers();
 std::vector<std::string> goal_csv_cells(const std::optional<GoalFigures>& figures);
 
 // `goal: 15e12 tokens within 60 days, objective cost` and the answer: the best candidate's days, cost and chips, or
-// that none meets (with the nearest's misses); empty without a goal.
+// that none meets (with the nearest's misses); then why the next two lose (their misses, and their cost, days and
+// chips against the answer's); empty without a goal.
 std::string goal_answer_text(const ScenarioSpec& spec, const PlanSearchResult& search);
 
 // The HTML report's goal section: the answer, then expected days against cost (chips when unpriced), one dot per

@@ -95,6 +95,9 @@ TEST(GoalCli, TheTableSortsAndShowsTheRowsAsked) {
   const CliRun text = run_podsim("plan " + scenario.string() + " --model book --rows 1");
   EXPECT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("... and 1 more ranked candidates"), std::string::npos) << text.out;
+  // Why the runner-up loses: the 16x16 costs more (256 chips for 18.6 days against 64 for 67.7) and holds 192 more.
+  EXPECT_NE(text.out.find("  #2 16x16 fsdp=X,Y (256 chips): +$"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("+192 chips"), std::string::npos) << text.out;
   const CliRun bad = run_podsim("plan " + scenario.string() + " --sort speed");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--sort: must be cost, chips, time or step, got: speed"), std::string::npos) << bad.err;
