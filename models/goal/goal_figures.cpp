@@ -7,20 +7,13 @@
 
 #include "models/common/units.hpp"
 #include "models/goal/goodput.hpp"
+#include "models/serving/latency_summary.hpp"
 
 namespace podsim {
 namespace {
 
 constexpr double kGoalSecondsPerDay = 86400.0;
 constexpr double kInfiniteMiss = 1e300;  // a run that never finishes misses by more than any that does
-
-// numpy's linear percentile of sorted samples (p in [0, 1]).
-double goal_percentile(const std::vector<double>& sorted, double p) {
-  const double rank = p * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(rank));
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (sorted[above] - sorted[below]) * (rank - static_cast<double>(below));
-}
 
 std::string usd_text(double usd) {
   return "$" + format_number(usd);
@@ -45,8 +38,8 @@ GoalFigures goal_figures(const GoalSpec& goal, const ReliabilitySpec& reliabilit
     if (!walls.empty()) {
       std::sort(walls.begin(), walls.end());
       f.runs = static_cast<std::int64_t>(walls.size());
-      f.p50_days = goal_percentile(walls, 0.5) / kGoalSecondsPerDay;
-      f.p90_days = goal_percentile(walls, 0.9) / kGoalSecondsPerDay;
+      f.p50_days = numpy_percentile(walls, 50) / kGoalSecondsPerDay;
+      f.p90_days = numpy_percentile(walls, 90) / kGoalSecondsPerDay;
     }
   }
   f.chips_held = in.scale.chips + reliability.spare_slices * in.chips_per_slice;

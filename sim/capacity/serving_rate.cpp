@@ -62,9 +62,11 @@ MaxRateResult find_max_rate(const ServingReplicaModel& model, const TrafficSpec&
     if (point.meets_slo && (!result.max_rate_per_s || rate > *result.max_rate_per_s)) {
       result.max_rate_per_s = rate;
       result.shown = std::move(outcome);
+      result.shown_rate_per_s = rate;
     } else if (!point.meets_slo && !result.max_rate_per_s &&
                (!result.lowest_miss_per_s || rate < *result.lowest_miss_per_s)) {
       result.shown = std::move(outcome);  // none met so far: the lowest rate's run
+      result.shown_rate_per_s = rate;
     }
     if (!point.meets_slo && (!result.lowest_miss_per_s || rate < *result.lowest_miss_per_s))
       result.lowest_miss_per_s = rate;

@@ -36,6 +36,7 @@ struct MaxRateResult {
   std::vector<RatePoint> points;            // in the order probed
   // The whole run at max_rate_per_s, or (when no rate met the SLO) at the lowest rate probed.
   std::optional<ServingOutcome> shown;
+  double shown_rate_per_s = 0;  // the rate of `shown`
 };
 
 // `traffic` with its rate set to `rate_per_s` (poisson, gamma or constant arrivals); its bound (duration or request

@@ -55,11 +55,7 @@ int serve(const ServeFlags& flags) {
     MaxRateResult rates = find_max_rate(model, spec.serve->traffic, spec.serve->replicas, spec.serve->slo);
     outcome = std::move(*rates.shown);
     if (html || trace) {  // the probes keep no step series: the run shown again with it (the same run, bit for bit)
-      const double rate = rates.max_rate_per_s.value_or(rates.points.front().rate_per_s);
-      double shown = rate;
-      for (const RatePoint& point : rates.points)
-        if (!rates.max_rate_per_s) shown = std::min(shown, point.rate_per_s);
-      outcome = model.run(traffic_at_rate(spec.serve->traffic, shown), spec.serve->replicas, true);
+      outcome = model.run(traffic_at_rate(spec.serve->traffic, rates.shown_rate_per_s), spec.serve->replicas, true);
     }
     serving.rate_points = std::move(rates.points);
     serving.max_rate_per_s = rates.max_rate_per_s;
