@@ -143,6 +143,11 @@ struct CandidateResult {
   // With a goal (docs/capacity.md, "Goals"): the time to train, cost, energy, goodput and the constraints missed.
   std::optional<GoalFigures> goal;
 
+  // Plan search: the candidate's mirror images, folded into it (the same hardware, slice, microbatches and remat on
+  // the default mesh, with mesh axes of equal size and wraparound swapped: the same program up to a symmetry of the
+  // slice, so the same figures; docs/capacity.md, "Mirror images"). Their parallelisms, in enumeration order.
+  std::vector<Parallelism> mirrors;
+
   // The step time used for ranking and the derived figures: des when simulated, else book.
   double step_s() const { return des_step_s.value_or(book_step_s); }
 };

@@ -10,6 +10,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "models/common/error.hpp"
 #include "models/model/parallel_fit.hpp"
@@ -291,6 +292,32 @@ bool default_layout(const Candidate& c) {
   return true;
 }
 
+// Calls `visit` with `parallelism` (on c's mesh) renamed by each permutation of c's slice dims that maps the slice
+// onto itself (dims of equal size and wraparound), the identity first, until `visit` returns true; returns whether one
+// did. False as well when the parallelism names an axis not on the mesh.
+template <typename Visit>
+bool each_symmetry(const Candidate& c, const Parallelism& parallelism, Visit visit) {
+  const auto& axes = c.mesh.mesh.axes;
+  std::vector<std::size_t> perm(axes.size());
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    perm[i] = i;
+  do {
+    bool symmetric = true;
+    for (std::size_t i = 0; i < perm.size() && symmetric; ++i)
+      symmetric = c.slice[i] == c.slice[perm[i]] && c.wraparound[i] == c.wraparound[perm[i]];
+    if (!symmetric) continue;
+    Parallelism renamed = parallelism;
+    for (auto& kind_axes : renamed.axes)
+      for (auto& name : kind_axes) {
+        const auto index = c.mesh.mesh.axis_index(name);
+        if (!index) return false;
+        name = axes[perm[*index]].name;
+      }
+    if (visit(renamed)) return true;
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  return false;
+}
+
 // Whether `b` is `a` with mesh axes of equal size and wraparound swapped (fsdp=X tensor=Y and fsdp=Y tensor=X on a
 // 16x16 slice): a permutation of such dims maps the slice onto itself, link for link (ICI links are alike in every
 // dim), and the one program onto the other, so both have the same times and memory.
@@ -299,25 +326,47 @@ bool mirror_images(const Candidate& a, const Candidate& b) {
       a.wraparound != b.wraparound || a.microbatches != b.microbatches || !(a.remat == b.remat) || !a.plan.empty() ||
       !b.plan.empty() || !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
     return false;
-  const auto& axes = a.mesh.mesh.axes;
-  std::vector<std::size_t> perm(axes.size());
-  for (std::size_t i = 0; i < perm.size(); ++i)
-    perm[i] = i;
-  do {
-    bool symmetric = true;
-    for (std::size_t i = 0; i < perm.size() && symmetric; ++i)
-      symmetric = a.slice[i] == a.slice[perm[i]] && a.wraparound[i] == a.wraparound[perm[i]];
-    if (!symmetric) continue;
-    Parallelism renamed = b.parallelism;
-    for (auto& kind_axes : renamed.axes)
-      for (auto& name : kind_axes) {
-        const auto index = a.mesh.mesh.axis_index(name);
-        if (!index) return false;
-        name = axes[perm[*index]].name;
+  return each_symmetry(a, b.parallelism,
+                       [&](const Parallelism& renamed) { return renamed.axes == a.parallelism.axes; });
+}
+
+// What mirror images share: the hardware, slice and microbatches, and the parallelism renamed by the slice's
+// symmetry that reads least. Empty for a candidate that has no mirror (a plan of the scenario, a mesh of its own).
+// Equal keys are a necessary condition; mirror_images decides.
+std::string mirror_key(const Candidate& c) {
+  if (!c.plan.empty() || !default_layout(c)) return "";
+  std::string least;
+  each_symmetry(c, c.parallelism, [&](const Parallelism& renamed) {
+    const std::string text = renamed.to_string();
+    if (least.empty() || text < least) least = text;
+    return false;
+  });
+  if (least.empty()) return "";  // an axis not on the mesh
+  return c.hardware.name + "|" + shape_string(c.slice) + "|" + std::to_string(c.slices) + "|" +
+         std::to_string(c.microbatches) + "|" + least;
+}
+
+// Folds each mirror image into the first of its class in `results` (its parallelism joins that one's `mirrors`):
+// both have the same figures, book and des, so one row stands for the class (docs/capacity.md, "Mirror images").
+void fold_mirrors(std::vector<CandidateResult>& results) {
+  std::unordered_map<std::string, std::vector<std::size_t>> classes;  // key -> the representatives' positions
+  std::vector<CandidateResult> kept;
+  kept.reserve(results.size());
+  for (CandidateResult& r : results) {
+    const std::string key = mirror_key(r.candidate);
+    if (!key.empty()) {
+      std::vector<std::size_t>& representatives = classes[key];
+      const auto twin = std::find_if(representatives.begin(), representatives.end(),
+                                     [&](std::size_t k) { return mirror_images(kept[k].candidate, r.candidate); });
+      if (twin != representatives.end()) {
+        kept[*twin].mirrors.push_back(std::move(r.candidate.parallelism));
+        continue;
       }
-    if (renamed.axes == a.parallelism.axes) return true;
-  } while (std::next_permutation(perm.begin(), perm.end()));
-  return false;
+      representatives.push_back(kept.size());
+    }
+    kept.push_back(std::move(r));
+  }
+  results = std::move(kept);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point began) {
@@ -416,41 +465,20 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
                      [](const CandidateResult& a, const CandidateResult& b) { return a.book_step_s < b.book_step_s; });
   }
 
+  fold_mirrors(fitting);
+  fold_mirrors(result.rejected);
+
   const auto simulate_began = std::chrono::steady_clock::now();
-  // The top K are simulated; a mirror image of a candidate simulated before it, in the top K or not, takes its
-  // figures (the same program up to a symmetry of the slice). Several at once (options.parallel), in rounds: a round
-  // simulates the top K that no candidate before them with figures mirrors and that mirror no other of the round;
-  // a mirror of one whose simulation failed is simulated in a later round, as one thread in rank order would.
+  // The top K, mirror images folded (each row a class), simulated several at once (options.parallel).
   const std::size_t top = options.simulate ? std::min(options.top_k, fitting.size()) : 0;
-  std::vector<bool> simulated(top, false);
+  std::vector<std::size_t> picked(top);
+  for (std::size_t i = 0; i < top; ++i)
+    picked[i] = i;
   const std::size_t threads = engine::simulation_threads(options.parallel);
   std::optional<DesMemoryGate> gate;
   if (threads > 1) gate.emplace(available_memory_bytes().value_or(0) / 10 * 9);
-  while (true) {
-    std::vector<std::size_t> round;
-    for (std::size_t i = 0; i < top; ++i) {
-      const auto mirrors = [&](std::size_t j) { return mirror_images(fitting[j].candidate, fitting[i].candidate); };
-      bool twin = false;
-      for (std::size_t j = 0; j < i && !twin; ++j)
-        twin = fitting[j].des_step_s.has_value() && mirrors(j);
-      if (simulated[i] || twin || std::any_of(round.begin(), round.end(), mirrors)) continue;
-      round.push_back(i);
-      simulated[i] = true;
-    }
-    if (round.empty()) break;
-    result.simulations += round.size();
-    simulate_all(problem, fitting, round, threads, gate ? &*gate : nullptr);
-  }
-  for (std::size_t i = 0; i < fitting.size() && top > 0; ++i) {
-    const auto end = fitting.begin() + static_cast<std::ptrdiff_t>(i);
-    const auto twin = std::find_if(fitting.begin(), end, [&](const CandidateResult& r) {
-      return r.des_step_s.has_value() && mirror_images(r.candidate, fitting[i].candidate);
-    });
-    if (twin == end) continue;
-    Candidate candidate = std::move(fitting[i].candidate);
-    fitting[i] = *twin;
-    fitting[i].candidate = std::move(candidate);
-  }
+  result.simulations = top;
+  simulate_all(problem, fitting, picked, threads, gate ? &*gate : nullptr);
   result.simulate_seconds = seconds_since(simulate_began);
 
   // A simulated schedule whose memory overflows HBM is rejected after all; the simulated lead, by des.

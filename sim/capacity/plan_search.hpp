@@ -46,16 +46,14 @@ struct PlanSearchResult {
   std::size_t screened = 0;               // candidates evaluated by the closed form
   double screen_seconds = 0;              // wall time of the screening
   double simulate_seconds = 0;            // wall time of the simulations
-  // Simulations run: a candidate that is a mirror image of one simulated before it (mesh axes of equal size and
-  // wraparound swapped) takes its figures without a simulation of its own.
-  std::size_t simulations = 0;
+  std::size_t simulations = 0;            // simulations run (the top K; some may have failed)
 };
 
 // Screens every candidate by the closed form (one that throws is listed as rejected with the message), ranks those
-// that fit by book step time, simulates the top K (a failed simulation keeps its book rank, with des_failed set; a
-// mirror image of a simulated candidate, in the top K or after it, shares its figures)
-// and ranks the simulated by des ahead of the rest. Throws InputError when the scenario has no model or no
-// candidate; never for one candidate.
+// that fit by book step time (with a goal, by the goal's order), folds mirror images into the first of their class
+// (CandidateResult::mirrors; the rejected too), simulates the top K (a failed simulation keeps its book rank, with
+// des_failed set) and ranks the simulated by des ahead of the rest. Throws InputError when the scenario has no model or
+// no candidate; never for one candidate.
 PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions& options);
 
 }  // namespace podsim

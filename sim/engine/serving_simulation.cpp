@@ -77,7 +77,7 @@ class ServingReader {
     const auto count = get<std::uint64_t>();
     if (count > (bytes_.size() - at_) / sizeof(T)) malformed();
     std::vector<T> values(static_cast<std::size_t>(count));
-    std::memcpy(values.data(), bytes_.data() + at_, values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(values.data(), bytes_.data() + at_, values.size() * sizeof(T));
     at_ += values.size() * sizeof(T);
     return values;
   }

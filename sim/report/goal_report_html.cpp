@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "models/common/units.hpp"
+#include "sim/report/chart_labels.hpp"
 #include "sim/report/goal_report.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/plan_report.hpp"
@@ -37,7 +38,7 @@ std::string goal_money(double usd) {
 std::string goal_section_html(const ScenarioSpec& spec, const PlanSearchResult& search) {
   if (!spec.goal) return "";
   const GoalSpec& goal = *spec.goal;
-  const bool priced = spec.price_per_chip_hour.has_value();
+  const bool priced = podsim::priced(spec);  // one price, or one per preset
   std::string out = "<h2>The goal</h2>\n";
   std::string answer = goal_answer_text(spec, search);
   const bool met = !search.ranked.empty() && search.ranked.front().goal && search.ranked.front().goal->meets;
@@ -133,12 +134,16 @@ std::string goal_section_html(const ScenarioSpec& spec, const PlanSearchResult& 
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\" stroke=\"#222\" stroke-width=\"{}\"><title>{}</title>"
         "</circle>\n",
         px(it->days), py(it->value), first ? 6 : 4, it->meets ? "#59a14f" : "#bab0ac", first ? 2 : 0.5, esc(it->title));
-    if (first) out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">#1</text>\n", px(it->days) + 9, py(it->value) - 6);
   }
+  // The answer and the next two (the ones the answer says why they lose), best placed first.
+  ChartLabels labels(left, top, left + width, top + height);
+  for (const Mark& m : marks)
+    if (m.rank <= 3) out += labels.place(px(m.days), py(m.value), m.rank == 1 ? 7 : 5, fmt::format("#{}", m.rank));
   out += "</svg>\n";
   out += fmt::format(
       "<p class=\"note\">One dot per ranked candidate: green meets every constraint of the goal, grey misses one; "
-      "#1 is the answer. The blue line is the Pareto front (no candidate is both faster and {}); the dashed red "
+      "#1 is the answer, #2 and #3 the next two. The blue line is the Pareto front (no candidate is both faster and "
+      "{}); the dashed red "
       "lines are the deadline{}. A candidate whose run never finishes is not drawn.</p>\n",
       priced ? "cheaper" : "on fewer chips", goal.budget_usd && priced ? " and the budget" : "");
   return out;

@@ -154,6 +154,18 @@ std::string slice_text(const Candidate& candidate) {
                               : shape_text(candidate.slice);
 }
 
+bool memory_kind_header(std::string_view header) {
+  return std::any_of(std::begin(kMemoryColumns), std::end(kMemoryColumns),
+                     [&](const MemoryColumn& column) { return header == column.header; });
+}
+
+std::string mirrors_text(const CandidateResult& result) {
+  std::string out;
+  for (const Parallelism& mirror : result.mirrors)
+    out += (out.empty() ? "" : "; ") + mirror.to_string();
+  return out;
+}
+
 std::int64_t headroom_bytes(const CandidateResult& result) {
   return static_cast<std::int64_t>(result.hbm_bytes) - static_cast<std::int64_t>(result.memory_per_chip_bytes);
 }
@@ -198,12 +210,16 @@ PlanTable ranked_table(const PlanReport& report) {
   if (spec.goal)
     for (const std::string& h : goal_headers(priced))
       table.headers.push_back(h);
+  const bool mirrored = std::any_of(search.ranked.begin(), search.ranked.end(),
+                                    [](const CandidateResult& r) { return !r.mirrors.empty(); });
+  if (mirrored) table.headers.push_back("mirror images");
   table.numeric.assign(table.headers.size(), true);
+  if (mirrored) table.numeric.back() = false;
   for (std::size_t i = 1; i < 4 + shown.count(); ++i)
     table.numeric[i] = false;
-  table.numeric[goal_at - (priced ? 2 : 1)] = false;            // the bound
-  if (spec.goal) table.numeric.back() = false;                  // the goal's verdict
-  if (pipelined) table.numeric[4 + shown.count() + 4] = false;  // the schedule
+  table.numeric[goal_at - (priced ? 2 : 1)] = false;                                // the bound
+  if (spec.goal) table.numeric[goal_at + goal_headers(priced).size() - 1] = false;  // the goal's verdict
+  if (pipelined) table.numeric[4 + shown.count() + 4] = false;                      // the schedule
 
   for (std::size_t i = 0; i < search.ranked.size(); ++i) {
     const CandidateResult& r = search.ranked[i];
@@ -236,6 +252,7 @@ PlanTable ranked_table(const PlanReport& report) {
     if (spec.goal)
       for (std::string& cell : goal_cells(r.goal, priced))
         row.push_back(std::move(cell));
+    if (mirrored) row.push_back(r.mirrors.empty() ? "-" : mirrors_text(r));
     table.rows.push_back(std::move(row));
     if (r.des_failed) table.notes.push_back(fmt::format("rank {}: the simulation failed: {}", i + 1, *r.des_failed));
   }
@@ -249,8 +266,11 @@ PlanTable rejected_table(const PlanReport& report) {
   add_variable_headers(table.headers, shown);
   table.headers.push_back("memory/chip");
   table.headers.push_back("reason");
+  const bool mirrored = std::any_of(report.search.rejected.begin(), report.search.rejected.end(),
+                                    [](const CandidateResult& r) { return !r.mirrors.empty(); });
+  if (mirrored) table.headers.push_back("mirror images");
   table.numeric.assign(table.headers.size(), false);
-  table.numeric[table.headers.size() - 2] = true;  // memory per chip
+  table.numeric[table.headers.size() - (mirrored ? 3 : 2)] = true;  // memory per chip
   for (const CandidateResult& r : report.search.rejected) {
     const Candidate& c = r.candidate;
     std::vector<std::string> row = {fmt::format("{} ({})", slice_text(c), c.chips()), mesh_text(c),
@@ -258,6 +278,7 @@ PlanTable rejected_table(const PlanReport& report) {
     add_variable_cells(row, c, shown);
     row.push_back(was_evaluated(r) ? bytes_text(r.memory_per_chip_bytes) : "-");
     row.push_back(r.rejected.value_or(""));
+    if (mirrored) row.push_back(r.mirrors.empty() ? "-" : mirrors_text(r));
     table.rows.push_back(std::move(row));
   }
   return table;
@@ -266,15 +287,11 @@ PlanTable rejected_table(const PlanReport& report) {
 std::string search_summary(const PlanSearchResult& search) {
   const auto simulated = static_cast<std::size_t>(std::count_if(
       search.ranked.begin(), search.ranked.end(), [](const CandidateResult& r) { return r.des_step_s.has_value(); }));
-  const std::string runs = search.simulations < simulated
-                               ? fmt::format(" ({} simulation{}: mirror images, axes of equal size swapped, share one)",
-                                             search.simulations, search.simulations == 1 ? "" : "s")
-                               : "";
   return fmt::format(
-      "screened {} candidates by the closed form in {} ({} candidates/s); simulated {}{} in {}", search.screened,
+      "screened {} candidates by the closed form in {} ({} candidates/s); simulated {} in {}", search.screened,
       format_seconds(search.screen_seconds),
       search.screen_seconds > 0 ? rate(static_cast<double>(search.screened) / search.screen_seconds) : std::string("-"),
-      simulated, runs, format_seconds(search.simulate_seconds));
+      simulated, format_seconds(search.simulate_seconds));
 }
 
 std::string plan_title(const ScenarioSpec& spec) {
@@ -418,9 +435,18 @@ json overlap_json(const CandidateResult& r) {
                                "neighbours' compute"}};
 }
 
+// The parallelisms of the candidate's mirror images (CandidateResult::mirrors), as "parallelism" shows its own.
+json mirrors_json(const CandidateResult& r) {
+  json out = json::array();
+  for (const Parallelism& mirror : r.mirrors)
+    out.push_back(parallelism_json(mirror));
+  return out;
+}
+
 json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::optional<std::size_t> rank) {
   const Candidate& c = r.candidate;
   const bool evaluated = was_evaluated(r);
+  const auto price = chip_hour_price(spec, c.hardware.name);
   json memory = json::object();
   for (const MemoryColumn& column : kMemoryColumns)
     memory[column.json_key] = or_null(evaluated, r.memory.*column.field);
@@ -466,6 +492,8 @@ json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::opt
       {"cost_per_million_tokens", r.cost_per_million_tokens ? json(*r.cost_per_million_tokens) : json(nullptr)},
       {"des_failed", r.des_failed ? json(*r.des_failed) : json(nullptr)},
       {"expert_routing", routing_json(spec, c)},
+      {"mirrors", mirrors_json(r)},
+      {"price_per_chip_hour", price ? json(*price) : json(nullptr)},
   };
   if (spec.goal) add_goal_json(out, r.goal);
   return out;
@@ -535,7 +563,9 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
                                         "step_recompute_book_s",
                                         "step_offload_book_s",
                                         "step_compute_des_s",
-                                        "step_exposed_communication_des_s"};
+                                        "step_exposed_communication_des_s",
+                                        "mirrors",
+                                        "price_per_chip_hour"};
   std::string line;
   for (const char* field : kHeader)
     line += (line.empty() ? "" : ",") + std::string(field);
@@ -591,6 +621,8 @@ void write_plan_csv(const PlanReport& report, std::ostream& out) {
         cell(c.at("step_breakdown_s").is_null() ? json(nullptr) : c.at("step_breakdown_s").at("offload")),
         r.des_breakdown ? fmt::format("{}", r.des_breakdown->compute_s) : "",
         r.des_breakdown ? fmt::format("{}", r.des_breakdown->exposed_communication_s) : "",
+        csv_field(mirrors_text(r)),
+        cell(c.at("price_per_chip_hour")),
     };
     std::string row;
     for (std::size_t i = 0; i < cells.size(); ++i)

@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -56,6 +57,8 @@ Json price_json(const ScenarioSpec& spec) {
 std::string slice_text(const Candidate& candidate);
 // `12.3%` of a fraction (0.123).
 std::string percent_text(double fraction);
+// `data=Y fsdp=X,Z; ...`: the parallelisms of the candidate's mirror images (CandidateResult::mirrors), "" for none.
+std::string mirrors_text(const CandidateResult& result);
 // The free HBM per chip: capacity - memory (negative when it does not fit).
 std::int64_t headroom_bytes(const CandidateResult& result);
 // Whether the closed form ran on the candidate (false for one rejected before it could be planned).
@@ -69,6 +72,9 @@ struct PlanTable {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;
 };
+
+// Whether `header` is one of ranked_table's columns of memory per chip by kind ("params", ..., "offloaded (host)").
+bool memory_kind_header(std::string_view header);
 
 // The ranked candidates: rank, slice and chips, mesh, parallelism (then plan, hardware, microbatches and remat
 // when they differ between candidates), book and des step time, MFU, pipeline stages, schedule and bubble (when a

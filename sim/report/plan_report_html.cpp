@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "models/common/units.hpp"
+#include "sim/report/chart_labels.hpp"
 #include "sim/report/goal_report.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/plan_report.hpp"
@@ -23,8 +25,10 @@ constexpr std::size_t kRanksLabelled = 5;    // points of the scatter chart labe
 const char* const kPlanReportStyle = R"(
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 1400px; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #444; padding-bottom: .2em; margin-top: 1.6em; }
-table { border-collapse: collapse; margin: .6em 0; font-size: .88em; }
-th, td { border: 1px solid #ccc; padding: .2em .5em; text-align: left; vertical-align: top; white-space: nowrap; }
+table { border-collapse: collapse; margin: .6em 0; font-size: .85em; }
+th, td { border: 1px solid #ccc; padding: .2em .4em; text-align: left; vertical-align: top; white-space: nowrap; }
+th { white-space: normal; vertical-align: bottom; } td.wrap { white-space: normal; min-width: 12em; max-width: 30em; }
+tr.beneath td { border-top: none; color: #555; white-space: normal; padding-top: 0; }
 div.wide { overflow-x: auto; }
 th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.best { background: #e8f5e9; } .muted { color: #666; }
@@ -173,13 +177,8 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
         cx, top, top + height, right_half ? cx - 4 : cx + 4, top + 12, esc(bytes_text(bytes)), esc(names),
         right_half ? "end" : "start");
   }
-  // Labels per cell of kLabelCell pixels: marks that close share one label, placed at the best rank's mark.
-  struct Label {
-    double x = 0, y = 0;
-    std::string text;
-  };
-  constexpr double kLabelCell = 12;
-  std::map<std::pair<long, long>, Label> labels;
+  // The best ranks' labels, placed best first so that theirs sit nearest their marks (chart_labels.hpp).
+  std::vector<std::pair<double, double>> labelled(std::min(kRanksLabelled, search.ranked.size()));
   // Marks, rejected first so the ranked ones stay on top.
   for (auto it = points.rbegin(); it != points.rend(); ++it) {
     const CandidateResult& r = *it->result;
@@ -201,16 +200,12 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
           cx - 4, cy - 4, fill, title);
     if (it->rank && *it->rank == 1)
       out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"9\" fill=\"none\" stroke=\"#222\"/>", cx, cy);
-    if (it->rank && *it->rank <= kRanksLabelled) {
-      Label& label = labels[{std::lround(cx / kLabelCell), std::lround(cy / kLabelCell)}];
-      label.text = fmt::format("#{}", *it->rank) + (label.text.empty() ? "" : " " + label.text);
-      label.x = cx;  // the marks are drawn best rank last
-      label.y = cy;
-    }
+    if (it->rank && *it->rank <= labelled.size()) labelled[*it->rank - 1] = {cx, cy};
     out += "\n";
   }
-  for (const auto& [cell, label] : labels)  // mirror images share a point: one label lists their ranks
-    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">{}</text>\n", label.x + 7, label.y - 5, label.text);
+  ChartLabels labels(left, top, left + width, top + height);
+  for (std::size_t i = 0; i < labelled.size(); ++i)
+    out += labels.place(labelled[i].first, labelled[i].second, i == 0 ? 9 : 5, fmt::format("#{}", i + 1));
   // Legend, right of the plot: the marks, the HBM line, then one colour per slice.
   const double lx = left + width + 24;
   out += fmt::format(
@@ -236,8 +231,15 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
 std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& varying) {
   const std::size_t shown = std::min(kBreakdownShown, search.ranked.size());
   if (shown == 0) return "";
-  // Right of the longest bar: its total (about 60 px) or the des's caption (about 200 px at 9 px).
-  const double label_w = 300, bar_w = 600, bar_h = 18, des_h = 9, gap = 10, top = 28;
+  // Left: the candidates' labels, as wide as the longest; right of the longest bar, its figures (about 190 px) or the
+  // des's caption (about 200 px at 9 px).
+  std::vector<std::string> names(shown);
+  double label_w = 200;
+  for (std::size_t i = 0; i < shown; ++i) {
+    names[i] = fmt::format("#{} {}", i + 1, candidate_label(search.ranked[i].candidate, varying));
+    label_w = std::max(label_w, ChartLabels::width_of(names[i]) + 12);
+  }
+  const double bar_w = 600, bar_h = 18, des_h = 9, gap = 10, top = 28;
   double max_s = 0;
   for (std::size_t i = 0; i < shown; ++i)
     max_s = std::max({max_s, search.ranked[i].breakdown.total(), search.ranked[i].des_step_s.value_or(0)});
@@ -254,7 +256,7 @@ std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& v
   std::string out = fmt::format(
       "<svg class=\"breakdown\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"closed-form step time by part "
       "of the top candidates\">\n",
-      label_w + bar_w + 230, top + static_cast<double>(shown) * (bar_h + des_h + gap) + 10);
+      label_w + bar_w + 240, top + static_cast<double>(shown) * (bar_h + des_h + gap) + 10);
   double lx = label_w;
   for (const Part& part : parts) {
     out += fmt::format(
@@ -269,8 +271,7 @@ std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& v
   double y = top;
   for (std::size_t i = 0; i < shown; ++i) {
     const CandidateResult& r = search.ranked[i];
-    out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", y + bar_h - 4,
-                       esc(fmt::format("#{} {}", i + 1, candidate_label(r.candidate, varying))));
+    out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", y + bar_h - 4, esc(names[i]));
     double x = label_w;
     for (const Part& part : parts) {
       const double seconds = r.breakdown.*part.field;
@@ -289,9 +290,13 @@ std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& v
           "{3}</title></line>",
           dx, y - 2, y + bar_h + 2, esc(format_seconds(*r.des_step_s)));
     }
+    // The bar's figure and the tick's: what each marks, in words.
+    const std::string figures = "book " + format_seconds(r.breakdown.total()) +
+                                (r.des_step_s   ? ", des " + format_seconds(*r.des_step_s) + " (tick)"
+                                 : r.des_failed ? std::string(", des failed")
+                                                : std::string());
     out += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n",
-                       std::max(x, label_w + scale * r.des_step_s.value_or(0)) + 6, y + bar_h - 4,
-                       esc(format_seconds(r.breakdown.total())));
+                       std::max(x, label_w + scale * r.des_step_s.value_or(0)) + 6, y + bar_h - 4, esc(figures));
     if (r.des_breakdown) {
       const DesStepBreakdown& b = *r.des_breakdown;
       const std::pair<const char*, double> des_parts[] = {
@@ -319,18 +324,69 @@ std::string breakdown_svg(const PlanSearchResult& search, const VaryingFields& v
   return out + "</svg>\n";
 }
 
+// Long text (a goal's misses, a list of mirror images) goes beneath its row, across the table, so the table fits the
+// page: the "goal" column says "met" or "missed", the line beneath says what; a rejection's reason wraps.
 std::string table_html(const PlanTable& table, bool mark_first) {
+  std::vector<std::size_t> shown;
+  std::optional<std::size_t> goal, mirrors;
+  for (std::size_t c = 0; c < table.headers.size(); ++c) {
+    if (table.headers[c] == "mirror images") {
+      mirrors = c;
+      continue;
+    }
+    if (table.headers[c] == "goal") goal = c;
+    shown.push_back(c);
+  }
   std::string out = "<table>\n<tr>";
-  for (const auto& header : table.headers)
-    out += "<th>" + esc(header) + "</th>";
+  for (const std::size_t c : shown)
+    out += "<th>" + esc(table.headers[c]) + "</th>";
   out += "</tr>\n";
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const auto& row = table.rows[r];
+    const bool missed = goal && row[*goal] != "met" && row[*goal] != "-";
     out += mark_first && r == 0 ? "<tr class=\"best\">" : "<tr>";
-    for (std::size_t c = 0; c < table.rows[r].size(); ++c)
-      out += (table.numeric[c] ? "<td class=\"num\">" : "<td>") + esc(table.rows[r][c]) + "</td>";
+    for (const std::size_t c : shown)
+      out += (table.numeric[c]               ? "<td class=\"num\">"
+              : table.headers[c] == "reason" ? "<td class=\"wrap\">"
+                                             : "<td>") +
+             esc(goal && c == *goal && missed ? std::string("missed") : row[c]) + "</td>";
     out += "</tr>\n";
+    std::string beneath;
+    if (missed) beneath += "goal missed: " + row[*goal];
+    if (mirrors && row[*mirrors] != "-")
+      beneath += (beneath.empty() ? "" : " · ") + ("mirror images: " + row[*mirrors]);
+    if (!beneath.empty())
+      out += fmt::format("<tr class=\"beneath\"><td></td><td colspan=\"{}\">{}</td></tr>\n", shown.size() - 1,
+                         esc(beneath));
   }
   return out + "</table>\n";
+}
+
+// The columns of `table` whose header `keep` accepts, in order.
+template <typename Keep>
+PlanTable columns_of(const PlanTable& table, Keep keep) {
+  PlanTable out;
+  std::vector<std::size_t> kept;
+  for (std::size_t c = 0; c < table.headers.size(); ++c)
+    if (keep(table.headers[c])) kept.push_back(c);
+  for (const std::size_t c : kept) {
+    out.headers.push_back(table.headers[c]);
+    out.numeric.push_back(table.numeric[c]);
+  }
+  for (const auto& row : table.rows) {
+    std::vector<std::string> cells;
+    for (const std::size_t c : kept)
+      cells.push_back(row[c]);
+    out.rows.push_back(std::move(cells));
+  }
+  return out;
+}
+
+// Who a row is: its rank, slice and parallelism, and the fields that vary between candidates.
+bool identity_header(const std::string& header) {
+  for (const char* name : {"rank", "slice (chips)", "parallelism", "plan", "hardware", "microbatches", "remat"})
+    if (header == name) return true;
+  return false;
 }
 
 }  // namespace
@@ -357,9 +413,21 @@ void write_plan_html(const PlanReport& report, std::ostream& out) {
   if (ranked.rows.empty())
     out << "<p>No candidate fits.</p>\n";
   else
-    out << "<div class=\"wide\">" << table_html(ranked, true) << "</div>\n";
+    out << "<div class=\"wide\">"
+        << table_html(columns_of(ranked, [](const std::string& h) { return h != "mesh" && !memory_kind_header(h); }),
+                      true)
+        << "</div>\n";
   for (const auto& note : ranked.notes)
     out << "<p>" << esc(note) << "</p>\n";
+  if (!ranked.rows.empty())
+    out << "<h2>Memory per chip by kind</h2>\n<div class=\"wide\">"
+        << table_html(columns_of(ranked,
+                                 [](const std::string& h) {
+                                   return identity_header(h) || h == "mesh" || memory_kind_header(h) ||
+                                          h == "memory/chip" || h == "headroom";
+                                 }),
+                      true)
+        << "</div>\n";
   const PlanTable rejected = rejected_table(report);
   if (!rejected.rows.empty()) {
     out << "<h2>Rejected (" << rejected.rows.size() << ")</h2>\n";

@@ -262,12 +262,25 @@ std::optional<double> quantity_of(const SweepMark& mark, SweepQuantity quantity)
     case SweepQuantity::memory:
       if (!mark.memory_per_chip_bytes) return std::nullopt;
       return static_cast<double>(*mark.memory_per_chip_bytes);
+    case SweepQuantity::days_to_train:
+      return mark.time_to_train_days;
+    case SweepQuantity::goal_cost:
+      return mark.cost_usd;
   }
   return std::nullopt;
 }
 
 std::string quantity_text(SweepQuantity quantity, double value) {
-  return quantity == SweepQuantity::memory ? bytes_text(static_cast<std::uint64_t>(value)) : format_seconds(value);
+  switch (quantity) {
+    case SweepQuantity::memory:
+      return bytes_text(static_cast<std::uint64_t>(value));
+    case SweepQuantity::days_to_train:
+      return format_number(value) + " days";
+    case SweepQuantity::goal_cost:
+      return "$" + format_number(value);
+    default:
+      return format_seconds(value);
+  }
 }
 
 const char* quantity_name(SweepQuantity quantity) {
@@ -278,6 +291,10 @@ const char* quantity_name(SweepQuantity quantity) {
       return "book time (closed form)";
     case SweepQuantity::memory:
       return "memory per chip";
+    case SweepQuantity::days_to_train:
+      return "days to train (expected)";
+    case SweepQuantity::goal_cost:
+      return "cost to train (USD)";
   }
   return "";
 }

@@ -15,7 +15,8 @@ namespace podsim::report {
 inline constexpr std::size_t kSweepMarksPerChart = 2500;
 
 // What a parameter chart puts on its y axis.
-enum class SweepQuantity { des_time, book_time, memory };
+// What a parameter chart plots: step times, memory per chip, or a goal's expected days to train and cost.
+enum class SweepQuantity { des_time, book_time, memory, days_to_train, goal_cost };
 
 struct SweepChart {
   std::string svg;

@@ -72,6 +72,13 @@ struct RecordReader {
         fail(pointer + "/chips", "must be a whole number above 0 or null", chips);
       m.chips = chips.get<std::int64_t>();
     }
+    m.time_to_train_days = number(plan, pointer, "time_to_train_days");
+    m.cost_usd = number(plan, pointer, "cost_usd");
+    if (plan.contains("meets_goal") && !plan.at("meets_goal").is_null()) {
+      if (!plan.at("meets_goal").is_boolean())
+        fail(pointer + "/meets_goal", "must be true, false or null", plan.at("meets_goal"));
+      m.meets_goal = plan.at("meets_goal").get<bool>();
+    }
     if (plan.contains("candidate") && !plan.at("candidate").is_null()) {
       if (!plan.at("candidate").is_string())
         fail(pointer + "/candidate", "must be a string or null", plan.at("candidate"));
@@ -136,6 +143,8 @@ SweepReportData read_sweep_report_data(const std::vector<std::string>& lines, co
       data.has_des = data.has_des || mark.des_time_s.has_value();
       data.has_book = data.has_book || mark.book_time_s.has_value();
       data.has_candidates = data.has_candidates || !mark.candidate.empty();
+      data.has_goal = data.has_goal || mark.time_to_train_days.has_value();
+      data.has_goal_cost = data.has_goal_cost || mark.cost_usd.has_value();
       data.marks.push_back(std::move(mark));
     }
   }

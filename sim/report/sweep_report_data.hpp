@@ -34,6 +34,10 @@ struct SweepMark {
   std::optional<std::uint64_t> hbm_bytes;  // capacity per chip
   std::optional<double> cost_per_million_tokens;
   std::string candidate;  // model-level scenarios: the ranked candidate's label
+  // With a goal (docs/capacity.md, "Goals"): the expected days to train, its cost (priced), whether it meets the goal.
+  std::optional<double> time_to_train_days;
+  std::optional<double> cost_usd;
+  std::optional<bool> meets_goal;
 
   // The step time the report ranks by: des when simulated, else book (as plan search ranks).
   std::optional<double> step_s() const { return des_time_s ? des_time_s : book_time_s; }
@@ -47,6 +51,8 @@ struct SweepReportData {
   bool has_des = false;          // some mark has a des time
   bool has_book = false;         // some mark has a book time
   bool has_candidates = false;   // some mark has a candidate label
+  bool has_goal = false;         // some mark has a time to train (the scenario has a goal)
+  bool has_goal_cost = false;    // some mark has a goal's cost
   // Every mark that has a step time also has a cost per million tokens: the front is drawn against cost.
   bool priced = false;
   std::size_t failed = 0;  // points whose record has an error

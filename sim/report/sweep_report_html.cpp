@@ -61,12 +61,13 @@ const char* const kScript = R"(
   }
   function cell(v, kind) {
     if (v === null) return '<td></td>';
-    var num = kind === 'int' || kind === 's' || kind === 'bytes' || kind === 'usd' ||
+    var num = kind === 'int' || kind === 's' || kind === 'bytes' || kind === 'usd' || kind === 'days' ||
               (kind === 'value' && typeof v === 'number');
     var text;
     if (kind === 's') text = scaled(v, SECONDS);
     else if (kind === 'bytes') text = scaled(v, BYTES);
     else if (kind === 'usd') text = '$' + g4(v);
+    else if (kind === 'days') text = g4(v) + ' days';
     else if (kind === 'bool') return v ? '<td>yes</td>' : '<td><span class="fail">no</span></td>';
     else if (kind === 'mark') return v ? '<td>yes</td>' : '<td></td>';
     else text = typeof v === 'string' ? v : JSON.stringify(v);
@@ -217,6 +218,8 @@ std::string parameter_html(const SweepReportData& data, std::size_t parameter) {
   if (data.has_des) quantities.push_back(SweepQuantity::des_time);
   if (data.has_book) quantities.push_back(SweepQuantity::book_time);
   quantities.push_back(SweepQuantity::memory);
+  if (data.has_goal) quantities.push_back(SweepQuantity::days_to_train);
+  if (data.has_goal_cost) quantities.push_back(SweepQuantity::goal_cost);
   for (const SweepQuantity q : quantities) {
     const SweepChart chart = parameter_chart(data, parameter, q);
     if (!chart.svg.empty()) out += "<div>" + chart.svg + thinning_note(chart) + "</div>\n";
@@ -294,6 +297,9 @@ SweepTable sweep_table(const SweepReportData& data) {
   const bool costs = std::any_of(data.marks.begin(), data.marks.end(),
                                  [](const SweepMark& m) { return m.cost_per_million_tokens.has_value(); });
   if (costs) add("$/1M tokens", "usd");
+  if (data.has_goal) add("days to train", "days");
+  if (data.has_goal_cost) add("cost to train", "usd");
+  if (data.has_goal) add("meets goal", "bool");
   add("on the front", "mark");
   if (data.failed > 0) add("error", "text");
   const ParetoCost cost = data.priced ? ParetoCost::cost_per_million_tokens : ParetoCost::chips;
@@ -328,6 +334,9 @@ SweepTable sweep_table(const SweepReportData& data) {
       cells.push_back(m.fits_hbm);
       cells.push_back(m.chips ? Json(*m.chips) : Json(nullptr));
       if (costs) cells.push_back(optional_json(m.cost_per_million_tokens));
+      if (data.has_goal) cells.push_back(optional_json(m.time_to_train_days));
+      if (data.has_goal_cost) cells.push_back(optional_json(m.cost_usd));
+      if (data.has_goal) cells.push_back(m.meets_goal ? Json(*m.meets_goal) : Json(nullptr));
       cells.push_back(static_cast<bool>(on_front[next]));
       if (data.failed > 0) cells.push_back(nullptr);
       table.rows.push_back(std::move(cells));

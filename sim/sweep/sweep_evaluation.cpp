@@ -3,6 +3,7 @@
 // a model-level scenario run the plan search and keep its best candidates.
 #include "sim/sweep/sweep_evaluation.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -90,6 +91,13 @@ Json searched_plans(const ScenarioSpec& spec, SweepModel model) {
     entry["candidate"] = report::candidate_label(r.candidate, varying);
     add_size(entry, r.candidate.chips(), r.hbm_bytes);
     entry["cost_per_million_tokens"] = r.cost_per_million_tokens ? Json(*r.cost_per_million_tokens) : Json(nullptr);
+    if (r.goal) {  // a goal's figures (docs/capacity.md, "Goals"), as `podsim plan --json` gives them
+      const GoalFigures& g = *r.goal;
+      entry["time_to_train_days"] = std::isfinite(g.expected_days) ? Json(g.expected_days) : Json(nullptr);
+      entry["cost_usd"] = g.cost_usd && std::isfinite(*g.cost_usd) ? Json(*g.cost_usd) : Json(nullptr);
+      entry["energy_kwh"] = g.energy_kwh && std::isfinite(*g.energy_kwh) ? Json(*g.energy_kwh) : Json(nullptr);
+      entry["meets_goal"] = g.meets;
+    }
     out["rank" + std::to_string(i + 1)] = std::move(entry);
   }
   return out;

@@ -119,8 +119,8 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(ShippedModelScenarios, PlanDeterminism, ::testing::ValuesIn(model_scenarios()), test_name);
 
-// Candidates simulated at once on threads (PlanSearchOptions::parallel) give the report of one at a time: LLaMA 3 8B's
-// search simulates 4 candidates of its top 10 (mirror images share the others'), LLaMA 2 13B's one.
+// Candidates simulated at once on threads (PlanSearchOptions::parallel) give the report of one at a time, on LLaMA 3
+// 8B's search and LLaMA 2 13B's.
 TEST(PlanDeterminismThreads, ConcurrentSimulationsGiveTheSequentialReport) {
   for (const std::string scenario : {"scenarios/capacity/llama3-8b.json", "scenarios/capacity/llama2-13b-gqa.json"}) {
     SearchOutput one, three;

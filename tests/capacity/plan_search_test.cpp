@@ -226,7 +226,8 @@ TEST(PlanSearch, NothingToSearchIsALocatedError) {
 }
 
 // The toy model on a 4x4 v5e slice, data and tensor: 4 assignments. tensor=X,Y is 16-way and the model has 4 heads,
-// so it cannot be planned; the other three fit (a few MiB per chip of 16 GiB).
+// so it cannot be planned; the other three fit (a few MiB per chip of 16 GiB), two rows: data=X tensor=Y stands for
+// its mirror image data=Y tensor=X.
 TEST(PlanSearch, ScreensRanksByBookSimulatesTheTopAndListsTheRejected) {
   ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
   spec.search = kinds({data, tensor});
@@ -234,7 +235,7 @@ TEST(PlanSearch, ScreensRanksByBookSimulatesTheTopAndListsTheRejected) {
   options.top_k = 1;
   const PlanSearchResult result = search_plans(verified(spec), options);
   EXPECT_EQ(result.screened, 4u);
-  ASSERT_EQ(result.ranked.size(), 3u);
+  ASSERT_EQ(result.ranked.size(), 2u);
   ASSERT_EQ(result.rejected.size(), 1u);
   EXPECT_EQ(result.rejected[0].candidate.parallelism.to_string(), "tensor=X,Y");
   ASSERT_TRUE(result.rejected[0].rejected);
@@ -244,8 +245,7 @@ TEST(PlanSearch, ScreensRanksByBookSimulatesTheTopAndListsTheRejected) {
   EXPECT_TRUE(result.ranked[0].des_step_s.has_value());
   EXPECT_GT(*result.ranked[0].des_step_s, 0.0);
   EXPECT_FALSE(result.ranked[1].des_step_s.has_value());
-  EXPECT_FALSE(result.ranked[2].des_step_s.has_value());
-  EXPECT_LE(result.ranked[1].book_step_s, result.ranked[2].book_step_s);
+  EXPECT_EQ(result.ranked[0].mirrors.size() + result.ranked[1].mirrors.size(), 1u);
   for (const auto& r : result.ranked) {
     EXPECT_TRUE(r.fits_hbm);
     EXPECT_FALSE(r.rejected.has_value());
@@ -255,52 +255,75 @@ TEST(PlanSearch, ScreensRanksByBookSimulatesTheTopAndListsTheRejected) {
 }
 
 // On the 4x4 slice X and Y are alike (size 4, no wraparound on v5e), so data=X tensor=Y and data=Y tensor=X are
-// mirror images: three candidates get a des time from two simulations, the mirrors the same one.
-TEST(PlanSearch, MirrorImagesShareOneSimulation) {
+// mirror images: one row (the first in enumeration order) names the other, and one simulation stands for both.
+TEST(PlanSearch, MirrorImagesFoldIntoOneRow) {
   ScenarioSpec spec = model_spec("tpu-v5e", {4, 4});
   spec.search = kinds({data, tensor});
   PlanSearchOptions options;
   options.top_k = 3;
   const PlanSearchResult result = search_plans(verified(spec), options);
-  ASSERT_EQ(result.ranked.size(), 3u);
-  EXPECT_EQ(result.simulations, 2u);
-  const CandidateResult* mirrors[2] = {nullptr, nullptr};
+  const CandidateResult* folded = nullptr;
   for (const auto& r : result.ranked) {
     ASSERT_TRUE(r.des_step_s.has_value()) << r.candidate.parallelism.to_string();
-    if (r.candidate.parallelism.to_string() == "data=X tensor=Y") mirrors[0] = &r;
-    if (r.candidate.parallelism.to_string() == "data=Y tensor=X") mirrors[1] = &r;
+    EXPECT_NE(r.candidate.parallelism.to_string(), "data=Y tensor=X");  // folded, not a row of its own
+    if (r.candidate.parallelism.to_string() == "data=X tensor=Y") folded = &r;
   }
-  ASSERT_TRUE(mirrors[0] && mirrors[1]);
-  EXPECT_EQ(*mirrors[0]->des_step_s, *mirrors[1]->des_step_s);
+  EXPECT_EQ(result.simulations, result.ranked.size());
+  ASSERT_TRUE(folded);
+  ASSERT_EQ(folded->mirrors.size(), 1u);
+  EXPECT_EQ(folded->mirrors[0].to_string(), "data=Y tensor=X");
   // The premise, checked by simulating both: the same step time and memory.
   const CapacityProblem problem = capacity_problem(verified(spec));
-  CandidateResult first = evaluate_candidate_book(problem, mirrors[0]->candidate);
-  CandidateResult second = evaluate_candidate_book(problem, mirrors[1]->candidate);
+  Candidate other = folded->candidate;
+  other.parallelism = folded->mirrors[0];
+  CandidateResult first = evaluate_candidate_book(problem, folded->candidate);
+  CandidateResult second = evaluate_candidate_book(problem, other);
   simulate_candidate(problem, first);
   simulate_candidate(problem, second);
   EXPECT_NEAR(*first.des_step_s, *second.des_step_s, 1e-9 * *first.des_step_s);
   EXPECT_NEAR(first.book_step_s, second.book_step_s, 1e-9 * first.book_step_s);
   EXPECT_EQ(first.memory_per_chip_bytes, second.memory_per_chip_bytes);
-  EXPECT_NEAR(*first.des_step_s, *mirrors[0]->des_step_s, 1e-9 * *first.des_step_s);
+  EXPECT_NEAR(*first.des_step_s, *folded->des_step_s, 1e-9 * *first.des_step_s);
 
-  // With two simulations (data=X,Y and data=X tensor=Y, first by book; the mirrors tie and keep the enumeration
-  // order), data=Y tensor=X, third, still gets its mirror's figures.
-  options.top_k = 2;
-  const PlanSearchResult two = search_plans(verified(spec), options);
-  EXPECT_EQ(two.simulations, 2u);
-  for (const auto& r : two.ranked)
-    EXPECT_TRUE(r.des_step_s.has_value()) << r.candidate.parallelism.to_string();
-
-  // On a 4x2 slice the axes differ in size: no mirrors, one simulation each.
-  options.top_k = 3;
+  // On a 4x2 slice the axes differ in size: no mirrors, one row and one simulation each.
   ScenarioSpec uneven = model_spec("tpu-v5e", {4, 2});
   uneven.search = kinds({data, fsdp});
   const PlanSearchResult separate = search_plans(verified(uneven), options);
   std::size_t simulated = 0;
-  for (const auto& r : separate.ranked)
+  for (const auto& r : separate.ranked) {
     simulated += r.des_step_s.has_value() ? 1 : 0;
+    EXPECT_TRUE(r.mirrors.empty()) << r.candidate.parallelism.to_string();
+  }
   EXPECT_EQ(separate.simulations, simulated);
   EXPECT_EQ(simulated, 3u);
+}
+
+// A 4x4x4 v5p slice (every dim 4, all wrapping): data=X fsdp=Y tensor=Z has 3! = 6 images, one row with 5 mirrors.
+// The 27 assignments fold into the ways of sharing 3 alike axes among 3 kinds: C(3 + 2, 2) = 10 rows.
+TEST(PlanSearch, ACubesSixImagesAreOneRow) {
+  ScenarioSpec spec = model_spec("tpu-v5p", {4, 4, 4});
+  spec.search = kinds({data, fsdp, tensor});
+  PlanSearchOptions options;
+  options.simulate = false;
+  const PlanSearchResult result = search_plans(verified(spec), options);
+  bool found = false;
+  for (const auto& r : result.ranked)
+    if (r.candidate.parallelism.to_string() == "data=X fsdp=Y tensor=Z") {
+      found = true;
+      EXPECT_EQ(r.mirrors.size(), 5u);
+    }
+  for (const auto& r : result.rejected)
+    if (r.candidate.parallelism.to_string() == "data=X fsdp=Y tensor=Z") {
+      found = true;
+      EXPECT_EQ(r.mirrors.size(), 5u);
+    }
+  EXPECT_TRUE(found);
+  std::size_t images = 0;
+  for (const auto* list : {&result.ranked, &result.rejected})
+    for (const auto& r : *list)
+      images += 1 + r.mirrors.size();
+  EXPECT_EQ(images, 27u);
+  EXPECT_EQ(result.ranked.size() + result.rejected.size(), 10u);
 }
 
 TEST(PlanSearch, BookOnlySimulatesNothing) {
@@ -309,7 +332,7 @@ TEST(PlanSearch, BookOnlySimulatesNothing) {
   PlanSearchOptions options;
   options.simulate = false;
   const PlanSearchResult result = search_plans(verified(spec), options);
-  ASSERT_EQ(result.ranked.size(), 3u);
+  ASSERT_EQ(result.ranked.size(), 2u);  // data=X,Y; data=X tensor=Y (and its mirror image)
   for (std::size_t i = 0; i < result.ranked.size(); ++i) {
     EXPECT_FALSE(result.ranked[i].des_step_s.has_value());
     if (i > 0) EXPECT_LE(result.ranked[i - 1].book_step_s, result.ranked[i].book_step_s);

@@ -54,7 +54,8 @@ inline nlohmann::json read_json(const std::filesystem::path& path) {
 }
 
 // A tiny training scenario written to `path` (returned): slices 2x2 and 4x4, data and tensor: 2^2 + 2^2 = 8
-// candidates (one rejected: 16-way tensor over 4 heads), none with stages. `extra` adds top-level members
+// candidates (one rejected: 16-way tensor over 4 heads), none with stages; 6 rows, as data=Y tensor=X is the mirror
+// image of data=X tensor=Y on each square slice. `extra` adds top-level members
 // (`, "key": value`).
 inline std::filesystem::path write_toy_plan(const std::filesystem::path& path, const std::string& extra = "") {
   std::ofstream(path) << R"({"name": "toy-plan", "hardware": "tpu-v5e",

@@ -104,6 +104,30 @@ TEST(GoalCli, TheTableSortsAndShowsTheRowsAsked) {
   fs::remove(scenario);
 }
 
+// The page of a goal priced per preset: the chart plots cost (the preset's price, not chips held), labels the answer
+// and the next two, and the one that misses the deadline says so beneath its row.
+TEST(GoalCli, TheReportPlotsCostWithAPricePerPreset) {
+  const fs::path scenario =
+      goal_cli_file("html", R"({"name": "goal-html", "hardware": "tpu-v5e", "model": {"preset": "llama3-8b"},
+                  "workload": {"mode": "train", "batch_tokens": 1048576, "seq_len": 4096, "remat": "full"},
+                  "search": {"slices": [[8, 8], [16, 16]], "parallelism": ["fsdp"]},
+                  "price_per_chip_hour": {"tpu-v5e": 1.2}, "goal": {"train_tokens": 1e12, "deadline_days": 30}})");
+  const fs::path html = fs::temp_directory_path() / ("podsim_goal_html_" + std::to_string(getpid()) + ".html");
+  const CliRun run = run_podsim("plan " + scenario.string() + " --model book --report " + html.string());
+  fs::remove(scenario);
+  ASSERT_EQ(run.code, 0) << run.err;
+  std::ifstream in(html);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(html);
+  EXPECT_NE(page.find("against cost (USD)"), std::string::npos);
+  EXPECT_EQ(page.find("chips held"), std::string::npos);
+  EXPECT_NE(page.find(">#1</text>"), std::string::npos);
+  EXPECT_NE(page.find(">#2</text>"), std::string::npos);
+  // 64 chips take 67.7 days (TheTableSortsAndShowsTheRowsAsked): over the 30-day deadline.
+  EXPECT_NE(page.find("<td>missed</td>"), std::string::npos);
+  EXPECT_NE(page.find("goal missed: deadline: "), std::string::npos);
+}
+
 TEST(GoalCli, BadGoalsAreLocatedErrors) {
   const auto error_of = [](const std::string& name, const std::string& text) {
     const fs::path path = goal_cli_file(name, text);

@@ -69,11 +69,11 @@ TEST(OutputCli, AWriteThatFailsLeavesTheFileAsItWas) {
 TEST(OutputCli, ARefusedCommandWritesNoOutput) {
   const OutputTestFolder f("refused");
   std::ofstream(f / "trace.json") << "{}\n";
-  // The ranking has 7 candidates: --candidate 99 is refused after the search, when both outputs are open.
+  // The ranking has 5 rows (write_toy_plan): --candidate 99 is refused after the search, when both outputs are open.
   const CliRun run = run_podsim("plan " + f.scenario.string() + " --top 1 --report " + (f / "new.html") + " --trace " +
                                 (f / "trace.json") + " --candidate 99");
   EXPECT_EQ(run.code, 2) << run.err;
-  EXPECT_EQ(run.err, "error: --candidate: the ranking has 7 candidates, got: 99\n");
+  EXPECT_EQ(run.err, "error: --candidate: the ranking has 5 candidates, got: 99\n");
   EXPECT_EQ(output_text(f / "trace.json"), "{}\n");
   EXPECT_EQ(f.listing(), "toy.json trace.json ");
 }

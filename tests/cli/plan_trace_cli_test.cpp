@@ -101,10 +101,11 @@ TEST(PlanTraceCli, BadCandidatesAreRefused) {
   const auto scenario = podsim::test::write_toy_plan(trace_temp_file("toy", ".json"));
   const auto trace = trace_temp_file("bad", ".json");
   const std::string base = "plan " + scenario.string() + " --top 2 --trace " + trace.string();
-  // 7 ranked candidates (8 less the 16-way tensor one), the best 2 simulated.
+  // 5 ranked rows (8 less the 16-way tensor one, less the two mirror images folded into their rows), the best 2
+  // simulated.
   const CliRun beyond = run_podsim(base + " --candidate 8");
   EXPECT_EQ(beyond.code, 2);
-  EXPECT_EQ(beyond.err, "error: --candidate: the ranking has 7 candidates, got: 8\n");
+  EXPECT_EQ(beyond.err, "error: --candidate: the ranking has 5 candidates, got: 8\n");
   const CliRun unsimulated = run_podsim(base + " --candidate 3");
   EXPECT_EQ(unsimulated.code, 2);
   EXPECT_EQ(unsimulated.err,

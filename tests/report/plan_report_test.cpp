@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -189,21 +190,21 @@ TEST(PlanReport, CsvHasAHeaderAndOneRowPerCandidate) {
             "memory_kv_cache_bytes,memory_temporaries_bytes,hbm_bytes,headroom_bytes,step_time_book_s,"
             "step_time_des_s,mfu,tokens_per_s_per_chip,token_latency_s,bound,cost_per_million_tokens,rejected,"
             "pipeline_stages,pipeline_schedule,bubble_fraction,memory_offloaded_bytes,step_recompute_book_s,"
-            "step_offload_book_s,step_compute_des_s,step_exposed_communication_des_s");
+            "step_offload_book_s,step_compute_des_s,step_exposed_communication_des_s,mirrors,price_per_chip_hour");
   EXPECT_EQ(lines[1],
             "1,tpu-v5e,4x4,16,\"X=4,Y=4\",data=X tensor=Y,1,2/layer,,true,9126805504,1073741824,1073741824,"
-            "4294967296,2147483648,0,536870912,17179869184,8053063680,2,2.5,0.4,26214.4,,compute,1.25,,,,,0,0,0,,");
+            "4294967296,2147483648,0,536870912,17179869184,8053063680,2,2.5,0.4,26214.4,,compute,1.25,,,,,0,0,0,,,,");
   // Not simulated: an empty des cell.
   EXPECT_EQ(lines[2].substr(0, 38), "2,tpu-v5e,2x8,16,\"X=2,Y=8\",\"fsdp=X,Y\",");
   EXPECT_NE(lines[2].find(",3,,0.3,"), std::string::npos) << lines[2];
   // Never evaluated: the 16 figures from memory_per_chip_bytes to cost_per_million_tokens are empty.
   EXPECT_EQ(lines[4], ",tpu-v5e,8x2,16,\"X=8,Y=2\",tensor=X,1,2/layer,,false" + std::string(17, ',') +
-                          "tensor: kv_heads 4 does not divide the tensor axes X (8),,,,,,,,");
+                          "tensor: kv_heads 4 does not divide the tensor axes X (8),,,,,,,,,,");
 }
 
-// Two ranked marks two pixels apart (the same step, 64 MiB more memory on an axis of 20 GiB) share one label, "#1 #2",
-// not two labels drawn over each other.
-TEST(PlanReport, HtmlLabelsMarksThatNearlyCoincideOnce) {
+// Two ranked marks two pixels apart (the same step, 64 MiB more memory on an axis of 20 GiB) get a label each, not
+// two labels drawn over each other: their boxes (7 px a character, 13 px a line) do not meet.
+TEST(PlanReport, HtmlLabelsMarksThatNearlyCoincideApart) {
   const ScenarioSpec spec = spec_for(WorkloadMode::train, 2.0);
   PlanSearchResult search = sample_search();
   CandidateResult& second = search.ranked[1];
@@ -214,8 +215,12 @@ TEST(PlanReport, HtmlLabelsMarksThatNearlyCoincideOnce) {
   std::ostringstream out;
   write_plan_html({spec, search}, out);
   const std::string html = out.str();
-  EXPECT_EQ(test::count_of(html, ">#1 #2</text>"), 1u);
-  EXPECT_EQ(test::count_of(html, ">#2</text>"), 0u);
+  std::smatch one, two;
+  ASSERT_TRUE(std::regex_search(html, one, std::regex("<text class=\"label\" x=\"(\\d+)\" y=\"(\\d+)\">#1</text>")));
+  ASSERT_TRUE(std::regex_search(html, two, std::regex("<text class=\"label\" x=\"(\\d+)\" y=\"(\\d+)\">#2</text>")));
+  const double dx = std::abs(std::stod(one[1]) - std::stod(two[1]));
+  const double dy = std::abs(std::stod(one[2]) - std::stod(two[2]));
+  EXPECT_TRUE(dx >= 14 || dy >= 13) << "#1 at " << one[1] << "," << one[2] << "; #2 at " << two[1] << "," << two[2];
 }
 
 TEST(PlanReport, HtmlDrawsOnePointPerEvaluatedCandidateAndTheHbmLine) {
@@ -235,6 +240,12 @@ TEST(PlanReport, HtmlDrawsOnePointPerEvaluatedCandidateAndTheHbmLine) {
   EXPECT_EQ(test::count_of(html, "http"), 0u);  // self-contained
   EXPECT_NE(html.find("does not fit HBM by 4 GiB"), std::string::npos);
   EXPECT_NE(html.find("<td>data=X tensor=Y</td>"), std::string::npos);
+  // The breakdown says the figure of each bar and of its tick: #1's book 2 s and des 2.5 s, #2's book 3 s alone.
+  EXPECT_NE(html.find(">book 2 s, des 2.5 s (tick)</text>"), std::string::npos);
+  EXPECT_NE(html.find(">book 3 s</text>"), std::string::npos);
+  // The ranked table leaves memory by kind to a table of its own, so each fits the page.
+  EXPECT_NE(html.find("<h2>Memory per chip by kind</h2>"), std::string::npos);
+  EXPECT_EQ(test::count_of(html, "<th>optimizer</th>"), 1u);
 }
 
 TEST(PlanReport, TextListsRankedThenRejectedWithReasons) {
@@ -263,15 +274,41 @@ TEST(PlanReport, TextListsRankedThenRejectedWithReasons) {
       << text;
 }
 
-TEST(PlanReport, FooterSaysWhenMirrorImagesSharedASimulation) {
+// #1 on the 4x4 (X and Y alike) stands for its mirror image data=Y tensor=X: one row, a column naming the mirror,
+// the JSON's "mirrors" in the shape of "parallelism", the CSV's field; a row without mirrors shows "-".
+TEST(PlanReport, AMirrorImageIsNamedInItsRepresentativesRow) {
   PlanSearchResult search = sample_search();
-  search.ranked[1].des_step_s = 2.5;  // #2 took #1's figures
-  search.simulations = 1;
-  EXPECT_EQ(search_summary(search),
-            "screened 4 candidates by the closed form in 2 ms (2000 candidates/s); simulated 2 (1 simulation: mirror "
-            "images, axes of equal size swapped, share one) in 1.5 s");
-  const ScenarioSpec spec = spec_for(WorkloadMode::train, std::nullopt);
-  EXPECT_EQ(plan_json({spec, search}).at("search").at("simulations"), 1);
+  Parallelism mirror;
+  mirror.of(ParallelKind::data).push_back("Y");
+  mirror.of(ParallelKind::tensor).push_back("X");
+  search.ranked[0].mirrors.push_back(mirror);
+  const ScenarioSpec spec = spec_for(WorkloadMode::train, 2.0);
+  const PlanTable table = ranked_table({spec, search});
+  ASSERT_EQ(table.headers.back(), "mirror images");
+  EXPECT_EQ(table.rows[0].back(), "data=Y tensor=X");
+  EXPECT_EQ(table.rows[1].back(), "-");
+  EXPECT_FALSE(table.numeric.back());
+  const nlohmann::json j = plan_json({spec, search});
+  const auto& first = j.at("candidates").at(0);
+  ASSERT_EQ(first.at("mirrors").size(), 1u);
+  EXPECT_EQ(first.at("mirrors").at(0).at("data"), nlohmann::json::array({"Y"}));
+  EXPECT_EQ(first.at("mirrors").at(0).at("tensor"), nlohmann::json::array({"X"}));
+  EXPECT_TRUE(j.at("candidates").at(1).at("mirrors").empty());
+  EXPECT_EQ(first.at("price_per_chip_hour"), 2.0);  // the scenario's one price, per candidate
+  std::ostringstream csv;
+  write_plan_csv({spec, search}, csv);
+  EXPECT_NE(csv.str().find(",data=Y tensor=X,2\n"), std::string::npos) << csv.str();
+  // The page names it on a line beneath the row, across the table, not in a column of its own: the ranked table shows
+  // 11 columns (rank, slice, parallelism, step book and des, MFU, tokens/s/chip, memory/chip, headroom, bound,
+  // $/1M tokens; the mesh and memory by kind have their own table), the line spans the 10 after the rank.
+  std::ostringstream html;
+  write_plan_html({spec, search}, html);
+  EXPECT_NE(html.str().find("<tr class=\"beneath\"><td></td><td colspan=\"10\">mirror images: data=Y tensor=X</td>"),
+            std::string::npos)
+      << html.str();
+  EXPECT_EQ(html.str().find("<th>mirror images</th>"), std::string::npos);
+  // Without mirrors anywhere, no column.
+  EXPECT_NE(ranked_table({spec, sample_search()}).headers.back(), "mirror images");
 }
 
 TEST(PlanReport, DecodeShowsTokenLatencyAndThroughput) {
@@ -354,7 +391,7 @@ TEST(PlanReport, PipelineStagesScheduleAndBubbleBesideTheOtherFigures) {
   std::string header, row;
   std::getline(in, header);
   std::getline(in, row);
-  EXPECT_EQ(row.substr(row.rfind(",4,1f1b,")), ",4,1f1b,0.3333333333333333,0,0,0,,") << row;
+  EXPECT_EQ(row.substr(row.rfind(",4,1f1b,")), ",4,1f1b,0.3333333333333333,0,0,0,,,,") << row;
   // The HTML breakdown stacks the bubble after the other parts: #1 compute, ICI and bubble, #2 compute and ICI.
   std::ostringstream html;
   write_plan_html({spec, search}, html);

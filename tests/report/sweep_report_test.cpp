@@ -169,6 +169,45 @@ TEST(SweepReport, TableHasARowPerPlanAndPerFailedPoint) {
   EXPECT_EQ(table.rows[2], Json::parse(R"([1, 9, null, null, null, null, null, null, null, "boom"])"));
 }
 
+// Records of a goal (time_to_train_days, cost_usd, meets_goal): the table adds their columns, each parameter gets a
+// chart of days and one of cost, and a goal figure of the wrong type is located.
+TEST(SweepReport, GoalFiguresHaveColumnsAndCharts) {
+  Json met = plan(2, 4, true), missed = plan(1, 8, true);
+  met["time_to_train_days"] = 40.5;
+  met["cost_usd"] = 1.5e6;
+  met["meets_goal"] = true;
+  missed["time_to_train_days"] = 75.0;
+  missed["cost_usd"] = 2.5e6;
+  missed["meets_goal"] = false;
+  const std::vector<std::string> lines = {record(0, 8, {{"rank1", met}, {"rank2", missed}})};
+  const SweepReportData data = read_sweep_report_data(lines, "r.jsonl");
+  EXPECT_TRUE(data.has_goal);
+  EXPECT_TRUE(data.has_goal_cost);
+  const SweepTable table = sweep_table(data);
+  const std::vector<std::string> columns = {"point",        "/n",          "plan",  "book time",     "memory per chip",
+                                            "HBM per chip", "fits HBM",    "chips", "days to train", "cost to train",
+                                            "meets goal",   "on the front"};
+  EXPECT_EQ(table.columns, columns);
+  EXPECT_EQ(table.rows[0], Json::parse(R"([0, 8, "rank1", 2.0, 1073741824, 17179869184, true, 4, 40.5, 1500000.0,
+                                           true, true])"));
+  EXPECT_EQ(table.rows[1], Json::parse(R"([0, 8, "rank2", 1.0, 1073741824, 17179869184, true, 8, 75.0, 2500000.0,
+                                           false, true])"));
+  std::ostringstream page;
+  write_sweep_html(data, "r.jsonl", page);
+  EXPECT_NE(page.str().find(">days to train (expected) against /n</text>"), std::string::npos);
+  EXPECT_NE(page.str().find(">cost to train (USD) against /n</text>"), std::string::npos);
+  Json bad = met;
+  bad["meets_goal"] = "yes";
+  try {
+    read_sweep_report_data({record(0, 8, {{"rank1", bad}})}, "r.jsonl");
+    ADD_FAILURE() << "a meets_goal of text was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("point 0: /plans/rank1/meets_goal: must be true, false or null"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SweepReport, TextFromTheRecordsIsEscaped) {
   const std::string name = R"(<b>"fast" & 'cheap'</b>)";
   const std::string error = R"(</script><script>alert(1)</script> a & b)";

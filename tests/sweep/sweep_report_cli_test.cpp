@@ -101,6 +101,40 @@ TEST(SweepReportCli, RankedCandidatesCarryChipsAndCost) {
   fs::remove_all(dir);
 }
 
+// A sweep of a goal's deadline: each ranked candidate carries its expected days, cost and whether it meets the goal,
+// as `podsim plan --json` gives them; cost is price x chips x 24 x days (docs/capacity.md, "Goals").
+TEST(SweepReportCli, RankedCandidatesOfAGoalCarryDaysAndCost) {
+  const auto dir = report_dir("goal");
+  const auto base = dir / "toy.json";
+  std::ofstream(base) << R"({"name": "toy-goal", "hardware": "tpu-v5e", "price_per_chip_hour": {"tpu-v5e": 1.2},
+    "model": {"layers": 2, "d_model": 256, "d_ff": 1024, "heads": 4, "kv_heads": 4, "head_dim": 64, "vocab": 1024},
+    "workload": {"mode": "train", "batch_tokens": 65536, "seq_len": 1024, "checkpoints_per_layer": 1},
+    "search": {"slices": [[2, 2], [4, 4]], "parallelism": ["data"]},
+    "goal": {"train_tokens": 1e9, "deadline_days": 1}})";
+  const auto sweep = sweep_file(dir, R"([{"pointer": "/goal/deadline_days", "values": [1e-9, 1000]}])", base.string());
+  const auto html = dir / "report.html";
+  const CliRun run = run_podsim("sweep " + sweep.string() + " --model book --out " + (dir / "out").string() +
+                                " --report " + html.string());
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto lines = sweep_records(dir / "out");
+  ASSERT_EQ(lines.size(), 2u);
+  for (const Json& line : lines) {
+    const bool generous = line["params"]["/goal/deadline_days"].get<double>() > 1;
+    ASSERT_FALSE(line["plans"].empty());
+    for (const auto& [rank, entry] : line["plans"].items()) {
+      const double days = entry["time_to_train_days"].get<double>();
+      const double chips = entry["chips"].get<double>();
+      EXPECT_NEAR(entry["cost_usd"].get<double>(), 1.2 * chips * 24 * days, 1e-9 * 1.2 * chips * 24 * days);
+      EXPECT_EQ(entry["meets_goal"], generous) << rank;  // no run takes a nanoday; none takes 1,000 days
+      EXPECT_TRUE(entry["energy_kwh"].is_number());
+    }
+  }
+  const std::string page = read_text(html);
+  EXPECT_NE(page.find("days to train (expected) against /goal/deadline_days"), std::string::npos);
+  EXPECT_NE(page.find("cost to train (USD) against /goal/deadline_days"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 // A sweep with a failing point: the page lists it; `sweep report` of the two shards draws the same table as the
 // report of one run.
 TEST(SweepReportCli, ReportOfShardsEqualsReportOfOneRun) {
