@@ -191,10 +191,19 @@ void simulate_layers_in_sequence(const CapacityProblem& problem, const ModelProg
     return out;
   };
   const std::int64_t copies = std::clamp<std::int64_t>(how.layers_in_sequence, 1, layers);
+  const bool longer = copies < layers;
+  if (longer) {
+    // The longer stretch is the larger graph: its size is checked before either stretch runs, so a candidate whose
+    // des cannot run fails at once (4 v5p 16x16x16 slices: the shorter stretch took 64 s and 19 GB, then the longer
+    // one was refused).
+    const LayerStretch stretch = layer_stretch(model, copies + 1, microbatches > 1);
+    const ScenarioPlatform platform = build_platform(stretch.spec);
+    check_des_size(plan_program(stretch.spec, platform.topology(), nullptr), platform,
+                   "the des of " + std::to_string(copies + 1) + " layers in sequence: ");
+  }
   // The second stretch on a thread of its own when the caller has a core to spare: the runs share nothing (the second
   // keeps nothing in `result`), so the figures are the same either way.
   StretchRun first, next;
-  const bool longer = copies < layers;
   if (longer && how.stretches_at_once && engine::children_from_threads()) {
     std::exception_ptr failed;
     {
