@@ -12,6 +12,7 @@ packages=(
   python3-dev pybind11-dev    # the Python module podsim (PODSIM_WITH_PYTHON, docs/python.md)
   libopenmpi-dev openmpi-bin  # podsim sweep across MPI ranks (PODSIM_WITH_MPI) and its mpirun tests
   clang libclang-rt-14-dev # the fuzz build (scripts/fuzz.sh): clang, libFuzzer and the sanitizer runtimes
+  clang-format            # scripts/check-format.sh, which CI runs over every tracked C++ source
   chromium                # headless, the sweep report's browser test (tests/report/sweep_report_browser_test.cpp)
 )
 sudo=""

@@ -1,5 +1,5 @@
-// Collectives over several slices (docs/overlap-pipeline-dcn.md): the chip groups of an axis that spans the slices, the in-slice
-// groups repeated in every slice, and the order in which the builder visits the axes so that a collective over
+// Collectives over several slices (docs/overlap-pipeline-dcn.md): the chip groups of an axis that spans the slices, the
+// in-slice groups repeated in every slice, and the order in which the builder visits the axes so that a collective over
 // in-slice axes and the slice axis runs hierarchically: reduce-scatter in the slice over ICI, all-reduce across
 // slices over DCN, all-gather in the slice.
 #pragma once

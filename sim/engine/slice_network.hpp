@@ -1,6 +1,7 @@
 // The engine's network for a slice: one host per chip, one link per directed ICI link of the slice (same
 // ids and names), and the slice's dimension-order routes. For several slices joined by the data-centre network
-// (docs/overlap-pipeline-dcn.md), the same torus per slice plus a DCN tier: per host one NIC link up to the switch and one down.
+// (docs/overlap-pipeline-dcn.md), the same torus per slice plus a DCN tier: per host one NIC link up to the switch and
+// one down.
 #pragma once
 
 #include <cstdint>

@@ -148,9 +148,10 @@ TEST(CalibrationJson, ErrorsNameThePointerTheRuleAndTheValue) {
             ": /calibration/hop_latency: unknown key, got: \"hop_latency\" (expected one of hop_latency_s, "
             "collective_step_s, hbm_efficiency, dcn_bandwidth_Bps, dcn_latency_s, link_efficiency, mxu_efficiency, "
             "attention_forward_efficiency, attention_backward_efficiency, note)");
-  EXPECT_EQ(calibration_error_of(R"({"attention_forward_efficiency": {"points": [{"at": 2048, "efficiency": 1.5}],
+  EXPECT_EQ(
+      calibration_error_of(R"({"attention_forward_efficiency": {"points": [{"at": 2048, "efficiency": 1.5}],
                          "source": "s"}})"),
-            ": /calibration/attention_forward_efficiency/points/0/efficiency: an efficiency must be in (0, 1], got: 1.5");
+      ": /calibration/attention_forward_efficiency/points/0/efficiency: an efficiency must be in (0, 1], got: 1.5");
   const TempFolder folder;
   const std::string path = folder.write("nobase.json", R"({"name": "nobase", "description": "d", "base": "tpu-v9"})");
   try {

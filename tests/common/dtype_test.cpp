@@ -41,7 +41,9 @@ TEST(DType, UnknownNameSaysWhatItGot) {
   }
 }
 
-TEST(DType, OverflowIsAnError) { EXPECT_THROW(dtype_bytes(DType::f32, UINT64_MAX), VerifyError); }
+TEST(DType, OverflowIsAnError) {
+  EXPECT_THROW(dtype_bytes(DType::f32, UINT64_MAX), VerifyError);
+}
 
 }  // namespace
 }  // namespace podsim
