@@ -44,9 +44,11 @@ std::vector<bool> wraparound_for(WrapRule rule, const std::vector<std::int64_t>&
       break;
     }
     case WrapRule::full_pod_axis:
-      if (pod_shape.size() != shape.size())
-        throw VerifyError("wraparound: full_pod_axis needs a pod shape of the slice's rank, got: pod " +
-                          format_dims(pod_shape) + " for slice " + format_dims(shape));
+      // A slice of fewer dims than the pod lies along its leading dims (a one-chip [1] on a 16x16 pod is 1x1).
+      if (shape.size() > pod_shape.size())
+        throw VerifyError("wraparound: full_pod_axis: a slice has at most the pod's " +
+                          std::to_string(pod_shape.size()) + " dims, got: pod " + format_dims(pod_shape) +
+                          " for slice " + format_dims(shape));
       for (std::size_t d = 0; d < shape.size(); ++d) {
         if (shape[d] > pod_shape[d])
           throw VerifyError("wraparound: slice dim " + std::to_string(d) + " exceeds the pod, got: slice " +

@@ -17,8 +17,9 @@ enum class WrapRule {
   never,          // a mesh: no dim wraps
 };
 
-// Wraparound per dim of `shape` under `rule` (`pod_shape` is used by full_pod_axis). A dim of size 1 or 2
-// never wraps: its +/- neighbours are one chip, already joined by a direct link.
+// Wraparound per dim of `shape` under `rule` (`pod_shape` is used by full_pod_axis: a slice of fewer dims than the pod
+// lies along its leading dims; one of more dims is refused). A dim of size 1 or 2 never wraps: its +/- neighbours are
+// one chip, already joined by a direct link.
 std::vector<bool> wraparound_for(WrapRule rule, const std::vector<std::int64_t>& shape,
                                  const std::vector<std::int64_t>& pod_shape);
 

@@ -24,6 +24,24 @@ TEST(HardwareCli, ListsPresetsWithDescriptions) {
   EXPECT_NE(run.out.find("tpu7x"), std::string::npos);
 }
 
+// --list, as the docs give it, lists the same presets; with a name it is refused, and so is --override without one
+// (it used to be ignored).
+TEST(HardwareCli, ListFlagListsAndRefusesAName) {
+  const CliRun plain = run_podsim("hardware");
+  const CliRun list = run_podsim("hardware --list");
+  EXPECT_EQ(list.code, 0) << list.err;
+  EXPECT_EQ(list.out, plain.out);
+  const CliRun named = run_podsim("hardware tpu-v5e --list");
+  EXPECT_EQ(named.code, 2);
+  EXPECT_EQ(named.err, "error: --list: lists every preset: give it without a preset's name, got: tpu-v5e\n");
+  const CliRun unnamed = run_podsim("hardware --override '{\"ici\": {\"bandwidth_Bps\": \"50GB/s\"}}'");
+  EXPECT_EQ(unnamed.code, 2);
+  EXPECT_EQ(unnamed.out, "");
+  EXPECT_EQ(unnamed.err,
+            "error: --override: changes one preset's figures: name the preset (podsim hardware NAME --override JSON), "
+            "got: none\n");
+}
+
 TEST(HardwareCli, ShowsEveryFigureWithUnitSourceAndAlternatives) {
   const CliRun run = run_podsim("hardware tpu-v5e");
   EXPECT_EQ(run.code, 0) << run.err;

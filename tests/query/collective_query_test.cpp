@@ -106,7 +106,7 @@ TEST(CollectiveQuery, ErrorsNameTheField) {
   query.slice = {1000, 1000, 1000};
   EXPECT_EQ(field_of(query), Field::slice);
   query = all_gather_y();
-  query.slice = {16};  // v5e's rule needs a pod shape of the slice's rank
+  query.slice = {4, 4, 4};  // v5e's 2D pod has no place for a 3D slice
   EXPECT_EQ(field_of(query), Field::wrap);
   query = all_gather_y();
   query.hop_latency_s = -1e-6;

@@ -130,17 +130,19 @@ TEST(ScenarioVerify, SliceAndWraparoundRules) {
               s.tensors.clear();
             }),
             "s.json: /slice/shape: a slice has at most 65536 chips, got: [64,64,32]");
-  // v5e's rule needs a pod shape of the slice's rank; the scenario gave no wraparound.
+  // v5e's rule places a slice on its 2D pod: a 3D slice has no place there; the scenario gave no wraparound.
   const std::string expected =
-      "s.json: /slice: wraparound: full_pod_axis needs a pod shape of the slice's rank, got: pod 16x16 for slice 16 "
-      "(give \"wraparound\" as \"none\", \"all\" or one boolean per dim)";
+      "s.json: /slice: wraparound: full_pod_axis: a slice has at most the pod's 2 dims, got: pod 16x16 for slice "
+      "4x4x4 (give \"wraparound\" as \"none\", \"all\" or one boolean per dim)";
   EXPECT_EQ(code_error([](ScenarioSpec& s) {
-              s.slice_shape = {16};
+              s.slice_shape = {4, 4, 4};
               s.mesh.text.clear();
               s.tensors.clear();
             }),
             expected);
-  EXPECT_EQ(text_error(R"({"name": "t", "hardware": "tpu-v5e", "slice": {"shape": [16]}})"), expected);
+  EXPECT_EQ(text_error(R"({"name": "t", "hardware": "tpu-v5e", "slice": {"shape": [4, 4, 4]}})"), expected);
+  // One chip as [1] is a 1x1 on the pod, as [1, 1] is.
+  EXPECT_EQ(text_error(R"({"name": "t", "hardware": "tpu-v5e", "slice": {"shape": [1]}})"), "(no error)");
   EXPECT_EQ(code_error([](ScenarioSpec& s) {
               s.wrap = WrapChoice{WrapMode::listed, {true}};
             }),

@@ -34,15 +34,20 @@ TEST(Wraparound, SizeTwoAndOneDimsNeverWrap) {
   EXPECT_EQ(wraparound_for(WrapRule::never, {16, 16}, {}), (Flags{false, false}));
 }
 
+// A slice of fewer dims lies along the pod's leading dims: one chip [1] on a v5e is 1x1 (no wrap), a row [16] spans
+// the pod's first axis (it wraps); a slice of more dims than the pod is refused.
 TEST(Wraparound, FullPodAxisNeedsAMatchingPod) {
+  EXPECT_EQ(wraparound_for(WrapRule::full_pod_axis, {1}, kV5ePod), std::vector<bool>{false});
+  EXPECT_EQ(wraparound_for(WrapRule::full_pod_axis, {16}, kV5ePod), std::vector<bool>{true});
+  EXPECT_EQ(wraparound_for(WrapRule::full_pod_axis, {8}, kV5ePod), std::vector<bool>{false});
   EXPECT_THROW(
       {
         try {
-          wraparound_for(WrapRule::full_pod_axis, {8, 16}, {16, 16, 16});
+          wraparound_for(WrapRule::full_pod_axis, {4, 4, 4}, kV5ePod);
         } catch (const VerifyError& e) {
           EXPECT_STREQ(e.what(),
-                       "wraparound: full_pod_axis needs a pod shape of the slice's rank, got: pod 16x16x16 for slice "
-                       "8x16");
+                       "wraparound: full_pod_axis: a slice has at most the pod's 2 dims, got: pod 16x16 for slice "
+                       "4x4x4");
           throw;
         }
       },

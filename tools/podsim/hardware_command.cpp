@@ -1,5 +1,6 @@
-// `podsim hardware [NAME] [--json] [--override JSON]`: lists the presets, or shows one with every figure,
-// its unit, source and alternatives. An unknown name is bad input (exit 2).
+// `podsim hardware [NAME | --list] [--json] [--override JSON]`: lists the presets (no name, or --list), or shows one
+// with every figure, its unit, source and alternatives. An unknown name is bad input (exit 2), and so are --list with
+// a name and --override without one.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -22,9 +23,16 @@ struct HardwareOptions {
   std::string name;
   std::string overrides;
   bool json = false;
+  bool list = false;
 };
 
 int run_hardware(const HardwareOptions& options) {
+  if (options.list && !options.name.empty())
+    throw InputError("--list", "lists every preset: give it without a preset's name, got: " + options.name);
+  if (options.name.empty() && !options.overrides.empty())
+    throw InputError("--override",
+                     "changes one preset's figures: name the preset (podsim hardware NAME --override "
+                     "JSON), got: none");
   if (options.name.empty()) {
     const auto presets = summarize_hardware_presets();
     if (options.json)
@@ -49,6 +57,7 @@ void add_hardware_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<HardwareOptions>();
   auto* sub = app.add_subcommand("hardware", "List hardware presets, or show one preset's figures and sources");
   sub->add_option("preset", options->name, "Preset name (e.g. tpu-v5e) or path to a preset JSON file");
+  sub->add_flag("--list", options->list, "List the presets (as without a name)");
   sub->add_flag("--json", options->json, "Print JSON (\"schema\": \"podsim/1\")");
   sub->add_option(
       "--override", options->overrides,
