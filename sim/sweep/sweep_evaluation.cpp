@@ -86,9 +86,12 @@ Json searched_plans(const ScenarioSpec& spec, SweepModel model) {
   for (std::size_t i = 0; i < search.ranked.size() && i < kSweepRankedCandidates; ++i) {
     const CandidateResult& r = search.ranked[i];
     Json entry = plan_entry(r.des_step_s, r.book_step_s, r.memory_per_chip_bytes, r.fits_hbm, "", r.mfu);
-    // Every field in the label (the plan when it comes from one), so labels read alike whatever a search varies.
-    const report::VaryingFields varying{!r.candidate.plan.empty(), true, true, true};
+    // Every field in the label (the plan when it comes from one), so labels read alike whatever a search varies;
+    // microbatches and remat in training only (serving has neither).
+    const bool training = !spec.workload || spec.workload->mode == WorkloadMode::train;
+    const report::VaryingFields varying{!r.candidate.plan.empty(), true, training, training};
     entry["candidate"] = report::candidate_label(r.candidate, varying);
+    if (!training) entry["token_latency_s"] = r.token_latency_s;  // decode: one step; prefill: the step
     add_size(entry, r.candidate.chips(), r.hbm_bytes);
     entry["cost_per_million_tokens"] = r.cost_per_million_tokens ? Json(*r.cost_per_million_tokens) : Json(nullptr);
     if (r.goal) {  // a goal's figures (docs/capacity.md, "Goals"), as `podsim plan --json` gives them

@@ -201,6 +201,15 @@ class PlanTest(unittest.TestCase):
         with self.assertRaises(podsim.InputError):
             podsim.serve({**scenario, "serving": {"max_num_seqs": 0}})
 
+    def test_the_footer_on_stderr_ends_its_line(self):
+        # The screening rate goes to stderr beside the JSON, as the program writes it: a whole line, so that what the
+        # interpreter prints next starts on a line of its own.
+        code = "import podsim; podsim.plan('scenarios/examples/llama3-8b-v5e-plan.json', model='book', top=0)"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue(done.stderr.startswith("screened "), done.stderr)
+        self.assertTrue(done.stderr.endswith("\n"), repr(done.stderr))
+
     def test_plan_search_by_the_closed_form(self):
         result = podsim.plan("scenarios/examples/llama3-8b-v5e-plan.json", model="book", top=0)
         ranked = [c for c in result["candidates"] if c["rank"] is not None]

@@ -101,6 +101,32 @@ TEST(SweepReportCli, RankedCandidatesCarryChipsAndCost) {
   fs::remove_all(dir);
 }
 
+// A decode sweep's candidates: the label has no microbatches or remat (serving has neither), and the token latency
+// is one decode step (the book step, under --model book).
+TEST(SweepReportCli, DecodeCandidatesCarryTheirTokenLatency) {
+  const auto dir = report_dir("decode");
+  const auto base = dir / "toy.json";
+  std::ofstream(base) << R"({"name": "toy-decode", "hardware": "tpu-v5e",
+    "model": {"layers": 2, "d_model": 256, "d_ff": 1024, "heads": 4, "kv_heads": 4, "head_dim": 64, "vocab": 1024},
+    "workload": {"mode": "decode", "batch": 8, "context": 1024},
+    "search": {"slices": [[2, 2]], "parallelism": ["data", "tensor"]}})";
+  const auto sweep = sweep_file(dir, R"([{"pointer": "/workload/batch", "values": [8, 16]}])", base.string());
+  const CliRun run = run_podsim("sweep " + sweep.string() + " --model book --out " + (dir / "out").string());
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto lines = sweep_records(dir / "out");
+  ASSERT_EQ(lines.size(), 2u);
+  for (const Json& line : lines) {
+    ASSERT_FALSE(line["plans"].empty()) << line;
+    for (const auto& [rank, entry] : line["plans"].items()) {
+      const std::string label = entry["candidate"].get<std::string>();
+      EXPECT_EQ(label.find("microbatches"), std::string::npos) << label;
+      EXPECT_EQ(label.find("remat"), std::string::npos) << label;
+      EXPECT_EQ(entry["token_latency_s"].get<double>(), entry["book_time_s"].get<double>()) << label;
+    }
+  }
+  fs::remove_all(dir);
+}
+
 // A sweep of a goal's deadline: each ranked candidate carries its expected days, cost and whether it meets the goal,
 // as `podsim plan --json` gives them; cost is price x chips x 24 x days (docs/capacity.md, "Goals").
 TEST(SweepReportCli, RankedCandidatesOfAGoalCarryDaysAndCost) {
