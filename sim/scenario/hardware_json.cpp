@@ -3,6 +3,8 @@
 // own (so their errors point into the overrides) and merged before the preset is verified.
 #include "sim/scenario/hardware_json.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -482,12 +484,44 @@ InputError input_error_from_json(const std::string& where, const std::string& js
   return InputError(Locator{where}.at(pointer), message);
 }
 
+namespace {
+
+// The file this code was loaded from: the podsim program, or the Python module's extension (a shared object).
+std::filesystem::path loaded_from() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&default_config_dir), &info) != 0 && info.dli_fname != nullptr) {
+    std::error_code ec;
+    const std::filesystem::path object = std::filesystem::canonical(info.dli_fname, ec);
+    if (!ec && object.extension() == ".so") return object;
+  }
+  std::error_code ec;
+  const std::filesystem::path program = std::filesystem::canonical("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : program;
+}
+
+}  // namespace
+
 std::string default_config_dir() {
   if (const char* env = std::getenv("PODSIM_CONFIG_DIR"); env != nullptr && *env != '\0') return env;
-  return PODSIM_CONFIG_DIR;
+  // Installed (docs/install.md): PREFIX/share/podsim/configs, PREFIX an ancestor of the program (PREFIX/bin/podsim)
+  // or of the Python module (PREFIX/lib/python3/dist-packages/podsim/_podsim.so).
+  std::error_code ec;
+  for (std::filesystem::path dir = loaded_from().parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    const std::filesystem::path configs = dir / "share" / "podsim" / "configs";
+    if (std::filesystem::is_directory(configs, ec)) return configs.string();
+    if (dir == dir.root_path()) break;
+  }
+  return PODSIM_CONFIG_DIR;  // the source tree's, compiled in: a program run from its build folder
 }
 
 std::vector<std::string> list_hardware_presets(const std::string& config_dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(config_dir, ec))
+    throw InputError("hardware",
+                     "the presets folder is not there (podsim looks in $PODSIM_CONFIG_DIR, then in "
+                     "PREFIX/share/podsim/configs of an installed program, then in the source tree's "
+                     "configs/; docs/install.md), got: " +
+                         config_dir);
   return list_json_stems(config_dir);
 }
 

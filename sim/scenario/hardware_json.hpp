@@ -29,10 +29,11 @@ class PresetNotFoundError : public InputError {
 // Whether `name_or_path` is a path to a preset file (it has a '/' or ends in ".json") rather than a name.
 bool is_preset_path(const std::string& name_or_path);
 
-// The presets folder: $PODSIM_CONFIG_DIR if set, else the repository's configs/ (compiled in).
+// The presets folder: $PODSIM_CONFIG_DIR if set; else, installed, PREFIX/share/podsim/configs for the nearest ancestor
+// PREFIX of the program (or the Python module) that has one; else the repository's configs/ (compiled in).
 std::string default_config_dir();
 
-// Preset names (file stems of *.json in `config_dir`), sorted.
+// Preset names (file stems of *.json in `config_dir`), sorted. Throws InputError when `config_dir` is not a folder.
 std::vector<std::string> list_hardware_presets(const std::string& config_dir = default_config_dir());
 
 // The stems of the *.json files directly in `dir`, sorted (none when it cannot be read): the preset names of a

@@ -42,6 +42,15 @@ TEST(HardwareCli, ListFlagListsAndRefusesAName) {
             "got: none\n");
 }
 
+// A presets folder that is not there is an error naming it, not an empty list.
+TEST(HardwareCli, AMissingPresetsFolderIsNamed) {
+  const CliRun run = run_podsim("hardware", "PODSIM_CONFIG_DIR=/nonexistent/podsim-configs ");
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_NE(run.err.find("error: hardware: the presets folder is not there"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("got: /nonexistent/podsim-configs\n"), std::string::npos) << run.err;
+}
+
 TEST(HardwareCli, ShowsEveryFigureWithUnitSourceAndAlternatives) {
   const CliRun run = run_podsim("hardware tpu-v5e");
   EXPECT_EQ(run.code, 0) << run.err;
