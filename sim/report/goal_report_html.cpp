@@ -69,6 +69,13 @@ std::string goal_section_html(const ScenarioSpec& spec, const PlanSearchResult& 
          i + 1});
   }
   if (marks.empty()) return out;
+  // The chart's reach: up to 3 times the deadline (or the answer's days without one); candidates beyond it would
+  // squeeze the ones that matter into a corner, so they are left out and counted under the chart.
+  const double reach = 3 * (goal.deadline_days ? *goal.deadline_days : marks.front().days);
+  const std::size_t evaluated = marks.size();
+  marks.erase(std::remove_if(marks.begin(), marks.end(), [&](const Mark& m) { return m.days > reach; }), marks.end());
+  const std::size_t beyond = evaluated - marks.size();
+  if (marks.empty()) return out;
   double max_days = 0, max_value = 0;
   for (const Mark& m : marks) {
     max_days = std::max(max_days, m.days);
@@ -144,8 +151,12 @@ std::string goal_section_html(const ScenarioSpec& spec, const PlanSearchResult& 
       "<p class=\"note\">One dot per ranked candidate: green meets every constraint of the goal, grey misses one; "
       "#1 is the answer, #2 and #3 the next two. The blue line is the Pareto front (no candidate is both faster and "
       "{}); the dashed red "
-      "lines are the deadline{}. A candidate whose run never finishes is not drawn.</p>\n",
-      priced ? "cheaper" : "on fewer chips", goal.budget_usd && priced ? " and the budget" : "");
+      "lines are the deadline{}. A candidate whose run never finishes is not drawn{}.</p>\n",
+      priced ? "cheaper" : "on fewer chips", goal.budget_usd && priced ? " and the budget" : "",
+      beyond == 0 ? std::string()
+                  : fmt::format("; nor {} that take{} more than {} days (3 times the {}): the table lists {}", beyond,
+                                beyond == 1 ? "s" : "", format_number(reach),
+                                goal.deadline_days ? "deadline" : "answer's", beyond == 1 ? "it" : "them"));
   return out;
 }
 

@@ -414,7 +414,10 @@ void write_plan_html(const PlanReport& report, std::ostream& out) {
     out << "<p>No candidate fits.</p>\n";
   else
     out << "<div class=\"wide\">"
-        << table_html(columns_of(ranked, [](const std::string& h) { return h != "mesh" && !memory_kind_header(h); }),
+        << table_html(columns_of(ranked,
+                                 [](const std::string& h) {
+                                   return h != "mesh" && h != "headroom" && !memory_kind_header(h);
+                                 }),
                       true)
         << "</div>\n";
   for (const auto& note : ranked.notes)
