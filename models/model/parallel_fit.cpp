@@ -86,8 +86,7 @@ void verify_parallel_fit(const TransformerDims& dims, const Workload& workload, 
       if (workload.microbatches < 1 || workload.batch_tokens % static_cast<std::uint64_t>(workload.microbatches) != 0)
         throw VerifyError("batch_tokens (" + std::to_string(workload.batch_tokens) +
                           ") must be a multiple of microbatches (" + std::to_string(workload.microbatches) + ")");
-      const auto per_microbatch =
-          static_cast<std::int64_t>(workload.batch_tokens / static_cast<std::uint64_t>(workload.microbatches));
+      const auto per_microbatch = static_cast<std::int64_t>(workload.tokens_per_pass());
       require_multiple("tokens per microbatch", per_microbatch, "data, fsdp, expert and sequence", tokens_axes, mesh);
       require_multiple("seq_len", workload.seq_len, "sequence", sequence, mesh);
       break;

@@ -17,6 +17,11 @@ std::uint64_t Workload::tokens_per_step() const {
   return 0;
 }
 
+std::uint64_t Workload::tokens_per_pass() const {
+  if (mode != WorkloadMode::train) return tokens_per_step();
+  return batch_tokens / static_cast<std::uint64_t>(std::max<std::int64_t>(1, microbatches));
+}
+
 std::optional<DType> quantized_matmul_dtype(Quantization quantization) {
   switch (quantization) {
     case Quantization::none:

@@ -102,6 +102,9 @@ struct Workload {
 
   // Tokens one step processes: batch_tokens (train), batch x context (prefill), batch (decode).
   std::uint64_t tokens_per_step() const;
+  // Tokens of one pass of the model: a microbatch's in training (batch_tokens / microbatches, at least one pass), the
+  // step's in serving. The one place a microbatch's tokens are worked out.
+  std::uint64_t tokens_per_pass() const;
 };
 
 // How a mixture of experts' routed tokens land on the experts for one pass over `tokens` tokens, each sent to `top_k`

@@ -2,6 +2,7 @@
 // many times a step runs them (or, with pipeline stages, composed into the stages' schedule), memory per chip by
 // kind, and the figures derived from the step time.
 #include "sim/capacity/candidate_evaluation.hpp"
+#include "models/hardware/hbm_fit.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -57,9 +58,7 @@ double model_flops(const TransformerDims& dims, const Workload& w, double droppe
 // the expanded program routes them (docs/overlap-pipeline-dcn.md, "Mixture of experts"); 0 for a dense model.
 double dropped_fraction(const TransformerDims& dims, const Workload& w) {
   if (dims.experts <= 1) return 0;
-  const std::uint64_t passes =
-      w.mode == WorkloadMode::train ? static_cast<std::uint64_t>(std::max<std::int64_t>(1, w.microbatches)) : 1;
-  const auto tokens = static_cast<std::int64_t>(w.tokens_per_step() / passes);
+  const auto tokens = static_cast<std::int64_t>(w.tokens_per_pass());
   return expert_load(w, tokens, dims.experts_per_token, dims.experts, 1).dropped_fraction;
 }
 
@@ -318,7 +317,7 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     return r;
   }
   r.memory_per_chip_bytes = r.memory.total();
-  r.fits_hbm = r.hbm_bytes == 0 || r.memory_per_chip_bytes <= r.hbm_bytes;
+  r.fits_hbm = fits_hbm(r.memory_per_chip_bytes, r.hbm_bytes);
   if (!r.fits_hbm)
     r.rejected = "needs " + gib(r.memory_per_chip_bytes) + " per chip, HBM holds " + gib(r.hbm_bytes) + ": " +
                  gib(r.memory_per_chip_bytes - r.hbm_bytes) + " over";

@@ -780,7 +780,7 @@ class Builder {
   }
 
   void train() {
-    const auto tokens = static_cast<std::int64_t>(w_.batch_tokens / static_cast<std::uint64_t>(w_.microbatches));
+    const auto tokens = static_cast<std::int64_t>(w_.tokens_per_pass());
     at(ModelPlace::layer, ModelPhase::forward);
     layer_weights();
     at(ModelPlace::first, ModelPhase::forward);

@@ -2,6 +2,7 @@
 // closed form, the best simulated, ranked. Each candidate is timed in isolation, so one that cannot be planned or
 // simulated is listed with its reason and never stops the search.
 #include "sim/capacity/plan_search.hpp"
+#include "models/hardware/hbm_fit.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -178,7 +179,7 @@ std::optional<std::string> goal_pruning(const ScenarioSpec& spec, const Candidat
   const TrainingState state = training_state_bytes(spec.model->dims, setup);
   const std::uint64_t needed = state.params + state.grads + state.optimizer;
   // needed > HBM x chips, without the product: the even share per chip, rounded up, exceeds one chip's HBM.
-  if (chips > 0 && needed / chips + (needed % chips != 0 ? 1 : 0) > base.hardware.spec.chip.hbm_bytes)
+  if (chips > 0 && !fits_hbm(needed / chips + (needed % chips != 0 ? 1 : 0), base.hardware.spec.chip.hbm_bytes))
     return "the training state (parameters, gradients, optimizer: " + std::to_string(needed) +
            " bytes) exceeds the HBM of all " + std::to_string(chips) + " chips (" +
            std::to_string(base.hardware.spec.chip.hbm_bytes) + " bytes each) under any assignment";

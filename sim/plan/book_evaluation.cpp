@@ -1,5 +1,6 @@
 // Closed-form time and memory of a planned program.
 #include "sim/plan/book_evaluation.hpp"
+#include "models/hardware/hbm_fit.hpp"
 
 namespace podsim {
 
@@ -18,7 +19,7 @@ BookEvaluation evaluate_book(const PlannedProgram& program) {
   BookEvaluation out;
   out.time_s = program.book_time_s;
   out.memory = memory_profile(program, program_order_book_times(program));
-  out.fits_hbm = program.hbm_bytes == 0 || out.memory.peak_bytes <= program.hbm_bytes;
+  out.fits_hbm = fits_hbm(out.memory.peak_bytes, program.hbm_bytes);
   return out;
 }
 

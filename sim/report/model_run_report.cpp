@@ -1,6 +1,7 @@
 // `podsim run` of a model-level scenario as text, JSON and CSV. The figures come from the ModelScenarioRun (the plan
 // search's candidate evaluation); ratios, fits and the comparison use the op-level report's helpers.
 #include "sim/report/model_run_report.hpp"
+#include "models/hardware/hbm_fit.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -193,9 +194,7 @@ json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
            {{"per_chip_bytes", r.memory_per_chip_bytes},
             {"hbm_bytes", r.hbm_bytes},
             {"fits_hbm", r.fits_hbm},
-            {"over_hbm_bytes", r.memory_per_chip_bytes > r.hbm_bytes && r.hbm_bytes > 0
-                                   ? r.memory_per_chip_bytes - r.hbm_bytes
-                                   : std::uint64_t{0}},
+            {"over_hbm_bytes", bytes_over_hbm(r.memory_per_chip_bytes, r.hbm_bytes)},
             {"by_kind",
              {{"params", m.params},
               {"grads", m.grads},

@@ -281,10 +281,9 @@ std::string plan_title(const ScenarioSpec& spec) {
 
 std::optional<ExpertLoad> routing(const ScenarioSpec& spec, const Candidate& c) {
   if (!spec.model || !spec.workload || spec.model->dims.experts <= 1) return std::nullopt;
-  const Workload& w = *spec.workload;
-  const std::uint64_t passes =
-      w.mode == WorkloadMode::train ? static_cast<std::uint64_t>(std::max<std::int64_t>(1, c.microbatches)) : 1;
-  const auto tokens = static_cast<std::int64_t>(w.tokens_per_step() / passes);
+  Workload w = *spec.workload;
+  w.microbatches = c.microbatches;  // the candidate's passes
+  const auto tokens = static_cast<std::int64_t>(w.tokens_per_pass());
   const TransformerDims& d = spec.model->dims;
   return expert_load(w, tokens, d.experts_per_token, d.experts, 1);
 }

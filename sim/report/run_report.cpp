@@ -1,6 +1,7 @@
 // `podsim run` as text, JSON and CSV. Every figure comes from the ScenarioRun; only ratios, fits and rankings are
 // derived here, with the same helpers for every format so that they always agree.
 #include "sim/report/run_report.hpp"
+#include "models/hardware/hbm_fit.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -257,9 +258,7 @@ json memory_json(const PlanRun& plan) {
                        {"total_bytes", t.total_bytes},
                        {"view_of", t.view_of.empty() ? json(nullptr) : json(t.view_of)},
                        {"transient", t.transient}});
-  const std::uint64_t over = plan.memory_per_chip_bytes > plan.hbm_bytes && plan.hbm_bytes > 0
-                                 ? plan.memory_per_chip_bytes - plan.hbm_bytes
-                                 : 0;
+  const std::uint64_t over = bytes_over_hbm(plan.memory_per_chip_bytes, plan.hbm_bytes);
   json alive = json::array();
   for (const AliveBuffer& b : plan.alive_at_peak)
     alive.push_back({{"buffer", b.what}, {"op", b.op.empty() ? json(nullptr) : json(b.op)}, {"bytes", b.bytes}});

@@ -1,6 +1,7 @@
 // Each `expect` entry measured on a run (the metric table of expect_metrics.hpp), or on a model-level scenario's
 // model and its plans' candidates, and compared within its tolerance.
 #include "sim/run/checks.hpp"
+#include "models/hardware/hbm_fit.hpp"
 
 #include <cmath>
 #include <map>
@@ -124,7 +125,7 @@ double model_figure(const ScenarioSpec& spec, const Expectation& e) {
   const ParamCounts params = count_params(dims);
   const FlopsPerToken flops = flops_per_token(dims, train ? w.seq_len : w.context);
   TrainingSetup setup;
-  setup.batch_tokens = train ? w.batch_tokens / static_cast<std::uint64_t>(w.microbatches) : 0;
+  setup.batch_tokens = train ? w.tokens_per_pass() : 0;
   setup.param_dtype = w.param_dtype;
   setup.activation_dtype = w.activation_dtype;
   setup.master_weights = w.master_weights;
@@ -201,7 +202,7 @@ class CandidateFigureCache {
     if (plan == nullptr)
       throw InputError(spec_.source_file + ": " + e.pointer + "/plan", "unknown plan, got: " + e.plan);
     CandidateResult result = evaluate_candidate_book(problem_, plan_candidate(spec_, *plan));
-    const bool over_hbm = result.hbm_bytes > 0 && result.memory_per_chip_bytes > result.hbm_bytes;
+    const bool over_hbm = !fits_hbm(result.memory_per_chip_bytes, result.hbm_bytes);
     if (result.rejected && !over_hbm)
       throw InputError(spec_.source_file + ": " + plan->pointer + "/parallelism", *result.rejected);
     return figures_.emplace(e.plan, CandidateFigures{std::move(result), std::nullopt}).first->second;

@@ -1,5 +1,6 @@
 // Scenario -> plans -> event graphs -> simulations -> des beside book, plus checks.
 #include "sim/run/run_scenario.hpp"
+#include "models/hardware/hbm_fit.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -123,7 +124,7 @@ void fill_memory(PlanRun& plan, const PlannedProgram& program, const ScheduledPl
   plan.memory_per_chip_bytes = memory.peak_bytes;
   plan.peak_time_s = memory.peak_time_s;
   plan.peak_chip = memory.peak_chip;
-  plan.fits_hbm = plan.hbm_bytes == 0 || memory.peak_bytes <= plan.hbm_bytes;
+  plan.fits_hbm = fits_hbm(memory.peak_bytes, plan.hbm_bytes);
   for (const int id : memory.alive_at_peak) {
     const PlannedBuffer& b = program.buffers[static_cast<std::size_t>(id)];
     plan.alive_at_peak.push_back({b.what, creator(program, b), b.bytes_per_chip});
