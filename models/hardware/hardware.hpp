@@ -30,4 +30,24 @@ struct HardwareSpec {
   std::optional<Calibration> calibration;
 };
 
+// The DCN figures one evaluation runs with.
+struct DcnFigures {
+  double bandwidth_per_chip_Bps = 0;
+  double latency_s = 0;
+};
+
+// The one precedence of DCN figures (docs/overlap-pipeline-dcn.md): a figure the user gives (the scenario's `dcn`, a
+// command's flag) first; else, for the des (`simulated`), the calibration's; else the preset's. The closed form never
+// takes the calibration's (it models the published figures).
+inline DcnFigures dcn_figures(const HardwareSpec& hw, const std::optional<double>& user_bandwidth_Bps,
+                              const std::optional<double>& user_latency_s, bool simulated) {
+  const Calibration* measured = simulated && hw.calibration ? &*hw.calibration : nullptr;
+  DcnFigures out{hw.dcn_bandwidth_Bps, hw.dcn_latency_s};
+  if (measured && measured->dcn_bandwidth_Bps) out.bandwidth_per_chip_Bps = *measured->dcn_bandwidth_Bps;
+  if (measured && measured->dcn_latency_s) out.latency_s = *measured->dcn_latency_s;
+  if (user_bandwidth_Bps) out.bandwidth_per_chip_Bps = *user_bandwidth_Bps;
+  if (user_latency_s) out.latency_s = *user_latency_s;
+  return out;
+}
+
 }  // namespace podsim

@@ -160,14 +160,15 @@ bool query_dcn(const CollectiveQuery& query, const Mesh& mesh, const Slice& slic
                                            " is the slice axis with several slices, got: a mesh axis " + kSliceAxis);
   if (std::holds_alternative<CollectiveQuery::Tensor>(query.size))
     throw CollectiveError(Field::shape, "several slices take the size as bytes (--array-bytes), got: a tensor");
-  answer.dcn_bandwidth_Bps = query.dcn_bandwidth_Bps.value_or(hardware.dcn_bandwidth_Bps);
+  const DcnFigures book_dcn = dcn_figures(hardware, query.dcn_bandwidth_Bps, query.dcn_latency_s, false);
+  answer.dcn_bandwidth_Bps = book_dcn.bandwidth_per_chip_Bps;
   if (!query.dcn_bandwidth_Bps && !(answer.dcn_bandwidth_Bps > 0))
     throw CollectiveError(Field::dcn_bandwidth,
                           "the preset has no DCN bandwidth per chip: give one, got: none for " + hardware.name);
   if (!(answer.dcn_bandwidth_Bps > 0) || !std::isfinite(answer.dcn_bandwidth_Bps))
     throw CollectiveError(Field::dcn_bandwidth,
                           "DCN bandwidth per chip must be > 0 B/s, got: " + format_number(answer.dcn_bandwidth_Bps));
-  answer.dcn_latency_s = query.dcn_latency_s.value_or(hardware.dcn_latency_s);
+  answer.dcn_latency_s = book_dcn.latency_s;
   if (!(answer.dcn_latency_s >= 0) || !std::isfinite(answer.dcn_latency_s))
     throw CollectiveError(Field::dcn_latency, "DCN latency must be >= 0 s, got: " + exact_number(answer.dcn_latency_s));
   answer.chips_per_host = hardware.chips_per_host > 0 ? hardware.chips_per_host : slice.num_chips();
@@ -269,15 +270,13 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     DesAnswer des;
     // The calibration's figures replace the preset's in the des, never a figure the query gives itself.
     IciModel des_ici = answer.ici;
-    DcnLinks dcn{answer.dcn_bandwidth_Bps, answer.dcn_latency_s, answer.chips_per_host};
+    const DcnFigures simulated_dcn = dcn_figures(hardware, query.dcn_bandwidth_Bps, query.dcn_latency_s, true);
+    const DcnLinks dcn{simulated_dcn.bandwidth_per_chip_Bps, simulated_dcn.latency_s, answer.chips_per_host};
     TransferCalibration transfer;
     if (const auto& calibration = hardware.calibration) {
       des.calibrated = true;
       des.calibration_source = calibration->source;
       if (calibration->hop_latency_s && !query.hop_latency_s) des_ici.hop_latency_s = *calibration->hop_latency_s;
-      if (calibration->dcn_bandwidth_Bps && !query.dcn_bandwidth_Bps)
-        dcn.bandwidth_per_chip_Bps = *calibration->dcn_bandwidth_Bps;
-      if (calibration->dcn_latency_s && !query.dcn_latency_s) dcn.latency_s = *calibration->dcn_latency_s;
       transfer = {calibration->collective_step_s, calibration->link_efficiency};
       if (const auto& curve = calibration->link_efficiency; !curve.empty()) {
         des.curve_from = curve.front().at;

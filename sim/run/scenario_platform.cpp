@@ -26,11 +26,9 @@ ScenarioPlatform build_platform(const ScenarioSpec& spec) {
     platform.dcn_bandwidth_Bps = spec.dcn_bandwidth_or_preset();
     platform.dcn_latency_s = spec.dcn_latency_or_preset();
     const HardwareSpec& hw = spec.hardware.spec;
-    DcnLinks dcn{platform.dcn_bandwidth_Bps, platform.dcn_latency_s,
-                 hw.chips_per_host > 0 ? hw.chips_per_host : platform.slice->num_chips()};
-    if (calibration && calibration->dcn_bandwidth_Bps && !spec.dcn_bandwidth_Bps)
-      dcn.bandwidth_per_chip_Bps = *calibration->dcn_bandwidth_Bps;
-    if (calibration && calibration->dcn_latency_s && !spec.dcn_latency_s) dcn.latency_s = *calibration->dcn_latency_s;
+    const DcnFigures simulated = dcn_figures(hw, spec.dcn_bandwidth_Bps, spec.dcn_latency_s, true);
+    const DcnLinks dcn{simulated.bandwidth_per_chip_Bps, simulated.latency_s,
+                       hw.chips_per_host > 0 ? hw.chips_per_host : platform.slice->num_chips()};
     try {
       platform.network = multi_slice_network(*platform.slice, platform.slices, ici, dcn, platform.chip_flops);
     } catch (const Error& e) {

@@ -307,8 +307,12 @@ struct ScenarioSpec {
   // when slice_count == 1. Call after verification.
   std::pair<Mesh, std::vector<std::vector<int>>> in_slice_mesh() const;
   // The DCN figures in force: the scenario's override, else the preset's (0 when neither gives one).
-  double dcn_bandwidth_or_preset() const { return dcn_bandwidth_Bps.value_or(hardware.spec.dcn_bandwidth_Bps); }
-  double dcn_latency_or_preset() const { return dcn_latency_s.value_or(hardware.spec.dcn_latency_s); }
+  double dcn_bandwidth_or_preset() const {
+    return dcn_figures(hardware.spec, dcn_bandwidth_Bps, dcn_latency_s, false).bandwidth_per_chip_Bps;
+  }
+  double dcn_latency_or_preset() const {
+    return dcn_figures(hardware.spec, dcn_bandwidth_Bps, dcn_latency_s, false).latency_s;
+  }
 
   // nullptr when absent.
   const ScenarioTensor* find_tensor(std::string_view wanted) const;
