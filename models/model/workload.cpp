@@ -22,6 +22,16 @@ std::uint64_t Workload::tokens_per_pass() const {
   return batch_tokens / static_cast<std::uint64_t>(std::max<std::int64_t>(1, microbatches));
 }
 
+TrainingSetup Workload::training_setup() const {
+  TrainingSetup setup;
+  setup.batch_tokens = mode == WorkloadMode::train ? tokens_per_pass() : 0;
+  setup.param_dtype = param_dtype;
+  setup.activation_dtype = activation_dtype;
+  setup.master_weights = master_weights;
+  setup.remat = remat;
+  return setup;
+}
+
 std::optional<DType> quantized_matmul_dtype(Quantization quantization) {
   switch (quantization) {
     case Quantization::none:

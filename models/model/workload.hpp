@@ -105,6 +105,9 @@ struct Workload {
   // Tokens of one pass of the model: a microbatch's in training (batch_tokens / microbatches, at least one pass), the
   // step's in serving. The one place a microbatch's tokens are worked out.
   std::uint64_t tokens_per_pass() const;
+  // The training state's setup under this workload's dtypes, master weights and remat, with the activations of one
+  // pass (tokens_per_pass) in training and none in serving. The one place a workload becomes a TrainingSetup.
+  TrainingSetup training_setup() const;
 };
 
 // How a mixture of experts' routed tokens land on the experts for one pass over `tokens` tokens, each sent to `top_k`

@@ -17,10 +17,7 @@ GoalInputs goal_inputs(const CapacityProblem& problem, const CandidateResult& re
   const std::int64_t per_host = c.hardware.spec.chips_per_host;
   in.scale.hosts = per_host > 0 ? (in.scale.chips + per_host - 1) / per_host : c.slices;
   in.chips_per_slice = in.scale.chips / std::max<std::int32_t>(c.slices, 1);
-  TrainingSetup setup;
-  setup.param_dtype = problem.workload.param_dtype;
-  setup.master_weights = problem.workload.master_weights;
-  const TrainingState state = training_state_bytes(problem.model.dims, setup);
+  const TrainingState state = training_state_bytes(problem.model.dims, problem.workload.training_setup());
   in.checkpoint_bytes = static_cast<double>(state.params) + static_cast<double>(state.optimizer);
   in.power_W = c.hardware.spec.chip.power_W;
   in.price_per_chip_hour = candidate_price(problem, result.candidate);

@@ -171,12 +171,7 @@ std::optional<std::string> goal_pruning(const ScenarioSpec& spec, const Candidat
     return std::to_string(chips) + " chips, more than the goal's max_chips (" + std::to_string(*spec.goal->max_chips) +
            ")";
   if (!spec.model || !spec.workload || spec.workload->mode != WorkloadMode::train) return std::nullopt;
-  const Workload& w = *spec.workload;
-  TrainingSetup setup;
-  setup.param_dtype = w.param_dtype;
-  setup.activation_dtype = w.activation_dtype;
-  setup.master_weights = w.master_weights;
-  const TrainingState state = training_state_bytes(spec.model->dims, setup);
+  const TrainingState state = training_state_bytes(spec.model->dims, spec.workload->training_setup());
   const std::uint64_t needed = state.params + state.grads + state.optimizer;
   // needed > HBM x chips, without the product: the even share per chip, rounded up, exceeds one chip's HBM.
   if (chips > 0 && !fits_hbm(needed / chips + (needed % chips != 0 ? 1 : 0), base.hardware.spec.chip.hbm_bytes))

@@ -124,13 +124,7 @@ double model_figure(const ScenarioSpec& spec, const Expectation& e) {
   const bool train = w.mode == WorkloadMode::train;
   const ParamCounts params = count_params(dims);
   const FlopsPerToken flops = flops_per_token(dims, train ? w.seq_len : w.context);
-  TrainingSetup setup;
-  setup.batch_tokens = train ? w.tokens_per_pass() : 0;
-  setup.param_dtype = w.param_dtype;
-  setup.activation_dtype = w.activation_dtype;
-  setup.master_weights = w.master_weights;
-  setup.remat = w.remat;
-  const TrainingState state = training_state_bytes(dims, setup);
+  const TrainingState state = training_state_bytes(dims, w.training_setup());
   const auto as_double = [](std::uint64_t value) { return static_cast<double>(value); };
   switch (find_metric(e.metric)->metric) {
     case Metric::params_total:
