@@ -1,6 +1,7 @@
 #include "sim/import/assumed_peaks.hpp"
 
 #include "models/common/error.hpp"
+#include "sim/import/import_error.hpp"
 
 namespace podsim::import {
 
@@ -12,8 +13,8 @@ nlohmann::ordered_json hardware_with_assumed_peaks(const std::string& hardware, 
     if (dtype.empty() || peak_flops.count(dtype)) continue;
     const auto bf16 = peak_flops.find("bf16");
     if (bf16 == peak_flops.end())
-      throw InputError("--hardware", "the program computes in " + dtype + ", the preset " + hardware +
-                                         " has no peak FLOP/s for it nor a bf16 one to assume");
+      throw ImportOptionError(ImportOption::hardware, "the program computes in " + dtype + ", the preset " + hardware +
+                                                          " has no peak FLOP/s for it nor a bf16 one to assume");
     overrides["chip"]["peak_flops"][dtype] = {
         {"value", bf16->second},
         {"source", "podsim import"},

@@ -18,6 +18,8 @@
 #include "models/common/shape.hpp"
 #include "sim/import/assumed_peaks.hpp"
 #include "sim/import/hlo_builder.hpp"
+#include "sim/import/import_error.hpp"
+#include "sim/import/module_scan.hpp"
 
 namespace podsim::import {
 namespace {
@@ -87,19 +89,12 @@ const std::set<std::string> kCollectives = {
     "all-gather",       "all-reduce",       "reduce-scatter",     "all-to-all",
     "all-gather-start", "all-reduce-start", "collective-permute", "collective-permute-start"};
 
-// podsim's dtype for an HLO element type; `approximated` says when only the byte size is kept. Empty: refused.
+// podsim's dtype for an HLO element type (module_scan.hpp's table); `approximated` says when only the byte size is
+// kept. Empty: refused.
 std::string podsim_dtype(const std::string& element, bool& approximated) {
-  static const std::map<std::string, std::string> exact = {
-      {"bf16", "bf16"}, {"f32", "f32"},           {"f16", "f16"},        {"s8", "int8"},
-      {"s4", "int4"},   {"f8e4m3fn", "fp8_e4m3"}, {"f8e5m2", "fp8_e5m2"}};
-  static const std::map<std::string, std::string> by_size = {{"pred", "int8"}, {"u8", "int8"},  {"u4", "int4"},
-                                                             {"s16", "bf16"},  {"u16", "bf16"}, {"s32", "f32"},
-                                                             {"u32", "f32"}};
-  approximated = false;
-  if (const auto it = exact.find(element); it != exact.end()) return it->second;
-  approximated = true;
-  if (const auto it = by_size.find(element); it != by_size.end()) return it->second;
-  return "";
+  const auto type = scan::element_type(scan::Dialect::hlo, element);
+  approximated = !type.exact;
+  return type.dtype;
 }
 
 // Bytes per element of a podsim dtype name (0.5 for int4), from models/common/dtype.
@@ -888,11 +883,11 @@ HloImport Builder::build(const std::string& hardware) {
   for (const auto d : slice_)
     chips *= d;
   if (chips != devices_)
-    throw InputError("--slice", "the module runs on " + std::to_string(devices_) +
-                                    " devices (num_partitions x "
-                                    "replica_count), the slice holds " +
-                                    std::to_string(chips) + " chips, got: " + format_shape(slice_));
-  if (slice_.size() > 3) throw InputError("--slice", "at most 3 dims, got: " + format_shape(slice_));
+    throw ImportOptionError(ImportOption::slice, "the module runs on " + std::to_string(devices_) +
+                                                     " devices (num_partitions x "
+                                                     "replica_count), the slice holds " +
+                                                     std::to_string(chips) + " chips, got: " + format_shape(slice_));
+  if (slice_.size() > 3) throw ImportOptionError(ImportOption::slice, "at most 3 dims, got: " + format_shape(slice_));
   const HloComputation& entry = module_.computations[static_cast<std::size_t>(module_.entry)];
   std::map<std::string, const HloInstruction*> by_name;
   for (const auto& ins : entry.instructions)

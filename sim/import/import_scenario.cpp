@@ -7,6 +7,7 @@
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
 #include "sim/import/assumed_peaks.hpp"
+#include "sim/import/import_error.hpp"
 
 namespace podsim::import {
 namespace {
@@ -67,7 +68,7 @@ std::vector<std::int64_t> default_slice(const ImportedModule& module, const std:
 nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const std::string& file,
                                             const std::string& hardware, const std::vector<std::int64_t>& slice,
                                             const std::map<std::string, double>& peak_flops) {
-  const auto dims = map_mesh_to_slice(module, slice, "--slice");
+  const auto dims = map_mesh_to_slice(module, slice, import_option_name(ImportOption::slice));
   std::vector<ImportedApproximation> notes = module.approximations;
   nlohmann::ordered_json hardware_value = hardware;
   if (!peak_flops.empty()) {

@@ -15,6 +15,7 @@
 #include "models/common/shape.hpp"
 #include "models/sharding/shardy_parse.hpp"
 #include "models/sharding/shardy_print.hpp"
+#include "sim/import/module_scan.hpp"
 #include "sim/import/module_text.hpp"
 #include "sim/import/stablehlo_module.hpp"
 #include "sim/import/stablehlo_reader.hpp"
@@ -75,30 +76,13 @@ const std::set<std::string> kBinary = {
     "stablehlo.or",      "stablehlo.xor",      "stablehlo.compare"};
 }  // namespace
 
-// Position after the bracket matching the one at `open` (`<`, `(`, `[`, `{`), skipping quoted strings; npos if
-// the line ends first.
 std::size_t match_close(const std::string& s, std::size_t open) {
-  int depth = 0;
-  for (std::size_t i = open; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '"') {
-      for (++i; i < s.size() && s[i] != '"'; ++i)
-        if (s[i] == '\\') ++i;
-      continue;
-    }
-    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
-    if (c == '>' || c == ')' || c == ']' || c == '}') {
-      if (c == '>' && i > 0 && s[i - 1] == '-') continue;  // `->`
-      if (--depth == 0) return i + 1;
-    }
-  }
-  return std::string::npos;
+  const std::size_t close = scan::closing_bracket(s, open, scan::kMlirBrackets);
+  return close == std::string::npos ? close : close + 1;
 }
 
 std::size_t skip_space(const std::string& s, std::size_t i) {
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i])))
-    ++i;
-  return i;
+  return scan::skip_space(s, i);
 }
 
 bool is_ident(char c) {
@@ -135,23 +119,6 @@ std::string tensor_name(const std::string& ssa) {
 
 namespace {
 
-// podsim's dtype for a module element type: exact for the float and 8-bit types; integers and predicates by their
-// bytes per element (i1 and 8-bit integers as int8, 16-bit as bf16, 32-bit as f32). "" when none fits.
-std::string podsim_dtype(const std::string& element) {
-  static const std::map<std::string, std::string> names = {
-      {"bf16", "bf16"},       {"f32", "f32"},   {"f16", "f16"},  {"i8", "int8"},  {"f8E4M3FN", "fp8_e4m3"},
-      {"f8E5M2", "fp8_e5m2"}, {"i1", "int8"},   {"si8", "int8"}, {"ui8", "int8"}, {"i16", "bf16"},
-      {"si16", "bf16"},       {"ui16", "bf16"}, {"i32", "f32"},  {"si32", "f32"}, {"ui32", "f32"}};
-  const auto it = names.find(element);
-  return it == names.end() ? "" : it->second;
-}
-
-// Whether podsim_dtype maps `element` by its size only (an approximation to list).
-bool dtype_by_size(const std::string& element) {
-  return element != "bf16" && element != "f32" && element != "f16" && element != "i8" && element != "f8E4M3FN" &&
-         element != "f8E5M2";
-}
-
 // The integer a `dense<...>` constant of one element starts with (`7`, `-1`, `true`, `false`); nullopt otherwise.
 std::optional<std::int64_t> integer_literal(const std::string& s) {
   if (s.rfind("true>", 0) == 0) return 1;
@@ -183,8 +150,7 @@ int brace_delta(const std::string& s) {
   int delta = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '"') {
-      for (++i; i < s.size() && s[i] != '"'; ++i)
-        if (s[i] == '\\') ++i;
+      i = scan::closing_quote(s, i, s.size());
       continue;
     }
     if (s[i] == '{') ++delta;
@@ -201,19 +167,7 @@ std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from, std::
 }
 
 std::size_t StablehloReader::find_top(std::string_view what, std::size_t from) const {
-  int depth = 0;
-  for (std::size_t i = from; i < line_.size(); ++i) {
-    const char c = line_[i];
-    if (c == '"') {
-      for (++i; i < line_.size() && line_[i] != '"'; ++i) {
-      }
-      continue;
-    }
-    if (depth == 0 && line_.compare(i, what.size(), what) == 0) return i;
-    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
-    if ((c == '>' && !(i > 0 && line_[i - 1] == '-')) || c == ')' || c == ']' || c == '}') --depth;
-  }
-  return std::string::npos;
+  return scan::find_top(line_, what, from, scan::kMlirBrackets);
 }
 
 // `tensor<1024x4096xbf16>` at `at` -> shape and element type (dtype "" when podsim has none for it).
@@ -237,7 +191,7 @@ TensorType StablehloReader::read_tensor_type(std::size_t at) const {
     fail(at, "unsupported tensor type (dynamic shape or encoding), got: " + line_.substr(at, end - at));
   type.element = body.substr(i);
   type.element_at = at + 7 + i;
-  type.dtype = podsim_dtype(type.element);
+  type.dtype = scan::element_type(scan::Dialect::mlir, type.element).dtype;
   return type;
 }
 
@@ -245,7 +199,7 @@ TensorType StablehloReader::read_tensor_type(std::size_t at) const {
 // has none for, lists one mapped by its bytes per element.
 std::string StablehloReader::need_dtype(const TensorType& type, std::size_t at, const std::string& what) {
   if (type.dtype.empty()) fail(at, "unsupported element type, got: \"" + type.element + "\"");
-  if (dtype_by_size(type.element))
+  if (!scan::element_type(scan::Dialect::mlir, type.element).exact)
     approximate(what, line_no_,
                 "element type " + type.element + " held as " + type.dtype + " (same bytes per element)");
   return type.dtype;
@@ -385,27 +339,8 @@ void StablehloReader::read_mesh(std::size_t at) {
   module_.mesh_name = name;
 }
 
-// Splits [from, to) of the line at top-level commas; returns the start offsets of the parts (spaces skipped).
 std::vector<std::pair<std::size_t, std::size_t>> split_top(const std::string& s, std::size_t from, std::size_t to) {
-  std::vector<std::pair<std::size_t, std::size_t>> parts;
-  std::size_t start = from;
-  int depth = 0;
-  for (std::size_t i = from; i < to; ++i) {
-    const char c = s[i];
-    if (c == '"') {
-      for (++i; i < to && s[i] != '"'; ++i) {
-      }
-      continue;
-    }
-    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
-    if ((c == '>' && !(i > 0 && s[i - 1] == '-')) || c == ')' || c == ']' || c == '}') --depth;
-    if (c == ',' && depth == 0) {
-      parts.emplace_back(skip_space(s, start), i);
-      start = i + 1;
-    }
-  }
-  if (skip_space(s, start) < to) parts.emplace_back(skip_space(s, start), to);
-  return parts;
+  return scan::split_top(s, from, to, scan::kMlirBrackets);
 }
 
 namespace {
@@ -624,8 +559,7 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
   std::vector<std::pair<std::string, std::size_t>> operands;
   for (std::size_t i = op_end; i < type_colon; ++i) {
     if (line_[i] == '"') {
-      for (++i; i < type_colon && line_[i] != '"'; ++i)
-        if (line_[i] == '\\') ++i;
+      i = scan::closing_quote(line_, i, type_colon);
       continue;
     }
     if (line_[i] != '%') continue;

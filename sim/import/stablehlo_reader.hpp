@@ -138,7 +138,7 @@ class StablehloReader {
   bool returned_ = false;  // @main's return was read
 };
 
-// Line scanning helpers (stablehlo_parse.cpp).
+// Line scanning helpers (stablehlo_parse.cpp), module_scan.hpp's scanner with MLIR's brackets.
 // Position after the bracket matching the one at `open` (`<`, `(`, `[`, `{`), skipping quoted strings; npos if
 // the line ends first.
 std::size_t match_close(const std::string& s, std::size_t open);
