@@ -20,6 +20,7 @@
 #include "sim/import/hlo_builder.hpp"
 #include "sim/import/import_error.hpp"
 #include "sim/import/module_scan.hpp"
+#include "sim/import/slice_placement.hpp"
 
 namespace podsim::import {
 namespace {
@@ -1022,7 +1023,7 @@ std::vector<std::int64_t> hlo_default_slice(const HloModule& module, const std::
   const std::int64_t n = hlo_device_count(module);
   if (n > (std::int64_t{1} << 20))
     throw InputError(file, "the module runs on " + std::to_string(n) + " devices; podsim reads at most 2^20");
-  const std::size_t rank = pod_shape.empty() ? 3 : pod_shape.size();
+  const std::size_t rank = slice_rank(pod_shape, 3);
   std::vector<const HloInstruction*> collectives;
   for (const auto& c : module.computations)
     for (const auto& ins : c.instructions)
@@ -1050,13 +1051,8 @@ std::vector<std::int64_t> hlo_default_slice(const HloModule& module, const std::
   for (std::size_t k = 1; k <= rank; ++k)
     factor(factor, n, k);
   std::vector<std::vector<std::int64_t>> fitting;
-  for (auto shape : candidates) {
-    shape.resize(rank, 1);
-    bool fits = true;
-    for (std::size_t d = 0; d < pod_shape.size(); ++d)
-      if (shape[d] > pod_shape[d]) fits = false;
-    if (fits) fitting.push_back(shape);
-  }
+  for (auto shape : candidates)
+    if (place_on_pod(shape, pod_shape, rank) == Placement::fits) fitting.push_back(shape);
   for (const auto& shape : fitting)
     if (std::all_of(collectives.begin(), collectives.end(), [&](const HloInstruction* c) {
           return slice_dims_of_groups(c->replica_groups, shape).has_value();

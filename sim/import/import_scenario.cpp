@@ -8,6 +8,7 @@
 #include "models/common/shape.hpp"
 #include "sim/import/assumed_peaks.hpp"
 #include "sim/import/import_error.hpp"
+#include "sim/import/slice_placement.hpp"
 
 namespace podsim::import {
 namespace {
@@ -52,16 +53,16 @@ std::vector<std::int64_t> default_slice(const ImportedModule& module, const std:
   std::vector<std::int64_t> slice;
   for (const auto& [name, size] : module.axes)
     if (size > 1) slice.push_back(size);
-  const std::size_t rank = pod_shape.empty() ? std::max<std::size_t>(slice.size(), 1) : pod_shape.size();
-  if (slice.size() > rank)
-    throw InputError(where, "the mesh " + mesh_text(module) + " has " + std::to_string(slice.size()) +
+  const std::size_t rank = slice_rank(pod_shape, std::max<std::size_t>(slice.size(), 1));
+  const std::size_t axes = slice.size();
+  const Placement placement = place_on_pod(slice, pod_shape, rank);
+  if (placement == Placement::too_many_dims)
+    throw InputError(where, "the mesh " + mesh_text(module) + " has " + std::to_string(axes) +
                                 " axes of size > 1 but the generation's slices have " + std::to_string(rank) +
                                 " dims; give --slice");
-  slice.resize(rank, 1);
-  for (std::size_t d = 0; d < pod_shape.size(); ++d)
-    if (slice[d] > pod_shape[d])
-      throw InputError(where, "the mesh " + mesh_text(module) + " does not fit the generation's pod " +
-                                  format_dims(pod_shape) + " as the slice " + format_dims(slice) + "; give --slice");
+  if (placement == Placement::longer_than_pod)
+    throw InputError(where, "the mesh " + mesh_text(module) + " does not fit the generation's pod " +
+                                format_dims(pod_shape) + " as the slice " + format_dims(slice) + "; give --slice");
   return slice;
 }
 
