@@ -13,6 +13,7 @@
 
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
+#include "models/plan/natural_out_sharding.hpp"
 #include "models/sharding/shardy_parse.hpp"
 #include "models/sharding/shardy_print.hpp"
 #include "sim/import/module_scan.hpp"
@@ -755,7 +756,6 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     pair_up(contract.first, contract.second, 2);
     std::string lhs_labels, rhs_labels, out_labels;
     std::vector<std::int64_t> computed;
-    std::vector<const DimSharding*> out_dims;  // the operand dim each result dim comes from
     for (std::size_t d = 0; d < lhs.shape.size(); ++d)
       lhs_labels += static_cast<char>('A' + d);
     char next = static_cast<char>('A' + lhs.shape.size());
@@ -764,26 +764,16 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
     for (std::size_t k = 0; k < batch.first.size(); ++k) {
       const auto d = batch.first[k];
       out_labels += lhs_labels[d], computed.push_back(lhs.shape[d]);
-      const DimSharding& l = lhs.sharding.dims[d];
-      out_dims.push_back(l.axes.empty() ? &rhs.sharding.dims[batch.second[k]] : &l);
     }
     for (std::size_t d = 0; d < lhs.shape.size(); ++d)
-      if (lhs_role[d] == 0)
-        out_labels += lhs_labels[d], computed.push_back(lhs.shape[d]), out_dims.push_back(&lhs.sharding.dims[d]);
+      if (lhs_role[d] == 0) out_labels += lhs_labels[d], computed.push_back(lhs.shape[d]);
     for (std::size_t d = 0; d < rhs.shape.size(); ++d)
-      if (rhs_role[d] == 0)
-        out_labels += rhs_labels[d], computed.push_back(rhs.shape[d]), out_dims.push_back(&rhs.sharding.dims[d]);
+      if (rhs_role[d] == 0) out_labels += rhs_labels[d], computed.push_back(rhs.shape[d]);
     if (computed != out.shape) fail(type_at, "the result type does not match the dot_general's dims");
-    // The result's sharding as Shardy would propagate it: each result dim keeps its operand dim's axes, an axis
-    // already used by an earlier dim dropped; the contracting dims' axes are summed over (podsim plans that).
-    TensorSharding propagated = replicated(out.shape.size());
-    std::set<std::string> used;
-    for (std::size_t d = 0; d < out_dims.size(); ++d)
-      for (const auto& axis : out_dims[d]->axes)
-        if (used.insert(axis.name).second)
-          propagated.dims[d].axes.push_back(axis);
-        else
-          break;
+    // The result's sharding as Shardy would propagate it, by the planner's rule (natural_out_sharding); the
+    // contracting dims' axes are summed over, which podsim plans.
+    const TensorSharding propagated =
+        natural_out_sharding(Einsum{lhs_labels, rhs_labels, out_labels}, lhs.sharding, rhs.sharding, *mesh_);
     materialize(lhs, operands[0].second);
     materialize(rhs, operands[1].second);
     ImportedOp op;
