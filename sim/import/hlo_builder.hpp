@@ -10,11 +10,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "models/common/error.hpp"
 #include "sim/import/hlo_module.hpp"
 #include "sim/import/hlo_scenario.hpp"
+#include "sim/import/imported_program.hpp"
 
 namespace podsim::import::hlo_build {
 
@@ -76,7 +75,7 @@ class Builder {
                        std::vector<std::string>& after);
   const Value& operand(const HloInstruction& ins, std::size_t k) const;
   std::vector<std::string> axes_of(const HloInstruction& ins);
-  void push(nlohmann::ordered_json op, const std::vector<std::string>& after);
+  void push(ImportedOp op, const std::vector<std::string>& after);
   void compute_dtype(const std::string& dtype) { compute_dtypes_.insert(dtype); }
   // A name hint inside a called computation or loop body: prefixed with the scope, unless it is made from an op's
   // name that has it already.
@@ -104,10 +103,9 @@ class Builder {
   std::vector<std::int64_t> slice_;
   std::map<std::string, double> peak_flops_;
   std::int64_t devices_ = 1;
-  // Built as a plain vector (of key-value pairs, of ops), made JSON once: adding to an ordered_json with
-  // JSON_DIAGNOSTICS resets the parent of every element it holds, which made a large module's import quadratic.
-  nlohmann::ordered_json::object_t tensors_;
-  nlohmann::ordered_json::array_t program_;
+  // The typed program scenario_writer.hpp writes: its declared tensors and ops, in order.
+  std::vector<ImportedTensor> tensors_;
+  std::vector<ImportedOp> program_;
   std::map<std::string, Value> values_;
   std::set<std::string> tensor_names_, op_names_, noted_types_;
   std::set<std::string> compute_dtypes_;

@@ -43,15 +43,14 @@ std::optional<std::size_t> parameter_number(const HloInstruction& ins) {
 }
 
 // The names of the ops in [from, to) of `program` that no op of that range waits for.
-std::vector<std::string> last_ops(const nlohmann::ordered_json::array_t& program, std::size_t from, std::size_t to) {
+std::vector<std::string> last_ops(const std::vector<ImportedOp>& program, std::size_t from, std::size_t to) {
   std::set<std::string> waited;
   for (std::size_t k = from; k < to; ++k)
-    if (program[k].contains("after"))
-      for (const auto& d : program[k]["after"])
-        waited.insert(d.get<std::string>());
+    for (const auto& d : program[k].after)
+      waited.insert(d);
   std::vector<std::string> last;
   for (std::size_t k = from; k < to; ++k)
-    if (!waited.count(program[k]["name"].get<std::string>())) last.push_back(program[k]["name"]);
+    if (!waited.count(program[k].name)) last.push_back(program[k].name);
   return last;
 }
 
@@ -172,7 +171,7 @@ void Builder::loop(const HloInstruction& ins) {
   in_iteration_ = was_in_iteration;
   iteration_after_ = outer_after;
   for (std::size_t k = first; k < program_.size(); ++k)
-    outer_ops.insert(program_[k]["name"].get<std::string>());
+    outer_ops.insert(program_[k].name);
   iteration_ops_ = outer_ops;
   state.shape = ins.shape;
   values_[ins.name] = state;

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
 #include <iomanip>
 #include <limits>
 #include <numeric>
@@ -20,6 +19,7 @@
 #include "sim/import/hlo_builder.hpp"
 #include "sim/import/import_error.hpp"
 #include "sim/import/module_scan.hpp"
+#include "sim/import/scenario_writer.hpp"
 #include "sim/import/slice_placement.hpp"
 
 namespace podsim::import {
@@ -123,6 +123,18 @@ std::string array_text(const std::string& element, const std::vector<std::int64_
 }
 
 const char* kAxisNames[] = {"X", "Y", "Z"};
+
+ImportedOp matmul_op(const std::string& name, const std::string& lhs, const std::string& rhs, const std::string& einsum,
+                     const std::string& out) {
+  ImportedOp op;
+  op.kind = ImportedOpKind::matmul;
+  op.name = name;
+  op.lhs = lhs;
+  op.rhs = rhs;
+  op.einsum = einsum;
+  op.out = out;
+  return op;
+}
 
 // a x b for a dim and a group size (both >= 0); -1 (no dim's size) when it overflows.
 std::int64_t times(std::int64_t a, std::int64_t b) {
@@ -248,13 +260,12 @@ std::string Builder::declare(const HloInstruction& ins, const std::string& hint,
       fail(ins, ins.column,
            "%" + ins.name + ": podsim tensors have dims >= 1, got: " + array_text(shape.element, shape.dims));
   const std::string name = new_tensor(hint);
-  nlohmann::ordered_json t = {{"shape", shape.dims}, {"dtype", dtype_of(ins, shape)}};
-  if (!sharding.empty()) t["sharding"] = sharding;
+  ImportedTensor t{name, shape.dims, dtype_of(ins, shape), sharding, "", false};
   if (standin && !standin->view_of.empty())
-    t["view_of"] = standin->view_of;
+    t.view_of = standin->view_of;
   else if (standin)
-    t["transient"] = true;
-  tensors_.emplace_back(name, std::move(t));  // new_tensor's names are new
+    t.transient = true;
+  tensors_.push_back(std::move(t));  // new_tensor's names are new
   if (standin)
     note(ins, "reads a stand-in input " + name + " (" + array_text(shape.element, shape.dims) +
                   (sharding.empty() ? "" : " " + sharding) + "): " +
@@ -280,7 +291,7 @@ const Value& Builder::operand(const HloInstruction& ins, std::size_t k) const {
   return values_.at(ins.operands[k]);
 }
 
-void Builder::push(nlohmann::ordered_json op, const std::vector<std::string>& after) {
+void Builder::push(ImportedOp op, const std::vector<std::string>& after) {
   std::vector<std::string> deps;
   for (const auto& d : after)
     if (std::find(deps.begin(), deps.end(), d) == deps.end()) deps.push_back(d);
@@ -289,8 +300,8 @@ void Builder::push(nlohmann::ordered_json op, const std::vector<std::string>& af
       std::none_of(deps.begin(), deps.end(), [&](const std::string& d) { return iteration_ops_.count(d) > 0; }))
     for (const auto& d : iteration_after_)
       if (std::find(deps.begin(), deps.end(), d) == deps.end()) deps.push_back(d);
-  if (in_iteration_) iteration_ops_.insert(op["name"].get<std::string>());
-  if (!deps.empty()) op["after"] = deps;
+  if (in_iteration_) iteration_ops_.insert(op.name);
+  op.after = std::move(deps);
   program_.push_back(std::move(op));
 }
 
@@ -351,12 +362,13 @@ void Builder::collective(const HloInstruction& ins) {
                     "} names a device outside the module's " + std::to_string(devices_));
       if (from == to) continue;
       const std::string name = new_op(ins.name + "." + std::to_string(k++));
-      push({{"op", "send"},
-            {"name", name},
-            {"from", from},
-            {"to", to},
-            {"bytes", std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes + 0.5))}},
-           in.deps);
+      ImportedOp send;
+      send.kind = ImportedOpKind::send;
+      send.name = name;
+      send.from_chip = from;
+      send.to_chip = to;
+      send.bytes = std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes + 0.5));
+      push(std::move(send), in.deps);
       v.deps.push_back(name);
     }
     if (k == 0) v.deps = in.deps;
@@ -404,8 +416,10 @@ void Builder::collective(const HloInstruction& ins) {
     };
     std::vector<std::string> after = in.deps;
     v.deps = {name};
-    nlohmann::ordered_json op;
-    const std::string out_tensor = new_tensor(name);
+    ImportedOp op;
+    op.name = name;
+    op.out = new_tensor(name);
+    op.axes = axes;
     if (kind == "all-gather") {
       auto gathered = in.shape.dims;
       gathered[d] = times(gathered[d], g);
@@ -414,14 +428,14 @@ void Builder::collective(const HloInstruction& ins) {
       const std::string source = !in.tensor.empty() && in.sharding == view && in.global == res.dims
                                      ? in.tensor
                                      : declare(ins, name + "_in", res, view, StandIn{in.held_by()});
-      op = {{"op", "all_gather"}, {"name", name}, {"tensor", source}, {"axes", axes}, {"out", out_tensor}};
-      v.tensor = out_tensor;
+      op.kind = ImportedOpKind::all_gather;
+      op.lhs = source;
     } else if (kind == "all-reduce") {
       expect(in.shape.dims == res.dims, "the result has the operand's shape");
       const std::string standin =
           declare(ins, name + "_in", in.shape, unreduced_sharding(in.shape.dims.size(), axes), StandIn{in.held_by()});
-      op = {{"op", "all_reduce"}, {"name", name}, {"tensor", standin}, {"axes", axes}, {"out", out_tensor}};
-      v.tensor = out_tensor;
+      op.kind = ImportedOpKind::all_reduce;
+      op.lhs = standin;
     } else if (kind == "reduce-scatter") {
       auto scattered = res.dims;
       scattered[d] = times(scattered[d], g);
@@ -429,9 +443,9 @@ void Builder::collective(const HloInstruction& ins) {
              "the result is the operand with dim " + std::to_string(d) + " divided by the group size");
       const std::string standin =
           declare(ins, name + "_in", in.shape, unreduced_sharding(in.shape.dims.size(), axes), StandIn{in.held_by()});
-      op = {{"op", "reduce_scatter"}, {"name", name}, {"tensor", standin},
-            {"axes", axes},           {"dim", d},     {"out", out_tensor}};
-      v.tensor = out_tensor;  // sharded: ops that need the replicated per-device view read a stand-in
+      op.kind = ImportedOpKind::reduce_scatter;
+      op.lhs = standin;
+      op.dim = static_cast<std::int64_t>(d);  // sharded: ops that need the replicated per-device view read a stand-in
       v.sharding = dim_sharding(in.shape.dims.size(), d, axes);
       v.global = in.shape.dims;
     } else {  // all-to-all, the array form: split and concatenate along one dim
@@ -450,16 +464,18 @@ void Builder::collective(const HloInstruction& ins) {
                  std::to_string(d) + " of " + want + " divides by the group size " + std::to_string(g));
       const std::string standin =
           declare(ins, name + "_in", global, dim_sharding(global.dims.size(), d, axes), StandIn{in.held_by()});
-      op = {{"op", "all_to_all"}, {"name", name}, {"tensor", standin}, {"axes", axes},
-            {"from_dim", d},      {"to_dim", to}, {"out", out_tensor}};
-      v.tensor = out_tensor;
+      op.kind = ImportedOpKind::all_to_all;
+      op.lhs = standin;
+      op.dim = static_cast<std::int64_t>(d);
+      op.to_dim = static_cast<std::int64_t>(to);
       v.sharding = dim_sharding(global.dims.size(), to, axes);
       v.global = global.dims;
       note(ins, "all-to-all along dim " + std::to_string(d) + " run as podsim's all-to-all of a stand-in " +
                     format_shape(global.dims) + " from dim " + std::to_string(d) + " to dim " + std::to_string(to) +
                     " (the same bytes per device; the result is that stand-in's layout)");
     }
-    push(op, after);
+    v.tensor = op.out;
+    push(std::move(op), after);
     if (results.size() > 1)
       result.elements.push_back(v);
     else
@@ -557,9 +573,7 @@ void Builder::dot(const HloInstruction& ins, const HloInstruction* inner, const 
   bool approximated = false;
   const std::string lhs_dtype = podsim_dtype(lhs.element, approximated);
   compute_dtype(lhs_dtype);
-  push(
-      {{"op", "matmul"}, {"name", name}, {"lhs", lt}, {"rhs", rt}, {"einsum", ll + "," + rl + "->" + ol}, {"out", out}},
-      after);
+  push(matmul_op(name, lt, rt, ll + "," + rl + "->" + ol, out), after);
   if (inner) return;
   Value v;
   v.shape = d.shape;
@@ -626,8 +640,7 @@ void Builder::convolution(const HloInstruction& ins, const std::map<std::string,
   const std::string rt = declare(c, name + "_rhs", rs, "", StandIn{held(c.operands[1])});
   bool approximated = false;
   compute_dtype(podsim_dtype(lhs.element, approximated));
-  push({{"op", "matmul"}, {"name", name}, {"lhs", lt}, {"rhs", rt}, {"einsum", "MK,KN->MN"}, {"out", new_tensor(name)}},
-       after_in);
+  push(matmul_op(name, lt, rt, "MK,KN->MN", new_tensor(name)), after_in);
   note(c, "convolution read as a matmul " + format_shape({m, k}) + " x " + format_shape({k, n}) + " (its " +
               flops_text(2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n)) +
               " FLOPs per device) on stand-in operands");
@@ -661,13 +674,13 @@ void Builder::fused_products(const HloInstruction& fusion, const std::string& ca
     if (ins.opcode == "dot") {
       const std::size_t before = program_.size();
       dot(fusion, &ins, &shapes, after);
-      ops.push_back(program_[before]["name"]);
+      ops.push_back(program_[before].name);
     } else if (ins.opcode == "convolution") {
       const std::size_t before = program_.size();
       HloInstruction named = ins;
       named.name = fusion.name + "." + ins.name;
       convolution(named, &shapes, after);
-      ops.push_back(program_[before]["name"]);
+      ops.push_back(program_[before].name);
     } else if (ins.opcode == "fusion") {
       const auto c = ins.attributes.find("calls");
       if (c != ins.attributes.end())
@@ -728,7 +741,11 @@ void Builder::memory_op(const HloInstruction& ins, double flops_per_element,
   std::size_t reads = 0;
   auto load = [&](const std::string& tensor) {
     const std::string name = new_op(ins.name + ".read" + std::to_string(reads++));
-    push({{"op", "load"}, {"name", name}, {"tensor", tensor}}, after);
+    ImportedOp read;
+    read.kind = ImportedOpKind::load;
+    read.name = name;
+    read.lhs = tensor;
+    push(std::move(read), after);
     elementwise_after.push_back(name);
   };
   for (std::size_t j = 0; j < ins.operands.size(); ++j) {
@@ -772,12 +789,13 @@ void Builder::memory_op(const HloInstruction& ins, double flops_per_element,
     }
     const std::string out = new_tensor(name);
     compute_dtype(dtype_of(ins, a));
-    push({{"op", "elementwise"},
-          {"name", name},
-          {"tensor", input},
-          {"flops_per_element", flops_per_element},
-          {"out", out}},
-         elementwise_after);
+    ImportedOp op;
+    op.kind = ImportedOpKind::elementwise;
+    op.name = name;
+    op.lhs = input;
+    op.flops_per_element = flops_per_element;
+    op.out = out;
+    push(std::move(op), elementwise_after);
     v.tensor = out;
     v.deps = {name};
     if (ins.shape.tuple)
@@ -916,31 +934,29 @@ HloImport Builder::build(const std::string& hardware) {
   for (const auto& ins : entry.instructions)
     instruction(ins);
 
-  HloImport out;
-  nlohmann::ordered_json& doc = out.scenario;
-  const std::string stem = std::filesystem::path(file_).stem().string();
-  doc["name"] = stem.empty() ? "imported" : stem;
-  std::vector<std::string> assumed;
-  const nlohmann::ordered_json hardware_value =
-      hardware_with_assumed_peaks(hardware, compute_dtypes_, peak_flops_, assumed);
-  for (const auto& dtype : assumed)
-    notes_.push_back({"", "", 0, assumed_peak_note(dtype)});
-  doc["description"] = "Imported by podsim import from " + file_ + " (partitioned HLO module " + module_.name +
-                       ", docs/import.md): " + std::to_string(notes_.size()) + " approximations (see source).";
-  nlohmann::ordered_json approximations = nlohmann::ordered_json::array();
+  ScenarioFrame frame;
+  frame.file = file_;
+  frame.format = ImportFormat::hlo_partitioned;
+  frame.hardware = hardware;
+  frame.slice = slice_;
+  frame.assumed_peaks = assumed_peaks(hardware, compute_dtypes_, peak_flops_);
+  for (const auto& peak : frame.assumed_peaks)
+    notes_.push_back({"", "", 0, assumed_peak_note(peak.dtype)});
+  frame.description = "Imported by podsim import from " + file_ + " (partitioned HLO module " + module_.name +
+                      ", docs/import.md): " + std::to_string(notes_.size()) + " approximations (see source).";
   for (const auto& n : notes_)
-    approximations.push_back({{"op", n.line > 0 ? n.opcode + " %" + n.name : "HloModule " + module_.name},
-                              {"line", n.line},
-                              {"how", n.how}});
-  doc["source"] = {{"file", file_}, {"format", "hlo-partitioned"}, {"approximations", approximations}};
-  doc["hardware"] = hardware_value;
-  doc["slice"] = {{"shape", slice_}, {"wraparound", "auto"}};
-  nlohmann::ordered_json axes = nlohmann::ordered_json::array();
-  for (std::size_t d = 0; d < slice_.size(); ++d)
-    axes.push_back({{"name", kAxisNames[d]}, {"size", slice_[d]}, {"dims", {d}}});
-  doc["mesh"] = {{"name", "mesh"}, {"axes", axes}};
-  doc["tensors"] = nlohmann::ordered_json(std::move(tensors_));
-  doc["program"] = nlohmann::ordered_json(std::move(program_));
+    frame.approximations.push_back(
+        {n.line > 0 ? n.opcode + " %" + n.name : "HloModule " + module_.name, n.line, n.how});
+  ImportedProgram program;
+  program.mesh_name = "mesh";  // one axis per slice dim
+  for (std::size_t d = 0; d < slice_.size(); ++d) {
+    program.axes.emplace_back(kAxisNames[d], slice_[d]);
+    frame.axis_dims.push_back({static_cast<int>(d)});
+  }
+  program.tensors = std::move(tensors_);
+  program.ops = std::move(program_);
+  HloImport out;
+  out.scenario = scenario_json(program, frame);
   out.notes = notes_;
   return out;
 }
