@@ -225,25 +225,16 @@ void StablehloReader::read_while(std::size_t op_at, std::size_t op_end, const st
 
 // `%r = call @f(%a)`: @f's body read in place (inlined), its arguments bound to the call's operands.
 void StablehloReader::read_call(OpLine& op_line) {
-  const std::string& ssa = op_line.ssa;
-  const std::string& name = op_line.name;
-  const std::size_t results = op_line.results;
-  const std::size_t op_at = op_line.op_at;
-  const std::size_t op_end = op_line.op_end;
-  const std::size_t type_colon = op_line.type_colon;
-  const std::vector<std::size_t>& result_types = op_line.result_types;
-  const auto& operands = op_line.operands;
-  Scope& scope = *op_line.scope;
-  const int depth = op_line.depth;
-  const auto [callee, callee_at] = symbol_at(line_, op_end);
+  const auto [callee, callee_at] = symbol_at(line_, op_line.op_end);
   const auto it = functions_.find(callee);
-  if (callee_at == std::string::npos || it == functions_.end()) fail(op_at, "call of an unknown function @" + callee);
-  if (callee == "main") fail(op_at, "call of @main");
-  if (depth + 1 > kMaxCallDepth)
-    fail(op_at, "calls nested deeper than " + std::to_string(kMaxCallDepth) + " (recursion?), got: @" + callee);
+  if (callee_at == std::string::npos || it == functions_.end())
+    fail(op_line.op_at, "call of an unknown function @" + callee);
+  if (callee == "main") fail(op_line.op_at, "call of @main");
+  if (op_line.depth + 1 > kMaxCallDepth)
+    fail(op_line.op_at, "calls nested deeper than " + std::to_string(kMaxCallDepth) + " (recursion?), got: @" + callee);
   const std::size_t here = cur_;
   std::vector<SsaValue> args;
-  for (std::size_t k = 0; k < operands.size(); ++k)
+  for (std::size_t k = 0; k < op_line.operands.size(); ++k)
     args.push_back(operand(op_line, k));
   const Function& fn = it->second;
   set_line(fn.sig);
@@ -269,39 +260,35 @@ void StablehloReader::read_call(OpLine& op_line) {
       fail(attr, "shardings on a private function's arguments are not read");
     inner.values[params[k].ssa] = args[k];
   }
-  if (line_.find("sdy.sharding_per_value<[", op_end) < type_colon)
-    fail(op_at, "a sharding on a call's result is not read");
-  const auto returned = run_lines(fn.sig + 1, fn.end, inner, name + "_", depth + 1, false, "@" + callee);
+  if (line_.find("sdy.sharding_per_value<[", op_line.op_end) < op_line.type_colon)
+    fail(op_line.op_at, "a sharding on a call's result is not read");
+  const auto returned =
+      run_lines(fn.sig + 1, fn.end, inner, op_line.name + "_", op_line.depth + 1, false, "@" + callee);
   set_line(here);
-  if (returned.size() != results)
-    fail(op_at, "@" + callee + " returns " + std::to_string(returned.size()) + " value(s), the call takes " +
-                    std::to_string(results));
-  for (std::size_t k = 0; k < results; ++k) {
-    if (returned[k].shape != read_tensor_type(result_types[k]).shape)
-      fail(result_types[k], "the call's result type differs from @" + callee + "'s");
-    scope.values[results == 1 ? ssa : ssa + "#" + std::to_string(k)] = returned[k];
+  if (returned.size() != op_line.results)
+    fail(op_line.op_at, "@" + callee + " returns " + std::to_string(returned.size()) + " value(s), the call takes " +
+                            std::to_string(op_line.results));
+  for (std::size_t k = 0; k < op_line.results; ++k) {
+    if (returned[k].shape != read_tensor_type(op_line.result_types[k]).shape)
+      fail(op_line.result_types[k], "the call's result type differs from @" + callee + "'s");
+    op_line.scope->values[op_line.results == 1 ? op_line.ssa : op_line.ssa + "#" + std::to_string(k)] = returned[k];
   }
   return;
 }
 
 // `%r:N = stablehlo.optimization_barrier %a, %b`: no time, each result is its operand.
 void StablehloReader::read_optimization_barrier(OpLine& op_line) {
-  const std::string& op_name = op_line.op;
-  const std::string& ssa = op_line.ssa;
-  const std::size_t results = op_line.results;
-  const std::size_t op_end = op_line.op_end;
-  const std::size_t type_colon = op_line.type_colon;
-  const std::vector<std::size_t>& result_types = op_line.result_types;
-  Scope& scope = *op_line.scope;
   // no time: each result is its operand
-  need(op_line, results);
-  for (std::size_t k = 0; k < results; ++k) {
-    const TensorType type = read_tensor_type(result_types[k]);
-    if (type.shape != operand(op_line, k).shape) fail(result_types[k], "the result type differs from the operand's");
-    scope.values[results == 1 ? ssa : ssa + "#" + std::to_string(k)] = operand(op_line, k);
+  need(op_line, op_line.results);
+  for (std::size_t k = 0; k < op_line.results; ++k) {
+    const TensorType type = read_tensor_type(op_line.result_types[k]);
+    if (type.shape != operand(op_line, k).shape)
+      fail(op_line.result_types[k], "the result type differs from the operand's");
+    op_line.scope->values[op_line.results == 1 ? op_line.ssa : op_line.ssa + "#" + std::to_string(k)] =
+        operand(op_line, k);
   }
-  if (line_.find("sdy.sharding_per_value<[", op_end) < type_colon)
-    approximate(op_name, line_no_, "the results' given shardings are not read: each result keeps its operand's");
+  if (line_.find("sdy.sharding_per_value<[", op_line.op_end) < op_line.type_colon)
+    approximate(op_line.op, line_no_, "the results' given shardings are not read: each result keeps its operand's");
   return;
 }
 

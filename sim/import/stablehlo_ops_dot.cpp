@@ -16,23 +16,12 @@
 namespace podsim::import::stablehlo_read {
 
 void StablehloReader::read_dot(OpLine& op_line) {
-  const std::string& op_name = op_line.op;
-  const std::string& ssa = op_line.ssa;
-  const std::string& name = op_line.name;
-  const std::size_t op_at = op_line.op_at;
-  const std::size_t op_end = op_line.op_end;
-  const std::size_t type_colon = op_line.type_colon;
-  const std::size_t type_at = op_line.type_at;
-  const TensorType& out = op_line.out;
-  const std::string& value_sharding = op_line.value_sharding;
-  const auto& operands = op_line.operands;
-  Scope& scope = *op_line.scope;
   need(op_line, 2);
   SsaValue& lhs = operand(op_line, 0);
   SsaValue& rhs = operand(op_line, 1);
   auto dims = [&](const std::string& key) -> std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> {
-    const std::size_t k = line_.find(key + " = [", op_end);
-    if (k == std::string::npos || k > type_colon) return {};
+    const std::size_t k = line_.find(key + " = [", op_line.op_end);
+    if (k == std::string::npos || k > op_line.type_colon) return {};
     const std::size_t l_open = k + key.size() + 3;
     const std::size_t l_close = line_.find(']', l_open);
     const std::size_t x = l_close == std::string::npos ? l_close : line_.find("x [", l_close);
@@ -48,22 +37,23 @@ void StablehloReader::read_dot(OpLine& op_line) {
   };
   const auto batch = dims("batching_dims");
   auto contract = dims("contracting_dims");
-  if (op_name == "stablehlo.dot") {  // a matrix product: lhs dim 1 with rhs dim 0
-    if (lhs.shape.size() != 2 || rhs.shape.size() != 2) fail(op_at, "stablehlo.dot is read for rank-2 operands only");
+  if (op_line.op == "stablehlo.dot") {  // a matrix product: lhs dim 1 with rhs dim 0
+    if (lhs.shape.size() != 2 || rhs.shape.size() != 2)
+      fail(op_line.op_at, "stablehlo.dot is read for rank-2 operands only");
     contract = {{1}, {0}};
   }
   // Labels: the lhs dims in order (A, B, ...), a paired rhs dim takes its lhs dim's label, the rhs's free dims
   // the next letters. Output order (StableHLO's): batch dims, lhs free dims, rhs free dims.
-  if (lhs.shape.size() + rhs.shape.size() > 26) fail(op_at, "dot_general has more than 26 dims");
+  if (lhs.shape.size() + rhs.shape.size() > 26) fail(op_line.op_at, "dot_general has more than 26 dims");
   std::vector<int> lhs_role(lhs.shape.size(), 0), rhs_role(rhs.shape.size(), 0);  // 0 free, 1 batch, 2 contracting
   std::vector<int> rhs_pair(rhs.shape.size(), -1);
   auto pair_up = [&](const std::vector<std::int64_t>& l, const std::vector<std::int64_t>& r, int role) {
-    if (l.size() != r.size()) fail(op_at, "dot_general dimension lists differ in length");
+    if (l.size() != r.size()) fail(op_line.op_at, "dot_general dimension lists differ in length");
     for (std::size_t k = 0; k < l.size(); ++k) {
       if (l[k] < 0 || r[k] < 0 || l[k] >= static_cast<std::int64_t>(lhs.shape.size()) ||
           r[k] >= static_cast<std::int64_t>(rhs.shape.size()) || lhs_role[l[k]] != 0 || rhs_role[r[k]] != 0)
-        fail(op_at, "dot_general dimension out of range or repeated");
-      if (lhs.shape[l[k]] != rhs.shape[r[k]]) fail(op_at, "dot_general paired dimensions differ in size");
+        fail(op_line.op_at, "dot_general dimension out of range or repeated");
+      if (lhs.shape[l[k]] != rhs.shape[r[k]]) fail(op_line.op_at, "dot_general paired dimensions differ in size");
       lhs_role[l[k]] = rhs_role[r[k]] = role;
       rhs_pair[r[k]] = static_cast<int>(l[k]);
     }
@@ -85,31 +75,31 @@ void StablehloReader::read_dot(OpLine& op_line) {
     if (lhs_role[d] == 0) out_labels += lhs_labels[d], computed.push_back(lhs.shape[d]);
   for (std::size_t d = 0; d < rhs.shape.size(); ++d)
     if (rhs_role[d] == 0) out_labels += rhs_labels[d], computed.push_back(rhs.shape[d]);
-  if (computed != out.shape) fail(type_at, "the result type does not match the dot_general's dims");
+  if (computed != op_line.out.shape) fail(op_line.type_at, "the result type does not match the dot_general's dims");
   // The result's sharding as Shardy would propagate it, by the planner's rule (natural_out_sharding); the
   // contracting dims' axes are summed over, which podsim plans.
   const TensorSharding propagated =
       natural_out_sharding(Einsum{lhs_labels, rhs_labels, out_labels}, lhs.sharding, rhs.sharding, *mesh_);
-  materialize(lhs, operands[0].second);
-  materialize(rhs, operands[1].second);
+  materialize(lhs, op_line.operands[0].second);
+  materialize(rhs, op_line.operands[1].second);
   ImportedOp op;
   op.kind = ImportedOpKind::matmul;
-  op.name = name;
+  op.name = op_line.name;
   op.lhs = lhs.tensor;
   op.rhs = rhs.tensor;
   op.einsum = lhs_labels + "," + rhs_labels + "->" + out_labels;
-  op.sharding = value_sharding;
+  op.sharding = op_line.value_sharding;
   op.after = after_of({&lhs, &rhs}, {});
   const std::string lhs_dtype = lhs.dtype;
   const int index = add_op(op_line, op);
   SsaValue v = derived(op_line, given(op_line).value_or(propagated));
-  v.tensor = v.writer = name;
+  v.tensor = v.writer = op_line.name;
   v.dtype = lhs_dtype;
-  if (value_sharding.empty()) {
+  if (op_line.value_sharding.empty()) {
     v.pending = index;
     pinned_[index] = print_shardy_sharding(propagated);
   }
-  scope.values[ssa] = v;
+  define(op_line, v);
   return;
 }
 

@@ -25,25 +25,16 @@ const std::set<std::string> kBinaryElementwise = {
 }  // namespace
 
 void StablehloReader::read_elementwise(OpLine& op_line) {
-  const std::string& op_name = op_line.op;
-  const std::string& ssa = op_line.ssa;
-  const std::string& name = op_line.name;
-  const std::size_t op_end = op_line.op_end;
-  const std::size_t type_at = op_line.type_at;
-  const TensorType& out = op_line.out;
-  const std::string& value_sharding = op_line.value_sharding;
-  const auto& operands = op_line.operands;
-  Scope& scope = *op_line.scope;
   // Elementwise ops: the op runs on one operand (its "primary": the first that is a tensor of the result's shape,
   // preferring the data operands of select and clamp); the others are waited for.
-  const std::size_t arity = op_name == "stablehlo.select" || op_name == "stablehlo.clamp" ? 3
-                            : kBinaryElementwise.count(op_name)                           ? 2
-                                                                                          : 1;
+  const std::size_t arity = op_line.op == "stablehlo.select" || op_line.op == "stablehlo.clamp" ? 3
+                            : kBinaryElementwise.count(op_line.op)                              ? 2
+                                                                                                : 1;
   need(op_line, arity);
   std::vector<std::size_t> order;
-  if (op_name == "stablehlo.select")
+  if (op_line.op == "stablehlo.select")
     order = {1, 2, 0};
-  else if (op_name == "stablehlo.clamp")
+  else if (op_line.op == "stablehlo.clamp")
     order = {1, 0, 2};
   else
     for (std::size_t k = 0; k < arity; ++k)
@@ -52,12 +43,12 @@ void StablehloReader::read_elementwise(OpLine& op_line) {
   for (int pass = 0; pass < 3 && primary < 0; ++pass)
     for (const auto k : order) {
       const SsaValue& v = operand(op_line, k);
-      if (v.shape == out.shape && (pass == 2 || (pass == 0 ? !v.tensor.empty() : !v.constant))) {
+      if (v.shape == op_line.out.shape && (pass == 2 || (pass == 0 ? !v.tensor.empty() : !v.constant))) {
         primary = static_cast<int>(k);
         break;
       }
     }
-  if (primary < 0) fail(type_at, "elementwise result shape differs from the operands'");
+  if (primary < 0) fail(op_line.type_at, "elementwise result shape differs from the operands'");
   SsaValue& in = operand(op_line, primary);
   std::vector<const SsaValue*> others;
   bool all_constant = true;
@@ -68,20 +59,20 @@ void StablehloReader::read_elementwise(OpLine& op_line) {
   if (all_constant) {  // folded, as XLA does
     SsaValue v = derived(op_line, given(op_line).value_or(in.sharding));
     v.constant = true;
-    if (is_integer_element(out.element) && product(out.shape) == 1) {
+    if (is_integer_element(op_line.out.element) && product(op_line.out.shape) == 1) {
       std::vector<std::optional<std::int64_t>> args;
       for (std::size_t k = 0; k < arity; ++k)
         args.push_back(operand(op_line, k).scalar);
       std::string direction;  // `stablehlo.compare  LT, %a, %b, SIGNED`
-      for (std::size_t k = skip_space(line_, op_end);
+      for (std::size_t k = skip_space(line_, op_line.op_end);
            k < line_.size() && std::isupper(static_cast<unsigned char>(line_[k])); ++k)
         direction += line_[k];
-      v.scalar = fold_integer(op_name, direction, args);
+      v.scalar = fold_integer(op_line.op, direction, args);
     }
-    scope.values[ssa] = v;
+    define(op_line, v);
     return;
   }
-  materialize(in, operands[primary].second);
+  materialize(in, op_line.operands[primary].second);
   // The other operands held in tensors are read by `load` ops (their bytes from HBM, and their buffers kept until
   // then); a layout result by the tensor it comes from (a broadcast reads its source's bytes). Constants are not.
   std::vector<std::string> loads;
@@ -90,7 +81,7 @@ void StablehloReader::read_elementwise(OpLine& op_line) {
     if (other->constant || tensor.empty() || tensor == in.tensor) continue;
     ImportedOp load;
     load.kind = ImportedOpKind::load;
-    load.name = name + "_read" + std::to_string(loads.size());
+    load.name = op_line.name + "_read" + std::to_string(loads.size());
     load.lhs = tensor;
     load.after = after_of({}, {other});
     load.after.erase(std::remove(load.after.begin(), load.after.end(), other->writer), load.after.end());
@@ -99,7 +90,7 @@ void StablehloReader::read_elementwise(OpLine& op_line) {
   }
   ImportedOp op;
   op.kind = ImportedOpKind::elementwise;
-  op.name = name;
+  op.name = op_line.name;
   op.lhs = in.tensor;
   op.after = after_of({&in}, others);
   op.after.insert(op.after.end(), loads.begin(), loads.end());
@@ -107,44 +98,38 @@ void StablehloReader::read_elementwise(OpLine& op_line) {
   const std::string in_dtype = in.dtype;
   const TensorSharding in_sharding = in.sharding;
   add_op(op_line, op);
-  if (!out.dtype.empty() && out.dtype != in_dtype)
-    approximate(op_name, line_no_,
-                "the result (" + out.element + ") is held as " + in_dtype +
+  if (!op_line.out.dtype.empty() && op_line.out.dtype != in_dtype)
+    approximate(op_line.op, line_no_,
+                "the result (" + op_line.out.element + ") is held as " + in_dtype +
                     ": podsim's elementwise op keeps its operand's dtype");
   SsaValue v = derived(op_line, in_sharding);
-  v.tensor = v.writer = name;
+  v.tensor = v.writer = op_line.name;
   v.dtype = in_dtype;
   v.pending = pending;
-  if (!value_sharding.empty()) {  // the value's own sharding: a reshard of the result
+  if (!op_line.value_sharding.empty()) {  // the value's own sharding: a reshard of the result
     ImportedOp reshard;
     reshard.kind = ImportedOpKind::reshard;
-    reshard.name = name + "_sharded";
-    reshard.lhs = name;
-    reshard.sharding = value_sharding;
+    reshard.name = op_line.name + "_sharded";
+    reshard.lhs = op_line.name;
+    reshard.sharding = op_line.value_sharding;
     add_op(op_line, reshard);
     v.tensor = v.writer = reshard.name;
-    v.sharding = parse_shardy_sharding(value_sharding);
+    v.sharding = parse_shardy_sharding(op_line.value_sharding);
     v.pending = -1;
   }
-  scope.values[ssa] = v;
+  define(op_line, v);
 }
 
 void StablehloReader::read_constant(OpLine& op_line) {
-  const std::string& op_name = op_line.op;
-  const std::string& ssa = op_line.ssa;
-  const std::size_t op_end = op_line.op_end;
-  const std::size_t type_colon = op_line.type_colon;
-  const TensorType& out = op_line.out;
-  Scope& scope = *op_line.scope;
-  const bool is_constant = op_name != "stablehlo.iota";
   need(op_line, 0);
-  SsaValue v = derived(op_line, given(op_line).value_or(replicated(out.shape.size())));
+  SsaValue v = derived(op_line, given(op_line).value_or(replicated(op_line.out.shape.size())));
   v.constant = true;
-  if (is_constant && is_integer_element(out.element) && product(out.shape) == 1) {
-    const std::size_t dense = line_.find("dense<", op_end);
-    if (dense != std::string::npos && dense < type_colon) v.scalar = integer_literal(line_.substr(dense + 6, 24));
+  if ((op_line.op != "stablehlo.iota") && is_integer_element(op_line.out.element) && product(op_line.out.shape) == 1) {
+    const std::size_t dense = line_.find("dense<", op_line.op_end);
+    if (dense != std::string::npos && dense < op_line.type_colon)
+      v.scalar = integer_literal(line_.substr(dense + 6, 24));
   }
-  scope.values[ssa] = v;
+  define(op_line, v);
   return;
 }
 

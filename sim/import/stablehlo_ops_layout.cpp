@@ -73,109 +73,93 @@ std::optional<TensorSharding> reshape_sharding(const std::vector<std::int64_t>& 
 }  // namespace
 
 void StablehloReader::read_layout(OpLine& op_line) {
-  const std::string& op_name = op_line.op;
-  const std::string& ssa = op_line.ssa;
-  const std::size_t op_at = op_line.op_at;
-  const std::size_t op_end = op_line.op_end;
-  const std::size_t type_colon = op_line.type_colon;
-  const std::size_t type_at = op_line.type_at;
-  const TensorType& out = op_line.out;
-  const std::string& value_sharding = op_line.value_sharding;
-  Scope& scope = *op_line.scope;
   need(op_line, 1);
   SsaValue& in = operand(op_line, 0);
   TensorSharding sharding = in.sharding;
   // The op's `dims = [...]` (transpose's permutation, broadcast_in_dim's map); `where` is set to where it starts.
   const auto dims_attribute = [&](std::size_t& where) {
-    where = line_.find("dims = [", op_end);
-    if (where == std::string::npos || where > type_colon) fail(op_at, "malformed " + op_name + ": no dims");
+    where = line_.find("dims = [", op_line.op_end);
+    if (where == std::string::npos || where > op_line.type_colon)
+      fail(op_line.op_at, "malformed " + op_line.op + ": no dims");
     try {
       return parse_int_list(line_.substr(where + 8, line_.find(']', where) - where - 8));
     } catch (const std::exception&) {
       fail(where, "malformed dims");
     }
   };
-  if (op_name == "stablehlo.convert" || op_name == "stablehlo.bitcast_convert") {
-    if (in.shape != out.shape) fail(type_at, op_name + " changes the shape; not read");
-  } else if (op_name == "stablehlo.transpose") {
+  if (op_line.op == "stablehlo.convert" || op_line.op == "stablehlo.bitcast_convert") {
+    if (in.shape != op_line.out.shape) fail(op_line.type_at, op_line.op + " changes the shape; not read");
+  } else if (op_line.op == "stablehlo.transpose") {
     std::size_t k = 0;
     const std::vector<std::int64_t> perm = dims_attribute(k);
     std::vector<bool> seen(in.shape.size(), false);
-    if (perm.size() != in.shape.size() || out.shape.size() != in.shape.size()) fail(k, "transpose dims mismatch");
+    if (perm.size() != in.shape.size() || op_line.out.shape.size() != in.shape.size())
+      fail(k, "transpose dims mismatch");
     for (std::size_t d = 0; d < perm.size(); ++d) {
       if (perm[d] < 0 || perm[d] >= static_cast<std::int64_t>(perm.size()) || seen[perm[d]] ||
-          out.shape[d] != in.shape[perm[d]])
+          op_line.out.shape[d] != in.shape[perm[d]])
         fail(k, "transpose dims mismatch");
       seen[perm[d]] = true;
       sharding.dims[d] = in.sharding.dims[perm[d]];
     }
-  } else if (op_name == "stablehlo.broadcast_in_dim") {
+  } else if (op_line.op == "stablehlo.broadcast_in_dim") {
     std::size_t k = 0;
     const std::vector<std::int64_t> map = dims_attribute(k);
     if (map.size() != in.shape.size()) fail(k, "broadcast dims mismatch");
-    sharding = replicated(out.shape.size());
+    sharding = replicated(op_line.out.shape.size());
     sharding.replicated = in.sharding.replicated;
     for (std::size_t d = 0; d < map.size(); ++d) {
-      if (map[d] < 0 || map[d] >= static_cast<std::int64_t>(out.shape.size()) ||
-          (in.shape[d] != 1 && in.shape[d] != out.shape[map[d]]))
+      if (map[d] < 0 || map[d] >= static_cast<std::int64_t>(op_line.out.shape.size()) ||
+          (in.shape[d] != 1 && in.shape[d] != op_line.out.shape[map[d]]))
         fail(k, "broadcast dims mismatch");
-      if (in.shape[d] == out.shape[map[d]])
+      if (in.shape[d] == op_line.out.shape[map[d]])
         sharding.dims[map[d]] = in.sharding.dims[d];
       else if (!in.sharding.dims[d].axes.empty())
-        fail(op_at, op_name + ": cannot derive the result's sharding: operand dim " + std::to_string(d) +
-                        " of size 1 is sharded");
+        fail(op_line.op_at, op_line.op + ": cannot derive the result's sharding: operand dim " + std::to_string(d) +
+                                " of size 1 is sharded");
     }
   } else {  // reshape
     std::string why;
-    const auto r = reshape_sharding(in.shape, in.sharding, out.shape, *mesh_, why);
-    if (!r && value_sharding.empty())
-      fail(op_at, op_name + ": cannot derive the result's sharding from the operand's " +
-                      print_shardy_sharding(in.sharding) + ": " + why +
-                      "; give the result a sharding (sdy.sharding_constraint) before and after");
+    const auto r = reshape_sharding(in.shape, in.sharding, op_line.out.shape, *mesh_, why);
+    if (!r && op_line.value_sharding.empty())
+      fail(op_line.op_at, op_line.op + ": cannot derive the result's sharding from the operand's " +
+                              print_shardy_sharding(in.sharding) + ": " + why +
+                              "; give the result a sharding (sdy.sharding_constraint) before and after");
     if (!r)
-      approximate(op_name, line_no_,
-                  "the result takes its given sharding " + value_sharding +
+      approximate(op_line.op, line_no_,
+                  "the result takes its given sharding " + op_line.value_sharding +
                       " (none follows from the operand's: " + why + "); the resharding is not simulated");
     sharding = r ? *r : *given(op_line);
   }
   SsaValue v = derived(op_line, sharding);
   if (const auto g = given(op_line); g && *g != sharding) {
-    approximate(op_name, line_no_,
-                "the result's sharding " + value_sharding + " differs from the one derived from the operand (" +
+    approximate(op_line.op, line_no_,
+                "the result's sharding " + op_line.value_sharding + " differs from the one derived from the operand (" +
                     print_shardy_sharding(sharding) + "); the resharding between them is not simulated");
     v.sharding = *g;
   }
-  v.pending = value_sharding.empty() ? in.pending : -1;
+  v.pending = op_line.value_sharding.empty() ? in.pending : -1;
   v.deps = in.deps;
   if (!in.writer.empty()) v.deps.push_back(in.writer);
   v.constant = in.constant;
   v.source = in.tensor.empty() ? in.source : storage_of(in);
-  if (is_integer_element(out.element) && product(out.shape) == 1) v.scalar = in.scalar;
-  scope.values[ssa] = v;
+  if (is_integer_element(op_line.out.element) && product(op_line.out.shape) == 1) v.scalar = in.scalar;
+  define(op_line, v);
   return;
 }
 
 void StablehloReader::read_data_movement(OpLine& op_line) {
-  const std::string& op_name = op_line.op;
-  const std::string& ssa = op_line.ssa;
-  const std::string& name = op_line.name;
-  const std::size_t op_at = op_line.op_at;
-  const std::size_t op_end = op_line.op_end;
-  const std::size_t type_colon = op_line.type_colon;
-  const std::size_t type_at = op_line.type_at;
-  const TensorType& out = op_line.out;
-  const std::string& value_sharding = op_line.value_sharding;
-  const auto& operands = op_line.operands;
-  Scope& scope = *op_line.scope;
-  if (operands.empty()) fail(op_at, "\"" + op_name + "\" takes an operand");
+  if (op_line.operands.empty()) fail(op_line.op_at, "\"" + op_line.op + "\" takes an operand");
   SsaValue& in = operand(op_line, 0);
-  if (in.shape.size() != out.shape.size()) fail(type_at, op_name + ": result rank differs from the operand's");
+  if (in.shape.size() != op_line.out.shape.size())
+    fail(op_line.type_at, op_line.op + ": result rank differs from the operand's");
   std::vector<bool> moved(in.shape.size(), false);
   for (std::size_t d = 0; d < in.shape.size(); ++d)
-    moved[d] = in.shape[d] != out.shape[d];
-  if (op_name == "stablehlo.concatenate") {
-    const std::size_t k = line_.find("dim = ", op_end);
-    if (k == std::string::npos || k > type_colon) fail(op_at, "malformed stablehlo.concatenate: no dim");
+    moved[d] = in.shape[d] != op_line.out.shape[d];
+  if (op_line.op == "stablehlo.concatenate") {
+    const std::size_t k = line_.find("dim = ", op_line.op_end);
+    if (k == std::string::npos || k > op_line.type_colon)
+      fail(op_line.op_at, "malformed stablehlo.concatenate: no dim");
     std::size_t d = 0;
     try {
       d = static_cast<std::size_t>(std::stoll(line_.substr(k + 6, 12)));
@@ -187,111 +171,104 @@ void StablehloReader::read_data_movement(OpLine& op_line) {
   }
   for (std::size_t d = 0; d < moved.size(); ++d)
     if (moved[d] && !in.sharding.dims[d].axes.empty())
-      fail(op_at, op_name + " along dim " + std::to_string(d) + ", which is sharded (" +
-                      print_shardy_sharding(in.sharding) +
-                      "): moving data across shards is not simulated; replicate that dim first");
+      fail(op_line.op_at, op_line.op + " along dim " + std::to_string(d) + ", which is sharded (" +
+                              print_shardy_sharding(in.sharding) +
+                              "): moving data across shards is not simulated; replicate that dim first");
   SsaValue v = derived(op_line, given(op_line).value_or(in.sharding));
-  v.pending = value_sharding.empty() ? in.pending : -1;
+  v.pending = op_line.value_sharding.empty() ? in.pending : -1;
   bool all_constant = true;
   std::vector<const SsaValue*> others;
-  for (std::size_t k = 0; k < operands.size(); ++k) {
+  for (std::size_t k = 0; k < op_line.operands.size(); ++k) {
     all_constant = all_constant && operand(op_line, k).constant;
     if (k) others.push_back(&operand(op_line, k));
   }
   if (all_constant) {
     v.constant = true;
-    scope.values[ssa] = v;
+    define(op_line, v);
     return;
   }
   // The copy reads the result's bytes from the operand's buffer (a view of it in the result's shape) and writes
   // the result.
-  materialize(in, operands[0].second);
-  if (in.pending >= 0) pin(in.pending, op_name + " at line " + std::to_string(line_no_) + " reads a view of it");
-  ImportedTensor window{name + "_window", out.shape, in.dtype, print_shardy_sharding(v.sharding), ""};
+  materialize(in, op_line.operands[0].second);
+  if (in.pending >= 0) pin(in.pending, op_line.op + " at line " + std::to_string(line_no_) + " reads a view of it");
+  ImportedTensor window{op_line.name + "_window", op_line.out.shape, in.dtype, print_shardy_sharding(v.sharding), ""};
   window.view_of = storage_of(in);
-  if (!names_.insert(window.name).second) fail(op_at, "the scenario name \"" + window.name + "\" is used twice");
+  if (!names_.insert(window.name).second)
+    fail(op_line.op_at, "the scenario name \"" + window.name + "\" is used twice");
   module_.tensors.push_back(window);
   views_[window.name] = window.view_of;
   ImportedOp op;
   op.kind = ImportedOpKind::elementwise;
-  op.name = name + "_copy";
-  op.out = name;
+  op.name = op_line.name + "_copy";
+  op.out = op_line.name;
   op.lhs = window.name;
   op.flops_per_element = 0;
   others.insert(others.begin(), &in);  // the view has no writer: the copy waits for the operand's
   op.after = after_of({}, others);
   add_op(op_line, op);
-  approximate(op_name, line_no_,
+  approximate(op_line.op, line_no_,
               "a memory-bound copy (elementwise \"" + op.name + "\", 0 flops per element) of the result's bytes, " +
                   "read through the view \"" + window.name + "\" of \"" + window.view_of + "\"");
-  v.tensor = name;
+  v.tensor = op_line.name;
   v.writer = op.name;
   v.dtype = in.dtype;
   v.pending = -1;
-  scope.values[ssa] = v;
+  define(op_line, v);
   return;
 }
 
 void StablehloReader::read_dynamic_update_slice(OpLine& op_line) {
-  const std::string& op_name = op_line.op;
-  const std::string& ssa = op_line.ssa;
-  const std::string& name = op_line.name;
-  const std::size_t op_at = op_line.op_at;
-  const std::size_t type_at = op_line.type_at;
-  const TensorType& out = op_line.out;
-  const auto& operands = op_line.operands;
-  Scope& scope = *op_line.scope;
   // `%r = stablehlo.dynamic_update_slice %buffer, %update, %i, %j : (...) -> ...`: in place, as XLA does it. A
   // copy of the update's bytes into the buffer; the result is the buffer, read after the copy.
-  if (operands.size() < 2) fail(op_at, "\"" + op_name + "\" takes a buffer, an update and indices");
+  if (op_line.operands.size() < 2) fail(op_line.op_at, "\"" + op_line.op + "\" takes a buffer, an update and indices");
   SsaValue& buffer = operand(op_line, 0);
   SsaValue& update = operand(op_line, 1);
-  if (buffer.shape != out.shape || update.shape.size() != out.shape.size())
-    fail(type_at, op_name + ": the result type differs from the buffer's, or the update's rank");
-  for (std::size_t d = 0; d < out.shape.size(); ++d)
-    if (update.shape[d] != out.shape[d] && !buffer.sharding.dims[d].axes.empty())
-      fail(op_at, op_name + " along dim " + std::to_string(d) + ", which is sharded (" +
-                      print_shardy_sharding(buffer.sharding) +
-                      "): moving data across shards is not simulated; replicate that dim first");
+  if (buffer.shape != op_line.out.shape || update.shape.size() != op_line.out.shape.size())
+    fail(op_line.type_at, op_line.op + ": the result type differs from the buffer's, or the update's rank");
+  for (std::size_t d = 0; d < op_line.out.shape.size(); ++d)
+    if (update.shape[d] != op_line.out.shape[d] && !buffer.sharding.dims[d].axes.empty())
+      fail(op_line.op_at, op_line.op + " along dim " + std::to_string(d) + ", which is sharded (" +
+                              print_shardy_sharding(buffer.sharding) +
+                              "): moving data across shards is not simulated; replicate that dim first");
   std::vector<const SsaValue*> indices;
   bool all_constant = buffer.constant && update.constant;
-  for (std::size_t k = 2; k < operands.size(); ++k) {
+  for (std::size_t k = 2; k < op_line.operands.size(); ++k) {
     indices.push_back(&operand(op_line, k));
     all_constant = all_constant && operand(op_line, k).constant;
   }
   if (all_constant) {
     SsaValue v = derived(op_line, buffer.sharding);
     v.constant = true;
-    scope.values[ssa] = v;
+    define(op_line, v);
     return;
   }
   // A constant initial buffer (the zeros a scan stacks its outputs into) takes no memory of its own: the updates'
   // copies, which podsim holds as buffers of their own, hold its bytes once every slot is written.
   const bool fresh_constant = buffer.constant && buffer.tensor.empty() && !materialized_.count(buffer.name);
-  materialize(buffer, operands[0].second);
+  materialize(buffer, op_line.operands[0].second);
   if (fresh_constant)
     for (auto& t : module_.tensors)
       if (t.name == buffer.tensor) t.transient = true;
-  materialize(update, operands[1].second);
+  materialize(update, op_line.operands[1].second);
   ImportedOp op;
   op.kind = ImportedOpKind::elementwise;
-  op.name = name + "_update";
+  op.name = op_line.name + "_update";
   op.lhs = update.tensor;
   op.flops_per_element = 0;
   std::vector<const SsaValue*> waited = indices;
   waited.push_back(&buffer);
   op.after = after_of({&update}, waited);
   add_op(op_line, op);
-  approximate(op_name, line_no_,
+  approximate(op_line.op, line_no_,
               "a memory-bound copy of the update (elementwise \"" + op.name +
                   "\", 0 flops per element) into a buffer of its own, held while read or to the end; the result " +
                   "is \"" + storage_of(buffer) + "\" read after the copy" +
                   (fresh_constant ? ", a transient constant (no memory while nothing reads it)" : ""));
   SsaValue v = buffer;
   v.deps = {op.name};  // the copy waits for the buffer's writer and deps
-  v.stablehlo_op = op_name;
+  v.stablehlo_op = op_line.op;
   v.line = line_no_;
-  scope.values[ssa] = v;
+  define(op_line, v);
   return;
 }
 

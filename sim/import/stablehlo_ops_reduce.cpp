@@ -15,26 +15,14 @@
 namespace podsim::import::stablehlo_read {
 
 void StablehloReader::read_reduce(OpLine& op_line) {
-  const std::string& op_name = op_line.op;
-  const std::string& ssa = op_line.ssa;
-  const std::string& name = op_line.name;
-  const std::size_t results = op_line.results;
-  const std::size_t op_at = op_line.op_at;
-  const std::size_t end = op_line.end;
-  const std::size_t op_end = op_line.op_end;
-  const std::size_t type_colon = op_line.type_colon;
-  const std::size_t type_at = op_line.type_at;
-  const TensorType& out = op_line.out;
-  const std::string& value_sharding = op_line.value_sharding;
-  const auto& operands = op_line.operands;
-  Scope& scope = *op_line.scope;
   // `stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : ...`, or the same without
   // `applies ...` followed by the region `reducer(%a: ..., %b: ...) { %r = stablehlo.add %a, %b ...; return }`.
-  if (operands.size() != 2 || line_.find("), (", op_end) < type_colon)
-    fail(op_at, "stablehlo.reduce of several operands (e.g. an argmax) is not read");
+  if (op_line.operands.size() != 2 || line_.find("), (", op_line.op_end) < op_line.type_colon)
+    fail(op_line.op_at, "stablehlo.reduce of several operands (e.g. an argmax) is not read");
   SsaValue& in = operand(op_line, 0);
-  const std::size_t k = line_.find("dimensions = [", op_end);
-  if (k == std::string::npos || k > type_colon) fail(op_at, "malformed stablehlo.reduce: no dimensions");
+  const std::size_t k = line_.find("dimensions = [", op_line.op_end);
+  if (k == std::string::npos || k > op_line.type_colon)
+    fail(op_line.op_at, "malformed stablehlo.reduce: no dimensions");
   std::vector<std::int64_t> reduced;
   try {
     reduced = parse_int_list(line_.substr(k + 14, line_.find(']', k) - k - 14));
@@ -42,23 +30,24 @@ void StablehloReader::read_reduce(OpLine& op_line) {
     fail(k, "malformed dimensions");
   }
   std::string body;
-  if (const std::size_t ap = line_.find("applies ", op_end); ap != std::string::npos && ap < type_colon) {
+  if (const std::size_t ap = line_.find("applies ", op_line.op_end);
+      ap != std::string::npos && ap < op_line.type_colon) {
     std::size_t e = ap + 8;
     while (e < line_.size() && is_ident(line_[e]))
       ++e;
     body = line_.substr(ap + 8, e - ap - 8);
   } else {
-    const std::size_t op_line = cur_;
-    if (cur_ + 1 >= end) fail(op_at, "stablehlo.reduce without its region");
+    const std::size_t reduce_line = cur_;
+    if (cur_ + 1 >= op_line.end) fail(op_line.op_at, "stablehlo.reduce without its region");
     set_line(cur_ + 1);
     std::size_t r = skip_space(line_, 0);
     if (line_.compare(r, 8, "reducer(") != 0 || brace_delta(line_) != 1)
       fail(r, "expected the reduce's region `reducer(...) {`, got: " + line_.substr(r, 40));
     int ops = 0;
     while (true) {
-      if (cur_ + 1 >= end) {
-        set_line(op_line);
-        fail(op_at, "stablehlo.reduce's region is not closed");
+      if (cur_ + 1 >= op_line.end) {
+        set_line(reduce_line);
+        fail(op_line.op_at, "stablehlo.reduce's region is not closed");
       }
       set_line(cur_ + 1);
       r = skip_space(line_, 0);
@@ -76,7 +65,7 @@ void StablehloReader::read_reduce(OpLine& op_line) {
     }
     if (ops != 1) fail(skip_space(line_, 0), "the reduce's region must hold one op");
     const std::size_t last = cur_;
-    set_line(op_line);
+    set_line(reduce_line);
     cur_ = last;  // read_op's caller goes on after the region
   }
   std::optional<Reduction> reduction;
@@ -84,7 +73,7 @@ void StablehloReader::read_reduce(OpLine& op_line) {
   if (body == "stablehlo.maximum" || body == "stablehlo.or") reduction = Reduction::max;
   if (body == "stablehlo.minimum" || body == "stablehlo.and") reduction = Reduction::min;
   const bool known = reduction || body == "stablehlo.multiply" || body == "stablehlo.xor";
-  if (!known) fail(op_at, "stablehlo.reduce applying \"" + body + "\" is not read");
+  if (!known) fail(op_line.op_at, "stablehlo.reduce applying \"" + body + "\" is not read");
   std::vector<bool> is_reduced(in.shape.size(), false);
   for (const auto d : reduced) {
     if (d < 0 || d >= static_cast<std::int64_t>(in.shape.size()) || is_reduced[d])
@@ -102,31 +91,31 @@ void StablehloReader::read_reduce(OpLine& op_line) {
       kept_shape.push_back(in.shape[d]);
     }
   }
-  if (kept_shape != out.shape) fail(type_at, "the reduce's result type does not match its dimensions");
+  if (kept_shape != op_line.out.shape) fail(op_line.type_at, "the reduce's result type does not match its dimensions");
   if (!summed.empty() && !reduction)
-    fail(op_at, "stablehlo.reduce applying \"" + body + "\" over a sharded dim: podsim's collectives sum, take " +
-                    "the max or the min only");
+    fail(op_line.op_at, "stablehlo.reduce applying \"" + body +
+                            "\" over a sharded dim: podsim's collectives sum, take " + "the max or the min only");
   SsaValue& init = operand(op_line, 1);
   if (in.constant) {
     SsaValue v = derived(op_line, kept);
     v.constant = true;
-    scope.values[ssa] = v;
+    define(op_line, v);
     return;
   }
-  materialize(in, operands[0].second);
+  materialize(in, op_line.operands[0].second);
   ImportedOp op;
   op.kind = ImportedOpKind::elementwise;
-  op.name = name;
-  op.out = name + "_scratch";
+  op.name = op_line.name;
+  op.out = op_line.name + "_scratch";
   op.lhs = in.tensor;
   op.after = after_of({&in}, {&init});
   const int pending = in.pending;
   add_op(op_line, op);
-  std::string how = "an elementwise op \"" + name + "\" of 1 flop per input element (" + body +
+  std::string how = "an elementwise op \"" + op_line.name + "\" of 1 flop per input element (" + body +
                     "), writing an input-shaped scratch tensor \"" + op.out + "\"";
   SsaValue v = derived(op_line, kept);
   v.pending = pending;
-  v.deps = {name};
+  v.deps = {op_line.name};
   if (!summed.empty()) {
     // The partial results: a program input unreduced over the summed axes, and a reshard that reduces them
     // (podsim plans the all-reduce).
@@ -134,33 +123,33 @@ void StablehloReader::read_reduce(OpLine& op_line) {
     TensorSharding partial = kept;
     partial.unreduced = summed;
     partial.unreduced_reduction = *reduction;
-    ImportedTensor t{name + "_partial", out.shape, "", print_shardy_sharding(partial), ""};
-    t.dtype = need_dtype(out, type_at, op_name);
-    if (!names_.insert(t.name).second) fail(op_at, "the scenario name \"" + t.name + "\" is used twice");
+    ImportedTensor t{op_line.name + "_partial", op_line.out.shape, "", print_shardy_sharding(partial), ""};
+    t.dtype = need_dtype(op_line.out, op_line.type_at, op_line.op);
+    if (!names_.insert(t.name).second) fail(op_line.op_at, "the scenario name \"" + t.name + "\" is used twice");
     module_.tensors.push_back(t);
     ImportedOp finish;
     finish.kind = ImportedOpKind::reshard;
-    finish.name = name + "_finish";
-    finish.out = name;
+    finish.name = op_line.name + "_finish";
+    finish.out = op_line.name;
     finish.lhs = t.name;
-    finish.sharding = value_sharding.empty() ? print_shardy_sharding(kept) : value_sharding;
-    finish.after = {name};
+    finish.sharding = op_line.value_sharding.empty() ? print_shardy_sharding(kept) : op_line.value_sharding;
+    finish.after = {op_line.name};
     add_op(op_line, finish);
     how += "; the partial results are the program input \"" + t.name + "\" (" + t.sharding + ") and the reshard \"" +
            finish.name + "\" to " + finish.sharding + " makes podsim plan their reduction over the sharded dims";
-    v.tensor = v.writer = name;
+    v.tensor = v.writer = op_line.name;
     v.deps.clear();
     v.pending = -1;
     v.dtype = t.dtype;
-    if (!value_sharding.empty()) v.sharding = parse_shardy_sharding(value_sharding);
+    if (!op_line.value_sharding.empty()) v.sharding = parse_shardy_sharding(op_line.value_sharding);
   } else if (const auto g = given(op_line); g && *g != kept) {
-    how += "; the result's sharding " + value_sharding + " differs from the kept dims' (" +
+    how += "; the result's sharding " + op_line.value_sharding + " differs from the kept dims' (" +
            print_shardy_sharding(kept) + "): the resharding between them is not simulated";
     v.sharding = *g;
     v.pending = -1;
   }
-  approximate(op_name, line_no_, how);
-  scope.values[ssa] = v;
+  approximate(op_line.op, line_no_, how);
+  define(op_line, v);
   return;
 }
 

@@ -15,29 +15,24 @@
 namespace podsim::import::stablehlo_read {
 
 void StablehloReader::read_sharding_constraint(OpLine& op_line) {
-  const std::string& ssa = op_line.ssa;
-  const std::string& name = op_line.name;
-  const std::size_t op_at = op_line.op_at;
-  const std::size_t type_colon = op_line.type_colon;
-  const auto& operands = op_line.operands;
-  Scope& scope = *op_line.scope;
   need(op_line, 1);
   SsaValue& in = operand(op_line, 0);
-  const std::size_t s = line_.find('<', operands[0].second);
-  if (s == std::string::npos || s > type_colon) fail(op_at, "malformed sdy.sharding_constraint: no sharding");
+  const std::size_t s = line_.find('<', op_line.operands[0].second);
+  if (s == std::string::npos || s > op_line.type_colon)
+    fail(op_line.op_at, "malformed sdy.sharding_constraint: no sharding");
   const std::string to = read_sharding_text(s, in.shape.size());
-  materialize(in, operands[0].second);
+  materialize(in, op_line.operands[0].second);
   ImportedOp op;
   op.kind = ImportedOpKind::reshard;
-  op.name = name;
+  op.name = op_line.name;
   op.lhs = in.tensor;
   op.sharding = to;
   op.after = after_of({&in}, {});
   add_op(op_line, op);
   SsaValue v = derived(op_line, parse_shardy_sharding(to));
-  v.tensor = v.writer = name;
+  v.tensor = v.writer = op_line.name;
   v.dtype = in.dtype;
-  scope.values[ssa] = v;
+  define(op_line, v);
   return;
 }
 

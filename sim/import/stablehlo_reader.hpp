@@ -131,12 +131,15 @@ class StablehloReader {
   OpLine read_op_head(std::size_t at, Scope& scope, const std::string& prefix);
   void read_op_types(OpLine& op_line);
   // What handlers share: the operand count check, an operand's value, a value no op writes (a constant, a layout
-  // result) with the line's result type, an op added to the program (its index), the line's given sharding.
+  // result) with the line's result type, an op added to the program (its index), the line's given sharding, the
+  // result's binding.
   void need(const OpLine& op_line, std::size_t n) const;
   SsaValue& operand(const OpLine& op_line, std::size_t k) const;
   SsaValue derived(const OpLine& op_line, const TensorSharding& sharding) const;
   int add_op(const OpLine& op_line, ImportedOp op);
   std::optional<TensorSharding> given(const OpLine& op_line) const;
+  // Binds the line's result to `v` where the op is read.
+  void define(const OpLine& op_line, const SsaValue& v) { op_line.scope->values[op_line.ssa] = v; }
   // The handlers, one file per family of ops: stablehlo_ops_elementwise.cpp (elementwise ops, constants),
   // stablehlo_ops_dot.cpp (dot_general, dot), stablehlo_ops_layout.cpp (reshapes, transposes, broadcasts,
   // converts; slices, pads, concatenates; dynamic_update_slice), stablehlo_ops_reduce.cpp (reduce),
