@@ -11,6 +11,7 @@
 #include "models/common/dtype.hpp"
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
+#include "sim/import/dot_dims.hpp"
 #include "sim/import/hlo_builder.hpp"
 
 namespace podsim::import::hlo_build {
@@ -47,35 +48,21 @@ void Builder::dot(const HloInstruction& ins, const HloInstruction* inner, const 
   const auto lb = list("lhs_batch_dims"), rb = list("rhs_batch_dims");
   const auto lc = list("lhs_contracting_dims"), rc = list("rhs_contracting_dims");
   if (lhs.dims.size() + rhs.dims.size() > 26) fail(d, d.column, "dot %" + d.name + " has more than 26 dims");
-  std::vector<int> lrole(lhs.dims.size(), 0), rrole(rhs.dims.size(), 0), rpair(rhs.dims.size(), -1);
-  auto pair_up = [&](const std::vector<std::int64_t>& l, const std::vector<std::int64_t>& r, int role,
-                     const std::string& key) {
-    if (l.size() != r.size())
-      fail_at(d, key, "dot %" + d.name + ": lhs and rhs " + key.substr(4) + " differ in length");
-    for (std::size_t k = 0; k < l.size(); ++k) {
-      if (l[k] < 0 || r[k] < 0 || l[k] >= static_cast<std::int64_t>(lhs.dims.size()) ||
-          r[k] >= static_cast<std::int64_t>(rhs.dims.size()) || lrole[l[k]] || rrole[r[k]])
+  DotDims dims(lhs.dims, rhs.dims);
+  for (const auto& [l, r, role, key] : {std::tuple{&lb, &rb, DotRole::batch, "rhs_batch_dims"},
+                                        std::tuple{&lc, &rc, DotRole::contracting, "rhs_contracting_dims"}})
+    switch (dims.pair(*l, *r, role)) {
+      case DotDimsProblem::none:
+        break;
+      case DotDimsProblem::lengths_differ:
+        fail_at(d, key, "dot %" + d.name + ": lhs and rhs " + std::string(key).substr(4) + " differ in length");
+      case DotDimsProblem::out_of_range_or_repeated:
         fail_at(d, key, "dot %" + d.name + ": dimension out of range or repeated");
-      if (lhs.dims[l[k]] != rhs.dims[r[k]]) fail_at(d, key, "dot %" + d.name + ": paired dims differ in size");
-      lrole[l[k]] = rrole[r[k]] = role;
-      rpair[r[k]] = static_cast<int>(l[k]);
+      case DotDimsProblem::sizes_differ:
+        fail_at(d, key, "dot %" + d.name + ": paired dims differ in size");
     }
-  };
-  pair_up(lb, rb, 1, "rhs_batch_dims");
-  pair_up(lc, rc, 2, "rhs_contracting_dims");
-  std::string ll, rl, ol;
-  std::vector<std::int64_t> computed;
-  for (std::size_t k = 0; k < lhs.dims.size(); ++k)
-    ll += static_cast<char>('A' + k);
-  char next = static_cast<char>('A' + lhs.dims.size());
-  for (std::size_t k = 0; k < rhs.dims.size(); ++k)
-    rl += rpair[k] >= 0 ? ll[rpair[k]] : next++;
-  for (const auto k : lb)
-    ol += ll[k], computed.push_back(lhs.dims[k]);
-  for (std::size_t k = 0; k < lhs.dims.size(); ++k)
-    if (!lrole[k]) ol += ll[k], computed.push_back(lhs.dims[k]);
-  for (std::size_t k = 0; k < rhs.dims.size(); ++k)
-    if (!rrole[k]) ol += rl[k], computed.push_back(rhs.dims[k]);
+  const Einsum einsum = dims.einsum();
+  const std::vector<std::int64_t> computed = dims.result_shape();
   if (computed != d.shape.dims)
     fail(d, d.column,
          "dot %" + d.name + ": the result " + array_text(d.shape.element, d.shape.dims) +
@@ -101,7 +88,7 @@ void Builder::dot(const HloInstruction& ins, const HloInstruction* inner, const 
   bool approximated = false;
   const std::string lhs_dtype = podsim_dtype(lhs.element, approximated);
   compute_dtype(lhs_dtype);
-  push(matmul_op(name, lt, rt, ll + "," + rl + "->" + ol, out), after);
+  push(matmul_op(name, lt, rt, to_string(einsum), out), after);
   if (inner) return;
   Value v;
   v.shape = d.shape;

@@ -5,12 +5,14 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
 #include "models/plan/natural_out_sharding.hpp"
 #include "models/sharding/shardy_parse.hpp"
 #include "models/sharding/shardy_print.hpp"
+#include "sim/import/dot_dims.hpp"
 #include "sim/import/stablehlo_reader.hpp"
 
 namespace podsim::import::stablehlo_read {
@@ -19,7 +21,7 @@ void StablehloReader::read_dot(OpLine& op_line) {
   need(op_line, 2);
   SsaValue& lhs = operand(op_line, 0);
   SsaValue& rhs = operand(op_line, 1);
-  auto dims = [&](const std::string& key) -> std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> {
+  auto dim_lists = [&](const std::string& key) -> std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> {
     const std::size_t k = line_.find(key + " = [", op_line.op_end);
     if (k == std::string::npos || k > op_line.type_colon) return {};
     const std::size_t l_open = k + key.size() + 3;
@@ -35,8 +37,8 @@ void StablehloReader::read_dot(OpLine& op_line) {
       fail(k, "malformed " + key);
     }
   };
-  const auto batch = dims("batching_dims");
-  auto contract = dims("contracting_dims");
+  const auto batch = dim_lists("batching_dims");
+  auto contract = dim_lists("contracting_dims");
   if (op_line.op == "stablehlo.dot") {  // a matrix product: lhs dim 1 with rhs dim 0
     if (lhs.shape.size() != 2 || rhs.shape.size() != 2)
       fail(op_line.op_at, "stablehlo.dot is read for rank-2 operands only");
@@ -45,41 +47,25 @@ void StablehloReader::read_dot(OpLine& op_line) {
   // Labels: the lhs dims in order (A, B, ...), a paired rhs dim takes its lhs dim's label, the rhs's free dims
   // the next letters. Output order (StableHLO's): batch dims, lhs free dims, rhs free dims.
   if (lhs.shape.size() + rhs.shape.size() > 26) fail(op_line.op_at, "dot_general has more than 26 dims");
-  std::vector<int> lhs_role(lhs.shape.size(), 0), rhs_role(rhs.shape.size(), 0);  // 0 free, 1 batch, 2 contracting
-  std::vector<int> rhs_pair(rhs.shape.size(), -1);
-  auto pair_up = [&](const std::vector<std::int64_t>& l, const std::vector<std::int64_t>& r, int role) {
-    if (l.size() != r.size()) fail(op_line.op_at, "dot_general dimension lists differ in length");
-    for (std::size_t k = 0; k < l.size(); ++k) {
-      if (l[k] < 0 || r[k] < 0 || l[k] >= static_cast<std::int64_t>(lhs.shape.size()) ||
-          r[k] >= static_cast<std::int64_t>(rhs.shape.size()) || lhs_role[l[k]] != 0 || rhs_role[r[k]] != 0)
+  DotDims paired(lhs.shape, rhs.shape);
+  for (const auto& [pairs, role] :
+       {std::pair{&std::as_const(batch), DotRole::batch}, std::pair{&std::as_const(contract), DotRole::contracting}})
+    switch (paired.pair(pairs->first, pairs->second, role)) {
+      case DotDimsProblem::none:
+        break;
+      case DotDimsProblem::lengths_differ:
+        fail(op_line.op_at, "dot_general dimension lists differ in length");
+      case DotDimsProblem::out_of_range_or_repeated:
         fail(op_line.op_at, "dot_general dimension out of range or repeated");
-      if (lhs.shape[l[k]] != rhs.shape[r[k]]) fail(op_line.op_at, "dot_general paired dimensions differ in size");
-      lhs_role[l[k]] = rhs_role[r[k]] = role;
-      rhs_pair[r[k]] = static_cast<int>(l[k]);
+      case DotDimsProblem::sizes_differ:
+        fail(op_line.op_at, "dot_general paired dimensions differ in size");
     }
-  };
-  pair_up(batch.first, batch.second, 1);
-  pair_up(contract.first, contract.second, 2);
-  std::string lhs_labels, rhs_labels, out_labels;
-  std::vector<std::int64_t> computed;
-  for (std::size_t d = 0; d < lhs.shape.size(); ++d)
-    lhs_labels += static_cast<char>('A' + d);
-  char next = static_cast<char>('A' + lhs.shape.size());
-  for (std::size_t d = 0; d < rhs.shape.size(); ++d)
-    rhs_labels += rhs_pair[d] >= 0 ? lhs_labels[rhs_pair[d]] : next++;
-  for (std::size_t k = 0; k < batch.first.size(); ++k) {
-    const auto d = batch.first[k];
-    out_labels += lhs_labels[d], computed.push_back(lhs.shape[d]);
-  }
-  for (std::size_t d = 0; d < lhs.shape.size(); ++d)
-    if (lhs_role[d] == 0) out_labels += lhs_labels[d], computed.push_back(lhs.shape[d]);
-  for (std::size_t d = 0; d < rhs.shape.size(); ++d)
-    if (rhs_role[d] == 0) out_labels += rhs_labels[d], computed.push_back(rhs.shape[d]);
+  const Einsum einsum = paired.einsum();
+  const std::vector<std::int64_t> computed = paired.result_shape();
   if (computed != op_line.out.shape) fail(op_line.type_at, "the result type does not match the dot_general's dims");
   // The result's sharding as Shardy would propagate it, by the planner's rule (natural_out_sharding); the
   // contracting dims' axes are summed over, which podsim plans.
-  const TensorSharding propagated =
-      natural_out_sharding(Einsum{lhs_labels, rhs_labels, out_labels}, lhs.sharding, rhs.sharding, *mesh_);
+  const TensorSharding propagated = natural_out_sharding(einsum, lhs.sharding, rhs.sharding, *mesh_);
   materialize(lhs, op_line.operands[0].second);
   materialize(rhs, op_line.operands[1].second);
   ImportedOp op;
@@ -87,7 +73,7 @@ void StablehloReader::read_dot(OpLine& op_line) {
   op.name = op_line.name;
   op.lhs = lhs.tensor;
   op.rhs = rhs.tensor;
-  op.einsum = lhs_labels + "," + rhs_labels + "->" + out_labels;
+  op.einsum = to_string(einsum);
   op.sharding = op_line.value_sharding;
   op.after = after_of({&lhs, &rhs}, {});
   const std::string lhs_dtype = lhs.dtype;
