@@ -202,6 +202,7 @@ void StablehloReader::read_op_types(OpLine& op_line) {
     op_line.value_sharding = read_sharding_text(attr + 24, op_line.out.shape.size());
 }
 
+// An op line: its head, its operands and types unless the op reads its own syntax, then its handler.
 void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& prefix, int depth, std::size_t end) {
   OpLine op_line = read_op_head(at, scope, prefix);
   op_line.depth = depth;
@@ -210,6 +211,7 @@ void StablehloReader::read_op(std::size_t at, Scope& scope, const std::string& p
   (this->*op_line.entry->handler)(op_line);
 }
 
+// The table's row for `stablehlo.while`, which reads its loop arguments and regions itself.
 void StablehloReader::read_while_op(OpLine& op_line) {
   read_while(op_line.op_at, op_line.op_end, op_line.ssa, op_line.results, *op_line.scope, op_line.name, op_line.depth,
              op_line.end);

@@ -17,6 +17,8 @@
 
 namespace podsim::import::stablehlo_read {
 
+// `stablehlo.dot_general` (and `stablehlo.dot` of rank-2 operands): a matmul of the einsum its dims give
+// (dot_dims.hpp).
 void StablehloReader::read_dot(OpLine& op_line) {
   need(op_line, 2);
   SsaValue& lhs = operand(op_line, 0);

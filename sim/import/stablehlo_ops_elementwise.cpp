@@ -24,6 +24,8 @@ const std::set<std::string> kBinaryElementwise = {
 
 }  // namespace
 
+// An elementwise op: podsim's elementwise op on its primary operand, `load`s of the others; folded when all are
+// constants.
 void StablehloReader::read_elementwise(OpLine& op_line) {
   // Elementwise ops: the op runs on one operand (its "primary": the first that is a tensor of the result's shape,
   // preferring the data operands of select and clamp); the others are waited for.
@@ -120,6 +122,8 @@ void StablehloReader::read_elementwise(OpLine& op_line) {
   define(op_line, v);
 }
 
+// `stablehlo.constant`, `sdy.constant`, `stablehlo.iota`: a replicated constant value (an integer of one element
+// kept for folding), a tensor only when an op reads it.
 void StablehloReader::read_constant(OpLine& op_line) {
   need(op_line, 0);
   SsaValue v = derived(op_line, given(op_line).value_or(replicated(op_line.out.shape.size())));

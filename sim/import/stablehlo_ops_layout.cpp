@@ -72,6 +72,7 @@ std::optional<TensorSharding> reshape_sharding(const std::vector<std::int64_t>& 
 
 }  // namespace
 
+// reshape, transpose, broadcast_in_dim, convert, bitcast_convert: the operand's data with the derived sharding.
 void StablehloReader::read_layout(OpLine& op_line) {
   need(op_line, 1);
   SsaValue& in = operand(op_line, 0);
@@ -148,6 +149,7 @@ void StablehloReader::read_layout(OpLine& op_line) {
   return;
 }
 
+// slice, pad, dynamic_slice, concatenate (along unsharded dims): a memory-bound copy through a view.
 void StablehloReader::read_data_movement(OpLine& op_line) {
   if (op_line.operands.empty()) fail(op_line.op_at, "\"" + op_line.op + "\" takes an operand");
   SsaValue& in = operand(op_line, 0);
@@ -217,6 +219,7 @@ void StablehloReader::read_data_movement(OpLine& op_line) {
   return;
 }
 
+// dynamic_update_slice: a copy of the update into a buffer of its own; the result is the buffer, read after it.
 void StablehloReader::read_dynamic_update_slice(OpLine& op_line) {
   // `%r = stablehlo.dynamic_update_slice %buffer, %update, %i, %j : (...) -> ...`: in place, as XLA does it. A
   // copy of the update's bytes into the buffer; the result is the buffer, read after the copy.

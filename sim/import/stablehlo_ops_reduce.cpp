@@ -14,6 +14,8 @@
 
 namespace podsim::import::stablehlo_read {
 
+// `stablehlo.reduce` of one operand with one reducer op (`applies` or its region): an elementwise op, and over
+// sharded dims a partial result reduced by a reshard.
 void StablehloReader::read_reduce(OpLine& op_line) {
   // `stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : ...`, or the same without
   // `applies ...` followed by the region `reducer(%a: ..., %b: ...) { %r = stablehlo.add %a, %b ...; return }`.

@@ -14,6 +14,7 @@
 
 namespace podsim::import::stablehlo_read {
 
+// `sdy.sharding_constraint %v <@mesh, ...>`: a reshard of the value to the constraint.
 void StablehloReader::read_sharding_constraint(OpLine& op_line) {
   need(op_line, 1);
   SsaValue& in = operand(op_line, 0);
