@@ -151,9 +151,9 @@ class Builder {
   std::vector<std::int64_t> slice_;
   std::map<std::string, double> peak_flops_;
   std::int64_t devices_ = 1;
-  // The typed program scenario_writer.hpp writes: its declared tensors and ops, in order.
-  std::vector<ImportedTensor> tensors_;
-  std::vector<ImportedOp> program_;
+  // The typed program (imported_program.hpp) that scenario_writer.hpp writes: the declared tensors and the ops, in
+  // order; the mesh (one axis per slice dim) and the approximations once the ENTRY computation is read.
+  ImportedProgram program_;
   std::map<std::string, Value> values_;
   std::set<std::string> tensor_names_, op_names_, noted_types_;
   std::set<std::string> compute_dtypes_;

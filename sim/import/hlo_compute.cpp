@@ -187,15 +187,15 @@ void Builder::fused_products(const HloInstruction& fusion, const std::string& ca
   }
   for (const auto& ins : comp->instructions) {
     if (ins.opcode == "dot") {
-      const std::size_t before = program_.size();
+      const std::size_t before = program_.ops.size();
       dot(fusion, &ins, &shapes, after);
-      ops.push_back(program_[before].name);
+      ops.push_back(program_.ops[before].name);
     } else if (ins.opcode == "convolution") {
-      const std::size_t before = program_.size();
+      const std::size_t before = program_.ops.size();
       HloInstruction named = ins;
       named.name = fusion.name + "." + ins.name;
       convolution(named, &shapes, after);
-      ops.push_back(program_[before].name);
+      ops.push_back(program_.ops[before].name);
     } else if (ins.opcode == "fusion") {
       const auto c = ins.attributes.find("calls");
       if (c != ins.attributes.end())

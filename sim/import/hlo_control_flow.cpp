@@ -154,14 +154,14 @@ void Builder::loop(const HloInstruction& ins) {
   const bool was_quiet = quiet_, was_in_iteration = in_iteration_;
   std::set<std::string> outer_ops = iteration_ops_;
   const std::vector<std::string> outer_after = iteration_after_;
-  const std::size_t first = program_.size();
+  const std::size_t first = program_.ops.size();
   in_iteration_ = true;
   std::size_t previous = first;
   for (std::int64_t i = 0; i < *n; ++i) {
-    const std::size_t begin = program_.size();
+    const std::size_t begin = program_.ops.size();
     if (i > 0) {  // the first iteration waits as an op of the enclosing iteration would
       iteration_ops_.clear();
-      if (begin > previous) iteration_after_ = last_ops(program_, previous, begin);
+      if (begin > previous) iteration_after_ = last_ops(program_.ops, previous, begin);
     }
     previous = begin;
     state = inline_computation(ins, body, {state}, ins.name + "." + std::to_string(i) + ".");
@@ -170,8 +170,8 @@ void Builder::loop(const HloInstruction& ins) {
   quiet_ = was_quiet;
   in_iteration_ = was_in_iteration;
   iteration_after_ = outer_after;
-  for (std::size_t k = first; k < program_.size(); ++k)
-    outer_ops.insert(program_[k].name);
+  for (std::size_t k = first; k < program_.ops.size(); ++k)
+    outer_ops.insert(program_.ops[k].name);
   iteration_ops_ = outer_ops;
   state.shape = ins.shape;
   values_[ins.name] = state;

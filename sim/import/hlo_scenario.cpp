@@ -94,7 +94,7 @@ std::string Builder::declare(const HloInstruction& ins, const std::string& hint,
     t.view_of = standin->view_of;
   else if (standin)
     t.transient = true;
-  tensors_.push_back(std::move(t));  // new_tensor's names are new
+  program_.tensors.push_back(std::move(t));  // new_tensor's names are new
   if (standin)
     note(ins, "reads a stand-in input " + name + " (" + array_text(shape.element, shape.dims) +
                   (sharding.empty() ? "" : " " + sharding) + "): " +
@@ -131,7 +131,7 @@ void Builder::push(ImportedOp op, const std::vector<std::string>& after) {
       if (std::find(deps.begin(), deps.end(), d) == deps.end()) deps.push_back(d);
   if (in_iteration_) iteration_ops_.insert(op.name);
   op.after = std::move(deps);
-  program_.push_back(std::move(op));
+  program_.ops.push_back(std::move(op));
 }
 
 // The instructions the builder reads, by opcode: what it makes of each (docs/import.md, "What is read"). A new
@@ -314,16 +314,13 @@ HloImport Builder::build(const std::string& hardware) {
   for (const auto& n : notes_)
     frame.approximations.push_back(
         {n.line > 0 ? n.opcode + " %" + n.name : "HloModule " + module_.name, n.line, n.how});
-  ImportedProgram program;
-  program.mesh_name = "mesh";  // one axis per slice dim
+  program_.mesh_name = "mesh";  // one axis per slice dim
   for (std::size_t d = 0; d < slice_.size(); ++d) {
-    program.axes.emplace_back(kAxisNames[d], slice_[d]);
+    program_.axes.emplace_back(kAxisNames[d], slice_[d]);
     frame.axis_dims.push_back({static_cast<int>(d)});
   }
-  program.tensors = std::move(tensors_);
-  program.ops = std::move(program_);
   HloImport out;
-  out.scenario = scenario_json(program, frame);
+  out.scenario = scenario_json(program_, frame);
   out.notes = notes_;
   return out;
 }

@@ -68,7 +68,7 @@ struct ImportedProgram {
   std::vector<ImportedTensor> tensors;                     // declared tensors, in order
   std::vector<ImportedOp> ops;                             // module order
   std::vector<std::string> results;                        // tensor names @main returns (StableHLO)
-  std::vector<ImportedApproximation> approximations;       // in module order
+  std::vector<ImportedApproximation> approximations;       // in module order (StableHLO; HLO keeps its notes)
 };
 
 }  // namespace podsim::import
