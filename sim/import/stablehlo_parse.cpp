@@ -13,7 +13,6 @@
 
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
-#include "models/plan/natural_out_sharding.hpp"
 #include "models/sharding/shardy_parse.hpp"
 #include "models/sharding/shardy_print.hpp"
 #include "sim/import/module_scan.hpp"
