@@ -9,6 +9,7 @@
 #include "models/common/enum_names.hpp"
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
+#include "models/plan/natural_out_sharding.hpp"
 #include "models/sharding/layout.hpp"
 #include "models/sharding/sharding_verify.hpp"
 #include "models/sharding/shardy_print.hpp"
@@ -297,14 +298,9 @@ class Planner {
   void build_local_out() {
     plan_.lhs = lhs_.s;
     plan_.rhs = rhs_.s;
+    // The operands agree on batch dims and share no axis by now, so the natural rule takes each dim's axes whole.
     TensorSharding& out = plan_.local_out;
-    out.mesh_name = lhs_.s.mesh_name;
-    out.inline_mesh = lhs_.s.inline_mesh;
-    for (const char label : einsum_.out) {
-      DimSharding dim;
-      dim.axes = einsum_.lhs.find(label) != std::string::npos ? lhs_.axes(label) : rhs_.axes(label);
-      out.dims.push_back(std::move(dim));
-    }
+    out = natural_out_sharding(einsum_, lhs_.s, rhs_.s, mesh_);
     Axes unreduced;
     for (const char label : einsum_.lhs)
       if (einsum_.role(label) == LabelRole::contracting)

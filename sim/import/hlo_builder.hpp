@@ -1,6 +1,7 @@
-// The builder behind scenario_from_hlo (hlo_scenario.hpp), shared by the files that implement it:
-// hlo_scenario.cpp (instructions, collectives, dots, fusions) and hlo_control_flow.cpp (call and while, inlined and
-// unrolled). Internal to sim/import.
+// The builder behind scenario_from_hlo (hlo_scenario.hpp), shared by the files that implement it, one per role:
+// hlo_scenario.cpp (values, tensors, ops, the instruction table and the result), hlo_collectives.cpp (collectives,
+// the default slice), hlo_compute.cpp (dots, convolutions, fusions and other bytes-only instructions),
+// hlo_control_flow.cpp (call and while, inlined and unrolled) and hlo_build_helpers.cpp. Internal to sim/import.
 #pragma once
 
 #include <cstdint>
@@ -10,11 +11,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "models/common/error.hpp"
 #include "sim/import/hlo_module.hpp"
 #include "sim/import/hlo_scenario.hpp"
+#include "sim/import/imported_program.hpp"
 
 namespace podsim::import::hlo_build {
 
@@ -22,6 +22,42 @@ namespace podsim::import::hlo_build {
 // the deepest nesting of calls and loops.
 inline constexpr std::int64_t kMaxInstructions = 100000;
 inline constexpr int kMaxCallDepth = 16;
+
+// The mesh axes the builder names the slice dims by.
+inline constexpr const char* kAxisNames[] = {"X", "Y", "Z"};
+
+// Opcode families (hlo_build_helpers.cpp): arithmetic (one flop per result element), data movement (bytes only),
+// collectives podsim runs.
+const std::set<std::string>& arithmetic_opcodes();
+const std::set<std::string>& data_movement_opcodes();
+const std::set<std::string>& collective_opcodes();
+bool is_arithmetic(const std::string& opcode);
+bool is_data_movement(const std::string& opcode);
+bool is_collective(const std::string& opcode);
+// podsim's dtype for an HLO element type (module_scan.hpp's table); `approximated` says when only the byte size is
+// kept. Empty: refused.
+std::string podsim_dtype(const std::string& element, bool& approximated);
+// Bytes per element of a podsim dtype name (0.5 for int4).
+double element_bytes(const std::string& dtype);
+// `{{0,1},{2,3}}`, cut after 200 characters.
+std::string groups_text(const std::vector<std::vector<std::int64_t>>& groups);
+// `f32[8,16]`.
+std::string array_text(const std::string& element, const std::vector<std::int64_t>& dims);
+// A matmul op of the program.
+ImportedOp matmul_op(const std::string& name, const std::string& lhs, const std::string& rhs, const std::string& einsum,
+                     const std::string& out);
+// a x b, or -1 when it overflows.
+std::int64_t times(std::int64_t a, std::int64_t b);
+// A count of FLOPs, without a fraction.
+std::string flops_text(double flops);
+// `<@mesh, [{}, {"X", "Y"}, {}]>`: dim `sharded` of a rank-`rank` tensor over `axes`.
+std::string dim_sharding(std::size_t rank, std::size_t sharded, const std::vector<std::string>& axes);
+// `<@mesh, [{}, {}], unreduced={"X"}>`.
+std::string unreduced_sharding(std::size_t rank, const std::vector<std::string>& axes);
+// The one dim of a collective's `dimensions={D}`; nullopt when absent or not one integer.
+std::optional<std::int64_t> collective_dim(const HloInstruction& ins);
+// The result shape of an all-gather(-start) of one operand.
+const HloShape& gather_result(const HloInstruction& ins);
 
 // An HLO value of the ENTRY computation.
 struct Value {
@@ -76,13 +112,23 @@ class Builder {
                        std::vector<std::string>& after);
   const Value& operand(const HloInstruction& ins, std::size_t k) const;
   std::vector<std::string> axes_of(const HloInstruction& ins);
-  void push(nlohmann::ordered_json op, const std::vector<std::string>& after);
+  void push(ImportedOp op, const std::vector<std::string>& after);
   void compute_dtype(const std::string& dtype) { compute_dtypes_.insert(dtype); }
   // A name hint inside a called computation or loop body: prefixed with the scope, unless it is made from an op's
   // name that has it already.
   std::string scoped(const std::string& hint) const { return hint.rfind(scope_, 0) == 0 ? hint : scope_ + hint; }
 
+  // hlo_scenario.cpp: an instruction read by the handler instruction_table() maps its opcode to.
+  using Handler = void (Builder::*)(const HloInstruction&);
+  static const std::map<std::string, Handler, std::less<>>& instruction_table();
   void instruction(const HloInstruction& ins);
+  void input(const HloInstruction& ins);
+  void tuple(const HloInstruction& ins);
+  void get_tuple_element(const HloInstruction& ins);
+  void alias(const HloInstruction& ins);
+  void top_level_dot(const HloInstruction& ins);
+  void top_level_convolution(const HloInstruction& ins);
+  void bytes_only(const HloInstruction& ins);
   // hlo_control_flow.cpp: a `call` inlined, a `while` unrolled its known trip count times.
   void call(const HloInstruction& ins);
   void loop(const HloInstruction& ins);
@@ -90,6 +136,7 @@ class Builder {
   Value inline_computation(const HloInstruction& caller, const HloComputation& computation,
                            const std::vector<Value>& args, const std::string& scope);
   void collective(const HloInstruction& ins);
+  void collective_permute(const HloInstruction& ins, const HloShape& result);
   void dot(const HloInstruction& ins, const HloInstruction* inner, const std::map<std::string, HloShape>* shapes,
            const std::vector<std::string>& after);
   void convolution(const HloInstruction& ins, const std::map<std::string, HloShape>* shapes,
@@ -104,10 +151,9 @@ class Builder {
   std::vector<std::int64_t> slice_;
   std::map<std::string, double> peak_flops_;
   std::int64_t devices_ = 1;
-  // Built as a plain vector (of key-value pairs, of ops), made JSON once: adding to an ordered_json with
-  // JSON_DIAGNOSTICS resets the parent of every element it holds, which made a large module's import quadratic.
-  nlohmann::ordered_json::object_t tensors_;
-  nlohmann::ordered_json::array_t program_;
+  // The typed program (imported_program.hpp) that scenario_writer.hpp writes: the declared tensors and the ops, in
+  // order; the mesh (one axis per slice dim) and the approximations once the ENTRY computation is read.
+  ImportedProgram program_;
   std::map<std::string, Value> values_;
   std::set<std::string> tensor_names_, op_names_, noted_types_;
   std::set<std::string> compute_dtypes_;

@@ -43,15 +43,14 @@ std::optional<std::size_t> parameter_number(const HloInstruction& ins) {
 }
 
 // The names of the ops in [from, to) of `program` that no op of that range waits for.
-std::vector<std::string> last_ops(const nlohmann::ordered_json::array_t& program, std::size_t from, std::size_t to) {
+std::vector<std::string> last_ops(const std::vector<ImportedOp>& program, std::size_t from, std::size_t to) {
   std::set<std::string> waited;
   for (std::size_t k = from; k < to; ++k)
-    if (program[k].contains("after"))
-      for (const auto& d : program[k]["after"])
-        waited.insert(d.get<std::string>());
+    for (const auto& d : program[k].after)
+      waited.insert(d);
   std::vector<std::string> last;
   for (std::size_t k = from; k < to; ++k)
-    if (!waited.count(program[k]["name"].get<std::string>())) last.push_back(program[k]["name"]);
+    if (!waited.count(program[k].name)) last.push_back(program[k].name);
   return last;
 }
 
@@ -155,14 +154,14 @@ void Builder::loop(const HloInstruction& ins) {
   const bool was_quiet = quiet_, was_in_iteration = in_iteration_;
   std::set<std::string> outer_ops = iteration_ops_;
   const std::vector<std::string> outer_after = iteration_after_;
-  const std::size_t first = program_.size();
+  const std::size_t first = program_.ops.size();
   in_iteration_ = true;
   std::size_t previous = first;
   for (std::int64_t i = 0; i < *n; ++i) {
-    const std::size_t begin = program_.size();
+    const std::size_t begin = program_.ops.size();
     if (i > 0) {  // the first iteration waits as an op of the enclosing iteration would
       iteration_ops_.clear();
-      if (begin > previous) iteration_after_ = last_ops(program_, previous, begin);
+      if (begin > previous) iteration_after_ = last_ops(program_.ops, previous, begin);
     }
     previous = begin;
     state = inline_computation(ins, body, {state}, ins.name + "." + std::to_string(i) + ".");
@@ -171,8 +170,8 @@ void Builder::loop(const HloInstruction& ins) {
   quiet_ = was_quiet;
   in_iteration_ = was_in_iteration;
   iteration_after_ = outer_after;
-  for (std::size_t k = first; k < program_.size(); ++k)
-    outer_ops.insert(program_[k]["name"].get<std::string>());
+  for (std::size_t k = first; k < program_.ops.size(); ++k)
+    outer_ops.insert(program_.ops[k].name);
   iteration_ops_ = outer_ops;
   state.shape = ins.shape;
   values_[ins.name] = state;

@@ -9,76 +9,28 @@
 
 #include "models/common/error.hpp"
 #include "sim/import/hlo_module.hpp"
+#include "sim/import/module_scan.hpp"
 #include "sim/import/module_text.hpp"
 
 namespace podsim::import {
 namespace {
 
-constexpr int kMaxDepth = 32;                        // bracket nesting (tuple shapes, attribute values)
-constexpr double kMaxElements = 1125899906842624.0;  // 2^50 elements in one array
+constexpr int kMaxDepth = scan::kHloBrackets.max_depth;  // bracket nesting (tuple shapes, attribute values)
+constexpr double kMaxElements = 1125899906842624.0;      // 2^50 elements in one array
 
 bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '$';
 }
 
-std::size_t skip_space(std::string_view s, std::size_t i) {
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i])))
-    ++i;
-  return i;
-}
+using scan::skip_space;
 
-// Position of the bracket closing the one at `open` (`(`, `[`, `{`), skipping quoted strings; npos if the text ends
-// first or the nesting is deeper than kMaxDepth (depth_exceeded is then set).
+// Position of the bracket closing the one at `open` in HLO text; see scan::closing_bracket.
 std::size_t match_close(std::string_view s, std::size_t open, bool* depth_exceeded = nullptr) {
-  int depth = 0;
-  for (std::size_t i = open; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '"') {
-      for (++i; i < s.size() && s[i] != '"'; ++i)
-        if (s[i] == '\\') ++i;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{') {
-      if (++depth > kMaxDepth) {
-        if (depth_exceeded) *depth_exceeded = true;
-        return std::string_view::npos;
-      }
-    } else if (c == ')' || c == ']' || c == '}') {
-      if (--depth == 0) return i;
-      if (depth < 0) return std::string_view::npos;
-    }
-  }
-  return std::string_view::npos;
+  return scan::closing_bracket(s, open, scan::kHloBrackets, depth_exceeded);
 }
 
-// [from, to) split at top-level commas: (begin, end) of each part, spaces trimmed; empty parts kept as empty ranges.
 std::vector<std::pair<std::size_t, std::size_t>> split_top(std::string_view s, std::size_t from, std::size_t to) {
-  std::vector<std::pair<std::size_t, std::size_t>> parts;
-  int depth = 0;
-  std::size_t start = from;
-  auto push = [&](std::size_t end) {
-    std::size_t b = skip_space(s, start);
-    std::size_t e = end;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
-      --e;
-    parts.emplace_back(b, std::max(b, e));
-  };
-  for (std::size_t i = from; i < to; ++i) {
-    const char c = s[i];
-    if (c == '"') {
-      for (++i; i < to && s[i] != '"'; ++i)
-        if (s[i] == '\\') ++i;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
-    if (c == ',' && depth == 0) {
-      push(i);
-      start = i + 1;
-    }
-  }
-  if (skip_space(s, start) < to) push(to);
-  return parts;
+  return scan::split_top(s, from, to, scan::kHloBrackets);
 }
 
 // A non-negative integer at `i` of `s`; advances `i`. Throws ParseError (1-based column) when there is none.
@@ -342,8 +294,7 @@ void Reader::read_instruction(std::size_t at) {
         if (end == std::string::npos) fail(k, "unbalanced bracket in the attributes");
         k = end;
       } else if (c == '"') {
-        for (++k; k < line_.size() && line_[k] != '"'; ++k)
-          if (line_[k] == '\\') ++k;
+        k = scan::closing_quote(line_, k, line_.size());
         if (k >= line_.size()) fail(k, "unterminated string in the attributes");
       } else if (c == ')' || c == ']' || c == '}') {
         fail(k, "unbalanced bracket in the attributes");
@@ -420,17 +371,7 @@ bool Reader::next_line(std::string& out) {
 
 // Whether an instruction goes on past the end of `s`: a bracket left open, or a trailing comma.
 bool continues(const std::string& s) {
-  int depth = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '"') {
-      for (++i; i < s.size() && s[i] != '"'; ++i)
-        if (s[i] == '\\') ++i;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
-  }
+  const int depth = scan::net_depth(s, scan::kHloBrackets);
   std::size_t e = s.size();
   while (e > 0 && std::isspace(static_cast<unsigned char>(s[e - 1])))
     --e;

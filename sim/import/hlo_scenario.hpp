@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "sim/import/hlo_module.hpp"
+#include "sim/import/scenario_writer.hpp"
 
 namespace podsim::import {
 
@@ -27,7 +26,7 @@ struct HloImportNote {
 
 // The scenario and what it approximated.
 struct HloImport {
-  nlohmann::ordered_json scenario;
+  ScenarioJson scenario;
   std::vector<HloImportNote> notes;  // in module order
 };
 

@@ -1,4 +1,5 @@
-// From an imported StableHLO module (stablehlo_module.hpp) to scenario JSON (docs/scenario-format.md) that
+// From an imported StableHLO module (stablehlo_module.hpp) to scenario JSON (docs/scenario-format.md, through the
+// one writer, scenario_writer.hpp) that
 // `podsim check` and `podsim run` accept: the module's mesh laid on a slice, @main's arguments as tensors, its
 // ops as the program. podsim plans the collectives itself.
 #pragma once
@@ -9,8 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "sim/import/scenario_writer.hpp"
 #include "sim/import/stablehlo_module.hpp"
 
 namespace podsim::import {
@@ -32,14 +32,9 @@ std::vector<std::int64_t> default_slice(const ImportedModule& module, const std:
 // "stablehlo-shardy" and the approximations list). `peak_flops`, the preset's peak FLOP/s by podsim dtype name
 // when given (not empty): a dtype of the module's tensors that it lacks runs at its bf16 peak, through a hardware
 // override the approximations list (assumed_peaks.hpp). Throws as map_mesh_to_slice and
-// hardware_with_assumed_peaks.
-nlohmann::ordered_json scenario_from_module(const ImportedModule& module, const std::string& file,
-                                            const std::string& hardware, const std::vector<std::int64_t>& slice,
-                                            const std::map<std::string, double>& peak_flops = {});
-
-// The approximations of a scenario scenario_from_module wrote (its `source.approximations`) as `podsim import`
-// prints them: one line each, `  FILE:LINE: OP: HOW` (`  FILE: OP: HOW` for one of the whole module, line 0), after
-// a count line (`3 approximations (docs/import.md):`); "" when there are none.
-std::string approximations_text(const nlohmann::ordered_json& scenario, const std::string& file);
+// assumed_peaks; written by scenario_writer.hpp.
+ScenarioJson scenario_from_module(const ImportedModule& module, const std::string& file, const std::string& hardware,
+                                  const std::vector<std::int64_t>& slice,
+                                  const std::map<std::string, double>& peak_flops = {});
 
 }  // namespace podsim::import

@@ -223,4 +223,73 @@ void StablehloReader::read_while(std::size_t op_at, std::size_t op_end, const st
   cur_ = body_close;  // the caller goes on after the loop
 }
 
+// `%r = call @f(%a)`: @f's body read in place (inlined), its arguments bound to the call's operands.
+void StablehloReader::read_call(OpLine& op_line) {
+  const auto [callee, callee_at] = symbol_at(line_, op_line.op_end);
+  const auto it = functions_.find(callee);
+  if (callee_at == std::string::npos || it == functions_.end())
+    fail(op_line.op_at, "call of an unknown function @" + callee);
+  if (callee == "main") fail(op_line.op_at, "call of @main");
+  if (op_line.depth + 1 > kMaxCallDepth)
+    fail(op_line.op_at, "calls nested deeper than " + std::to_string(kMaxCallDepth) + " (recursion?), got: @" + callee);
+  const std::size_t here = cur_;
+  std::vector<SsaValue> args;
+  for (std::size_t k = 0; k < op_line.operands.size(); ++k)
+    args.push_back(operand(op_line, k));
+  const Function& fn = it->second;
+  set_line(fn.sig);
+  const auto [fname, f_at] = symbol_at(line_, 0);
+  const std::size_t open = line_.find('(', f_at);
+  const std::size_t close = open == std::string::npos ? open : match_close(line_, open);
+  if (close == std::string::npos) fail(f_at, "malformed signature (it must fit on one line)");
+  const auto params = signature_arguments(line_, open, close);
+  if (params.size() != args.size())
+    fail(f_at, "@" + callee + " takes " + std::to_string(params.size()) + " arguments, the call at line " +
+                   std::to_string(here + 1) + " passes " + std::to_string(args.size()));
+  Scope inner;  // no parent: a function reads its arguments only
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    if (params[k].ssa.empty() || line_[params[k].col] != '%')
+      fail(params[k].col, "malformed argument, got: " + line_.substr(params[k].col, params[k].end - params[k].col));
+    const TensorType type = read_tensor_type(skip_space(line_, params[k].col + params[k].ssa.size() + 1));
+    if (type.shape != args[k].shape)
+      fail(params[k].col, "argument " + params[k].ssa + " has shape " + format_shape(type.shape) +
+                              ", the call at line " + std::to_string(here + 1) + " passes " +
+                              format_shape(args[k].shape));
+    const std::size_t attr = line_.find("sharding", params[k].col);
+    if (attr != std::string::npos && attr < params[k].end)
+      fail(attr, "shardings on a private function's arguments are not read");
+    inner.values[params[k].ssa] = args[k];
+  }
+  if (line_.find("sdy.sharding_per_value<[", op_line.op_end) < op_line.type_colon)
+    fail(op_line.op_at, "a sharding on a call's result is not read");
+  const auto returned =
+      run_lines(fn.sig + 1, fn.end, inner, op_line.name + "_", op_line.depth + 1, false, "@" + callee);
+  set_line(here);
+  if (returned.size() != op_line.results)
+    fail(op_line.op_at, "@" + callee + " returns " + std::to_string(returned.size()) + " value(s), the call takes " +
+                            std::to_string(op_line.results));
+  for (std::size_t k = 0; k < op_line.results; ++k) {
+    if (returned[k].shape != read_tensor_type(op_line.result_types[k]).shape)
+      fail(op_line.result_types[k], "the call's result type differs from @" + callee + "'s");
+    op_line.scope->values[op_line.results == 1 ? op_line.ssa : op_line.ssa + "#" + std::to_string(k)] = returned[k];
+  }
+  return;
+}
+
+// `%r:N = stablehlo.optimization_barrier %a, %b`: no time, each result is its operand.
+void StablehloReader::read_optimization_barrier(OpLine& op_line) {
+  // no time: each result is its operand
+  need(op_line, op_line.results);
+  for (std::size_t k = 0; k < op_line.results; ++k) {
+    const TensorType type = read_tensor_type(op_line.result_types[k]);
+    if (type.shape != operand(op_line, k).shape)
+      fail(op_line.result_types[k], "the result type differs from the operand's");
+    op_line.scope->values[op_line.results == 1 ? op_line.ssa : op_line.ssa + "#" + std::to_string(k)] =
+        operand(op_line, k);
+  }
+  if (line_.find("sdy.sharding_per_value<[", op_line.op_end) < op_line.type_colon)
+    approximate(op_line.op, line_no_, "the results' given shardings are not read: each result keeps its operand's");
+  return;
+}
+
 }  // namespace podsim::import::stablehlo_read

@@ -1,6 +1,8 @@
 // The reader behind parse_stablehlo_module (stablehlo_module.hpp), shared by the files that implement it:
-// stablehlo_parse.cpp (the module, functions, calls and ops) and stablehlo_control_flow.cpp (`stablehlo.while`,
-// unrolled; ops of several results). Internal to sim/import.
+// stablehlo_parse.cpp (the module, its mesh, functions, values and returns), stablehlo_op_line.cpp (an op line
+// parsed into an OpLine, and the table from op name to handler), one file per family of ops (the handlers, listed
+// below), and stablehlo_control_flow.cpp (`stablehlo.while`, unrolled; calls; ops of several results). Internal to
+// sim/import.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +70,37 @@ struct Function {
   std::size_t sig = 0, end = 0;  // line indices: the signature and its closing `}`
 };
 
+class StablehloReader;
+struct OpLine;
+
+// A row of the reader's op table (stablehlo_op_line.cpp): the handler of an op name, whether the op may have several
+// results, and whether it reads its own line's syntax (a while's loop arguments) instead of operands and types.
+struct OpEntry {
+  void (StablehloReader::*handler)(OpLine&) = nullptr;
+  bool several_results = false;
+  bool own_syntax = false;
+};
+
+// One op line as parsed before its handler runs: `%r:N = OP OPERANDS ATTRIBUTES : TYPES`, and where it is read.
+struct OpLine {
+  std::string ssa;                    // the result's SSA name, without `:N`
+  std::size_t results = 1;            // N of `%r:N`
+  std::string op;                     // the op name, e.g. "stablehlo.add"
+  std::size_t op_at = 0, op_end = 0;  // columns of the op name and just past it
+  std::string name;                   // the scenario name of the result: the prefix, then tensor_name(ssa)
+  const OpEntry* entry = nullptr;     // the op's row of the table
+  std::vector<std::pair<std::string, std::size_t>> operands;  // each `%name` before the types, with its column
+  std::size_t type_colon = 0;                                 // column of the ` : ` before the types
+  std::vector<std::size_t> result_types;                      // column of each result type
+  std::size_t type_at = 0;                                    // column of the first result type
+  TensorType out;                                             // the first result's type
+  std::string value_sharding;                                 // the result's `sdy.sharding_per_value` text; empty: none
+  Scope* scope = nullptr;                                     // the values visible where the op is read
+  std::string prefix;                                         // the prefix of scenario names in this region
+  int depth = 0;                                              // calls and loops around the op
+  std::size_t end = 0;                                        // the line index where the op's region ends
+};
+
 class StablehloReader {
  public:
   StablehloReader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
@@ -92,7 +125,37 @@ class StablehloReader {
   // `OWNER has no return` without one.
   std::vector<SsaValue> run_lines(std::size_t first, std::size_t end, Scope& scope, const std::string& prefix,
                                   int depth, bool main, const std::string& owner);
+  // stablehlo_op_line.cpp: an op line, parsed into an OpLine and read by the handler op_table() maps its name to.
   void read_op(std::size_t at, Scope& scope, const std::string& prefix, int depth, std::size_t end);
+  static const std::map<std::string, OpEntry, std::less<>>& op_table();
+  OpLine read_op_head(std::size_t at, Scope& scope, const std::string& prefix);
+  void read_op_types(OpLine& op_line);
+  // What handlers share: the operand count check, an operand's value, a value no op writes (a constant, a layout
+  // result) with the line's result type, an op added to the program (its index), the line's given sharding, the
+  // result's binding.
+  void need(const OpLine& op_line, std::size_t n) const;
+  SsaValue& operand(const OpLine& op_line, std::size_t k) const;
+  SsaValue derived(const OpLine& op_line, const TensorSharding& sharding) const;
+  int add_op(const OpLine& op_line, ImportedOp op);
+  std::optional<TensorSharding> given(const OpLine& op_line) const;
+  // Binds the line's result to `v` where the op is read.
+  void define(const OpLine& op_line, const SsaValue& v) { op_line.scope->values[op_line.ssa] = v; }
+  // The handlers, one file per family of ops: stablehlo_ops_elementwise.cpp (elementwise ops, constants),
+  // stablehlo_ops_dot.cpp (dot_general, dot), stablehlo_ops_layout.cpp (reshapes, transposes, broadcasts,
+  // converts; slices, pads, concatenates; dynamic_update_slice), stablehlo_ops_reduce.cpp (reduce),
+  // stablehlo_ops_shardy.cpp (sdy.sharding_constraint), stablehlo_control_flow.cpp (while, call,
+  // optimization_barrier).
+  void read_elementwise(OpLine& op_line);
+  void read_constant(OpLine& op_line);
+  void read_dot(OpLine& op_line);
+  void read_layout(OpLine& op_line);
+  void read_data_movement(OpLine& op_line);
+  void read_dynamic_update_slice(OpLine& op_line);
+  void read_reduce(OpLine& op_line);
+  void read_sharding_constraint(OpLine& op_line);
+  void read_while_op(OpLine& op_line);
+  void read_call(OpLine& op_line);
+  void read_optimization_barrier(OpLine& op_line);
   void read_return(std::size_t at, Scope& scope);
   // stablehlo_control_flow.cpp: `%r:N = stablehlo.while(...)` with its regions, which end before `end`; `op_end` is
   // where the op name ends.
@@ -138,7 +201,7 @@ class StablehloReader {
   bool returned_ = false;  // @main's return was read
 };
 
-// Line scanning helpers (stablehlo_parse.cpp).
+// Line scanning helpers (stablehlo_parse.cpp), module_scan.hpp's scanner with MLIR's brackets.
 // Position after the bracket matching the one at `open` (`<`, `(`, `[`, `{`), skipping quoted strings; npos if
 // the line ends first.
 std::size_t match_close(const std::string& s, std::size_t open);
@@ -153,6 +216,19 @@ int brace_delta(const std::string& s);
 // Splits [from, to) of the line at top-level commas; returns [start, end) of the parts (spaces skipped).
 std::vector<std::pair<std::size_t, std::size_t>> split_top(const std::string& s, std::size_t from, std::size_t to);
 std::int64_t product(const std::vector<std::int64_t>& v, std::size_t from = 0, std::size_t to = std::string::npos);
+// The integer a `dense<...>` constant of one element starts with (`7`, `-1`, `true`, `false`); nullopt otherwise.
+std::optional<std::int64_t> integer_literal(const std::string& s);
+// `1, 2, 3` -> {1, 2, 3}; throws std::exception on a part that is not an integer.
+std::vector<std::int64_t> parse_int_list(const std::string& s);
+// The function name after `@` in `line` from `from`, with the position of `@` (npos when none).
+std::pair<std::string, std::size_t> symbol_at(const std::string& line, std::size_t from);
+// A signature's argument list between `open` and `close` (`(` and past its `)`): each argument's SSA name ("" when
+// malformed), and the column range of its text.
+struct Argument {
+  std::string ssa;
+  std::size_t col = 0, end = 0;
+};
+std::vector<Argument> signature_arguments(const std::string& line, std::size_t open, std::size_t close);
 // Whether the module's element type is an integer (`i32`, `si64`, `ui8`, `i1`).
 bool is_integer_element(const std::string& element);
 // stablehlo_control_flow.cpp: the integer an elementwise op computes from integer constants `args` (a loop counter
