@@ -205,6 +205,10 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
         base.hardware = preset;
         base.slice = shape;
         base.slices = count;
+        // The workload's, as a slice rejected before its assignments shows them (not a remat of "none" that would
+        // make the table's remat column look searched).
+        base.microbatches = workload.microbatches;
+        base.remat = workload.remat;
         if (count > 1) {
           base.dcn_bandwidth_Bps = spec.dcn_bandwidth_Bps;
           base.dcn_latency_s = spec.dcn_latency_s;

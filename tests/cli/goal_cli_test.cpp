@@ -128,6 +128,25 @@ TEST(GoalCli, TheReportPlotsCostWithAPricePerPreset) {
   EXPECT_NE(page.find("goal missed: deadline: "), std::string::npos);
 }
 
+// Slices enumerated for a goal: the ones too small for LLaMA 3 8B's 96 GB of training state (1x1 and 2x2 of 16 GiB
+// chips: 17 and 69 GB) are pruned before screening, and their rows carry the workload's remat and microbatches, so the
+// table shows no remat or microbatches column the search did not vary.
+TEST(GoalCli, PrunedSlicesDoNotMakeAColumnVary) {
+  const fs::path scenario =
+      goal_cli_file("pruned", R"({"name": "goal-pruned", "hardware": "tpu-v5e", "model": {"preset": "llama3-8b"},
+                    "workload": {"mode": "train", "batch_tokens": 1048576, "seq_len": 4096, "remat": "full"},
+                    "search": {"parallelism": ["fsdp"]}, "goal": {"train_tokens": 1e12}})");
+  const CliRun run = run_podsim("plan " + scenario.string() + " --model book");
+  fs::remove(scenario);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("2x2 on tpu-v5e, pruned before screening"), std::string::npos) << run.out;
+  const std::size_t header = run.out.find("rank  slice (chips)");
+  ASSERT_NE(header, std::string::npos) << run.out;
+  const std::string header_line = run.out.substr(header, run.out.find('\n', header) - header);
+  EXPECT_EQ(header_line.find("remat"), std::string::npos) << header_line;
+  EXPECT_EQ(header_line.find("microbatches"), std::string::npos) << header_line;
+}
+
 TEST(GoalCli, BadGoalsAreLocatedErrors) {
   const auto error_of = [](const std::string& name, const std::string& text) {
     const fs::path path = goal_cli_file(name, text);
