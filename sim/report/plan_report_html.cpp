@@ -95,8 +95,9 @@ struct Point {
 };
 
 // The colours of the slices (with their hardware when it varies) in the scatter chart; red is kept for nothing else.
-constexpr const char* kPalette[] = {"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2",
-                                    "#9c755f", "#edc948", "#ff9da7", "#bab0ac"};
+constexpr const char* kPalette[] = {"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#9c755f",
+                                    "#edc948", "#ff9da7", "#bab0ac", "#1f4e79", "#2e7d32", "#a0522d",
+                                    "#6a3d9a", "#00838f", "#827717", "#ad1457", "#455a64", "#ffb300"};
 
 // Step time (des when simulated, else book) against memory per chip, one mark per evaluated candidate: a dot when
 // it fits HBM, a cross when not, coloured by slice.
@@ -166,6 +167,7 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
       "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">step time (des when simulated, else "
       "book){}</text>\n",
       top + height / 2, y.log ? " (log)" : "");
+  double hbm_label_y = top + 12;  // one line each, so that two capacities close on the axis keep their labels apart
   for (const auto& [bytes, names] : capacities) {
     const double cx = px(static_cast<double>(bytes));
     // Its label inside the plot: left of a line in the plot's right half (the legend is right of the plot).
@@ -174,8 +176,9 @@ std::string scatter_svg(const PlanSearchResult& search, const VaryingFields& var
         "<line class=\"hbm\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#222\" "
         "stroke-dasharray=\"4 3\" stroke-width=\"2\"/><text x=\"{3:.1f}\" y=\"{4}\" text-anchor=\"{7}\">HBM {5} "
         "({6})</text>\n",
-        cx, top, top + height, right_half ? cx - 4 : cx + 4, top + 12, esc(bytes_text(bytes)), esc(names),
+        cx, top, top + height, right_half ? cx - 4 : cx + 4, hbm_label_y, esc(bytes_text(bytes)), esc(names),
         right_half ? "end" : "start");
+    hbm_label_y += 14;
   }
   // The best ranks' labels, placed best first so that theirs sit nearest their marks (chart_labels.hpp).
   std::vector<std::pair<double, double>> labelled(std::min(kRanksLabelled, search.ranked.size()));
