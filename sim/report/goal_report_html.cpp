@@ -83,8 +83,9 @@ std::string goal_section_html(const ScenarioSpec& spec, const PlanSearchResult& 
   }
   if (goal.deadline_days) max_days = std::max(max_days, *goal.deadline_days);
   if (goal.budget_usd && priced) max_value = std::max(max_value, *goal.budget_usd);
-  const auto [x_top, x_step] = goal_axis(max_days * 1.02);
-  const auto [y_top, y_step] = goal_axis(max_value * 1.02);
+  // Not structured bindings: the lambdas below capture the tops (clang 14 cannot capture a binding).
+  const std::pair<double, double> x_axis = goal_axis(max_days * 1.02), y_axis = goal_axis(max_value * 1.02);
+  const double x_top = x_axis.first, x_step = x_axis.second, y_top = y_axis.first, y_step = y_axis.second;
   const double left = 90, top = 20, width = 640, height = 360;
   const auto px = [&](double days) { return left + width * days / x_top; };
   const auto py = [&](double v) { return top + height - height * v / y_top; };

@@ -308,8 +308,9 @@ void verify_slices_by_preset(const State& state, const SearchSpec& search,
   if (search.slices_by_preset.empty()) return;
   if (!search.slices.empty()) where.fail(p, "is a list of shapes or an object keyed by preset, not both, got: both");
   for (const auto& [name, shapes] : search.slices_by_preset) {
+    const std::string& key = name;  // clang 14: a lambda cannot capture a structured binding
     const auto found = std::find_if(hardware.begin(), hardware.end(),
-                                    [&](const HardwarePreset& preset) { return preset.name == name; });
+                                    [&](const HardwarePreset& preset) { return preset.name == key; });
     if (found == hardware.end())
       where.fail(child(p, name),
                  "names no searched hardware (searched: " + preset_names(hardware) + "), got: " + quote(name));
@@ -426,8 +427,9 @@ void verify_prices(const State& state) {
   const std::vector<HardwarePreset> hardware =
       search.hardware.empty() ? std::vector<HardwarePreset>{spec.hardware} : search.hardware;
   for (const auto& [name, price] : spec.price_per_preset) {
-    const bool searched = std::any_of(hardware.begin(), hardware.end(),
-                                      [&](const HardwarePreset& preset) { return preset.name == name; });
+    const std::string& key = name;  // clang 14: a lambda cannot capture a structured binding
+    const bool searched =
+        std::any_of(hardware.begin(), hardware.end(), [&](const HardwarePreset& preset) { return preset.name == key; });
     if (!searched)
       where.fail(child(p, name),
                  "names no searched hardware (searched: " + preset_names(hardware) + "), got: " + quote(name));
