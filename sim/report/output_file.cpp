@@ -50,6 +50,15 @@ OutputFile::OutputFile(std::string flag, std::string path) : flag_(std::move(fla
   std::error_code error;
   if (fs::is_directory(fs::path(path_), error))
     throw InputError(flag_, "a folder, not a file, got: " + cut_shown(path_));
+  // A device or a pipe (`--report /dev/null`) is written in place: a file renamed over it would replace it (as root,
+  // /dev/null itself).
+  if (const fs::file_status status = fs::status(fs::path(path_), error);
+      !error && fs::exists(status) && !fs::is_regular_file(status)) {
+    in_place_ = true;
+    out_.open(path_, std::ios::binary);
+    if (!out_) fail("cannot write the file", errno);
+    return;
+  }
   const fs::path target(path_);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string pattern = (folder / ("." + target.filename().string() + ".podsim-XXXXXX")).string();
@@ -74,7 +83,7 @@ OutputFile::~OutputFile() {
 
 void OutputFile::fail(const std::string& what, int error) {
   out_.close();
-  std::remove(temporary_.c_str());
+  if (!temporary_.empty()) std::remove(temporary_.c_str());
   temporary_.clear();
   // A stream that failed during an earlier write has lost its errno: name the usual causes.
   const std::string reason = error != 0 ? std::string(" (") + std::strerror(error) + ")"
@@ -88,7 +97,7 @@ void OutputFile::commit() {
   if (!out_) fail("cannot write the file", errno);
   out_.close();
   if (out_.fail()) fail("cannot write the file", errno);
-  if (std::rename(temporary_.c_str(), path_.c_str()) != 0) fail("cannot write the file", errno);
+  if (!in_place_ && std::rename(temporary_.c_str(), path_.c_str()) != 0) fail("cannot write the file", errno);
   committed_ = true;
 }
 

@@ -14,8 +14,9 @@ namespace podsim::report {
 
 class OutputFile {
  public:
-  // Opens a temporary file beside `path` (its folder must exist and be writable). `flag` names the option that gave
-  // the path ("--report"), for the messages.
+  // Opens a temporary file beside `path` (its folder must exist and be writable); a `path` that is a device or a pipe
+  // (/dev/null, /dev/stdout) is opened and written in place instead. `flag` names the option that gave the path
+  // ("--report"), for the messages.
   OutputFile(std::string flag, std::string path);
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -36,6 +37,7 @@ class OutputFile {
   std::string flag_;
   std::string path_;
   std::string temporary_;
+  bool in_place_ = false;  // a device or a pipe (/dev/null, /dev/stdout): written as it is, never renamed over
   std::ofstream out_;
   bool committed_ = false;
 };
