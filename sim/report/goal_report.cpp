@@ -146,10 +146,14 @@ std::string goal_answer_text(const ScenarioSpec& spec, const PlanSearchResult& s
   if (search.ranked.empty() || !search.ranked.front().goal) return out + "answer: no candidate fits\n";
   const CandidateResult& best = search.ranked.front();
   const GoalFigures& f = *best.goal;
+  // The microbatches and remat too when the candidates differ in them, as the next ones' labels say.
+  const VaryingFields varying = varying_fields(search);
   const std::string what = fmt::format(
-      "{} {} ({} chips{}), {}", best.candidate.hardware.name, slice_text(best.candidate), best.candidate.chips(),
+      "{} {} ({} chips{}), {}{}{}", best.candidate.hardware.name, slice_text(best.candidate), best.candidate.chips(),
       f.chips_held > best.candidate.chips() ? fmt::format(", {} held", f.chips_held) : "",
-      best.candidate.parallelism.to_string());
+      best.candidate.parallelism.to_string(),
+      varying.microbatches ? fmt::format(", {} microbatches", best.candidate.microbatches) : "",
+      varying.remat ? ", remat " + remat_text(best.candidate.remat) : "");
   const std::string figures = fmt::format("{} days expected ({} ideal, goodput {}{}){}", days_text(f.expected_days),
                                           days_text(f.ideal_days), percent_text(f.goodput.fraction),
                                           f.p90_days ? ", p90 " + days_text(*f.p90_days) + " days" : std::string(),
@@ -170,8 +174,8 @@ std::string goal_answer_text(const ScenarioSpec& spec, const PlanSearchResult& s
     if (std::isfinite(g.expected_days) && std::isfinite(f.expected_days))
       why.push_back(fmt::format("{:+.3g} days", g.expected_days - f.expected_days));
     why.push_back(fmt::format("{:+d} chips", g.chips_held - f.chips_held));
-    out += fmt::format("  #{} {} ({} chips): {}\n", i + 1, candidate_label(r.candidate, varying_fields(search)),
-                       r.candidate.chips(), joined(why));
+    out += fmt::format("  #{} {} ({} chips): {}\n", i + 1, candidate_label(r.candidate, varying), r.candidate.chips(),
+                       joined(why));
   }
   return out;
 }
