@@ -9,11 +9,19 @@
 namespace podsim::import {
 
 // The options an import depends on besides the module text.
-enum class ImportOption { slice, hardware };
+enum class ImportOption { slice, hardware, function };
 
 // How the user names `option` (the CLI's flag); the one place in sim/import that spells it.
 inline const char* import_option_name(ImportOption option) {
-  return option == ImportOption::slice ? "--slice" : "--hardware";
+  switch (option) {
+    case ImportOption::slice:
+      return "--slice";
+    case ImportOption::hardware:
+      return "--hardware";
+    case ImportOption::function:
+      return "--function";
+  }
+  return "--slice";
 }
 
 // A refusal that concerns an option rather than a place in the module: `--slice: the module runs on 4 devices ...`.

@@ -229,7 +229,7 @@ void StablehloReader::read_call(OpLine& op_line) {
   const auto it = functions_.find(callee);
   if (callee_at == std::string::npos || it == functions_.end())
     fail(op_line.op_at, "call of an unknown function @" + callee);
-  if (callee == "main") fail(op_line.op_at, "call of @main");
+  if (callee == entry_) fail(op_line.op_at, "call of the entry function @" + entry_);
   if (op_line.depth + 1 > kMaxCallDepth)
     fail(op_line.op_at, "calls nested deeper than " + std::to_string(kMaxCallDepth) + " (recursion?), got: @" + callee);
   const std::size_t here = cur_;

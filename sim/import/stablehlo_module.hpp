@@ -24,6 +24,6 @@ using ImportedModule = ImportedProgram;
 // function other than @main, calls and loops nested deeper than 16, a loop of more than 10000 iterations, more than
 // 100000 ops or 2000000 lines read with calls inlined and loops unrolled, or a module without @main. Never crashes or
 // hangs on hostile input.
-ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file);
+ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file, const std::string& entry = {});
 
 }  // namespace podsim::import

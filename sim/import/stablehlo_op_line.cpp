@@ -69,6 +69,10 @@ const std::map<std::string, OpEntry, std::less<>>& StablehloReader::op_table() {
     t["stablehlo.dot"] = {&R::read_dot, false};
     t["stablehlo.reduce"] = {&R::read_reduce, false};
     t["sdy.sharding_constraint"] = {&R::read_sharding_constraint, false};
+    t["sdy.reshard"] = {&R::read_sharding_constraint, false};
+    for (const char* op : {"sdy.all_gather", "sdy.all_slice", "sdy.all_reduce", "sdy.reduce_scatter", "sdy.all_to_all"})
+      t[op] = {&R::read_sdy_collective, false};
+    t["sdy.collective_permute"] = {&R::read_collective_permute, false};
     t["stablehlo.optimization_barrier"] = {&R::read_optimization_barrier, true};
     t["call"] = {&R::read_call, true};
     t["func.call"] = {&R::read_call, true};

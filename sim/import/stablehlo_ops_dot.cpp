@@ -79,11 +79,31 @@ void StablehloReader::read_dot(OpLine& op_line) {
   op.sharding = op_line.value_sharding;
   op.after = after_of({&lhs, &rhs}, {});
   const std::string lhs_dtype = lhs.dtype;
+  TensorSharding result = given(op_line).value_or(propagated);
+  // A module that reduces partial sums itself (Shardy's explicit sdy.all_reduce, sdy.reduce_scatter): the axes of
+  // the contracting dims stay unreduced in the result, for those ops to reduce.
+  std::vector<AxisRef> partial;
+  if (explicit_reductions_)
+    for (const auto& [labels, sharding] :
+         {std::pair{&einsum.lhs, &lhs.sharding}, std::pair{&einsum.rhs, &rhs.sharding}})
+      for (std::size_t d = 0; d < labels->size(); ++d)
+        if (einsum.out.find((*labels)[d]) == std::string::npos)
+          for (const auto& axis : sharding->dims[d].axes)
+            if (std::find(partial.begin(), partial.end(), axis) == partial.end() &&
+                std::find(result.unreduced.begin(), result.unreduced.end(), axis) == result.unreduced.end())
+              partial.push_back(axis);
+  if (!partial.empty()) {
+    result.unreduced.insert(result.unreduced.end(), partial.begin(), partial.end());
+    op.sharding = print_shardy_sharding(result);
+    approximate(op_line.op, line_no_,
+                "out_sharding " + op.sharding + ": its partial sums over " + to_string(partial) +
+                    " are left to the module's explicit reduction");
+  }
   const int index = add_op(op_line, op);
-  SsaValue v = derived(op_line, given(op_line).value_or(propagated));
+  SsaValue v = derived(op_line, result);
   v.tensor = v.writer = op_line.name;
   v.dtype = lhs_dtype;
-  if (op_line.value_sharding.empty()) {
+  if (op.sharding.empty()) {
     v.pending = index;
     pinned_[index] = print_shardy_sharding(propagated);
   }

@@ -129,6 +129,18 @@ void StablehloReader::read_reduce(OpLine& op_line) {
     t.dtype = need_dtype(op_line.out, op_line.type_at, op_line.op);
     if (!names_.insert(t.name).second) fail(op_line.op_at, "the scenario name \"" + t.name + "\" is used twice");
     module_.tensors.push_back(t);
+    if (explicit_reductions_) {  // the module's own sdy.all_reduce reduces them
+      how += "; the partial results are the program input \"" + t.name + "\" (" + t.sharding +
+             "), left to the module's explicit reduction";
+      approximate(op_line.op, line_no_, how);
+      v.tensor = t.name;
+      v.writer.clear();
+      v.pending = -1;
+      v.dtype = t.dtype;
+      v.sharding = partial;
+      define(op_line, v);
+      return;
+    }
     ImportedOp finish;
     finish.kind = ImportedOpKind::reshard;
     finish.name = op_line.name + "_finish";

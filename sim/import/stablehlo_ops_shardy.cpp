@@ -1,5 +1,5 @@
-// Shardy's ops inside a function: `sdy.sharding_constraint`, a reshard to the given sharding (`sdy.constant` is read
-// with the constants, stablehlo_ops_elementwise.cpp).
+// Shardy's ops inside a function: `sdy.sharding_constraint` and `sdy.reshard`, a reshard to the given sharding
+// (`sdy.constant` is read with the constants, stablehlo_ops_elementwise.cpp).
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -14,13 +14,13 @@
 
 namespace podsim::import::stablehlo_read {
 
-// `sdy.sharding_constraint %v <@mesh, ...>`: a reshard of the value to the constraint.
+// `sdy.sharding_constraint %v <@mesh, ...>` (or `sdy.reshard`): a reshard of the value to the constraint.
 void StablehloReader::read_sharding_constraint(OpLine& op_line) {
   need(op_line, 1);
   SsaValue& in = operand(op_line, 0);
   const std::size_t s = line_.find('<', op_line.operands[0].second);
   if (s == std::string::npos || s > op_line.type_colon)
-    fail(op_line.op_at, "malformed sdy.sharding_constraint: no sharding");
+    fail(op_line.op_at, "malformed " + op_line.op + ": no sharding");
   const std::string to = read_sharding_text(s, in.shape.size());
   materialize(in, op_line.operands[0].second);
   ImportedOp op;

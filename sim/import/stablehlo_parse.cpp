@@ -15,6 +15,7 @@
 #include "models/common/shape.hpp"
 #include "models/sharding/shardy_parse.hpp"
 #include "models/sharding/shardy_print.hpp"
+#include "sim/import/import_error.hpp"
 #include "sim/import/module_scan.hpp"
 #include "sim/import/module_text.hpp"
 #include "sim/import/stablehlo_module.hpp"
@@ -447,6 +448,32 @@ std::vector<SsaValue> StablehloReader::run_lines(std::size_t first, std::size_t 
   return results;
 }
 
+// The function the import starts from: --function's, else @main, else the module's only public function.
+const Function& StablehloReader::entry_function() const {
+  auto names = [&](const std::vector<std::string>& list) {
+    std::string text;
+    for (const auto& n : list)
+      text += (text.empty() ? "@" : ", @") + n;
+    return text.empty() ? std::string("none") : text;
+  };
+  if (!requested_entry_.empty()) {
+    const auto it = functions_.find(requested_entry_);
+    if (it == functions_.end()) {
+      std::vector<std::string> all;
+      for (const auto& [n, f] : functions_)
+        all.push_back(n);
+      throw ImportOptionError(ImportOption::function, "the module has no function @" + requested_entry_ +
+                                                          " (its functions: " + names(all) + ")");
+    }
+    return it->second;
+  }
+  if (const auto it = functions_.find("main"); it != functions_.end()) return it->second;
+  if (public_.size() == 1) return functions_.at(public_.front());
+  if (public_.empty()) throw InputError(file_, "no public function in the module to import (give --function NAME)");
+  throw InputError(file_, "no @main and several public functions (" + names(public_) +
+                              "): give the one to import with --function NAME");
+}
+
 ImportedModule StablehloReader::read() {
   std::size_t pos = 0;
   while (pos <= text_.size()) {
@@ -457,7 +484,6 @@ ImportedModule StablehloReader::read() {
     pos = nl + 1;
   }
   // Pass 1: the mesh and the functions' extents (a function ends where its braces balance).
-  const Function* main = nullptr;
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     set_line(i);
     const std::size_t at = skip_space(line_, 0);
@@ -480,11 +506,8 @@ ImportedModule StablehloReader::read() {
     const auto [name, at_sign] = symbol_at(line_, at);
     const bool is_private = line_.compare(skip_space(line_, at + 9), 7, "private") == 0;
     if (name.empty()) fail(at, "malformed func.func: no @name");
-    if (name != "main" && !is_private)
-      fail(at, "unsupported function @" + name + " (only @main and the private functions it calls are imported)");
-    if (name == "main" && module_.mesh_name.empty())
-      fail(at, "no sdy.mesh before @main: the module must declare its mesh");
     if (functions_.count(name)) fail(at_sign, "function @" + name + " defined twice");
+    if (!is_private) public_.push_back(name);
     // Shardings first: a malformed one would otherwise show as an unbalanced signature.
     for (std::size_t s = line_.find("#sdy.sharding<"); s != std::string::npos;
          s = line_.find("#sdy.sharding<", s + 1)) {
@@ -507,22 +530,27 @@ ImportedModule StablehloReader::read() {
       if (depth <= 0) break;
     }
     functions_[name] = Function{name, i, j};
-    if (name == "main") main = &functions_[name];
     i = j;
   }
-  if (!main) throw InputError(file_, "no func.func @main in the module");
+  const Function& entry = entry_function();
+  entry_ = entry.name;
+  set_line(entry.sig);
+  if (module_.mesh_name.empty())
+    fail(skip_space(line_, 0), "no sdy.mesh before @" + entry_ + ": the module must declare its mesh");
+  explicit_reductions_ = std::any_of(lines_.begin(), lines_.end(), [](const std::string& l) {
+    return l.find("= sdy.all_reduce ") != std::string::npos || l.find("= sdy.reduce_scatter ") != std::string::npos;
+  });
   Scope scope;
-  set_line(main->sig);
   read_signature(skip_space(line_, 0), scope);
-  run_lines(main->sig + 1, main->end, scope, "", 0, true, "@main");
+  run_lines(entry.sig + 1, entry.end, scope, "", 0, true, "@" + entry_);
   return module_;
 }
 
 }  // namespace stablehlo_read
 
-ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file) {
+ImportedModule parse_stablehlo_module(std::string_view text, const std::string& file, const std::string& entry) {
   require_utf8_module(text, file);
-  stablehlo_read::StablehloReader reader(text, file);
+  stablehlo_read::StablehloReader reader(text, file, entry);
   try {
     return reader.read();
   } catch (const InputError&) {

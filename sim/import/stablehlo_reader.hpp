@@ -103,7 +103,8 @@ struct OpLine {
 
 class StablehloReader {
  public:
-  StablehloReader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
+  StablehloReader(std::string_view text, std::string file, std::string entry)
+      : text_(text), file_(std::move(file)), requested_entry_(std::move(entry)) {}
 
   ImportedModule read();
   // `FILE:LINE` of the line being read.
@@ -119,6 +120,7 @@ class StablehloReader {
     line_no_ = static_cast<int>(index) + 1;
   }
   void read_mesh(std::size_t at);
+  const Function& entry_function() const;
   void read_signature(std::size_t at, Scope& scope);
   // Reads lines [first, end) in `scope`, names of its values prefixed by `prefix`: a function's body (@main's when
   // `main`, whose return read_return reads) or a region. Returns the values the closing return returns; throws
@@ -153,6 +155,13 @@ class StablehloReader {
   void read_dynamic_update_slice(OpLine& op_line);
   void read_reduce(OpLine& op_line);
   void read_sharding_constraint(OpLine& op_line);
+  // stablehlo_ops_collectives.cpp: Shardy's explicit collectives (sdy.all_gather, all_slice, all_reduce,
+  // reduce_scatter, all_to_all, collective_permute) and what they share.
+  void read_sdy_collective(OpLine& op_line);
+  void read_collective_permute(OpLine& op_line);
+  std::vector<DimSharding> read_collective_axes(const OpLine& op_line, std::vector<std::pair<int, int>>* moves);
+  TensorSharding read_out_sharding(const OpLine& op_line, std::size_t rank);
+  void sends_for(OpLine& op_line, SsaValue& in, const TensorSharding& to, const std::string& why);
   void read_while_op(OpLine& op_line);
   void read_call(OpLine& op_line);
   void read_optimization_barrier(OpLine& op_line);
@@ -182,11 +191,13 @@ class StablehloReader {
 
   std::string_view text_;
   std::string file_;
+  std::string requested_entry_;  // --function NAME; empty: @main, else the only public function
   std::vector<std::string> lines_;
   std::size_t cur_ = 0;
   std::string line_;  // the current line, `loc(...)` suffixes kept (columns stay those of the file)
   int line_no_ = 0;
   std::map<std::string, Function> functions_;
+  std::vector<std::string> public_;  // the public functions, in module order
   std::optional<Mesh> mesh_;
   ImportedModule module_;
   std::vector<std::string> result_shardings_;          // per result of @main; empty = none
@@ -199,6 +210,10 @@ class StablehloReader {
   int folding_ = 0;        // > 0 while a loop condition is read: every op must fold to a constant
   int quiet_ = 0;          // > 0 while a loop's second and later iterations are read: approximations are listed once
   bool returned_ = false;  // @main's return was read
+  // The module reduces partial sums itself (it has sdy.all_reduce or sdy.reduce_scatter, Shardy's explicit
+  // collectives): a dot's and a reduce's partial sums stay unreduced for those ops (docs/import.md).
+  bool explicit_reductions_ = false;
+  std::string entry_;  // the entry function's name
 };
 
 // Line scanning helpers (stablehlo_parse.cpp), module_scan.hpp's scanner with MLIR's brackets.

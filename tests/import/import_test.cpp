@@ -123,10 +123,14 @@ TEST(ImportErrors, OtherRefusals) {
             "m.mlir:3:5: unsupported op \"stablehlo.all_reduce\"");
   EXPECT_EQ(stablehlo_error_of(kMesh + "  func.func public @main(%arg0: tensor<16x8xi64>) -> tensor<16x8xi64> {\n"),
             "m.mlir:2:45: unsupported element type, got: \"i64\"");
+  // Without @main, the only public function is the entry (here without a return); none, or several, are refused.
   EXPECT_EQ(stablehlo_error_of(kMesh + "  func.func public @helper(%arg0: tensor<4xbf16>) -> tensor<4xbf16> {\n"),
-            "m.mlir:2:3: unsupported function @helper (only @main and the private functions it calls are imported)");
+            "m.mlir: @helper has no return");
   EXPECT_EQ(stablehlo_error_of(kMesh + "  func.func private @helper(%arg0: tensor<4xbf16>) -> tensor<4xbf16> {\n  }\n"),
-            "m.mlir: no func.func @main in the module");
+            "m.mlir: no public function in the module to import (give --function NAME)");
+  EXPECT_EQ(stablehlo_error_of(kMesh + "  func.func @f(%arg0: tensor<4xbf16>) -> tensor<4xbf16> {\n  }\n" +
+                               "  func.func @g(%arg0: tensor<4xbf16>) -> tensor<4xbf16> {\n  }\n"),
+            "m.mlir: no @main and several public functions (@f, @g): give the one to import with --function NAME");
   EXPECT_EQ(stablehlo_error_of(sig), "m.mlir:1:3: no sdy.mesh before @main: the module must declare its mesh");
   EXPECT_EQ(stablehlo_error_of(kMesh + sig + "    %0 = stablehlo.tanh %arg9 : tensor<16x8xbf16>\n"),
             "m.mlir:3:25: unknown value, got: %arg9");

@@ -1,5 +1,5 @@
-// `podsim import FILE -o SCENARIO.json [--hardware PRESET] [--slice SHAPE]`: a StableHLO module with Shardy
-// shardings (what `jax.jit(f).lower(...).as_text()` prints) or a compiled, partitioned HLO module (what
+// `podsim import FILE -o SCENARIO.json [--hardware PRESET] [--slice SHAPE] [--function NAME]`: a StableHLO module with
+// Shardy shardings (what `jax.jit(f).lower(...).as_text()` prints) or a compiled, partitioned HLO module (what
 // `jax.jit(f).lower(...).compile().as_text()` prints; told apart by its `HloModule` header) as a scenario
 // (docs/import.md). The scenario written is
 // loaded back through the scenario loader before the command succeeds, so `podsim check` and `podsim run` accept it.
@@ -62,7 +62,7 @@ std::vector<std::int64_t> slice_flag(const std::string& text, const HardwareSpec
 }
 
 struct ImportOptions {
-  std::string file, out, hardware = "tpu-v5e", slice;
+  std::string file, out, hardware = "tpu-v5e", slice, function;
 };
 
 // Writes `json` to `out` once the scenario loader accepts it.
@@ -114,14 +114,21 @@ void add_import_command(CLI::App& app, Action& action) {
   cmd->add_option("-o,--output", opts->out, "The scenario file to write")->required();
   cmd->add_option("--hardware", opts->hardware, "Hardware preset (default tpu-v5e)");
   cmd->add_option("--slice", opts->slice, "Slice shape, e.g. 4x2 (default: the mesh's axes on the preset's pod)");
+  cmd->add_option("--function", opts->function,
+                  "The StableHLO function to import (default: @main, else the module's only public function)");
   cmd->callback([&action, opts] {
     action = [opts] {
       report::check_outputs({{"--output", opts->out}}, {{"file", opts->file}});
       // A module's text: up to 1 GiB (a large model's StableHLO is tens of MB).
       const std::optional<std::string> text = read_input_file(opts->file, std::uintmax_t{1} << 30);
       if (!text) throw InputError(opts->file, "cannot open file");
-      if (import::looks_like_hlo_module(*text)) return import_hlo(*opts, *text);
-      const auto module = import::parse_stablehlo_module(*text, opts->file);
+      if (import::looks_like_hlo_module(*text)) {
+        if (!opts->function.empty())
+          throw InputError("--function", "a partitioned HLO module is imported from its ENTRY computation, got: \"" +
+                                             opts->function + "\"");
+        return import_hlo(*opts, *text);
+      }
+      const auto module = import::parse_stablehlo_module(*text, opts->file, opts->function);
       const auto preset = hardware_flag([&] { return load_hardware_preset(opts->hardware); });
       const auto slice = opts->slice.empty() ? import::default_slice(module, preset.pod_shape, "--hardware")
                                              : slice_flag(opts->slice, preset, opts->hardware);

@@ -1,0 +1,168 @@
+// Shardy's explicit collectives and the entry function (docs/import.md, "Shardy's explicit collectives"): the
+// module tests/import/data/shardy_explicit_block.mlir imported and run, every collective and send checked against
+// the bytes its shardings imply, worked by hand; the refusals, located.
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "models/common/error.hpp"
+#include "sim/import/stablehlo_module.hpp"
+#include "tests/cli/cli_run.hpp"
+#include "tests/import/import_test_files.hpp"
+
+namespace podsim::import {
+namespace {
+
+using namespace podsim::import::fixtures;
+
+const ImportedOp* op_named(const ImportedModule& m, const std::string& name) {
+  for (const auto& op : m.ops)
+    if (op.name == name) return &op;
+  return nullptr;
+}
+
+// Sends named `prefix.K`, and their bytes in all.
+std::pair<int, std::int64_t> sends(const ImportedModule& m, const std::string& prefix) {
+  std::pair<int, std::int64_t> out{0, 0};
+  for (const auto& op : m.ops)
+    if (op.kind == ImportedOpKind::send && op.name.rfind(prefix + ".", 0) == 0) {
+      ++out.first;
+      out.second += op.bytes;
+    }
+  return out;
+}
+
+// Mesh data=2, tile=4, model=2; chip = 8 data + 2 tile + model. The entry is @block, the module's only public
+// function.
+TEST(ImportExplicit, EachCollectiveAsShardyDecidedIt) {
+  const ImportedModule m = read_module("shardy_explicit_block.mlir");
+  // The dot [data, tile] x [tile, model] keeps its partial sums over tile for the module's own all-reduce.
+  ASSERT_NE(op_named(m, "v0"), nullptr);
+  EXPECT_EQ(op_named(m, "v0")->sharding, "<@mesh, [{\"data\"}, {\"model\"}], unreduced={\"tile\"}>");
+  const ImportedOp* v1 = op_named(m, "v1");
+  ASSERT_NE(v1, nullptr);
+  EXPECT_EQ(v1->kind, ImportedOpKind::all_reduce);
+  EXPECT_EQ(v1->lhs, "v0");
+  EXPECT_EQ(v1->axes, (std::vector<std::string>{"tile"}));
+  EXPECT_EQ(op_named(m, "v2")->kind, ImportedOpKind::all_gather);
+  EXPECT_EQ(op_named(m, "v2")->axes, (std::vector<std::string>{"model"}));
+  // The all-slice is local: no op, a view.
+  EXPECT_EQ(op_named(m, "v3"), nullptr);
+  // The reduce over the tile-sharded dim leaves its partial sums to sdy.all_reduce, which reads them.
+  EXPECT_EQ(op_named(m, "v4_finish"), nullptr);
+  EXPECT_EQ(op_named(m, "v5")->lhs, "v4_partial");
+  // Collective permute [{"model", "tile":(1)2}] -> [{"tile"}] of f32[256]: 12 of 16 chips lack their 64-element
+  // shard (256 bytes); reshard_transfers_test.cpp works the pairs.
+  EXPECT_EQ(sends(m, "v7"), (std::pair<int, std::int64_t>{12, 12 * 256}));
+  // [{"data"}, {"tile"}] -> [{"data"}, {"model", "tile":(2)2}] of f32[64, 256]: the new dim-1 shard of chip
+  // (t, m) is 2m + t%2, its old one t; they agree when m = t/2, for 4 of 8 per data row: 8 sends of 32x64x4 bytes.
+  EXPECT_EQ(sends(m, "v10"), (std::pair<int, std::int64_t>{8, 8 * 8192}));
+  // The all-gather over the sub-axis "tile":(2)2: every chip receives the other half of its 32x128 shard.
+  EXPECT_EQ(sends(m, "v11"), (std::pair<int, std::int64_t>{16, 16 * 8192}));
+  EXPECT_EQ(op_named(m, "v12")->kind, ImportedOpKind::reshard);
+  const ImportedOp* v13 = op_named(m, "v13");
+  EXPECT_EQ(v13->kind, ImportedOpKind::all_to_all);
+  EXPECT_EQ(v13->axes, (std::vector<std::string>{"data"}));
+  EXPECT_EQ(v13->dim, 0);
+  EXPECT_EQ(v13->to_dim, 1);
+}
+
+// Imported and run: the all-reduce of the dot's 32x256 f32 partial sums over the 4 tile chips moves the book's
+// V = 32 KiB; the all-gather over model gives each chip 32x512 f32 (V = 64 KiB); the all-reduce of the reduce's
+// partial sums, 32 f32 (128 bytes). The result leaves in the return's layout: no further communication.
+TEST(ImportExplicit, RunsWithTheModulesCollectives) {
+  const std::string out = ::testing::TempDir() + "/explicit_block.json";
+  const auto imported =
+      test::run_podsim("import " + data_path("shardy_explicit_block.mlir") + " --hardware tpu-v5p -o " + out);
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("on a 2x4x2 tpu-v5p slice"), std::string::npos) << imported.out;
+  EXPECT_NE(imported.out.find("sdy.collective_permute: a collective permute: 12 sends `v7.K`"), std::string::npos)
+      << imported.out;
+  const auto run = test::run_podsim("run " + out + " --format json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  std::map<std::string, nlohmann::json> ops;
+  for (const auto& op : report["plans"][0]["ops"])
+    ops[op["name"].get<std::string>()] = op;
+  ASSERT_EQ(ops["v1"]["collectives"].size(), 1u);
+  EXPECT_EQ(ops["v1"]["collectives"][0]["kind"], "all-reduce");
+  EXPECT_EQ(ops["v1"]["collectives"][0]["array_bytes"], 32 * 256 * 4);
+  EXPECT_EQ(ops["v2"]["collectives"][0]["array_bytes"], 32 * 512 * 4);
+  EXPECT_EQ(ops["v5"]["collectives"][0]["array_bytes"], 32 * 4);
+  EXPECT_TRUE(ops["v0"]["collectives"].empty());
+  EXPECT_TRUE(ops["result0"]["collectives"].empty());
+}
+
+TEST(ImportExplicit, EntryFunction) {
+  const std::string text = read_text(data_path("shardy_explicit_block.mlir"));
+  EXPECT_NO_THROW(parse_stablehlo_module(text, "m.mlir", "block"));
+  try {
+    parse_stablehlo_module(text, "m.mlir", "main");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "--function: the module has no function @main (its functions: @block)");
+  }
+  const std::string out = ::testing::TempDir() + "/explicit_entry.json";
+  const auto wrong = test::run_podsim("import " + data_path("shardy_explicit_block.mlir") +
+                                      " --hardware tpu-v5p --function nope -o " + out);
+  EXPECT_EQ(wrong.code, 2);
+  EXPECT_NE(wrong.err.find("error: --function: the module has no function @nope (its functions: @block)"),
+            std::string::npos)
+      << wrong.err;
+  const auto hlo = test::run_podsim("import " + data_path("hlo_collectives.hlo") + " --function main -o " + out);
+  EXPECT_EQ(hlo.code, 2);
+  EXPECT_NE(hlo.err.find("error: --function: a partitioned HLO module is imported from its ENTRY computation"),
+            std::string::npos)
+      << hlo.err;
+}
+
+// A module with one explicit collective on %arg0 of f32[16, 8] on x=2, y=2.
+std::string one_op(const std::string& arg_sharding, const std::string& op) {
+  return "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
+         "func.func @f(%arg0: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, " +
+         arg_sharding + ">}) -> tensor<16x8xf32> {\n    %0 = " + op + " : tensor<16x8xf32>\n" +
+         "    return %0 : tensor<16x8xf32>\n  }\n";
+}
+
+TEST(ImportExplicit, ReduceScatterAndAllToAll) {
+  const ImportedModule rs =
+      parse_stablehlo_module(one_op("[{}, {}], unreduced={\"y\"}",
+                                    "sdy.reduce_scatter [{}, {\"y\"}] %arg0 out_sharding=<@mesh, [{}, {\"y\"}]>"),
+                             "m.mlir");
+  ASSERT_EQ(rs.ops.size(), 1u);
+  EXPECT_EQ(rs.ops[0].kind, ImportedOpKind::reduce_scatter);
+  EXPECT_EQ(rs.ops[0].axes, (std::vector<std::string>{"y"}));
+  EXPECT_EQ(rs.ops[0].dim, 1);
+  // Two parameters: sends. [{"x"}, {"y"}] -> [{"y"}, {"x"}] of f32[16, 8]: chip (a, b) held rows 8a.., columns
+  // 4b..; it needs rows 8b.., columns 4a..: a 8x4 f32 block (128 bytes), its own only when a = b: 2 sends.
+  const ImportedModule a2a = parse_stablehlo_module(
+      one_op("[{\"x\"}, {\"y\"}]",
+             "sdy.all_to_all [{\"x\"}: 0->1, {\"y\"}: 1->0] %arg0 out_sharding=<@mesh, [{\"y\"}, {\"x\"}]>"),
+      "m.mlir");
+  int sends = 0;
+  for (const auto& op : a2a.ops)
+    if (op.kind == ImportedOpKind::send) {
+      ++sends;
+      EXPECT_EQ(op.bytes, 128);
+    }
+  EXPECT_EQ(sends, 2);
+}
+
+TEST(ImportExplicit, RefusalsAreLocated) {
+  EXPECT_EQ(stablehlo_error_of(
+                one_op("[{\"x\"}, {}]", "sdy.all_gather [{\"x\"}, {}] %arg0 out_sharding=<@mesh, [{\"y\"}, {}]>")),
+            "m.mlir:3:10: sdy.all_gather of \"x\" from <@mesh, [{\"x\"}, {}]> does not give its out_sharding <@mesh, "
+            "[{\"y\"}, {}]>");
+  EXPECT_EQ(stablehlo_error_of(one_op("[{}, {}], unreduced={\"x\"}",
+                                      "sdy.all_reduce {\"x\":(1)2} %arg0 out_sharding=<@mesh, [{}, {}]>")),
+            "m.mlir:3:10: sdy.all_reduce over a sub-axis is not simulated, got: \"x\":(1)2");
+  EXPECT_EQ(stablehlo_error_of(one_op("[{\"x\"}, {}]", "sdy.all_gather [{\"x\"}, {}] %arg0")),
+            "m.mlir:3:10: sdy.all_gather: no out_sharding");
+  EXPECT_EQ(stablehlo_error_of(one_op("[{\"x\"}, {}]", "sdy.all_gather %arg0 out_sharding=<@mesh, [{}, {}]>")),
+            "m.mlir:3:25: sdy.all_gather: expected its axes [...] after the op name");
+}
+
+}  // namespace
+}  // namespace podsim::import
