@@ -73,6 +73,10 @@ const std::map<std::string, OpEntry, std::less<>>& StablehloReader::op_table() {
     for (const char* op : {"sdy.all_gather", "sdy.all_slice", "sdy.all_reduce", "sdy.reduce_scatter", "sdy.all_to_all"})
       t[op] = {&R::read_sdy_collective, false};
     t["sdy.collective_permute"] = {&R::read_collective_permute, false};
+    t["sdy.manual_computation"] = {&R::read_manual_computation, true, true};
+    for (const char* op : {"stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter",
+                           "stablehlo.all_to_all", "stablehlo.collective_permute"})
+      t[op] = {&R::read_stablehlo_collective, false, true, true};
     t["stablehlo.optimization_barrier"] = {&R::read_optimization_barrier, true};
     t["call"] = {&R::read_call, true};
     t["func.call"] = {&R::read_call, true};
@@ -122,17 +126,13 @@ OpLine StablehloReader::read_op_head(std::size_t at, Scope& scope, const std::st
     fail(op_at, "unsupported op \"stablehlo.custom_call\" (target @" + target +
                     "): custom calls are not simulated; for a sharding, lower with Shardy (sdy.sharding_constraint)");
   }
-  if (op_name == "sdy.manual_computation")
-    fail(op_at,
-         "unsupported op \"sdy.manual_computation\" (manual SPMD regions with explicit collectives are not "
-         "simulated)");
   if (op_name == "stablehlo.case" || op_name == "stablehlo.if")
     fail(op_at, "unsupported op \"" + op_name +
                     "\": which branch runs is known only at run time (podsim reads loops whose trip count folds to "
                     "a constant, not conditionals)");
   const auto entry = op_table().find(op_name);
   if (entry == op_table().end()) fail(op_at, "unsupported op \"" + op_name + "\"");
-  if (generic)
+  if (generic && !entry->second.generic)
     fail(op_at, "the generic op form is not read, print the module in its pretty form, got: \"" + op_name + "\"");
   if (results > 1 && !entry->second.several_results)
     fail(at, "\"" + op_name + "\" with several results is not read (only stablehlo.while, " +

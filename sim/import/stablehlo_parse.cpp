@@ -419,7 +419,7 @@ std::vector<SsaValue> StablehloReader::run_lines(std::size_t first, std::size_t 
     if (done) fail(at, "op after the return, got: " + line_.substr(at, 40));
     const std::string_view rest = std::string_view(line_).substr(at);
     auto starts = [&](std::string_view p) { return rest.substr(0, p.size()) == p; };
-    if (starts("return") || starts("func.return") || starts("stablehlo.return")) {
+    if (starts("return") || starts("func.return") || starts("stablehlo.return") || starts("sdy.return")) {
       done = true;
       if (main) {
         read_return(at, scope);

@@ -79,6 +79,7 @@ struct OpEntry {
   void (StablehloReader::*handler)(OpLine&) = nullptr;
   bool several_results = false;
   bool own_syntax = false;
+  bool generic = false;  // printed in the generic form (`"stablehlo.all_reduce"(%x) <{...}>`)
 };
 
 // One op line as parsed before its handler runs: `%r:N = OP OPERANDS ATTRIBUTES : TYPES`, and where it is read.
@@ -162,6 +163,14 @@ class StablehloReader {
   std::vector<DimSharding> read_collective_axes(const OpLine& op_line, std::vector<std::pair<int, int>>* moves);
   TensorSharding read_out_sharding(const OpLine& op_line, std::size_t rank);
   void sends_for(OpLine& op_line, SsaValue& in, const TensorSharding& to, const std::string& why);
+  // stablehlo_manual.cpp: `sdy.manual_computation` (shard_map), its body read per device; stablehlo_collectives.cpp:
+  // the StableHLO collectives of such a body, over the mesh axes of their replica groups.
+  void read_manual_computation(OpLine& op_line);
+  void read_stablehlo_collective(OpLine& op_line);
+  std::vector<std::string> axes_of_groups(const std::vector<std::vector<std::int64_t>>& groups, std::size_t at,
+                                          const std::string& what);
+  std::string stand_in(const OpLine& op_line, SsaValue& in, const std::vector<std::int64_t>& shape,
+                       const TensorSharding& sharding);
   void read_while_op(OpLine& op_line);
   void read_call(OpLine& op_line);
   void read_optimization_barrier(OpLine& op_line);
@@ -213,7 +222,8 @@ class StablehloReader {
   // The module reduces partial sums itself (it has sdy.all_reduce or sdy.reduce_scatter, Shardy's explicit
   // collectives): a dot's and a reduce's partial sums stay unreduced for those ops (docs/import.md).
   bool explicit_reductions_ = false;
-  std::string entry_;  // the entry function's name
+  std::string entry_;                               // the entry function's name
+  std::vector<std::set<std::string>> manual_axes_;  // the manual axes of each enclosing manual region
 };
 
 // Line scanning helpers (stablehlo_parse.cpp), module_scan.hpp's scanner with MLIR's brackets.
