@@ -98,8 +98,12 @@ std::vector<std::string> StablehloReader::axes_of_groups(const std::vector<std::
     }
   }
   std::string text;
-  for (std::size_t g = 0; g < groups.size() && g < 4; ++g)
-    text += (g ? ", " : "") + format_shape(groups[g]);
+  for (std::size_t g = 0; g < groups.size() && g < 4; ++g) {
+    text += g ? ", [" : "[";
+    for (std::size_t i = 0; i < groups[g].size(); ++i)
+      text += (i ? ", " : "") + std::to_string(groups[g][i]);
+    text += "]";
+  }
   fail(at, what + ": replica_groups " + text + (groups.size() > 4 ? ", ..." : "") +
                " are not the groups of any manual mesh axes of the enclosing region(s)");
 }
@@ -217,6 +221,7 @@ void StablehloReader::read_stablehlo_collective(OpLine& op_line) {
       op.dim = dim;
       add_op(op_line, op);
       v.source = op.name;  // the scattered result as the body sees it: a view of podsim's
+      v.name = op.name + "_local";
       v.deps = {op.name};
     }
     v.dtype = in.dtype;
@@ -301,6 +306,7 @@ void StablehloReader::read_stablehlo_collective(OpLine& op_line) {
     op.to_dim = split;
     add_op(op_line, op);
     v.source = op.name;
+    v.name = op.name + "_local";
     v.deps = {op.name};
   }
   define(op_line, v);

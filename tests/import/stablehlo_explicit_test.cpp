@@ -164,5 +164,96 @@ TEST(ImportExplicit, RefusalsAreLocated) {
             "m.mlir:3:25: sdy.all_gather: expected its axes [...] after the op name");
 }
 
+// tenstorrent/tt-mlir's shard_map module: mesh x=1, y=2, both manual. The operands move to their in_shardings (a
+// slice: no communication); each chip multiplies [8192, 392] by [392, 16384] (2 * 8192 * 392 * 16384 flops) and
+// the psum over y is an all-reduce of the 8192x16384 f32 partial product, V = 512 MiB, between the 2 chips.
+TEST(ImportManual, ShardMapMatmulWithItsPsum) {
+  const ImportedModule m = read_module("shardy_manual_computation.mlir");
+  ASSERT_NE(op_named(m, "v0_v1"), nullptr);
+  EXPECT_EQ(op_named(m, "v0_v1")->kind, ImportedOpKind::matmul);
+  EXPECT_EQ(op_named(m, "v0_in0")->sharding, "<@mesh, [{\"x\"}, {\"y\"}]>");
+  const ImportedOp* psum = op_named(m, "v0_v2");
+  ASSERT_NE(psum, nullptr);
+  EXPECT_EQ(psum->kind, ImportedOpKind::all_reduce);
+  EXPECT_EQ(psum->axes, (std::vector<std::string>{"y"}));
+  const std::string out = ::testing::TempDir() + "/shard_map_matmul.json";
+  ASSERT_EQ(test::run_podsim("import " + data_path("shardy_manual_computation.mlir") + " -o " + out).code, 0);
+  const auto run = test::run_podsim("run " + out + " --format json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  std::map<std::string, nlohmann::json> ops;
+  for (const auto& op : report["plans"][0]["ops"])
+    ops[op["name"].get<std::string>()] = op;
+  EXPECT_EQ(ops["v0_v1"]["flops"], 2.0 * 8192 * 392 * 16384);
+  EXPECT_TRUE(ops["v0_v1"]["collectives"].empty());
+  ASSERT_EQ(ops["v0_v2"]["collectives"].size(), 1u);
+  EXPECT_EQ(ops["v0_v2"]["collectives"][0]["array_bytes"], 8192.0 * 16384 * 4);
+  EXPECT_EQ(ops["v0_v2"]["collectives"][0]["group_size"], 2);
+  EXPECT_TRUE(ops["v0_in0"]["collectives"].empty());
+}
+
+// tests/import/data/shard_map_collectives.mlir: mesh x=4, y=2, manual over x (device = 2x + y, so the groups
+// [[0, 2, 4, 6], [1, 3, 5, 7]] are x's). The body's [16, 32] block keeps y on its columns: 16 of them per chip.
+TEST(ImportManual, EachCollectiveOverTheAxesOfItsGroups) {
+  const std::string out = ::testing::TempDir() + "/shard_map_collectives.json";
+  const auto imported = test::run_podsim("import " + data_path("shard_map_collectives.mlir") +
+                                         " --hardware tpu-v5p --slice 4x2x1 -o " + out);
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  const auto run = test::run_podsim("run " + out + " --format json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  std::map<std::string, nlohmann::json> ops;
+  int sends = 0;
+  for (const auto& op : report["plans"][0]["ops"]) {
+    ops[op["name"].get<std::string>()] = op;
+    if (op["kind"] == "send") ++sends;
+  }
+  // The all-gather over x: each chip ends with the 64 rows of its 16 columns, V = 64 * 16 * 4 bytes.
+  EXPECT_EQ(ops["v0_v1"]["collectives"][0]["kind"], "all-gather");
+  EXPECT_EQ(ops["v0_v1"]["collectives"][0]["axes"], (nlohmann::json{"x"}));
+  EXPECT_EQ(ops["v0_v1"]["collectives"][0]["array_bytes"], 64 * 16 * 4);
+  // The reduce-scatter of those partial rows back to 16 per chip: V = 64 * 16 * 4 bytes, over the 4 x chips.
+  EXPECT_EQ(ops["v0_v2"]["collectives"][0]["kind"], "reduce-scatter");
+  EXPECT_EQ(ops["v0_v2"]["collectives"][0]["array_bytes"], 64 * 16 * 4);
+  EXPECT_EQ(ops["v0_v2"]["collectives"][0]["group_size"], 4);
+  EXPECT_EQ(ops["v0_v3"]["collectives"][0]["kind"], "all-to-all");
+  // The ring permute over x: 8 sends of the [64, 8] block's 64 x 4 columns per chip (y still splits 8 in 2).
+  EXPECT_EQ(sends, 8);
+  EXPECT_EQ(ops["v0_v4.0"]["bytes_sent"], 64 * 4 * 4);
+}
+
+TEST(ImportManual, RefusalsAreLocated) {
+  const std::string mesh = "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n";
+  const std::string sig =
+      "func.func @f(%arg0: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}) -> "
+      "tensor<16x8xf32> {\n";
+  const std::string region =
+      "    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"x\"}, {}]>] out_shardings=[<@mesh, "
+      "[{\"x\"}, {}]>] manual_axes={\"x\"} (%arg1: tensor<8x8xf32>) {\n";
+  const std::string end =
+      "      sdy.return %1 : tensor<8x8xf32>\n    } : (tensor<16x8xf32>) -> tensor<16x8xf32>\n"
+      "    return %0 : tensor<16x8xf32>\n  }\n";
+  // Groups over y, which is not manual here.
+  EXPECT_EQ(stablehlo_error_of(mesh + sig + region +
+                               "      %1 = \"stablehlo.all_gather\"(%arg1) <{all_gather_dim = 0 : i64, "
+                               "replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}> : "
+                               "(tensor<8x8xf32>) -> tensor<16x8xf32>\n" +
+                               end),
+            "m.mlir:4:70: stablehlo.all_gather: replica_groups [0, 1], [2, 3] are not the groups of any manual mesh "
+            "axes of the enclosing region(s)");
+  // A body argument whose type is not the in_sharding's local shape.
+  std::string wrong = region;
+  wrong.replace(wrong.find("tensor<8x8xf32>"), 15, "tensor<4x8xf32>");
+  EXPECT_EQ(stablehlo_error_of(mesh + sig + wrong + "      %1 = stablehlo.tanh %arg1 : tensor<4x8xf32>\n" + end),
+            "m.mlir:3:132: body argument %arg1 has shape 4x8, its in_sharding gives 8x8");
+  // StableHLO's collectives outside a manual region.
+  EXPECT_EQ(stablehlo_error_of(mesh + sig +
+                               "    %1 = \"stablehlo.all_gather\"(%arg0) <{all_gather_dim = 0 : i64, replica_groups = "
+                               "dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>}> : (tensor<16x8xf32>) -> "
+                               "tensor<32x8xf32>\n"),
+            "m.mlir:3:10: \"stablehlo.all_gather\" outside a manual region (sdy.manual_computation) is not read: "
+            "podsim plans the communication of automatic code from its shardings");
+}
+
 }  // namespace
 }  // namespace podsim::import

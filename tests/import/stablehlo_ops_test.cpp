@@ -211,12 +211,6 @@ TEST(ImportReal, TtMlirReshapeMergesTheShardedMajorDim) {
   EXPECT_EQ(local_shape(spec, "v0"), (std::vector<std::int64_t>{256, 1024}));  // 2048 / 8
 }
 
-TEST(ImportRefusals, ManualComputationIsLocated) {
-  EXPECT_EQ(stablehlo_error_of(read_text(data_path("shardy_manual_computation.mlir")))
-                .rfind("m.mlir:7:10: unsupported op \"sdy.manual_computation\"", 0),
-            0u);
-}
-
 const std::string kHead =
     "  sdy.mesh @mesh = <[\"x\"=4]>\n"
     "  func.func public @main(%arg0: tensor<16x8xbf16> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}, "

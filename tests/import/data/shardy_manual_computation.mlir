@@ -1,6 +1,6 @@
 // From tenstorrent/tt-mlir, test/ttmlir/Conversion/StableHLOToTTIR/ccl/ccl_ops_shardy.mlir (jit_matmul_shardy0):
-// JAX's shard_map lowered with Shardy, an sdy.manual_computation holding an explicit all_reduce. podsim refuses
-// it at the op (line 7, column 10). Module text kept as printed.
+// JAX's shard_map lowered with Shardy, an sdy.manual_computation holding an explicit all_reduce (tests/import/
+// stablehlo_explicit_test.cpp). Module text kept as printed.
 module @jit_matmul_shardy0 attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["x"=1, "y"=2]>
   func.func public @main(%arg0: tensor<8192x784xf32>, %arg1: tensor<784x16384xf32>) -> (tensor<8192x16384xf32> {jax.result_info = ""}) {
