@@ -1,6 +1,7 @@
 // Shardy's explicit collectives and the entry function (docs/import.md, "Shardy's explicit collectives"): the
 // module tests/import/data/shardy_explicit_block.mlir imported and run, every collective and send checked against
 // the bytes its shardings imply, worked by hand; the refusals, located.
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -220,6 +221,54 @@ TEST(ImportManual, EachCollectiveOverTheAxesOfItsGroups) {
   // The ring permute over x: 8 sends of the [64, 8] block's 64 x 4 columns per chip (y still splits 8 in 2).
   EXPECT_EQ(sends, 8);
   EXPECT_EQ(ops["v0_v4.0"]["bytes_sent"], 64 * 4 * 4);
+}
+
+// The shard_map collective matmul (tests/import/data/shard_map_collective_matmul.mlir) against podsim's own
+// collective matmul of the same shapes on the same hardware (the imported scenario's, uncalibrated): each chip
+// multiplies 4 blocks, [128, 2048] x [2048, 2048] f32, c = 23.02 us each (HBM-bound: 18 MiB), while the 1 MiB block
+// moves one chip along the Y line's ring, t = 3 x 1 us + 1048576 / 4.5e10 = 26.30 us for the pair that wraps over
+// 3 links. The import simulates the book's closed form of a collective matmul, c + 3t: its permute ends on a chip
+// when the chip's own send has ended too (XLA's collective-permute-done), so every step waits for the wrapping
+// pair. podsim's own collective matmul gives the same closed form; its des lets a chip start once its block has
+// arrived, 4 us sooner.
+TEST(ImportManual, ShardMapCollectiveMatmulIsTheBooksClosedForm) {
+  const std::string dir = ::testing::TempDir();
+  const std::string out = dir + "/shard_map_cm.json";
+  ASSERT_EQ(test::run_podsim("import " + data_path("shard_map_collective_matmul.mlir") + " -o " + out).code, 0);
+  const auto imported = nlohmann::json::parse(read_text(out));
+  nlohmann::json own = {{"name", "own"},
+                        {"hardware", imported["hardware"]},
+                        {"slice", imported["slice"]},
+                        {"mesh", "X=2,Y=4"},
+                        {"dtype", "f32"},
+                        {"tensors",
+                         {{"A", {{"shape", {1024, 2048}}, {"sharding", "A[B_XY, D]"}}},
+                          {"W", {{"shape", {2048, 8192}}, {"sharding", "W[D, F_Y]"}}}}},
+                        {"program",
+                         {{{"op", "matmul"},
+                           {"name", "out"},
+                           {"lhs", "A"},
+                           {"rhs", "W"},
+                           {"einsum", "BD,DF->BF"},
+                           {"out", "Out"},
+                           {"out_sharding", "Out[B_X, F_Y]"},
+                           {"collective_matmul", true}}}}};
+  const std::string own_path = dir + "/own_cm.json";
+  std::ofstream(own_path) << own.dump();
+  const auto run_import = test::run_podsim("run " + out + " --uncalibrated --format json");
+  const auto run_own = test::run_podsim("run " + own_path + " --uncalibrated --format json");
+  ASSERT_EQ(run_import.code, 0) << run_import.err;
+  ASSERT_EQ(run_own.code, 0) << run_own.err;
+  const auto a = nlohmann::json::parse(run_import.out)["plans"][0];
+  const auto b = nlohmann::json::parse(run_own.out)["plans"][0];
+  double c = 0;
+  for (const auto& op : a["ops"])
+    if (op["name"] == "v0_v1") c = op["book_time_s"];
+  EXPECT_NEAR(c, 18.0 * 1048576 / 8.2e11, 1e-9);
+  const double t = 3 * 1e-6 + 1048576 / 4.5e10;
+  EXPECT_NEAR(a["des_time_s"].get<double>(), c + 3 * t, 1e-9);
+  EXPECT_NEAR(a["des_time_s"].get<double>(), b["book_time_s"].get<double>(), 1e-9);
+  EXPECT_NEAR(b["des_time_s"].get<double>(), c + 3 * t - 4e-6, 0.1e-6);
 }
 
 TEST(ImportManual, RefusalsAreLocated) {
