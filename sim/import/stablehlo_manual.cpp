@@ -136,7 +136,7 @@ void StablehloReader::read_manual_computation(OpLine& op_line) {
     SsaValue& in = *operands[k];
     const std::size_t b = args[k].col;
     if (line_[b] != '%' || args[k].ssa.empty()) fail(b, "malformed body argument");
-    const TensorType type = read_tensor_type(skip_space(line_, b + args[k].ssa.size() + 1));
+    const TensorType type = read_tensor_type(skip_space(line_, line_.find(':', b) + 1));
     const std::string text = read_sharding_text(in_parts[k].first, in.shape.size());
     const TensorSharding given_in = parse_shardy_sharding(text);
     // The automatic partitioner moves the operand to its in_sharding first.
@@ -194,8 +194,7 @@ void StablehloReader::read_manual_computation(OpLine& op_line) {
   }();
 
   manual_axes_.push_back(manual);
-  auto results =
-      run_lines(op_line_index + 1, body_close, body, op_line.name + "_", op_line.depth + 1, false, where);
+  auto results = run_lines(op_line_index + 1, body_close, body, op_line.name + "_", op_line.depth + 1, false, where);
   manual_axes_.pop_back();
   set_line(op_line_index);
   if (results.size() != op_line.results || out_parts.size() != op_line.results)

@@ -63,11 +63,14 @@ bool same_layout(const TensorSharding& a, const TensorSharding& b) {
 }  // namespace
 
 // The bracketed axes after the op name: `[{...}, {...}]` per dim, `{...}` (all_reduce), or all_to_all's
-// `[{...}: 0->1, ...]` (with each parameter's dims in `moves`). Columns in errors are the line's.
+// `[{...}: 0->1, ...]` or its earlier one-parameter form `{...} 0->1` (with each parameter's dims in `moves`).
+// Columns in errors are the line's.
 std::vector<DimSharding> StablehloReader::read_collective_axes(const OpLine& op_line,
                                                                std::vector<std::pair<int, int>>* moves) {
   const std::size_t open = skip_space(line_, op_line.op_end);
-  const bool braced = op_line.op == "sdy.all_reduce";
+  // all_to_all's earlier form, one parameter: `{"x"} 0->2`.
+  const bool old_all_to_all = moves && open < line_.size() && line_[open] == '{';
+  const bool braced = op_line.op == "sdy.all_reduce" || old_all_to_all;
   if (open >= line_.size() || line_[open] != (braced ? '{' : '['))
     fail(open, op_line.op + ": expected its axes " + (braced ? "{...}" : "[...]") + " after the op name");
   const std::size_t close = match_close(line_, open);
@@ -80,6 +83,17 @@ std::vector<DimSharding> StablehloReader::read_collective_axes(const OpLine& op_
       fail(from, std::string("malformed axes: ") + e.what() + ", got: " + line_.substr(from, to - from));
     }
   };
+  if (old_all_to_all) {
+    const std::size_t arrow = line_.find("->", close);
+    const std::size_t operand = op_line.operands.front().second;
+    try {
+      if (arrow == std::string::npos || arrow > operand) throw std::invalid_argument("no ->");
+      moves->emplace_back(std::stoi(line_.substr(close, arrow - close)), std::stoi(line_.substr(arrow + 2)));
+    } catch (const std::exception&) {
+      fail(close, "malformed all_to_all dims, expected FROM->TO, got: " + line_.substr(close, operand - close));
+    }
+    return parse_dims(open, close);
+  }
   if (braced) return parse_dims(open, close);
   if (!moves) return parse_dims(open + 1, close - 1);
   // all_to_all: `{"y"}: 0->1, {"z"}: 2->0`, one parameter per part.

@@ -291,7 +291,9 @@ std::vector<Argument> signature_arguments(const std::string& line, std::size_t o
   std::vector<Argument> out;
   for (const auto& [b, e] : split_top(line, open + 1, close - 1)) {
     const std::size_t colon = line.find(':', b);
-    out.push_back({colon == std::string::npos || colon > e ? "" : line.substr(b, colon - b), b, e});
+    std::string ssa = colon == std::string::npos || colon > e ? "" : line.substr(b, colon - b);
+    ssa.erase(ssa.find_last_not_of(' ') + 1);  // `%arg0 : tensor<...>` as Shardy's tests write it
+    out.push_back({ssa, b, e});
   }
   return out;
 }
@@ -319,7 +321,7 @@ void StablehloReader::read_signature(std::size_t at, Scope& scope) {
   for (const auto& arg : signature_arguments(line_, open, close)) {
     const std::size_t b = arg.col, e = arg.end;
     if (line_[b] != '%' || arg.ssa.empty()) fail(b, "malformed argument, got: " + line_.substr(b, e - b));
-    const std::size_t type_at = skip_space(line_, b + arg.ssa.size() + 1);
+    const std::size_t type_at = skip_space(line_, line_.find(':', b) + 1);
     const TensorType type = read_tensor_type(type_at);
     ImportedTensor tensor{tensor_name(arg.ssa), type.shape, "", "", ""};
     tensor.dtype = need_dtype(type, type.element_at, "argument " + arg.ssa);
