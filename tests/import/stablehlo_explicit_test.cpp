@@ -308,6 +308,25 @@ TEST(ImportManual, ShardMapCollectiveMatmulIsTheBooksClosedForm) {
   EXPECT_NEAR(b["des_time_s"].get<double>(), c + 3 * t - 4e-6, 0.1e-6);
 }
 
+// tests/import/data/shard_map_nested.mlir: on x=2, y=2, f32[8, 8] split [x, y] is a 4x4 block per chip in the
+// inner body; its all-reduces run over y (the groups [[0, 1], [2, 3]], device = 2x + y) and then over x ([[0, 2],
+// [1, 3]]), each of the block's 64 bytes.
+TEST(ImportManual, NestedRegions) {
+  const std::string out = ::testing::TempDir() + "/shard_map_nested.json";
+  ASSERT_EQ(test::run_podsim("import " + data_path("shard_map_nested.mlir") + " --slice 2x2 -o " + out).code, 0);
+  const auto run = test::run_podsim("run " + out + " --format json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  std::map<std::string, nlohmann::json> ops;
+  for (const auto& op : report["plans"][0]["ops"])
+    ops[op["name"].get<std::string>()] = op;
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops["v0_v1_v2"]["collectives"][0]["axes"], (nlohmann::json{"y"}));
+  EXPECT_EQ(ops["v0_v1_v2"]["collectives"][0]["array_bytes"], 4 * 4 * 4);
+  EXPECT_EQ(ops["v0_v1_v3"]["collectives"][0]["axes"], (nlohmann::json{"x"}));
+  EXPECT_EQ(ops["v0_v1_v3"]["collectives"][0]["array_bytes"], 4 * 4 * 4);
+}
+
 TEST(ImportManual, RefusalsAreLocated) {
   const std::string mesh = "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n";
   const std::string sig =
