@@ -1,6 +1,7 @@
 // Shardy's explicit collectives and the entry function (docs/import.md, "Shardy's explicit collectives"): the
 // module tests/import/data/shardy_explicit_block.mlir imported and run, every collective and send checked against
 // the bytes its shardings imply, worked by hand; the refusals, located.
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <string>
@@ -33,6 +34,19 @@ std::pair<int, std::int64_t> sends(const ImportedModule& m, const std::string& p
       out.second += op.bytes;
     }
   return out;
+}
+
+// The plan's ops of `podsim run SCENARIO --format json` by name (empty when the run fails, with the failure
+// reported).
+std::map<std::string, nlohmann::json> run_ops(const std::string& scenario) {
+  const auto run = test::run_podsim("run " + scenario + " --format json");
+  EXPECT_EQ(run.code, 0) << run.err;
+  std::map<std::string, nlohmann::json> ops;
+  if (run.code != 0) return ops;
+  const auto report = nlohmann::json::parse(run.out);
+  for (const auto& op : report["plans"][0]["ops"])
+    ops[op["name"].get<std::string>()] = op;
+  return ops;
 }
 
 // Mesh data=2, tile=4, model=2; chip = 8 data + 2 tile + model. The entry is @block, the module's only public
@@ -81,12 +95,8 @@ TEST(ImportExplicit, RunsWithTheModulesCollectives) {
   EXPECT_NE(imported.out.find("on a 2x4x2 tpu-v5p slice"), std::string::npos) << imported.out;
   EXPECT_NE(imported.out.find("sdy.collective_permute: a collective permute: 12 sends `v7.K`"), std::string::npos)
       << imported.out;
-  const auto run = test::run_podsim("run " + out + " --format json");
-  ASSERT_EQ(run.code, 0) << run.err;
-  const auto report = nlohmann::json::parse(run.out);
-  std::map<std::string, nlohmann::json> ops;
-  for (const auto& op : report["plans"][0]["ops"])
-    ops[op["name"].get<std::string>()] = op;
+  auto ops = run_ops(out);
+  ASSERT_FALSE(ops.empty());
   ASSERT_EQ(ops["v1"]["collectives"].size(), 1u);
   EXPECT_EQ(ops["v1"]["collectives"][0]["kind"], "all-reduce");
   EXPECT_EQ(ops["v1"]["collectives"][0]["array_bytes"], 32 * 256 * 4);
@@ -216,12 +226,8 @@ TEST(ImportManual, ShardMapMatmulWithItsPsum) {
   EXPECT_EQ(psum->axes, (std::vector<std::string>{"y"}));
   const std::string out = ::testing::TempDir() + "/shard_map_matmul.json";
   ASSERT_EQ(test::run_podsim("import " + data_path("shardy_manual_computation.mlir") + " -o " + out).code, 0);
-  const auto run = test::run_podsim("run " + out + " --format json");
-  ASSERT_EQ(run.code, 0) << run.err;
-  const auto report = nlohmann::json::parse(run.out);
-  std::map<std::string, nlohmann::json> ops;
-  for (const auto& op : report["plans"][0]["ops"])
-    ops[op["name"].get<std::string>()] = op;
+  auto ops = run_ops(out);
+  ASSERT_FALSE(ops.empty());
   EXPECT_EQ(ops["v0_v1"]["flops"], 2.0 * 8192 * 392 * 16384);
   EXPECT_TRUE(ops["v0_v1"]["collectives"].empty());
   ASSERT_EQ(ops["v0_v2"]["collectives"].size(), 1u);
@@ -237,15 +243,9 @@ TEST(ImportManual, EachCollectiveOverTheAxesOfItsGroups) {
   const auto imported = test::run_podsim("import " + data_path("shard_map_collectives.mlir") +
                                          " --hardware tpu-v5p --slice 4x2x1 -o " + out);
   ASSERT_EQ(imported.code, 0) << imported.err;
-  const auto run = test::run_podsim("run " + out + " --format json");
-  ASSERT_EQ(run.code, 0) << run.err;
-  const auto report = nlohmann::json::parse(run.out);
-  std::map<std::string, nlohmann::json> ops;
-  int sends = 0;
-  for (const auto& op : report["plans"][0]["ops"]) {
-    ops[op["name"].get<std::string>()] = op;
-    if (op["kind"] == "send") ++sends;
-  }
+  auto ops = run_ops(out);
+  ASSERT_FALSE(ops.empty());
+  const auto sends = std::count_if(ops.begin(), ops.end(), [](const auto& op) { return op.second["kind"] == "send"; });
   // The all-gather over x: each chip ends with the 64 rows of its 16 columns, V = 64 * 16 * 4 bytes.
   EXPECT_EQ(ops["v0_v1"]["collectives"][0]["kind"], "all-gather");
   EXPECT_EQ(ops["v0_v1"]["collectives"][0]["axes"], (nlohmann::json{"x"}));
@@ -314,12 +314,8 @@ TEST(ImportManual, ShardMapCollectiveMatmulIsTheBooksClosedForm) {
 TEST(ImportManual, NestedRegions) {
   const std::string out = ::testing::TempDir() + "/shard_map_nested.json";
   ASSERT_EQ(test::run_podsim("import " + data_path("shard_map_nested.mlir") + " --slice 2x2 -o " + out).code, 0);
-  const auto run = test::run_podsim("run " + out + " --format json");
-  ASSERT_EQ(run.code, 0) << run.err;
-  const auto report = nlohmann::json::parse(run.out);
-  std::map<std::string, nlohmann::json> ops;
-  for (const auto& op : report["plans"][0]["ops"])
-    ops[op["name"].get<std::string>()] = op;
+  auto ops = run_ops(out);
+  ASSERT_FALSE(ops.empty());
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops["v0_v1_v2"]["collectives"][0]["axes"], (nlohmann::json{"y"}));
   EXPECT_EQ(ops["v0_v1_v2"]["collectives"][0]["array_bytes"], 4 * 4 * 4);
