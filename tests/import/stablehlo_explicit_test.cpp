@@ -323,6 +323,20 @@ TEST(ImportManual, NestedRegions) {
   EXPECT_EQ(ops["v0_v1_v3"]["collectives"][0]["array_bytes"], 4 * 4 * 4);
 }
 
+// tests/import/data/shard_map_in_loop.mlir: the loop's 3 iterations each read the region again; each permute is 4
+// sends of a chip's 4x8 f32 block (128 bytes), so 12 sends in all, one iteration after the other.
+TEST(ImportManual, RegionsInsideLoops) {
+  const ImportedModule m = read_module("shard_map_in_loop.mlir");
+  for (const char* it : {"w_i0_m_r", "w_i1_m_r", "w_i2_m_r"})
+    EXPECT_EQ(sends(m, it), (std::pair<int, std::int64_t>{4, 4 * 128})) << it;
+  const std::string out = ::testing::TempDir() + "/shard_map_in_loop.json";
+  ASSERT_EQ(test::run_podsim("import " + data_path("shard_map_in_loop.mlir") + " --slice 4x1 -o " + out).code, 0);
+  auto ops = run_ops(out);
+  EXPECT_EQ(ops.size(), 12u);
+  // The third iteration's sends start once the second's have ended.
+  EXPECT_GE(ops["w_i2_m_r.0"]["des_start_s"].get<double>(), ops["w_i1_m_r.0"]["des_end_s"].get<double>());
+}
+
 TEST(ImportManual, RefusalsAreLocated) {
   const std::string mesh = "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n";
   const std::string sig =
