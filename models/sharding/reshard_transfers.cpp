@@ -82,4 +82,32 @@ std::vector<ShardTransfer> reshard_transfers(const std::vector<std::int64_t>& sh
   return out;
 }
 
+ReductionTransfers reduction_transfers(std::uint64_t bytes_per_chip, const std::vector<AxisRef>& axes, const Mesh& mesh,
+                                       bool gather, std::size_t limit) {
+  Mesh logical = mesh;
+  logical.device_ids.clear();
+  std::int64_t group = 1;
+  for (const auto& ref : axes)
+    group *= ref.size(logical);
+  const std::uint64_t piece =
+      (bytes_per_chip + static_cast<std::uint64_t>(group) - 1) / static_cast<std::uint64_t>(group);
+  ReductionTransfers out;
+  for (std::int64_t sender = 0; sender < logical.num_devices(); ++sender)
+    for (std::int64_t member = 0; member < group; ++member) {
+      // The member's position: the sender's with the axes' digits of `member` (mixed radix, the last axis minor).
+      std::int64_t to = sender, rest = member;
+      for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+        const std::int64_t size = it->size(logical);
+        to = with_coordinate(to, *it, rest % size, logical);
+        rest /= size;
+      }
+      if (to == sender) continue;
+      if (out.scatter.size() >= limit)
+        throw VerifyError("the reduction needs more than " + std::to_string(limit) + " transfers per phase");
+      out.scatter.push_back({sender, to, piece});
+      if (gather) out.gather.push_back({sender, to, piece});
+    }
+  return out;
+}
+
 }  // namespace podsim

@@ -31,4 +31,16 @@ std::vector<ShardTransfer> reshard_transfers(const std::vector<std::int64_t>& sh
                                              const TensorSharding& from, const TensorSharding& to, const Mesh& mesh,
                                              std::size_t limit);
 
+// A sum over the group of `axes` (whole axes or sub-axes) of each position's `bytes_per_chip` bytes of partial sums,
+// done directly (docs/import.md): the reduce-scatter phase, each position sending every other member of its group
+// (the positions that differ from it only along `axes`) the 1/g of its bytes that member sums, g the group size;
+// with `gather`, the all-gather phase, each sending its summed 1/g to every other member. Each phase moves
+// (g - 1) / g of the bytes per position, as a ring does. Ordered by sender, then by receiver. Throws VerifyError
+// when more than `limit` transfers per phase would be needed, or the axes are not on the mesh.
+struct ReductionTransfers {
+  std::vector<ShardTransfer> scatter, gather;
+};
+ReductionTransfers reduction_transfers(std::uint64_t bytes_per_chip, const std::vector<AxisRef>& axes, const Mesh& mesh,
+                                       bool gather, std::size_t limit);
+
 }  // namespace podsim

@@ -3,6 +3,7 @@
 // collectives; a collective_permute, an all-gather over sub-axes and an all-to-all of several dims as the sends
 // that move the shards (reshard_transfers.hpp); an all-slice as a view (local: no communication).
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -10,6 +11,7 @@
 
 #include "models/common/dtype.hpp"
 #include "models/common/error.hpp"
+#include "models/sharding/layout.hpp"
 #include "models/sharding/reshard_transfers.hpp"
 #include "models/sharding/shardy_parse.hpp"
 #include "models/sharding/shardy_print.hpp"
@@ -158,6 +160,56 @@ void StablehloReader::sends_for(OpLine& op_line, SsaValue& in, const TensorShard
   define(op_line, v);
 }
 
+// An all-reduce (`gather`) or a reduce-scatter over `axes` that podsim's collectives do not run (sub-axes, several
+// scattered dims): its sends, done directly (reduction_transfers), `NAME.rsK` then `NAME.agK`; each gather send
+// waits for the pieces its sender sums. The result is a view of the operand's bytes with the out sharding.
+void StablehloReader::reduction_sends(OpLine& op_line, SsaValue& in, const std::vector<AxisRef>& axes,
+                                      const TensorSharding& out, bool gather) {
+  materialize(in, op_line.operands.front().second);
+  ReductionTransfers transfers;
+  try {
+    const auto bytes = compute_layout(in.shape, parse_dtype(in.dtype), in.sharding, *mesh_).bytes_per_device;
+    transfers = reduction_transfers(bytes, axes, *mesh_, gather, kMaxSends);
+  } catch (const VerifyError& e) {
+    fail(op_line.op_at, op_line.op + ": " + e.what());
+  }
+  SsaValue v = derived(op_line, out);
+  v.dtype = in.dtype;
+  const std::vector<std::string> after = after_of({}, {&in});
+  std::map<std::int64_t, std::vector<std::string>> received;  // per chip, the scatter sends it sums
+  auto add = [&](const ShardTransfer& t, const std::string& name, const std::vector<std::string>& waits) {
+    ImportedOp send;
+    send.kind = ImportedOpKind::send;
+    send.name = name;
+    send.from_chip = t.from;
+    send.to_chip = t.to;
+    send.bytes = static_cast<std::int64_t>(std::max<std::uint64_t>(1, t.bytes));
+    send.after = waits;
+    add_op(op_line, send);
+  };
+  for (std::size_t k = 0; k < transfers.scatter.size(); ++k) {
+    const std::string name = op_line.name + ".rs" + std::to_string(k);
+    add(transfers.scatter[k], name, after);
+    received[transfers.scatter[k].to].push_back(name);
+    if (!gather) v.deps.push_back(name);
+  }
+  for (std::size_t k = 0; k < transfers.gather.size(); ++k) {
+    const std::string name = op_line.name + ".ag" + std::to_string(k);
+    add(transfers.gather[k], name, received[transfers.gather[k].from]);
+    v.deps.push_back(name);
+  }
+  v.source = storage_of(in);
+  approximate(op_line.op, line_no_,
+              std::string(gather ? "an all-reduce" : "a reduce-scatter") + " over " + to_string(axes) +
+                  " done directly: " + std::to_string(transfers.scatter.size()) + " sends `" + op_line.name +
+                  ".rsK` of the pieces each chip sums" +
+                  (gather ? ", then " + std::to_string(transfers.gather.size()) + " sends `" + op_line.name +
+                                ".agK` of the sums"
+                          : std::string()) +
+                  " (the adds are not timed); the result is a view of \"" + v.source + "\"");
+  define(op_line, v);
+}
+
 // sdy.all_gather, sdy.all_slice, sdy.all_reduce, sdy.reduce_scatter, sdy.all_to_all.
 void StablehloReader::read_sdy_collective(OpLine& op_line) {
   need(op_line, 1);
@@ -196,15 +248,13 @@ void StablehloReader::read_sdy_collective(OpLine& op_line) {
     if (any_sub_axis(axes)) return sends_for(op_line, in, out, "an all-gather over sub-axes");
     op.kind = ImportedOpKind::all_gather;
   } else if (op_line.op == "sdy.all_reduce") {
-    if (any_sub_axis(axes))
-      fail(op_line.op_at, "sdy.all_reduce over a sub-axis is not simulated, got: " + to_string(axes));
+    if (any_sub_axis(axes)) return reduction_sends(op_line, in, axes, out, true);
     op.kind = ImportedOpKind::all_reduce;
   } else if (op_line.op == "sdy.reduce_scatter") {
     std::vector<std::size_t> scattered;
     for (std::size_t d = 0; d < params.size(); ++d)
       if (!params[d].axes.empty()) scattered.push_back(d);
-    if (scattered.size() != 1 || any_sub_axis(axes))
-      fail(op_line.op_at, "sdy.reduce_scatter is simulated over whole mesh axes onto one dim, got: " + to_string(axes));
+    if (scattered.size() != 1 || any_sub_axis(axes)) return reduction_sends(op_line, in, axes, out, false);
     op.kind = ImportedOpKind::reduce_scatter;
     op.dim = static_cast<std::int64_t>(scattered.front());
   } else {  // sdy.all_to_all

@@ -163,6 +163,8 @@ class StablehloReader {
   std::vector<DimSharding> read_collective_axes(const OpLine& op_line, std::vector<std::pair<int, int>>* moves);
   TensorSharding read_out_sharding(const OpLine& op_line, std::size_t rank);
   void sends_for(OpLine& op_line, SsaValue& in, const TensorSharding& to, const std::string& why);
+  void reduction_sends(OpLine& op_line, SsaValue& in, const std::vector<AxisRef>& axes, const TensorSharding& out,
+                       bool gather);
   // stablehlo_manual.cpp: `sdy.manual_computation` (shard_map), its body read per device; stablehlo_collectives.cpp:
   // the StableHLO collectives of such a body, over the mesh axes of their replica groups.
   void read_manual_computation(OpLine& op_line);

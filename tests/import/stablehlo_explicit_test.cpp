@@ -2,6 +2,7 @@
 // module tests/import/data/shardy_explicit_block.mlir imported and run, every collective and send checked against
 // the bytes its shardings imply, worked by hand; the refusals, located.
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
@@ -198,14 +199,36 @@ TEST(ImportExplicit, ReduceScatterAndAllToAll) {
   EXPECT_EQ(sends, 2);
 }
 
+// An all-reduce over the sub-axis "x":(1)2 of x=4 (y=2; chip = 2x + y, so the sub-axis, x's major digit, pairs
+// chip p with p + 4 or p - 4), of f32[16, 8] split over y: 8x8 f32 = 256 bytes of partial sums per chip. Done
+// directly: each chip sends its partner the half the partner sums (128 bytes), then the half it summed (128 bytes).
+TEST(ImportExplicit, ReductionOverASubAxisAsDirectSends) {
+  const std::string text =
+      "sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n"
+      "func.func @f(%arg0: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"y\"}, {}], "
+      "unreduced={\"x\":(1)2}>}) -> tensor<16x8xf32> {\n"
+      "    %0 = sdy.all_reduce {\"x\":(1)2} %arg0 out_sharding=<@mesh, [{\"y\"}, {}]> : tensor<16x8xf32>\n"
+      "    return %0 : tensor<16x8xf32>\n  }\n";
+  const ImportedModule m = parse_stablehlo_module(text, "m.mlir");
+  EXPECT_EQ(sends(m, "v0"), (std::pair<int, std::int64_t>{16, 16 * 128}));  // v0.rsK, then v0.agK
+  int scatter = 0, gather = 0;
+  for (const auto& op : m.ops) {
+    ASSERT_EQ(op.kind, ImportedOpKind::send);
+    EXPECT_EQ(op.bytes, 128);
+    EXPECT_EQ(std::abs(op.from_chip - op.to_chip), 4);
+    (op.name.find(".rs") != std::string::npos ? scatter : gather) += 1;
+    // A gather send waits for the one piece its sender summed.
+    if (op.name.find(".ag") != std::string::npos) EXPECT_EQ(op.after.size(), 1u);
+  }
+  EXPECT_EQ(scatter, 8);
+  EXPECT_EQ(gather, 8);
+}
+
 TEST(ImportExplicit, RefusalsAreLocated) {
   EXPECT_EQ(stablehlo_error_of(
                 one_op("[{\"x\"}, {}]", "sdy.all_gather [{\"x\"}, {}] %arg0 out_sharding=<@mesh, [{\"y\"}, {}]>")),
             "m.mlir:3:10: sdy.all_gather of \"x\" from <@mesh, [{\"x\"}, {}]> does not give its out_sharding <@mesh, "
             "[{\"y\"}, {}]>");
-  EXPECT_EQ(stablehlo_error_of(one_op("[{}, {}], unreduced={\"x\"}",
-                                      "sdy.all_reduce {\"x\":(1)2} %arg0 out_sharding=<@mesh, [{}, {}]>")),
-            "m.mlir:3:10: sdy.all_reduce over a sub-axis is not simulated, got: \"x\":(1)2");
   EXPECT_EQ(stablehlo_error_of(one_op("[{\"x\"}, {}]", "sdy.all_gather [{\"x\"}, {}] %arg0")),
             "m.mlir:3:10: sdy.all_gather: no out_sharding");
   EXPECT_EQ(stablehlo_error_of(one_op("[{\"x\"}, {}]", "sdy.all_gather %arg0 out_sharding=<@mesh, [{}, {}]>")),

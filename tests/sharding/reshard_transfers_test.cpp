@@ -65,6 +65,24 @@ TEST(ReshardTransfers, GatherOverASubAxis) {
   EXPECT_EQ(t[0], (ShardTransfer{2, 0, 8192}));
 }
 
+// A sum over y of x=2, y=4 (chip = 4x + y): 1000 bytes per chip in 4 pieces of 250; chip 0 sends chips 1, 2, 3
+// the pieces they sum, and with the gather phase the same pairs again (its summed piece). 12 transfers per x row.
+TEST(ReshardTransfers, ReductionScattersThenGathers) {
+  const Mesh mesh = make_mesh({{"x", 2}, {"y", 4}});
+  const auto r = reduction_transfers(1000, {AxisRef{"y", std::nullopt}}, mesh, true, 100);
+  ASSERT_EQ(r.scatter.size(), 24u);
+  ASSERT_EQ(r.gather.size(), 24u);
+  EXPECT_EQ(r.scatter[0], (ShardTransfer{0, 1, 250}));
+  EXPECT_EQ(r.scatter[2], (ShardTransfer{0, 3, 250}));
+  EXPECT_EQ(r.scatter[12], (ShardTransfer{4, 5, 250}));
+  EXPECT_TRUE(reduction_transfers(1000, {AxisRef{"y", std::nullopt}}, mesh, false, 100).gather.empty());
+  // The sub-axis "y":(2)2 is y's minor digit: chip 0's partner is chip 1, 1000 bytes in 2 pieces of 500.
+  const auto sub = reduction_transfers(1000, {AxisRef{"y", SubAxis{2, 2}}}, mesh, false, 100);
+  ASSERT_EQ(sub.scatter.size(), 8u);
+  EXPECT_EQ(sub.scatter[0], (ShardTransfer{0, 1, 500}));
+  EXPECT_EQ(sub.scatter[2], (ShardTransfer{2, 3, 500}));
+}
+
 TEST(ReshardTransfers, RefusesReductionsAndTooManyTransfers) {
   const Mesh mesh = make_mesh({{"x", 4}});
   try {
