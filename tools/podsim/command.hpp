@@ -49,6 +49,9 @@ void add_validate_command(CLI::App& app, Action& action);
 // `podsim import`: a StableHLO module with Shardy shardings as a scenario (tools/podsim/import_command.cpp).
 void add_import_command(CLI::App& app, Action& action);
 
+// `podsim topology`: a slice's hops, links and bisection, or the shapes a generation forms.
+void add_topology_command(CLI::App& app, Action& action);
+
 // Every subcommand, by the name the CLI gives it, in the order `podsim --help` lists them: the program registers
 // them all, the Python module (python/podsim_module.cpp) finds one by name.
 struct CommandEntry {
@@ -60,6 +63,7 @@ inline constexpr CommandEntry kCommands[] = {{"run", add_run_command},          
                                              {"hardware", add_hardware_command}, {"model", add_model_command},
                                              {"plan", add_plan_command},         {"serve", add_serve_command},
                                              {"sweep", add_sweep_command},       {"calibrate", add_calibrate_command},
-                                             {"validate", add_validate_command}, {"import", add_import_command}};
+                                             {"validate", add_validate_command}, {"import", add_import_command},
+                                             {"topology", add_topology_command}};
 
 }  // namespace podsim::cli

@@ -1,0 +1,39 @@
+// Closed forms of a slice's hop figures (minimal routing on a mesh or torus, dim by dim) and its bisection.
+#include "models/topology/topology_figures.hpp"
+
+#include "models/topology/slice_graph.hpp"
+
+namespace podsim {
+
+std::int64_t cubes_of(const std::vector<std::int64_t>& shape) {
+  std::int64_t chips = 1;
+  bool whole = true;
+  for (const auto n : shape) {
+    chips *= n;
+    whole = whole && n % 4 == 0;
+  }
+  return whole && shape.size() == 3 ? chips / 64 : 1;
+}
+
+TopologyFigures topology_figures(const Slice& slice, WrapRule rule) {
+  TopologyFigures f;
+  f.chips = slice.num_chips();
+  f.links = slice.num_links();
+  f.wraparound = slice.wraparound();
+  const double n_chips = static_cast<double>(f.chips);
+  double distance_sum = 0;  // over all ordered pairs (a, b), a == b included (they add 0)
+  for (int d = 0; d < slice.rank(); ++d) {
+    const std::int64_t n = slice.size(d);
+    f.diameter_hops += slice.wraps(d) ? n / 2 : n - 1;
+    const double line = static_cast<double>(n) * static_cast<double>(n * n - 1) / 3.0;
+    const double ring = static_cast<double>(n) * static_cast<double>(n * n / 4);
+    const double others = n_chips / static_cast<double>(n);
+    distance_sum += others * others * (slice.wraps(d) ? ring : line);
+  }
+  f.mean_hops = f.chips > 1 ? distance_sum / (n_chips * (n_chips - 1)) : 0;
+  f.bisection_links = bisection_links(slice).links_per_direction;
+  if (rule == WrapRule::whole_cubes) f.cubes = cubes_of(slice.shape());
+  return f;
+}
+
+}  // namespace podsim
