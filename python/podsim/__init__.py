@@ -29,6 +29,7 @@ __all__ = [
     "shard",
     "collective",
     "hardware",
+    "topology",
     "run",
     "check",
     "plan",
@@ -169,6 +170,14 @@ def hardware(preset=None, **kwargs):
         kwargs["override"] = json.dumps(kwargs["override"])
     positional = () if preset is None else (preset,)
     return _json_call("hardware", _arguments("hardware", kwargs, positional, ["--json"]))
+
+
+def topology(**kwargs):
+    """``podsim topology --json``: a slice's chips, links, wraparound, diameter and mean hops, bisection and cubes.
+
+    Keywords: hardware, slice (list or "4x4x8"), wrap, links (True: every link's name too), shapes (True: the
+    shapes the preset's pods form instead of one slice)."""
+    return _json_call("topology", _arguments("topology", kwargs, output=["--json"]))
 
 
 def run(scenario, **kwargs):
@@ -368,7 +377,7 @@ def import_(module, output=None, **kwargs):
     ``module``: what ``jax.jit(f).lower(...).as_text()`` returns), or an object with ``as_text()`` (JAX's
     Lowered). Text is written to a temporary NAME.mlir, NAME the module's ``@name`` (the scenario's name), and
     named ``<module text>`` in errors and in the scenario's description. Keywords: hardware (a preset name or
-    file), slice (a list of ints or "4x2"). With `output` the scenario is also written there (as ``-o`` writes it,
+    file), slice (a list of ints or "4x2"), function (the function to import when not @main). With `output` the scenario is also written there (as ``-o`` writes it,
     module text named ``<module text>``); without, it is written to a temporary file, read and removed. Named
     ``import_`` because ``import`` is a Python keyword."""
     inputs = _Inputs()

@@ -128,6 +128,16 @@ class ChildDeathTest(unittest.TestCase):
         self.assertAlmostEqual(result["des"]["time_s"] / (3 * (ALPHA + (16 * MIB) / (2 * W_UNI))), 1.0, delta=1e-6)
 
 
+class TopologyTest(unittest.TestCase):
+    def test_slice_and_shapes(self):
+        # A 4x4x8 v5p torus: diameter 2 + 2 + 4 hops; the bisection cuts the 8-dim's 16 rings twice (docs/topology.md).
+        t = podsim.topology(hardware="tpu-v5p", slice=[4, 4, 8])
+        self.assertEqual((t["chips"], t["diameter_hops"], t["bisection_links"], t["cubes"]), (128, 8, 32, 2))
+        self.assertEqual(podsim.topology(hardware="tpu-v5e", shapes=True)["shapes"][-1], [16, 16])
+        with self.assertRaises(podsim.InputError):
+            podsim.topology(hardware="tpu-v5p")
+
+
 class HardwareTest(unittest.TestCase):
     def test_list_and_one_preset(self):
         names = [p["name"] for p in podsim.hardware()["presets"]]
