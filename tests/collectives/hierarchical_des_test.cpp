@@ -11,7 +11,7 @@
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
 #include "sim/collectives/collective_builder.hpp"
-#include "sim/collectives/collective_simulation.hpp"
+#include "sim/collective_sim/collective_simulation.hpp"
 #include "sim/collectives/hierarchical.hpp"
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/engine/simulator.hpp"
