@@ -274,16 +274,7 @@ std::optional<SimulationResult> by_line(const Quotient& q) {
     const auto chips = static_cast<std::int32_t>(line.size());
     for (TaskId id = begin; id < end; ++id) {
       const Task& t = skeleton.tasks[static_cast<std::size_t>(id)];
-      Task s;
-      s.kind = t.kind;
-      s.bytes = t.bytes;
-      s.flops = t.flops;
-      s.op = t.op;
-      s.step = t.step;
-      s.src_chip = position[static_cast<std::size_t>(t.src_chip)];
-      s.dst_chip = position[static_cast<std::size_t>(t.dst_chip)];
-      for (const TaskId d : t.deps)
-        if (d >= begin) s.deps.push_back(d - begin);
+      Task s = task_alone(t, begin, 0, [&](ChipId chip) { return position[static_cast<std::size_t>(chip)]; });
       if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip && !builder.has_route(s.src_chip, s.dst_chip)) {
         const std::vector<std::int32_t> route = network.route(t.src_chip, t.dst_chip);
         // The route stays on the line (so on links no other line of the phase uses).
