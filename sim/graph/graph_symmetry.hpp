@@ -29,6 +29,7 @@ Task task_alone(const Task& t, TaskId begin, TaskId offset, const ChipOf& chip_o
          .dst_chip = chip_of(t.dst_chip),
          .bytes = t.bytes,
          .flops = t.flops,
+         .deps = {},
          .op = t.op,
          .step = t.step,
          .kind = t.kind};
