@@ -61,57 +61,24 @@ struct AlgorithmTraits {
 };
 
 // The table. docs/collectives.md ("Schedules") gives each row's schedule and its time without contention.
+// Columns: algorithm, name, kinds, directions, steps, half_shard_messages, translation_invariant, automatic,
+// generator (the members of AlgorithmTraits, in order).
 inline constexpr std::array<AlgorithmTraits, 5> kAlgorithms{{
     // ring, one way: N-1 steps of a whole shard
-    {.algorithm = Algorithm::unidirectional,
-     .name = "unidirectional",
-     .kinds = kPhaseKinds,
-     .directions = 1,
-     .steps = StepCount::n_minus_1,
-     .half_shard_messages = false,
-     .translation_invariant = true,
-     .automatic = AutoChoice::never,
-     .generator = &ring_unidirectional},
+    {Algorithm::unidirectional, "unidirectional", kPhaseKinds, 1, StepCount::n_minus_1, false, true, AutoChoice::never,
+     &ring_unidirectional},
     // ring, the whole shard both ways as the book counts it: ceil((N-1)/2) steps one way, floor((N-1)/2) the other
-    {.algorithm = Algorithm::bidirectional,
-     .name = "bidirectional",
-     .kinds = kPhaseKinds,
-     .directions = 2,
-     .steps = StepCount::half_n,
-     .half_shard_messages = false,
-     .translation_invariant = true,
-     .automatic = AutoChoice::never,
-     .generator = &ring_bidirectional},
+    {Algorithm::bidirectional, "bidirectional", kPhaseKinds, 2, StepCount::half_n, false, true, AutoChoice::never,
+     &ring_bidirectional},
     // ring, half of every shard each way: N-1 steps of half a shard
-    {.algorithm = Algorithm::bidirectional_split,
-     .name = "bidirectional-split",
-     .kinds = kPhaseKinds,
-     .directions = 2,
-     .steps = StepCount::n_minus_1,
-     .half_shard_messages = true,
-     .translation_invariant = true,
-     .automatic = AutoChoice::wrapped_axis,
-     .generator = &ring_bidirectional_split},
+    {Algorithm::bidirectional_split, "bidirectional-split", kPhaseKinds, 2, StepCount::n_minus_1, true, true,
+     AutoChoice::wrapped_axis, &ring_bidirectional_split},
     // an axis without wraparound: both ways along the line, N-1 steps; the end chips send less than the others
-    {.algorithm = Algorithm::line,
-     .name = "line",
-     .kinds = kPhaseKinds,
-     .directions = 2,
-     .steps = StepCount::n_minus_1,
-     .half_shard_messages = false,
-     .translation_invariant = false,
-     .automatic = AutoChoice::open_axis,
-     .generator = &line_bidirectional},
+    {Algorithm::line, "line", kPhaseKinds, 2, StepCount::n_minus_1, false, false, AutoChoice::open_axis,
+     &line_bidirectional},
     // all-to-all: every chip sends to every other at once over its shortest route
-    {.algorithm = Algorithm::direct,
-     .name = "direct",
-     .kinds = kind_bit(CollectiveKind::all_to_all),
-     .directions = 1,
-     .steps = StepCount::one,
-     .half_shard_messages = false,
-     .translation_invariant = true,
-     .automatic = AutoChoice::all_to_all,
-     .generator = &all_to_all_direct},
+    {Algorithm::direct, "direct", kind_bit(CollectiveKind::all_to_all), 1, StepCount::one, false, true,
+     AutoChoice::all_to_all, &all_to_all_direct},
 }};
 
 namespace detail {
