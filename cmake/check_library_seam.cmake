@@ -1,7 +1,8 @@
 # Fails when a library crosses a seam of DESIGN.md: its archive refers to SimGrid or nlohmann::json symbols, or
-# one of its files includes a header it must not (SimGrid, nlohmann/json, the engine's SimGrid zone, MPI).
+# one of its files includes a header it must not (SimGrid, nlohmann/json, the engine's SimGrid zone, MPI, or any of
+# the engine's headers: the schedules library builds graphs and never runs them).
 # Run as: cmake -DNAME=podsim_core [-DLIBRARY=libpodsim_core.a] -DSOURCES=a.cpp,b.hpp,...
-#               -DFORBID=simgrid,json[,route_zone][,mpi] -P check_library_seam.cmake
+#               -DFORBID=simgrid,json[,route_zone][,mpi][,engine] -P check_library_seam.cmake
 string(REPLACE "," ";" forbid "${FORBID}")
 string(REPLACE "," ";" sources "${SOURCES}")
 
@@ -12,6 +13,7 @@ set(include_simgrid "#[ \t]*include[ \t]*[<\"](simgrid|xbt)[/.]")
 set(include_json "#[ \t]*include[ \t]*[<\"]nlohmann/")
 set(include_mpi "#[ \t]*include[ \t]*[<\"]mpi\\.h")
 set(include_route_zone "#[ \t]*include[ \t]*[<\"]sim/engine/route_zone\\.hpp")
+set(include_engine "#[ \t]*include[ \t]*[<\"]sim/engine/")
 
 set(failures "")
 foreach(what ${forbid})

@@ -9,6 +9,7 @@
 #include "models/common/error.hpp"
 #include "models/hardware/roofline.hpp"
 #include "sim/calibrate/measurement_query.hpp"
+#include "sim/collectives/algorithm_table.hpp"
 
 namespace podsim {
 namespace {
@@ -212,7 +213,8 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& rows, const Hardw
     if (row.kind == MeasurementKind::collective) {
       const CollectiveAnswer answer = answer_measurement(row, problem.hardware);
       fitted.bound = bound_name(answer.book->bound);
-      const bool split = !answer.des->algorithms.empty() && answer.des->algorithms.front() == "bidirectional-split";
+      const bool split = !answer.des->algorithms.empty() &&
+                         algorithm_traits(parse_algorithm(answer.des->algorithms.front())).half_shard_messages;
       fitted.size = static_cast<double>(answer.shard_bytes) / (split ? 2.0 : 1.0);
     } else if (row.kind == MeasurementKind::matmul) {
       const MatmulRoofline roofline = matmul_roofline(problem.hardware.chip, row.m, row.k, row.n, row.dtype, row.dtype);

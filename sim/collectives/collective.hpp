@@ -1,5 +1,6 @@
 // Collectives as schedules: the operations, the algorithms that realise them, and the request that the
-// builder (collective_builder.hpp) lowers into tasks of an EventGraph. Algorithms never see SimGrid.
+// builder (collective_builder.hpp) lowers into tasks of an EventGraph. Nothing here or in the generators sees the
+// engine (sim/collective_sim simulates what the builder makes).
 #pragma once
 
 #include <cstdint>
@@ -12,13 +13,15 @@
 
 namespace podsim {
 
+// The collective algorithms. Each has one row in the algorithm table (algorithm_table.hpp), which states
+// everything about it: its name, the collectives it runs, its steps, directions and invariances, its generator.
 enum class Algorithm {
-  automatic,            // per axis: bidirectional_split with wraparound, line without (docs/collectives.md)
-  unidirectional,       // ring, one direction: N-1 steps of the whole shard (chunk)
-  bidirectional,        // ring, the whole shard both ways as the book counts it: ceil((N-1)/2) steps
-  bidirectional_split,  // ring, half of every shard each way: N-1 steps of half a shard
-  line,                 // an axis without wraparound: both directions along the line, N-1 steps
-  direct,               // all-to-all: every chip sends to every other at once over the shortest route
+  automatic,  // per axis, the row whose AutoChoice matches (resolve_algorithm)
+  unidirectional,
+  bidirectional,
+  bidirectional_split,
+  line,
+  direct,
 };
 
 // How a collective over several axes uses them (docs/collectives.md). Concurrent is the default, as XLA runs it.
@@ -56,22 +59,14 @@ struct Frontier {
   explicit Frontier(std::int32_t num_chips = 0) : per_chip(static_cast<std::size_t>(num_chips)) {}
 };
 
-// Names as users write them (any case, `_` or `-`).
-inline constexpr EnumNames<Algorithm, 6> kAlgorithmNames{"algorithm",
-                                                         {{
-                                                             {"auto", Algorithm::automatic},
-                                                             {"unidirectional", Algorithm::unidirectional},
-                                                             {"bidirectional", Algorithm::bidirectional},
-                                                             {"bidirectional-split", Algorithm::bidirectional_split},
-                                                             {"line", Algorithm::line},
-                                                             {"direct", Algorithm::direct},
-                                                         }}};
+// Names as users write them (any case, `_` or `-`); the algorithms' are in algorithm_table.hpp.
 inline constexpr EnumNames<MultiAxis, 2> kMultiAxisNames{"multi-axis mode",
                                                          {{
                                                              {"sequential", MultiAxis::sequential},
                                                              {"concurrent", MultiAxis::concurrent},
                                                          }}};
 
+// An algorithm's name as users write it, and back (algorithm_table.cpp, from the table's rows).
 std::string_view algorithm_name(Algorithm algorithm);  // "auto", "unidirectional", ...
 Algorithm parse_algorithm(std::string_view text);      // VerifyError naming the choices
 

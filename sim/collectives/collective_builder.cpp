@@ -8,28 +8,12 @@
 #include "models/common/integer.hpp"
 #include "models/common/units.hpp"
 #include "sim/collectives/hierarchical.hpp"
-#include "sim/collectives/phase.hpp"
 
 namespace podsim {
 namespace {
 
 std::int64_t group_size(const AxisGroups& axis) {
   return axis.groups.empty() ? 1 : static_cast<std::int64_t>(axis.groups.front().size());
-}
-
-PhaseAlgorithm phase_algorithm(Algorithm algorithm) {
-  switch (algorithm) {
-    case Algorithm::unidirectional:
-      return &ring_unidirectional;
-    case Algorithm::bidirectional:
-      return &ring_bidirectional;
-    case Algorithm::bidirectional_split:
-      return &ring_bidirectional_split;
-    case Algorithm::line:
-      return &line_bidirectional;
-    default:
-      return nullptr;
-  }
 }
 
 // Builds one composite collective step by step over a frontier.
@@ -40,33 +24,20 @@ class Composer {
 
   const std::vector<std::size_t>& phase_axes() const { return phase_axes_; }
 
-  // All-gather or reduce-scatter over one axis, every group at once.
+  // One phase over one axis, every group at once: an all-gather or reduce-scatter of `shard_bytes`, or an all-to-all
+  // of the `shard_bytes` each chip holds, by the generator of the algorithm resolved for the axis.
   void phase(Frontier& frontier, const AxisGroups& axis, CollectiveKind op, std::uint64_t shard_bytes) {
-    const Algorithm algorithm = resolve_algorithm(request_.algorithm, op, axis);
-    const PhaseAlgorithm schedule = phase_algorithm(algorithm);
+    const AlgorithmTraits& algorithm = algorithm_traits(resolve_algorithm(request_.algorithm, op, axis));
     const PhaseSpec spec{op, shard_bytes, request_.reduce_flops_per_byte, request_.op_id, step_};
     Frontier out(static_cast<std::int32_t>(frontier.per_chip.size()));
     PhaseGroups* record = begin_record(axis);
     for (const auto& group : axis.groups) {
-      if (group.size() > 1 && shard_bytes > 0) schedule(graph_, frontier, out, group, spec);
+      if (group.size() > 1 && shard_bytes > 0) algorithm.generator(graph_, frontier, out, group, spec);
       end_group(record);
     }
     carry_untouched(frontier, out);
     frontier = std::move(out);
-    step_ += phase_steps(algorithm, static_cast<std::int32_t>(group_size(axis)));
-  }
-
-  void all_to_all(Frontier& frontier, const AxisGroups& axis, std::uint64_t local_bytes) {
-    Frontier out(static_cast<std::int32_t>(frontier.per_chip.size()));
-    const auto n = static_cast<std::uint64_t>(group_size(axis));
-    PhaseGroups* record = begin_record(axis);
-    for (const auto& group : axis.groups) {
-      all_to_all_direct(graph_, frontier, out, group, ceil_div(local_bytes, n), request_.op_id, step_);
-      end_group(record);
-    }
-    carry_untouched(frontier, out);
-    frontier = std::move(out);
-    ++step_;
+    step_ += algorithm.phase_steps(static_cast<std::int32_t>(group_size(axis)));
   }
 
   // The whole op over `axes` (in this order) for `bytes` of the array.
@@ -98,7 +69,7 @@ class Composer {
       case CollectiveKind::all_to_all: {
         const std::uint64_t local = ceil_div(bytes, group);
         for (const auto* axis : axes)
-          all_to_all(frontier, *axis, local);
+          phase(frontier, *axis, CollectiveKind::all_to_all, local);
         break;
       }
     }
@@ -134,28 +105,41 @@ class Composer {
   std::int32_t step_ = 0;
 };
 
-}  // namespace
-
-Algorithm resolve_algorithm(Algorithm requested, CollectiveKind op, const AxisGroups& axis) {
-  if (requested != Algorithm::automatic) return requested;
-  if (op == CollectiveKind::all_to_all) return Algorithm::direct;
-  return axis.wraparound ? Algorithm::bidirectional_split : Algorithm::line;
+// Why `algorithm` cannot run `op`: the algorithm to use when one alone runs the op ("all-to-all runs with the
+// direct algorithm, got: line"), else the ops the algorithm runs ("the direct algorithm is for all-to-all, got:
+// all-gather").
+std::string refusal(const AlgorithmTraits& algorithm, CollectiveKind op) {
+  std::vector<std::string_view> runners;
+  for (const AlgorithmTraits& row : kAlgorithms)
+    if (row.runs(op)) runners.push_back(row.name);
+  if (runners.size() == 1)
+    return std::string(collective_kind_name(op)) + " runs with the " + std::string(runners.front()) +
+           " algorithm, got: " + std::string(algorithm.name);
+  std::string kinds;
+  for (const CollectiveKind kind : {CollectiveKind::all_gather, CollectiveKind::reduce_scatter,
+                                    CollectiveKind::all_reduce, CollectiveKind::all_to_all})
+    if (algorithm.runs(kind)) kinds += (kinds.empty() ? "" : ", ") + std::string(collective_kind_name(kind));
+  return "the " + std::string(algorithm.name) + " algorithm is for " + kinds +
+         ", got: " + std::string(collective_kind_name(op));
 }
 
+}  // namespace
+
 std::uint64_t estimate_transfers(const CollectiveRequest& request) {
-  const bool direct = request.op == CollectiveKind::all_to_all;
-  const std::uint64_t directions = direct || request.algorithm == Algorithm::unidirectional ? 1 : 2;
   const std::uint64_t passes = request.op == CollectiveKind::all_reduce ? 2 : 1;
   const auto in_slice = static_cast<std::uint64_t>(
       std::count_if(request.axes.begin(), request.axes.end(), [](const AxisGroups& axis) { return !axis.dcn; }));
   const std::uint64_t parts = request.multi_axis == MultiAxis::concurrent ? std::max<std::uint64_t>(in_slice, 1) : 1;
   std::uint64_t sends = 0;
-  for (const auto& axis : request.axes)
+  for (const auto& axis : request.axes) {
+    const auto directions =
+        static_cast<std::uint64_t>(algorithm_traits(resolve_algorithm(request.algorithm, request.op, axis)).directions);
     for (const auto& group : axis.groups) {
       const auto n = static_cast<std::uint64_t>(group.size());
-      sends += n * (n > 0 ? n - 1 : 0);
+      sends += n * (n > 0 ? n - 1 : 0) * directions;
     }
-  return sends * directions * passes * parts;
+  }
+  return sends * passes * parts;
 }
 
 std::string transfers_over_limit(std::uint64_t transfers) {
@@ -169,16 +153,12 @@ void verify_collective(const CollectiveRequest& request, std::int32_t num_chips)
   if (request.axes.empty()) throw VerifyError("a collective needs at least one axis, got: none");
   if (request.array_bytes > kMaxArrayBytes)
     throw VerifyError("the array must be at most 2^50 bytes (1 PiB), got: " + std::to_string(request.array_bytes));
-  const bool is_a2a = request.op == CollectiveKind::all_to_all;
-  if (is_a2a && request.algorithm != Algorithm::automatic && request.algorithm != Algorithm::direct)
-    throw VerifyError("all-to-all runs with the direct algorithm, got: " +
-                      std::string(algorithm_name(request.algorithm)));
-  if (!is_a2a && request.algorithm == Algorithm::direct)
-    throw VerifyError("the direct algorithm is for all-to-all, got: " + std::string(collective_kind_name(request.op)));
+  if (request.algorithm != Algorithm::automatic && !algorithm_traits(request.algorithm).runs(request.op))
+    throw VerifyError(refusal(algorithm_traits(request.algorithm), request.op));
   if (request.reduce_flops_per_byte < 0)
     throw VerifyError("reduction flops per byte must be non-negative, got: " +
                       std::to_string(request.reduce_flops_per_byte));
-  if (crosses_slices(request) && is_a2a)
+  if (crosses_slices(request) && request.op == CollectiveKind::all_to_all)
     throw VerifyError(
         "an all-to-all across slices (over the DCN) is not supported, got: an all-to-all over a slice axis");
   for (std::size_t a = 0; a < request.axes.size(); ++a) {

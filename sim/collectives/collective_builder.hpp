@@ -1,26 +1,24 @@
-// Lowers a collective request into event-graph tasks: chooses the algorithm per axis, composes axes
-// (one after another or concurrently), and builds all-reduce as reduce-scatter then all-gather.
+// Lowers a collective request into event-graph tasks: chooses the algorithm per axis (resolve_algorithm, from the
+// table in algorithm_table.hpp), composes axes (one after another or concurrently), and builds all-reduce as
+// reduce-scatter then all-gather.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "sim/collectives/algorithm_table.hpp"
 #include "sim/collectives/collective.hpp"
-#include "sim/engine/graph_symmetry.hpp"
+#include "sim/graph/graph_symmetry.hpp"
 
 namespace podsim {
-
-// The algorithm used on `axis` for `op` when `requested` is automatic: bidirectional_split on an axis with
-// wraparound, line without, direct for all-to-all. Other requests are returned as given.
-Algorithm resolve_algorithm(Algorithm requested, CollectiveKind op, const AxisGroups& axis);
 
 // The largest array a collective moves: 1 PiB keeps every byte count far from 64-bit overflow.
 inline constexpr std::uint64_t kMaxArrayBytes = std::uint64_t{1} << 50;
 
 // An upper bound on the transfers the builder makes for `request`, found without building them: per axis and
-// group of n chips, n (n - 1) sends per pass, twice for the algorithms that send both ways, twice for all-reduce
-// (reduce-scatter then all-gather), times the number of axes within the slice when they run concurrently (each part
-// visits every axis). Within a factor of 2 of the built count.
+// group of n chips, n (n - 1) sends per pass, times the directions of the axis's algorithm (its row), twice for
+// all-reduce (reduce-scatter then all-gather), times the number of axes within the slice when they run concurrently
+// (each part visits every axis). Within a factor of 2 of the built count.
 std::uint64_t estimate_transfers(const CollectiveRequest& request);
 
 // The most transfers one run may build. Each costs about 172 bytes of event graph and simulation state (measured:

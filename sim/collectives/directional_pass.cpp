@@ -88,4 +88,8 @@ void carry_untouched(const Frontier& in, Frontier& out) {
     if (out.per_chip[chip].empty()) out.per_chip[chip] = in.per_chip[chip];
 }
 
+std::vector<ChipId> reversed(const std::vector<ChipId>& chips) {
+  return {chips.rbegin(), chips.rend()};
+}
+
 }  // namespace podsim

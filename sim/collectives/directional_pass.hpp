@@ -32,4 +32,7 @@ void append_pass(EventGraph& graph, const Frontier& in, Frontier& out, const Pas
 // Chips that `out` left without tasks (they took no part) keep their dependencies from `in`.
 void carry_untouched(const Frontier& in, Frontier& out);
 
+// `chips` reversed: the other direction around a ring or along a line.
+std::vector<ChipId> reversed(const std::vector<ChipId>& chips);
+
 }  // namespace podsim

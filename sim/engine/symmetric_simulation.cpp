@@ -237,16 +237,8 @@ void run_phases(const NetworkSpec& network, const EventGraph& graph, const Graph
       chips += static_cast<std::int32_t>(phase.groups[g].size());
       for (TaskId k = 0; k < length; ++k) {
         const Task& t = graph.tasks[static_cast<std::size_t>(begin + k)];
-        Task s;
-        s.kind = t.kind;
-        s.bytes = t.bytes;
-        s.flops = t.flops;
-        s.op = t.op;
-        s.step = t.step;
-        s.src_chip = chip_base + position[static_cast<std::size_t>(t.src_chip)];
-        s.dst_chip = chip_base + position[static_cast<std::size_t>(t.dst_chip)];
-        for (const TaskId d : t.deps)
-          if (d >= begin) s.deps.push_back(offset + (d - begin));
+        Task s = task_alone(t, begin, offset,
+                            [&](ChipId chip) { return chip_base + position[static_cast<std::size_t>(chip)]; });
         if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip)
           builder.add_route(s.src_chip, s.dst_chip, routes.links(t.src_chip, t.dst_chip));
         sub.add(std::move(s));

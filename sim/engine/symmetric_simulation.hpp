@@ -3,10 +3,10 @@
 // the full simulation otherwise; docs/performance.md states the conditions.
 #pragma once
 
-#include "sim/engine/graph_symmetry.hpp"
 #include "sim/engine/network.hpp"
 #include "sim/engine/simulation_result.hpp"
 #include "sim/graph/event_graph.hpp"
+#include "sim/graph/graph_symmetry.hpp"
 
 namespace podsim {
 

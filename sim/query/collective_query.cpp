@@ -17,11 +17,11 @@
 #include "models/sharding/sharding_verify.hpp"
 #include "models/sharding/shardy_print.hpp"
 #include "models/topology/mesh_mapping.hpp"
+#include "sim/collective_sim/collective_simulation.hpp"
+#include "sim/collective_sim/torus_quotient.hpp"
 #include "sim/collectives/collective_builder.hpp"
-#include "sim/collectives/collective_simulation.hpp"
 #include "sim/collectives/hierarchical.hpp"
 #include "sim/collectives/mesh_groups.hpp"
-#include "sim/collectives/torus_quotient.hpp"
 #include "sim/engine/slice_network.hpp"
 
 namespace podsim {

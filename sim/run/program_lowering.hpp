@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "models/plan/schedule_policy.hpp"
-#include "sim/engine/graph_symmetry.hpp"
 #include "sim/graph/event_graph.hpp"
+#include "sim/graph/graph_symmetry.hpp"
 #include "sim/plan/planned_program.hpp"
 #include "sim/run/scenario_platform.hpp"
 

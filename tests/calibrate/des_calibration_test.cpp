@@ -7,7 +7,7 @@
 #include "models/topology/mesh_mapping.hpp"
 #include "sim/calibrate/calibration_fit.hpp"
 #include "sim/calibrate/measurement.hpp"
-#include "sim/collectives/collective_simulation.hpp"
+#include "sim/collective_sim/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/slice_network.hpp"

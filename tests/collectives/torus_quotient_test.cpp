@@ -2,7 +2,7 @@
 // makespan and the per-link and per-chip ledger of the full simulation, sequential and concurrent multi-axis
 // alike, with reductions contending on the chip; it simulates one chip's tasks; and it declines (nullopt) where
 // the torus is not translation invariant for the request.
-#include "sim/collectives/torus_quotient.hpp"
+#include "sim/collective_sim/torus_quotient.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "models/sharding/mesh.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
-#include "sim/collectives/collective_simulation.hpp"
+#include "sim/collective_sim/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/engine/slice_network.hpp"
 #include "tests/collectives/book_link.hpp"

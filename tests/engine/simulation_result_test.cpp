@@ -16,7 +16,7 @@
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/routing.hpp"
 #include "models/topology/slice.hpp"
-#include "sim/collectives/collective_simulation.hpp"
+#include "sim/collective_sim/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/slice_network.hpp"

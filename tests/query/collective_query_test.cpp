@@ -7,7 +7,7 @@
 #include "models/hardware/hardware.hpp"
 #include "models/sharding/mesh.hpp"
 #include "models/topology/mesh_mapping.hpp"
-#include "sim/collectives/collective_simulation.hpp"
+#include "sim/collective_sim/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
 #include "sim/engine/slice_network.hpp"
 

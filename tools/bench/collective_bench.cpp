@@ -18,10 +18,10 @@
 #include "models/sharding/mesh.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
+#include "sim/collective_sim/collective_simulation.hpp"
+#include "sim/collective_sim/torus_quotient.hpp"
 #include "sim/collectives/collective_builder.hpp"
-#include "sim/collectives/collective_simulation.hpp"
 #include "sim/collectives/mesh_groups.hpp"
-#include "sim/collectives/torus_quotient.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/slice_network.hpp"
 

@@ -4,6 +4,7 @@
 
 #include "models/common/units.hpp"
 #include "models/sharding/mesh_spec.hpp"
+#include "sim/collectives/algorithm_table.hpp"
 #include "sim/query/collective_query.hpp"
 #include "sim/report/collective_report.hpp"
 #include "sim/report/error_report.hpp"

@@ -1,5 +1,5 @@
 // Build then simulate, with the symmetry hint the builder records.
-#include "sim/collectives/collective_simulation.hpp"
+#include "sim/collective_sim/collective_simulation.hpp"
 
 #include "sim/collectives/collective_builder.hpp"
 #include "sim/collectives/hierarchical.hpp"

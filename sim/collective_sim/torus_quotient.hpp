@@ -20,8 +20,8 @@ namespace podsim {
 // The ledger of `request` on `network` (which must be the network of `slice`: one link per slice link, in the
 // slice's order, routed by `network.route`), or nullopt when the quotient does not hold. It holds when:
 //   - every axis with groups of more than one chip is the set of all lines along one slice dim that wraps, each
-//     group in coordinate order from coordinate 0, and runs a ring algorithm (unidirectional, bidirectional,
-//     bidirectional_split; `line` is not rotation invariant) or all-to-all direct;
+//     group in coordinate order from coordinate 0, and runs an algorithm whose row is translation_invariant
+//     (sim/collectives/algorithm_table.hpp);
 //   - the links of each dim and direction that the collective uses have one bandwidth and one latency;
 //   - the route from any chip c to c + v is the route from chip 0 to v moved by c, hop by hop (checked for every
 //     chip and every offset v the representative sends to);

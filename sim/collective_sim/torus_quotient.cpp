@@ -3,7 +3,7 @@
 // representative's task it is a rotation of, simulate the representative's tasks on one chip with one link per
 // dim and direction (or, where a route would cross such a link twice, the line through the representative phase
 // by phase, checking afterwards that phases kept apart), and lift the ledger to every chip and link.
-#include "sim/collectives/torus_quotient.hpp"
+#include "sim/collective_sim/torus_quotient.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "sim/collectives/collective_builder.hpp"
-#include "sim/engine/graph_symmetry.hpp"
 #include "sim/engine/quotient_graph.hpp"
 #include "sim/engine/release_timers.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/sub_network.hpp"
+#include "sim/graph/graph_symmetry.hpp"
 
 namespace podsim {
 namespace {
@@ -43,11 +43,6 @@ int line_dim(const Slice& slice, const AxisGroups& axis) {
     if (lines) return d;
   }
   return -1;
-}
-
-bool rotation_invariant(Algorithm algorithm) {
-  return algorithm == Algorithm::unidirectional || algorithm == Algorithm::bidirectional ||
-         algorithm == Algorithm::bidirectional_split || algorithm == Algorithm::direct;
 }
 
 // What a task of one position is, seen from that position: the rotation maps it to the task of the
@@ -279,16 +274,7 @@ std::optional<SimulationResult> by_line(const Quotient& q) {
     const auto chips = static_cast<std::int32_t>(line.size());
     for (TaskId id = begin; id < end; ++id) {
       const Task& t = skeleton.tasks[static_cast<std::size_t>(id)];
-      Task s;
-      s.kind = t.kind;
-      s.bytes = t.bytes;
-      s.flops = t.flops;
-      s.op = t.op;
-      s.step = t.step;
-      s.src_chip = position[static_cast<std::size_t>(t.src_chip)];
-      s.dst_chip = position[static_cast<std::size_t>(t.dst_chip)];
-      for (const TaskId d : t.deps)
-        if (d >= begin) s.deps.push_back(d - begin);
+      Task s = task_alone(t, begin, 0, [&](ChipId chip) { return position[static_cast<std::size_t>(chip)]; });
       if (t.kind == TaskKind::transfer && t.src_chip != t.dst_chip && !builder.has_route(s.src_chip, s.dst_chip)) {
         const std::vector<std::int32_t> route = network.route(t.src_chip, t.dst_chip);
         // The route stays on the line (so on links no other line of the phase uses).
@@ -396,8 +382,8 @@ std::optional<SimulationResult> simulate_torus_quotient(const Slice& slice, cons
     return std::nullopt;
   verify_collective(request, num_chips);
 
-  // The axes: lines of wrapped dims, ring or direct schedules. The skeleton keeps the line through the
-  // representative only.
+  // The axes: lines of wrapped dims, under translation-invariant algorithms (their rows say). The skeleton keeps the
+  // line through the representative only.
   CollectiveRequest skeleton_request = request;
   std::vector<bool> dim_used(static_cast<std::size_t>(slice.rank()), false);
   bool any_traffic = false;
@@ -407,7 +393,8 @@ std::optional<SimulationResult> simulate_torus_quotient(const Slice& slice, cons
     const bool single = axis.groups.front().size() <= 1;  // one chip per group: no task at all
     if (!single) {
       const int d = line_dim(slice, axis);
-      if (d < 0 || !rotation_invariant(resolve_algorithm(request.algorithm, request.op, axis))) return std::nullopt;
+      if (d < 0 || !algorithm_traits(resolve_algorithm(request.algorithm, request.op, axis)).translation_invariant)
+        return std::nullopt;
       dim_used[static_cast<std::size_t>(d)] = true;
       any_traffic = true;
     }
