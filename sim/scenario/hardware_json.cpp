@@ -1,6 +1,6 @@
-// Hardware preset loader. parse: file -> JSON. verify: JSON -> figures with sources (hardware_verify.cpp). build:
-// figures -> HardwareSpec (hardware_build.cpp). Here the preset folder, the parse, the merge of overrides (verified on
-// their own first, so their errors point into the overrides) and the load that runs the steps in order.
+// Hardware preset loader. parse: file -> JSON. verify: JSON -> figures with sources (hardware_json_verify.cpp). build:
+// figures -> HardwareSpec (hardware_json_build.cpp). Here the preset folder, the parse, the merge of overrides
+// (verified on their own first, so their errors point into the overrides) and the load that runs the steps in order.
 #include "sim/scenario/hardware_json.hpp"
 
 #include <dlfcn.h>
