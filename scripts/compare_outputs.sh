@@ -9,9 +9,10 @@
 #   serving scenarios exit 2 there, which is compared too);
 # - `podsim plan` as a text table, --json and --csv on every shipped scenario with a search section, each with its
 #   default --model both (the closed form, then the des of the best 10) except the ones in `book_plans` below, whose
-#   des of 10 candidates takes more than about 20 s (up to minutes: mixtral-8x7b, llama3.1-405b), given --model book;
-#   and `podsim plan --top 1 --trace` of the pipeline example (the pipeline trace) and of one candidate without
-#   pipeline stages (the candidate trace);
+#   des of 10 candidates takes more than about 20 s (up to minutes: mixtral-8x7b, llama3.1-405b), given --model book,
+#   and the serving search (scenarios/serving), whose search is a minute of serving runs, as a text table only; and
+#   `podsim plan --top 1 --trace` of the pipeline example (the pipeline trace) and of one candidate without pipeline
+#   stages (the candidate trace);
 # - `podsim serve` as text, --json and --csv on every serving scenario (scenarios/serving; a searched one exits 2);
 # - `podsim import` of every import test input (tests/import/data/*.mlir, *.hlo: the good ones and the bad ones, whose
 #   errors are compared) with its defaults and with --hardware tpu-v5p --slice 4x2x1, the written scenario compared,
@@ -76,6 +77,7 @@ while IFS= read -r scenario; do
   model=""
   [[ $book_plans == *" $relative "* ]] && model="--model book "
   add "plan-text-$name" "plan $model$scenario"
+  [[ $relative == serving/* ]] && continue  # a serving search: a minute of serving runs each time, as text only
   add "plan-json-$name" "plan --json $model$scenario"
   add "plan-csv-$name" "plan --csv $model$scenario"
 done < <(grep -rl '"search"' "$root/scenarios" --include='*.json' | sort)
