@@ -21,62 +21,62 @@ namespace {
 
 using nlohmann::json;
 
-enum class Kind { count, bytes, bandwidth, duration, rate, frequency, fraction, power };
+enum class FigureKind { count, bytes, bandwidth, duration, rate, frequency, fraction, power };
 
 struct FieldSpec {
   const char* name;
-  Kind kind;
+  FigureKind kind;
   bool required;
 };
 
-// The schema, section by section. Figures in `chip.peak_flops` are keyed by dtype name (Kind::rate).
+// The schema, section by section. Figures in `chip.peak_flops` are keyed by dtype name (FigureKind::rate).
 constexpr FieldSpec kChipFields[] = {
-    {"tensorcores", Kind::count, false},
-    {"mxu_rows", Kind::count, false},
-    {"mxu_cols", Kind::count, false},
-    {"mxus_per_core", Kind::count, false},
-    {"mxu_clock_Hz", Kind::frequency, false},
-    {"peak_flops", Kind::rate, true},
-    {"vmem_bytes_per_core", Kind::bytes, false},
-    {"hbm_bytes", Kind::bytes, true},
-    {"hbm_bandwidth_Bps", Kind::bandwidth, true},
+    {"tensorcores", FigureKind::count, false},
+    {"mxu_rows", FigureKind::count, false},
+    {"mxu_cols", FigureKind::count, false},
+    {"mxus_per_core", FigureKind::count, false},
+    {"mxu_clock_Hz", FigureKind::frequency, false},
+    {"peak_flops", FigureKind::rate, true},
+    {"vmem_bytes_per_core", FigureKind::bytes, false},
+    {"hbm_bytes", FigureKind::bytes, true},
+    {"hbm_bandwidth_Bps", FigureKind::bandwidth, true},
     // Watts a chip draws (docs/capacity.md, "Energy": each preset's source says whether a TDP or a measured mean,
     // and whether its host is in it).
-    {"power_W", Kind::power, false},
+    {"power_W", FigureKind::power, false},
 };
 constexpr FieldSpec kIciFields[] = {
-    {"links_per_chip", Kind::count, true},         {"bandwidth_Bps", Kind::bandwidth, true},
-    {"bandwidth_raw_Bps", Kind::bandwidth, false}, {"bandwidth_effective_Bps", Kind::bandwidth, false},
-    {"hop_latency_s", Kind::duration, true},
+    {"links_per_chip", FigureKind::count, true},         {"bandwidth_Bps", FigureKind::bandwidth, true},
+    {"bandwidth_raw_Bps", FigureKind::bandwidth, false}, {"bandwidth_effective_Bps", FigureKind::bandwidth, false},
+    {"hop_latency_s", FigureKind::duration, true},
 };
 constexpr FieldSpec kDcnFields[] = {
-    {"bandwidth_Bps", Kind::bandwidth, true},
-    {"latency_s", Kind::duration, false},
-    {"chips_per_host", Kind::count, false},
+    {"bandwidth_Bps", FigureKind::bandwidth, true},
+    {"latency_s", FigureKind::duration, false},
+    {"chips_per_host", FigureKind::count, false},
 };
 // The host link (docs/hardware-model.md, "Host link"): what one chip moves to or from its host's memory per second,
 // each direction.
 constexpr FieldSpec kHostFields[] = {
-    {"offload_Bps", Kind::bandwidth, true},
+    {"offload_Bps", FigureKind::bandwidth, true},
 };
 
-const char* unit_of(Kind kind) {
+const char* unit_of(FigureKind kind) {
   switch (kind) {
-    case Kind::count:
+    case FigureKind::count:
       return "";
-    case Kind::bytes:
+    case FigureKind::bytes:
       return "B";
-    case Kind::bandwidth:
+    case FigureKind::bandwidth:
       return "B/s";
-    case Kind::duration:
+    case FigureKind::duration:
       return "s";
-    case Kind::rate:
+    case FigureKind::rate:
       return "FLOP/s";
-    case Kind::frequency:
+    case FigureKind::frequency:
       return "Hz";
-    case Kind::fraction:
+    case FigureKind::fraction:
       return "";
-    case Kind::power:
+    case FigureKind::power:
       return "W";
   }
   return "";
@@ -117,7 +117,7 @@ std::string require_string(const Locator& loc, const json& j, const std::string&
 }
 
 // A figure's value in SI: a JSON number, or a string with a unit parsed by models/common/units.
-double figure_value(const Locator& loc, const json& j, const std::string& pointer, Kind kind) {
+double figure_value(const Locator& loc, const json& j, const std::string& pointer, FigureKind kind) {
   double value = 0;
   if (j.is_number()) {
     value = j.get<double>();
@@ -125,29 +125,29 @@ double figure_value(const Locator& loc, const json& j, const std::string& pointe
     const auto text = j.get<std::string>();
     try {
       switch (kind) {
-        case Kind::count:
-        case Kind::fraction: {
+        case FigureKind::count:
+        case FigureKind::fraction: {
           char* end = nullptr;
           value = std::strtod(text.c_str(), &end);
           if (text.empty() || *end != '\0') loc.fail(pointer, "must be a whole number, got: " + shown(j));
           break;
         }
-        case Kind::bytes:
+        case FigureKind::bytes:
           value = static_cast<double>(parse_bytes(text));
           break;
-        case Kind::bandwidth:
+        case FigureKind::bandwidth:
           value = parse_bandwidth(text);
           break;
-        case Kind::duration:
+        case FigureKind::duration:
           value = parse_duration(text);
           break;
-        case Kind::rate:
+        case FigureKind::rate:
           value = parse_rate(text);
           break;
-        case Kind::frequency:
+        case FigureKind::frequency:
           value = parse_frequency(text);
           break;
-        case Kind::power:
+        case FigureKind::power:
           loc.fail(pointer, "must be a number of watts, got: " + shown(j));
       }
     } catch (const VerifyError& e) {
@@ -156,25 +156,26 @@ double figure_value(const Locator& loc, const json& j, const std::string& pointe
   } else {
     loc.fail(pointer, std::string("must be a number or a string with a unit, got: ") + shown(j));
   }
-  if (kind == Kind::duration) {
+  if (kind == FigureKind::duration) {
     if (value < 0) loc.fail(pointer, "must not be negative, got: " + shown(j));
   } else if (!(value > 0)) {
     loc.fail(pointer, "must be positive, got: " + shown(j));
   }
   if (!std::isfinite(value)) loc.fail(pointer, "must be finite, got: " + shown(j));
-  if (kind == Kind::fraction && !(value <= 1)) loc.fail(pointer, "an efficiency must be in (0, 1], got: " + shown(j));
-  if ((kind == Kind::count || kind == Kind::bytes) && value != std::floor(value))
+  if (kind == FigureKind::fraction && !(value <= 1))
+    loc.fail(pointer, "an efficiency must be in (0, 1], got: " + shown(j));
+  if ((kind == FigureKind::count || kind == FigureKind::bytes) && value != std::floor(value))
     loc.fail(pointer, "must be a whole number, got: " + shown(j));
-  if (kind == Kind::count && value > 1e9) loc.fail(pointer, "must be at most 1e9, got: " + shown(j));
-  if (kind == Kind::power && value > 1e5) loc.fail(pointer, "must be at most 1e5 W a chip, got: " + shown(j));
-  if (kind == Kind::bytes && value >= 18446744073709551616.0)
+  if (kind == FigureKind::count && value > 1e9) loc.fail(pointer, "must be at most 1e9, got: " + shown(j));
+  if (kind == FigureKind::power && value > 1e5) loc.fail(pointer, "must be at most 1e5 W a chip, got: " + shown(j));
+  if (kind == FigureKind::bytes && value >= 18446744073709551616.0)
     loc.fail(pointer, "does not fit in 64 bits, got: " + shown(j));
   return value;
 }
 
 // A figure: {"value", "source", "note"?, "alternatives"?}. With `bare_ok` (overrides) a plain value stands
 // for {"value": v, "source": "override"}; the source may then be omitted too.
-Figure verify_figure(const Locator& loc, const json& j, const std::string& pointer, Kind kind, bool bare_ok) {
+Figure verify_figure(const Locator& loc, const json& j, const std::string& pointer, FigureKind kind, bool bare_ok) {
   Figure figure;
   figure.unit = unit_of(kind);
   if (bare_ok && !j.is_object()) {
@@ -248,7 +249,8 @@ void verify_section(const Locator& loc, const json& j, const std::string& sectio
         } catch (const VerifyError& e) {
           loc.fail(p + "/" + escape_key(key), e.what());
         }
-        out.push_back({section + ".peak_flops." + key, verify_figure(loc, value, p + "/" + key, Kind::rate, partial)});
+        out.push_back(
+            {section + ".peak_flops." + key, verify_figure(loc, value, p + "/" + key, FigureKind::rate, partial)});
       }
       continue;
     }
@@ -292,9 +294,9 @@ void verify_slice(const Locator& loc, const json& j, bool partial, HardwarePrese
 // over every size) or a curve. Fills preset.spec.calibration; its source names the figures' sources. `partial`
 // (overrides) accepts bare values.
 constexpr FieldSpec kCalibrationFields[] = {
-    {"hop_latency_s", Kind::duration, false},  {"collective_step_s", Kind::duration, false},
-    {"hbm_efficiency", Kind::fraction, false}, {"dcn_bandwidth_Bps", Kind::bandwidth, false},
-    {"dcn_latency_s", Kind::duration, false},
+    {"hop_latency_s", FigureKind::duration, false},  {"collective_step_s", FigureKind::duration, false},
+    {"hbm_efficiency", FigureKind::fraction, false}, {"dcn_bandwidth_Bps", FigureKind::bandwidth, false},
+    {"dcn_latency_s", FigureKind::duration, false},
 };
 
 std::vector<EfficiencyPoint> verify_curve(const Locator& loc, const json& j, const std::string& pointer,
@@ -320,7 +322,7 @@ std::vector<EfficiencyPoint> verify_curve(const Locator& loc, const json& j, con
       loc.fail(p + "/at",
                "must be a number > 0 (bytes of a message, FLOPs of a matmul), got: " + shown(point.at("at")));
     EfficiencyPoint e{point.at("at").get<double>(),
-                      figure_value(loc, point.at("efficiency"), p + "/efficiency", Kind::fraction)};
+                      figure_value(loc, point.at("efficiency"), p + "/efficiency", FigureKind::fraction)};
     if (!curve.empty() && !(e.at > curve.back().at))
       loc.fail(p + "/at", "points must be in increasing order of at, got: " + shown(point.at("at")) + " after " +
                               exact_number(curve.back().at));
