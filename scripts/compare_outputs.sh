@@ -97,6 +97,15 @@ while IFS= read -r module; do
   add "import-v5p-run-$name" "run --format json import-v5p-$name.scenario.json"
 done < <(find "$root/tests/import" -name '*.mlir' -o -name '*.hlo' | sort)
 
+# The plan search's wall-clock times (its stderr line and the text table's "screened N candidates ... in T", the JSON's
+# screen_seconds and simulate_seconds, a serving search's "built N deployments in T; ran N simulations in T") differ
+# from run to run: they are written as T before the outputs are compared.
+normalize() {
+  sed -E -i 's/(screened [0-9]+ candidates by the closed form in )[^;]*(; simulated [0-9]+ in ).*$/\1T\2T/;
+s/("(screen|simulate)_seconds": )[-+.0-9eE]+/\1T/;
+s/(built [0-9]+ deployments in )[^;]*(; ran [0-9]+ simulations in )[^ ]+ [^ ]+/\1T\2T/' "$@"
+}
+
 differ=0
 for entry in "${cases[@]}"; do
   name=${entry%%$'\t'*}
@@ -108,6 +117,7 @@ for entry in "${cases[@]}"; do
     # shellcheck disable=SC2086  # the arguments are word-split on purpose (no case has spaces in a value)
     (cd "$work/$side" && exec "$bin" ${args//@OUT@/$name}) >"$out.stdout" 2>"$out.stderr"
     echo $? >"$out.rc"
+    normalize "$out.stdout" "$out.stderr"
   done
   # Every file either side wrote (one written by a single side differs too).
   for file in $( (cd "$work/old" && ls -d "$name".*; cd "$work/new" && ls -d "$name".*) 2>/dev/null | sort -u); do
