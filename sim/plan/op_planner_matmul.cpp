@@ -14,6 +14,23 @@
 #include "sim/plan/op_planner.hpp"
 
 namespace podsim {
+namespace {
+
+// The loop that replaces `pc` (one collective over one mesh axis): `n` steps, each moving a block of `block`'s bytes
+// per chip `hops` links, the last writing `product`.
+CollectiveMatmulLoop loop_over(const PlannedCollective& pc, const PlannedBuffer& block, int product, int n, int hops) {
+  CollectiveMatmulLoop loop;
+  loop.replaces = pc;
+  loop.axis = pc.axes.front().name;
+  loop.tensor = block.tensor;
+  loop.product_buffer = product;
+  loop.steps = n;
+  loop.block_bytes = block.bytes_per_chip;
+  loop.hops = hops;
+  return loop;
+}
+
+}  // namespace
 
 void OpPlanner::plan(const ScenarioOp& op, const MatmulOp& mm, PlannedOp& planned) {
   const int lhs = current_.at(mm.lhs), rhs = current_.at(mm.rhs);
@@ -198,15 +215,8 @@ void OpPlanner::gather_loop(const ScenarioOp& op, const MatmulOp& mm, const Matm
   const PlannedBuffer product = buffer(whole.writes);
   const Ring ring = ring_of(pc.axes.front().name);
   const int n = ring.size;
-  CollectiveMatmulLoop loop;
-  loop.replaces = pc;
-  loop.axis = pc.axes.front().name;
-  loop.tensor = in.tensor;
+  CollectiveMatmulLoop loop = loop_over(pc, in, whole.writes, n, ring.hops);
   loop.operand_buffer = operand;
-  loop.product_buffer = whole.writes;
-  loop.steps = n;
-  loop.block_bytes = in.bytes_per_chip;
-  loop.hops = ring.hops;
   const PlannedStep hop = hop_step(op, ring, loop.block_bytes, in);
   const char label = (on_lhs ? mm.einsum.lhs : mm.einsum.rhs)[static_cast<std::size_t>(pc.dim)];
   const MatmulRoofline roofline = block_roofline(op, mm, mp, label, n, in.dtype);
@@ -249,14 +259,7 @@ void OpPlanner::scatter_loop(const ScenarioOp& op, const MatmulOp& mm, const Mat
   const PlannedBuffer out = buffer(whole.writes);  // copies: add_buffer below grows the buffer list
   const Ring ring = ring_of(pc.axes.front().name);
   const int n = ring.size;
-  CollectiveMatmulLoop loop;
-  loop.replaces = pc;
-  loop.axis = pc.axes.front().name;
-  loop.tensor = out.tensor;
-  loop.product_buffer = whole.writes;
-  loop.steps = n;
-  loop.block_bytes = out.bytes_per_chip;
-  loop.hops = ring.hops;
+  CollectiveMatmulLoop loop = loop_over(pc, out, whole.writes, n, ring.hops);
   const PlannedStep hop = hop_step(op, ring, loop.block_bytes, out);
   const MatmulRoofline roofline =
       block_roofline(op, mm, mp, mm.einsum.out[static_cast<std::size_t>(pc.dim)], n, buffer(whole.reads[0]).dtype);
