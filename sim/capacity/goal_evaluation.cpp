@@ -53,7 +53,8 @@ void rank_by_goal(const CapacityProblem& problem, std::vector<CandidateResult>& 
 
 void sort_ranked(const CapacityProblem& problem, std::vector<CandidateResult>& ranked, PlanSort sort) {
   if (sort == PlanSort::cost && !problem.price_per_chip_hour && problem.price_per_preset.empty())
-    throw InputError("--sort", "sorting by cost needs a price: give the scenario \"price_per_chip_hour\", got: cost");
+    throw SortError(SortField::sort,
+                    "sorting by cost needs a price: give the scenario \"price_per_chip_hour\", got: cost");
   const auto key = [&](const CandidateResult& r) -> double {
     const bool goal = r.goal.has_value();
     switch (sort) {

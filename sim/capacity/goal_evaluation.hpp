@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/common/enum_names.hpp"
+#include "models/common/field_error.hpp"
 #include "models/goal/goal_figures.hpp"
 #include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
@@ -42,7 +43,11 @@ inline constexpr EnumNames<PlanSort, 4> kPlanSortNames{
     "sort",
     {{{"cost", PlanSort::cost}, {"chips", PlanSort::chips}, {"time", PlanSort::time}, {"step", PlanSort::step}}}};
 
-// Throws InputError at --sort for `cost` without a price.
+// The arguments of sort_ranked that a SortError can be about; front ends name them in their terms (the CLI's --sort).
+enum class SortField { sort };
+using SortError = FieldError<SortField>;
+
+// Throws SortError in `sort` for `cost` without a price.
 void sort_ranked(const CapacityProblem& problem, std::vector<CandidateResult>& ranked, PlanSort sort);
 
 }  // namespace podsim

@@ -32,7 +32,8 @@ ServingPoolDeployment pool_deployment(const ServingReplicaModel& model, std::int
 
 ServingOutcome run_disaggregated_scenario(const ScenarioSpec& spec, const ServingRunOptions& options) {
   if (!options.plan.empty())
-    throw InputError("--plan", "a disaggregated scenario's pools give their parallelism, got: " + options.plan);
+    throw ServingRunError(ServingRunOptions::Field::plan,
+                          "a disaggregated scenario's pools give their parallelism, got: " + options.plan);
   const ServeSpec& serve = *spec.serve;
   const DisaggregatedSpec& pools = *serve.disaggregated;
   const ScenarioSpec prefill_spec = serving_pool_scenario(spec, pools.prefill);

@@ -10,7 +10,7 @@
 namespace podsim {
 
 // Throws what run_serving_scenario throws, located under the pool for a pool's errors; `options.plan` must be empty
-// (the pools' plans are their parallelism; InputError at --plan otherwise).
+// (the pools' plans are their parallelism; ServingRunError in the plan otherwise).
 ServingOutcome run_disaggregated_scenario(const ScenarioSpec& spec, const ServingRunOptions& options);
 
 }  // namespace podsim

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/field_error.hpp"
 #include "models/serving/serving_metrics.hpp"
 #include "models/serving/slo.hpp"
 #include "sim/capacity/serving_step.hpp"
@@ -67,10 +68,16 @@ struct ServingOutcome {
 };
 
 struct ServingRunOptions {
+  enum class Field { plan };  // the options a ServingRunError can be about
+
   StepEvaluator evaluator = StepEvaluator::book;
   std::string plan;        // the scenario plan a replica runs; empty: the scenario's only plan
   bool keep_steps = true;  // ServingRunSpec::keep_steps: the step series, for the HTML report and the trace
 };
+
+// An option the scenario cannot honour (a plan named for a disaggregated scenario); front ends name the option in
+// their terms (the CLI's --plan, validation's plan column).
+using ServingRunError = FieldError<ServingRunOptions::Field>;
 
 // One co-located deployment of a serving scenario, built once and run as often as a search or a bisection needs:
 // a replica's step model (the costly part: its grid of model evaluations), KV cache and scheduler, for any traffic
@@ -108,8 +115,9 @@ class ServingReplicaModel {
 Candidate serving_plan_candidate(const ScenarioSpec& spec, const std::string& plan);
 
 // Throws InputError for a scenario that is not a serving one (no workload mode "serve") or whose plan is not one
-// (at /plans, naming the plans), and what the step model, the traffic and the run throw (docs/serving.md). A
-// disaggregated scenario runs as run_disaggregated_scenario (serving_disaggregated.hpp) runs it.
+// (at /plans, naming the plans), ServingRunError for an option it cannot honour, and what the step model, the traffic
+// and the run throw (docs/serving.md). A disaggregated scenario runs as run_disaggregated_scenario
+// (serving_disaggregated.hpp) runs it.
 ServingOutcome run_serving_scenario(const ScenarioSpec& spec, const ServingRunOptions& options);
 
 // One line of the traffic (its law, rate or concurrency, bound, and seed).

@@ -23,7 +23,8 @@ using nlohmann::json;
 
 enum class EventKind : std::uint8_t { compute, send, link };
 
-struct Candidate {
+// An event the trace may write, before the budget picks which.
+struct EventCandidate {
   double start_s;
   double end_s;
   std::int64_t track;  // chip id, or num_chips + link id
@@ -56,7 +57,7 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
   const SimulationResult& sim = *plan.simulation;
   const std::int64_t num_chips = graph.num_chips;
 
-  std::vector<Candidate> events;
+  std::vector<EventCandidate> events;
   const std::size_t tasks = std::min(graph.tasks.size(), sim.tasks.size());
   for (std::size_t id = 0; id < tasks; ++id) {
     const Task& task = graph.tasks[id];
@@ -74,7 +75,7 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
   }
   counts.total = events.size();
 
-  const auto earlier = [](const Candidate& a, const Candidate& b) {
+  const auto earlier = [](const EventCandidate& a, const EventCandidate& b) {
     if (a.start_s != b.start_s) return a.start_s < b.start_s;
     if (a.track != b.track) return a.track < b.track;
     return a.task < b.task;
@@ -87,7 +88,7 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
     events.resize(budget);
   }
   counts.written = events.size();
-  std::sort(events.begin(), events.end(), [&](const Candidate& a, const Candidate& b) {
+  std::sort(events.begin(), events.end(), [&](const EventCandidate& a, const EventCandidate& b) {
     return a.track != b.track ? a.track < b.track : earlier(a, b);
   });
 
@@ -115,7 +116,7 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
   std::int64_t current = -1;
   std::vector<double> lane_end;
   std::vector<std::int64_t> lane_tid;
-  for (const Candidate& c : events) {
+  for (const EventCandidate& c : events) {
     if (c.track != current) {
       current = c.track;
       lane_end.clear();

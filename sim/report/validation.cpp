@@ -165,7 +165,13 @@ const ServingMetrics& serving_run_metrics(const Measurement& row, const Scenario
   options.evaluator = evaluator;
   options.plan = row.plan;
   options.keep_steps = false;
-  const ServingOutcome outcome = located(where(row), [&] { return run_serving_scenario(spec, options); });
+  const ServingOutcome outcome = located(where(row), [&] {
+    try {
+      return run_serving_scenario(spec, options);
+    } catch (const ServingRunError& error) {  // its one option is the row's plan
+      throw InputError(where(row), "column plan: " + error.message());
+    }
+  });
   if (outcome.metrics.requests == 0)
     throw InputError(where(row), "column scenario: the serving run completed no request, got: " + row.scenario);
   return cache.emplace(key, outcome.metrics).first->second;
@@ -321,7 +327,7 @@ std::vector<ValidationRow> evaluate_validation(const std::vector<std::string>& d
                          "no row has this id, got: " + id);
   }
   for (const auto& id : only)
-    if (!first_seen.count(id)) throw InputError("--rows", "no row has this id, got: " + id);
+    if (!first_seen.count(id)) throw ValidationError(ValidationField::only, "no row has this id, got: " + id);
   std::vector<ValidationRow> out;
   ServingRunCache serving_runs;
   for (const auto& row : rows) {

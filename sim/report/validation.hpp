@@ -11,10 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "models/common/field_error.hpp"
 #include "models/serving/serving_metrics.hpp"
 #include "sim/calibrate/measurement.hpp"
 
 namespace podsim {
+
+// The arguments of evaluate_validation that a ValidationError can be about; front ends name them in their terms (the
+// CLI's --rows for `only`).
+enum class ValidationField { only };
+using ValidationError = FieldError<ValidationField>;
 
 // One measurement and its predictions: seconds for time_s rows, a fraction for mfu rows.
 struct ValidationRow {
@@ -46,8 +52,8 @@ std::map<std::string, std::string> read_validation_notes(const std::string& dir)
 // unique across the files read. Throws InputError located at the file and line (`FILE:LINE: ...`) for a bad row, a
 // duplicate id, a row that names no hardware or whose prediction fails (an unknown preset, a slice the preset cannot
 // form, a scenario that does not load or lacks the plan, mfu asked of a scenario without a model, a serving row whose
-// scenario is not a serving one or a scenario row whose scenario is), at `--rows` for
-// an id no file has, and at notes.json for a note whose id no row has.
+// scenario is not a serving one or a scenario row whose scenario is), and at notes.json for a note whose id no row
+// has; ValidationError in `only` for an id no file has.
 std::vector<ValidationRow> evaluate_validation(const std::vector<std::string>& dirs,
                                                const std::vector<std::string>& only = {});
 

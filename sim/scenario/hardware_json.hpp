@@ -68,6 +68,13 @@ nlohmann::json parse_hardware_file(const std::string& path);
 HardwarePreset verify_hardware_json(const nlohmann::json& doc, const std::string& where);
 // Checks an overrides object (same shape; a figure may be a bare value) without merging it.
 void verify_hardware_overrides(const nlohmann::json& overrides, const std::string& where);
+// An overlay (`podsim calibrate -o`, docs/hardware-model.md, "Calibration"): {"name", "description", "base", and
+// "sources", "calibration", "chip", "ici", "slice", "dcn", "host" as needed}. Returns the base preset's document (a
+// name in `config_dir`, or a path relative to the overlay's folder) with the overlay's sections merged over it as
+// overrides, its calibration replacing the base's whole, its name and description, and both sets of sources. A document
+// without "base" is returned as it is.
+nlohmann::json resolve_hardware_overlay(const nlohmann::json& doc, const std::string& path,
+                                        const std::string& config_dir);
 // Merges verified overrides over a verified preset document: a bare value replaces a figure's value (source
 // "override", the preset's value kept as an alternative); a figure object replaces the figure.
 nlohmann::json merge_hardware_overrides(const nlohmann::json& doc, const nlohmann::json& overrides);

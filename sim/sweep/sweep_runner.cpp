@@ -59,7 +59,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
-  if (ec) throw InputError("--out", "cannot create the folder, got: " + options.out_dir);
+  if (ec) throw SweepError(SweepOptions::Field::out_dir, "cannot create the folder, got: " + options.out_dir);
   const std::string jsonl = (std::filesystem::path(options.out_dir) / kSweepJsonl).string();
 
   // Resuming: the records already written, by hash and model; a partial last line is cut off.
@@ -118,7 +118,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   }
   if (!pending.empty()) {
     const int out_fd = ::open(jsonl.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (out_fd < 0) throw InputError("--out", "cannot write the file, got: " + jsonl);
+    if (out_fd < 0) throw SweepError(SweepOptions::Field::out_dir, "cannot write the file, got: " + jsonl);
     std::size_t next = 0;                         // next pending point to hand out
     std::size_t next_write = 0;                   // next pending point to append
     std::size_t in_flight = 0;                    // handed out, not answered
@@ -151,7 +151,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options) {
       for (auto it = finished.find(next_write); it != finished.end(); it = finished.find(next_write)) {
         const std::string text = it->second + "\n";
         if (!write_all(out_fd, text.data(), text.size()))
-          throw InputError("--out", "cannot write the file, got: " + jsonl);
+          throw SweepError(SweepOptions::Field::out_dir, "cannot write the file, got: " + jsonl);
         records[pending[next_write]] = std::move(it->second);
         finished.erase(it);
         ++next_write;

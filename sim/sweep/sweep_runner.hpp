@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "models/common/field_error.hpp"
 #include "sim/sweep/sweep_evaluation.hpp"
 #include "sim/sweep/sweep_evaluator.hpp"
 #include "sim/sweep/sweep_shard.hpp"
@@ -24,6 +25,8 @@ struct SweepProgress {
 };
 
 struct SweepOptions {
+  enum class Field { out_dir };  // the options a SweepError can be about
+
   std::string out_dir;
   SweepModel model = SweepModel::book;
   bool uncalibrated = false;  // the des runs without the hardware's calibration (`podsim sweep --uncalibrated`)
@@ -33,6 +36,10 @@ struct SweepOptions {
   std::function<void(const SweepProgress&)> progress;  // after every point, and about once a second
   std::function<bool()> interrupted;                   // polled; true stops the sweep (whole lines kept)
 };
+
+// An option the sweep cannot honour (a results folder it cannot make or write); front ends name the option in their
+// terms (the CLI's --out).
+using SweepError = FieldError<SweepOptions::Field>;
 
 struct SweepOutcome {
   SweepProgress progress;
@@ -44,8 +51,9 @@ struct SweepOutcome {
 // sweep (a terminal's Ctrl-C, mpirun ending a job) can be seen dead before the sweep's own handler has run.
 bool signalled_soon(const std::function<bool()>& interrupted);
 
-// Throws InputError when the folder cannot be made or written or a filter condition cannot be evaluated (before any
-// point runs), InternalError when a worker process dies. A given evaluator is finished (its workers end) on return.
+// Throws SweepError in out_dir when the folder cannot be made or written, InputError when a filter condition cannot
+// be evaluated (before any point runs), InternalError when a worker process dies. A given evaluator is finished (its
+// workers end) on return.
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options);
 
 }  // namespace podsim

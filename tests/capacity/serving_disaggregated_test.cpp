@@ -93,8 +93,9 @@ TEST(ServingDisaggregated, APlanNameIsRefused) {
   try {
     run_serving_scenario(spec, options);
     FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "--plan: a disaggregated scenario's pools give their parallelism, got: tp4");
+  } catch (const ServingRunError& e) {  // the option, not a flag: the CLI says --plan (ServeDisaggregatedCli)
+    EXPECT_EQ(e.field(), ServingRunOptions::Field::plan);
+    EXPECT_EQ(e.message(), "a disaggregated scenario's pools give their parallelism, got: tp4");
   }
 }
 

@@ -232,6 +232,11 @@ TEST(PlanCli, BadInputExitsTwoWithALocatedError) {
   const CliRun bad_top = run_podsim("plan " + scenario.string() + " --top -1");
   EXPECT_EQ(bad_top.code, 2);
   EXPECT_EQ(bad_top.err, "error: --top: must be at least 0, got: -1\n");
+  // The library refuses the sort by its field (SortError); the CLI names the flag it came from.
+  const CliRun no_price = run_podsim("plan " + scenario.string() + " --model book --sort cost");
+  EXPECT_EQ(no_price.code, 2);
+  EXPECT_EQ(no_price.err,
+            "error: --sort: sorting by cost needs a price: give the scenario \"price_per_chip_hour\", got: cost\n");
   std::filesystem::remove(scenario);
 
   const auto empty = temp_file("empty", ".json");

@@ -397,6 +397,11 @@ TEST(SweepCli, BadSweepFilesExit2Located) {
     EXPECT_EQ(run.err, std::string("error: --jobs: worker processes must be from 1 to 4096, got: ") + jobs + "\n");
     EXPECT_FALSE(fs::exists(dir / "jobs")) << "a refused sweep leaves no results folder";
   }
+  // A results folder that cannot be made: the runner refuses its out_dir (SweepError), the CLI names --out.
+  std::ofstream(dir / "a-file") << "not a folder";
+  run = run_podsim("sweep " + sweep_file(dir, kTwoByTwo).string() + " --out " + (dir / "a-file" / "out").string());
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err, "error: --out: cannot create the folder, got: " + (dir / "a-file" / "out").string() + "\n");
   run = run_podsim("sweep merge " + (dir / "nothing").string() + " --out " + (dir / "out").string());
   EXPECT_EQ(run.code, 2);
   EXPECT_EQ(run.err, "error: " + (dir / "nothing").string() + ": no results.jsonl in the folder\n");

@@ -92,6 +92,17 @@ TEST(ValidateServingCli, AServingRowNeedsAServingScenarioAndAScenarioRowAStepOne
       << on_serving.err;
 }
 
+// A disaggregated scenario's pools give their parallelism: a plan named by the row is refused at its plan column (the
+// serving run refuses the option by its field; `podsim serve --plan` says --plan, ServeDisaggregatedCli).
+TEST(ValidateServingCli, APlanOnADisaggregatedScenarioIsLocatedAtThePlanColumn) {
+  const std::string file = serving_data("serving-bad") + "/plan-on-disaggregated.csv";
+  const CliRun run = run_podsim("validate " + file);
+  EXPECT_EQ(run.code, 2);
+  EXPECT_NE(run.err.find(file + ":2: column plan: a disaggregated scenario's pools give their parallelism, got: tp4"),
+            std::string::npos)
+      << run.err;
+}
+
 // A file may mix rows: `podsim calibrate` fits the copy row and skips the serving one, saying why.
 TEST(ValidateServingCli, CalibrateSkipsServingRows) {
   const CliRun run = run_podsim("calibrate " + serving_data("serving-calibrate") + "/rows.csv --hardware tpu-v5e");

@@ -17,6 +17,17 @@ InputError at_flag(const FieldError<Field>& error, const std::string& flag, cons
                     error.column());
 }
 
+// What `step` returns; a FieldError<Field> it throws (a library call's option it cannot honour) is located at the
+// flag that option came from, `flag_of(field)`.
+template <typename Field, typename Step>
+auto at_flags(Step&& step, std::string (*flag_of)(Field)) -> decltype(step()) {
+  try {
+    return step();
+  } catch (const FieldError<Field>& error) {
+    throw at_flag(error, flag_of(error.field()));
+  }
+}
+
 // What `load` (a preset loader given the --hardware flag's value) returns; an unknown preset or a missing preset file
 // is located at --hardware, and any other error as `located` does.
 template <typename Load>

@@ -20,6 +20,7 @@
 #include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
+#include "tools/podsim/flags.hpp"
 
 namespace podsim::cli {
 namespace {
@@ -59,6 +60,14 @@ void write_trace(const ScenarioSpec& spec, const PlanSearchResult& result, std::
                                         report::candidate_label(chosen.candidate, report::varying_fields(result)),
                                         chosen.step_s()};
   report::write_candidate_trace(timeline, info, out);
+}
+
+std::string flag_of(SortField field) {
+  switch (field) {
+    case SortField::sort:
+      return "--sort";
+  }
+  return "--sort";
 }
 
 // A serving scenario: its deployments searched through `podsim serve`'s simulation (docs/serving.md, "Search").
@@ -115,7 +124,9 @@ int plan(const PlanFlags& flags) {
   options.top_k = static_cast<std::size_t>(flags.top);
   options.simulate = flags.model != "book";
   PlanSearchResult result = search_plans(spec, options);
-  if (!flags.sort.empty()) sort_ranked(capacity_problem(spec), result.ranked, *kPlanSortNames.find(flags.sort));
+  if (!flags.sort.empty())
+    at_flags<SortField>([&] { sort_ranked(capacity_problem(spec), result.ranked, *kPlanSortNames.find(flags.sort)); },
+                        flag_of);
   if (flags.model == "des")  // only what the simulation timed (and the simulations that failed)
     std::erase_if(result.ranked, [](const CandidateResult& r) { return !r.des_step_s && !r.des_failed; });
   const report::PlanReport plan_report{spec, result, flags.rows ? static_cast<std::size_t>(*flags.rows) : SIZE_MAX};

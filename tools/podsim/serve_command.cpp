@@ -15,6 +15,7 @@
 #include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "tools/podsim/command.hpp"
+#include "tools/podsim/flags.hpp"
 
 namespace podsim::cli {
 namespace {
@@ -30,6 +31,14 @@ struct ServeFlags {
   bool uncalibrated = false;
   bool max_rate = false;
 };
+
+std::string flag_of(ServingRunOptions::Field field) {
+  switch (field) {
+    case ServingRunOptions::Field::plan:
+      return "--plan";
+  }
+  return "--plan";
+}
 
 int serve(const ServeFlags& flags) {
   if (flags.model != "book" && flags.model != "des")
@@ -65,7 +74,7 @@ int serve(const ServeFlags& flags) {
     options.evaluator = evaluator;
     options.plan = flags.plan;
     options.keep_steps = html || trace;
-    outcome = run_serving_scenario(spec, options);
+    outcome = at_flags<ServingRunOptions::Field>([&] { return run_serving_scenario(spec, options); }, flag_of);
   }
   serving.scenario = spec.name;
   serving.source_file = flags.scenario;

@@ -21,6 +21,7 @@
 #include "sim/sweep/sweep_results.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 #include "tools/podsim/command.hpp"
+#include "tools/podsim/flags.hpp"
 #ifdef PODSIM_WITH_MPI
 #include "sim/sweep/mpi/sweep_ranks.hpp"
 #endif
@@ -108,6 +109,14 @@ SweepOutcome run_on_ranks(const SweepSpec& spec, const SweepOptions& options, co
 #endif
 }
 
+std::string flag_of(SweepOptions::Field field) {
+  switch (field) {
+    case SweepOptions::Field::out_dir:
+      return "--out";
+  }
+  return "--out";
+}
+
 int run(const SweepFlags& flags) {
   if (flags.sweep_file.empty())
     throw InputError("sweep", "a sweep file is required: podsim sweep SWEEP.json --out DIR");
@@ -151,7 +160,8 @@ int run(const SweepFlags& flags) {
   struct sigaction previous_term {};
   ::sigaction(SIGINT, &action, &previous_int);
   ::sigaction(SIGTERM, &action, &previous_term);
-  const SweepOutcome outcome = launch ? run_on_ranks(spec, options, *launch) : run_sweep(spec, options);
+  const SweepOutcome outcome = at_flags<SweepOptions::Field>(
+      [&] { return launch ? run_on_ranks(spec, options, *launch) : run_sweep(spec, options); }, flag_of);
   ::sigaction(SIGINT, &previous_int, nullptr);
   ::sigaction(SIGTERM, &previous_term, nullptr);
   if (outcome.rank != 0) return outcome.interrupted ? 128 + g_interrupted : 0;  // rank 0 reports

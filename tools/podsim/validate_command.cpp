@@ -10,6 +10,7 @@
 #include "sim/report/validation.hpp"
 #include "sim/report/validation_report.hpp"
 #include "tools/podsim/command.hpp"
+#include "tools/podsim/flags.hpp"
 
 namespace podsim::cli {
 namespace {
@@ -21,12 +22,21 @@ struct ValidateFlags {
   std::vector<std::string> rows;
 };
 
+std::string flag_of(ValidationField field) {
+  switch (field) {
+    case ValidationField::only:
+      return "--rows";
+  }
+  return "--rows";
+}
+
 int validate(const ValidateFlags& flags) {
   if (flags.json && flags.markdown) throw InputError("--markdown", "give --json or --markdown, not both");
   for (const auto& id : flags.rows)
     if (id.empty()) throw InputError("--rows", "a row id is not empty, got: an empty id");
   const std::vector<std::string> dirs = flags.dirs.empty() ? std::vector<std::string>{"validation"} : flags.dirs;
-  const std::vector<ValidationRow> rows = evaluate_validation(dirs, flags.rows);
+  const std::vector<ValidationRow> rows =
+      at_flags<ValidationField>([&] { return evaluate_validation(dirs, flags.rows); }, flag_of);
   if (flags.json)
     std::cout << report::validation_json(rows).dump(2) << "\n";
   else if (flags.markdown)
