@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "models/common/units.hpp"
 #include "sim/report/html_report.hpp"
@@ -25,6 +26,13 @@ th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: ta
 .best { background: #e8f5e9; } .muted { color: #666; } .verdict { font-weight: bold; }
 svg { display: block; margin: .6em 0; font-size: 12px; } svg text { fill: #222; }
 )";
+
+std::string run_page_head(const std::vector<std::string>& scenarios, const char* extra_style,
+                          const std::string& subtitle) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>podsim run: " +
+         esc(fmt::format("{}", fmt::join(scenarios, ", "))) + "</title>\n<style>" + kRunReportStyle + extra_style +
+         "</style>\n</head>\n<body>\n<h1>podsim run</h1>\n<p class=\"muted\">" + esc(subtitle) + "</p>\n";
+}
 
 std::string html_row(const std::vector<std::string>& cells, bool header, const std::string& cls) {
   std::string out = cls.empty() ? "<tr>" : "<tr class=\"" + cls + "\">";
@@ -55,11 +63,33 @@ std::string chart_label(const std::string& name) {
   return out + "…";
 }
 
+std::string scenario_header_html(const ScenarioFacts& facts, const std::string& rows) {
+  std::string out = "<h2>Scenario " + esc(facts.name) + "</h2>\n";
+  if (!facts.description.empty()) out += "<p>" + esc(facts.description) + "</p>\n";
+  std::vector<std::string> wraps;
+  for (bool w : facts.wraparound)
+    wraps.push_back(w ? "wrap" : "line");
+  out += "<table class=\"facts\">\n";
+  out += html_row({"file", esc(facts.file)});
+  out += html_row({"hardware", esc(facts.hardware)});
+  out += html_row(
+      {"slice", esc(shape_text(facts.slice_shape)) + " (" + esc(fmt::format("{}", fmt::join(wraps, " "))) + ")"});
+  return out + rows + "</table>\n";
+}
+
+// The largest figure of the plans (0 for none).
+template <typename Figure>
+double largest(const std::vector<PlanBars>& plans, Figure figure) {
+  double out = 0;
+  for (const PlanBars& plan : plans)
+    out = std::max(out, figure(plan));
+  return out;
+}
+
 std::string time_bars_svg(const std::vector<PlanBars>& plans) {
   const double label_w = 170, bar_w = 520, bar_h = 14, gap = 10;
-  double max_s = 0;
-  for (const PlanBars& plan : plans)
-    max_s = std::max({max_s, plan.des_time_s.value_or(0.0), plan.book_time_s});
+  const double max_s =
+      largest(plans, [](const PlanBars& plan) { return std::max(plan.des_time_s.value_or(0.0), plan.book_time_s); });
   const double height = static_cast<double>(plans.size()) * (2 * bar_h + gap) + 24;
   std::string out =
       fmt::format("<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"des and book time per plan\">\n",
@@ -94,10 +124,9 @@ std::string time_bars_svg(const std::vector<PlanBars>& plans) {
 
 std::string memory_bars_svg(const std::vector<PlanBars>& plans) {
   const double label_w = 170, bar_w = 520, bar_h = 16, gap = 10;
-  double max_bytes = 0;
-  for (const PlanBars& plan : plans)
-    max_bytes =
-        std::max({max_bytes, static_cast<double>(plan.memory_per_chip_bytes), static_cast<double>(plan.hbm_bytes)});
+  const double max_bytes = largest(plans, [](const PlanBars& plan) {
+    return static_cast<double>(std::max(plan.memory_per_chip_bytes, plan.hbm_bytes));
+  });
   const double height = static_cast<double>(plans.size()) * (bar_h + gap) + 24;
   std::string out = fmt::format(
       "<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"memory per chip and HBM capacity per plan\">\n",

@@ -13,11 +13,28 @@ namespace podsim::report {
 // The run report's stylesheet (the content of its <style> element).
 extern const char* const kRunReportStyle;
 
+// The page up to its first scenario: the doctype, the title naming `scenarios`, the run report's stylesheet then
+// `extra_style`, and the heading with `subtitle` (text).
+std::string run_page_head(const std::vector<std::string>& scenarios, const char* extra_style,
+                          const std::string& subtitle);
+
 // One table row; cells starting with '\x01' (html_num) are numbers (right-aligned), the marker is stripped. Cells are
 // markup: escape text first.
 std::string html_row(const std::vector<std::string>& cells, bool header = false, const std::string& cls = "");
 // A number cell of html_row.
 std::string html_num(const std::string& text);
+
+// A scenario's heading, its description and its facts table (file, hardware, slice and wraparound, then `rows`:
+// html_row markup).
+struct ScenarioFacts {
+  const std::string& name;
+  const std::string& description;
+  const std::string& file;
+  const std::string& hardware;
+  const std::vector<std::int64_t>& slice_shape;
+  const std::vector<bool>& wraparound;
+};
+std::string scenario_header_html(const ScenarioFacts& facts, const std::string& rows);
 
 // A plan name short enough for the 170 px label column of the charts (the tables show it whole).
 std::string chart_label(const std::string& name);

@@ -18,22 +18,13 @@ namespace {
 constexpr std::size_t kBusiestLinksShown = 10;
 
 std::string header_html(const ScenarioRun& run) {
-  std::string out = "<h2>Scenario " + esc(run.name) + "</h2>\n";
-  if (!run.description.empty()) out += "<p>" + esc(run.description) + "</p>\n";
-  std::vector<std::string> wraps;
-  for (bool w : run.wraparound)
-    wraps.push_back(w ? "wrap" : "line");
-  out += "<table class=\"facts\">\n";
-  out += html_row({"file", esc(run.file)});
-  out += html_row({"hardware", esc(run.hardware)});
-  out += html_row(
-      {"slice", esc(shape_text(run.slice_shape)) + " (" + esc(fmt::format("{}", fmt::join(wraps, " "))) + ")"});
-  out += html_row({"des", run.calibrated ? "calibrated: " + esc(run.calibration_source) +
-                                               " (--uncalibrated for the preset's figures)"
-                                         : std::string("the preset's figures (no calibration)")});
+  std::string rows = html_row({"des", run.calibrated ? "calibrated: " + esc(run.calibration_source) +
+                                                           " (--uncalibrated for the preset's figures)"
+                                                     : std::string("the preset's figures (no calibration)")});
   const auto passed = std::count_if(run.checks.begin(), run.checks.end(), [](const auto& c) { return c.passed; });
-  out += html_row({"checks", fmt::format("{} of {} passed", passed, run.checks.size())});
-  return out + "</table>\n";
+  rows += html_row({"checks", fmt::format("{} of {} passed", passed, run.checks.size())});
+  return scenario_header_html({run.name, run.description, run.file, run.hardware, run.slice_shape, run.wraparound},
+                              rows);
 }
 
 // Memory in use on the peak chip over the simulated time: a step line, a dashed line at HBM capacity, and the
@@ -260,11 +251,7 @@ void write_html_report(const std::vector<ScenarioRun>& runs, std::ostream& out) 
   std::vector<std::string> names;
   for (const ScenarioRun& run : runs)
     names.push_back(run.name);
-  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>podsim run: "
-      << esc(fmt::format("{}", fmt::join(names, ", "))) << "</title>\n<style>" << kRunReportStyle
-      << "</style>\n</head>\n<body>\n"
-      << "<h1>podsim run</h1>\n<p class=\"muted\">Each plan simulated hop by hop (des) beside the closed-form book "
-         "model (book).</p>\n";
+  out << run_page_head(names, "", "Each plan simulated hop by hop (des) beside the closed-form book model (book).");
   for (const ScenarioRun& run : runs) {
     out << "<section class=\"scenario\">\n" << header_html(run) << comparison_html(run);
     for (const PlanRun& plan : run.plans)

@@ -41,39 +41,12 @@ std::string remat_words(const Remat& remat) {
   return "remat " + remat_text(remat);
 }
 
-// Fastest plans by the step time in force (des when simulated), ties to the plan listed first; only a plan that fits
-// HBM (and so was simulated) counts for `fastest_fitting`.
-struct Fastest {
-  std::optional<std::size_t> fastest, fastest_fitting;
-};
-Fastest fastest(const ModelScenarioRun& run) {
-  Fastest best;
-  for (std::size_t i = 0; i < run.plans.size(); ++i) {
-    const double step = run.plans[i].result.step_s();
-    if (!best.fastest || step < run.plans[*best.fastest].result.step_s()) best.fastest = i;
-    if (run.plans[i].result.fits_hbm &&
-        (!best.fastest_fitting || step < run.plans[*best.fastest_fitting].result.step_s()))
-      best.fastest_fitting = i;
-  }
-  return best;
-}
-
 std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
   const CandidateResult& r = plan.result;
-  const Candidate& c = r.candidate;
   std::string out = fmt::format("plan {}", plan.name);
   if (!plan.description.empty()) out += ": " + plan.description;
   out = wrapped(out, 118, 2);
-  std::vector<std::string> assigned;
-  for (std::size_t k = 0; k < kParallelKinds; ++k) {
-    const auto kind = static_cast<ParallelKind>(k);
-    if (!c.parallelism.of(kind).empty())
-      assigned.push_back(fmt::format("{}={}", kParallelKindNames.name(kind), fmt::join(c.parallelism.of(kind), ",")));
-  }
-  if (assigned.empty()) assigned.push_back("no parallelism");
-  out += fmt::format("  {} on mesh {}, {} chip{}, {} microbatch{}, {}\n", fmt::join(assigned, " "), mesh_text(c),
-                     c.chips(), c.chips() == 1 ? "" : "s", c.microbatches, c.microbatches == 1 ? "" : "es",
-                     remat_words(c.remat));
+  out += "  " + model_plan_summary(plan) + "\n";
   out += indented(2, "simulated: " + model_run_simulated_text(plan));
   TextTable table(
       {"op", "kind", "phase", "repeats", "des", "book", "des/book", "des x repeats", "book x repeats", "bound"},
@@ -135,7 +108,7 @@ std::string scenario_text(const ModelScenarioRun& run) {
   for (const ModelPlanRun& plan : run.plans)
     out += "\n" + plan_text(run, plan);
   if (run.plans.size() > 1) {
-    const Fastest best = fastest(run);
+    const PlanComparison best = compare_model_plans(run);
     out += "\nverdict: ";
     if (best.fastest_fitting)
       out += "fastest plan that fits: " + run.plans[*best.fastest_fitting].name;
@@ -211,6 +184,31 @@ json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
 
 }  // namespace
 
+PlanComparison compare_model_plans(const ModelScenarioRun& run) {
+  PlanComparison best;
+  for (std::size_t i = 0; i < run.plans.size(); ++i) {
+    const double step = run.plans[i].result.step_s();
+    if (!best.fastest || step < run.plans[*best.fastest].result.step_s()) best.fastest = i;
+    if (run.plans[i].result.fits_hbm &&
+        (!best.fastest_fitting || step < run.plans[*best.fastest_fitting].result.step_s()))
+      best.fastest_fitting = i;
+  }
+  return best;
+}
+
+std::string model_plan_summary(const ModelPlanRun& plan) {
+  const Candidate& c = plan.result.candidate;
+  std::vector<std::string> assigned;
+  for (std::size_t k = 0; k < kParallelKinds; ++k) {
+    const auto kind = static_cast<ParallelKind>(k);
+    if (!c.parallelism.of(kind).empty())
+      assigned.push_back(fmt::format("{}={}", kParallelKindNames.name(kind), fmt::join(c.parallelism.of(kind), ",")));
+  }
+  if (assigned.empty()) assigned.push_back("no parallelism");
+  return fmt::format("{} on mesh {}, {} chip{}, {} microbatch{}, {}", fmt::join(assigned, " "), mesh_text(c), c.chips(),
+                     c.chips() == 1 ? "" : "s", c.microbatches, c.microbatches == 1 ? "" : "es", remat_words(c.remat));
+}
+
 std::string model_run_simulated_text(const ModelPlanRun& plan) {
   const CandidateResult& r = plan.result;
   if (!r.des_step_s) return "nothing (the candidate does not fit HBM: the des simulates candidates that can run)";
@@ -240,7 +238,7 @@ json model_run_json(const ModelScenarioRun& run) {
   json plans = json::array();
   for (const ModelPlanRun& plan : run.plans)
     plans.push_back(plan_json(run, plan));
-  const Fastest best = fastest(run);
+  const PlanComparison best = compare_model_plans(run);
   const auto name = [&](std::optional<std::size_t> i) { return i ? json(run.plans[*i].name) : json(nullptr); };
   return {{"schema", "podsim/1"},
           {"level", "model"},

@@ -10,8 +10,16 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/capacity/model_run.hpp"
+#include "sim/report/run_report.hpp"
 
 namespace podsim::report {
+
+// The plans to look at first, by the step time in force (des when simulated, else book); ties to the plan listed
+// first; `fastest_fitting` only among plans that fit HBM.
+PlanComparison compare_model_plans(const ModelScenarioRun& run);
+
+// `data=X fsdp=Y on mesh X=2,Y=2, 4 chips, 1 microbatch, no remat`: the plan's candidate in one line.
+std::string model_plan_summary(const ModelPlanRun& plan);
 
 // What the des simulates of a model-level step, one sentence (the text and the JSON's "simulated").
 std::string model_run_simulated_text(const ModelPlanRun& plan);
@@ -29,5 +37,10 @@ nlohmann::json model_run_json(const std::vector<ModelScenarioRun>& runs);
 // scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,phase,place,repeats,des_step_s,book_step_s
 // (the op-level CSV's first nine columns, then the model-level ones; RFC 4180 quoting).
 void write_model_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out);
+
+// `podsim run --report FILE.html` of model-level scenarios (model_run_html.cpp): the op-level page's structure and
+// style (html_parts.hpp) with each plan's des and book step, its breakdown, memory per chip by kind against HBM,
+// MFU, and the step program's ops with their repeats.
+void write_model_run_html(const std::vector<ModelScenarioRun>& runs, std::ostream& out);
 
 }  // namespace podsim::report

@@ -40,13 +40,11 @@ std::string flag_of(RunOptions::Field field) {
 }
 
 // The options a model-level scenario's run does not take (docs/capacity.md, "`podsim run` of a model-level
-// scenario"): its step is simulated by the plan search's code, under program order, without values or an HTML
-// page.
+// scenario"): its step is simulated by the plan search's code, under program order, without values.
 void refuse_for_model_level(const RunFlags& flags, const std::string& file) {
   const auto refuse = [&](const std::string& flag, const std::string& why) {
     throw InputError(flag, why + " for a model-level scenario, got: " + file);
   };
-  if (!flags.report.empty()) refuse("--report", "no HTML report (use --format json)");
   if (flags.schedule) refuse("--schedule", "the step program runs under program order, no other schedule");
   if (flags.verify_values) refuse("--verify-values", "no functional mode");
 }
@@ -108,6 +106,8 @@ void add_run_command(CLI::App& app, Action& action) {
           report::write_model_run_csv(model_runs, std::cout);
         else
           std::cout << report::model_run_text(model_runs);
+        // Both outputs written whole before either replaces its file.
+        std::optional<report::OutputFile> trace, html;
         if (!flags->trace.empty()) {
           const ModelScenarioRun& run = model_runs.front();
           if (run.plans.size() != 1)
@@ -117,12 +117,17 @@ void add_run_command(CLI::App& app, Action& action) {
           if (!plan.timeline)
             throw InputError("--trace", "the trace shows a simulated step, got: plan " + plan.name +
                                             ", not simulated (" + plan.result.rejected.value_or("") + ")");
-          report::OutputFile out("--trace", flags->trace);
+          trace.emplace("--trace", flags->trace);
           report::write_candidate_trace(
               *plan.timeline, report::CandidateTraceInfo{run.name, 1, "plan " + plan.name, plan.result.step_s()},
-              out.stream());
-          out.commit();
+              trace->stream());
         }
+        if (!flags->report.empty()) {
+          html.emplace("--report", flags->report);
+          report::write_model_run_html(model_runs, html->stream());
+        }
+        if (trace) trace->commit();
+        if (html) html->commit();
         return 0;
       }
       if (flags->format == "json") {
