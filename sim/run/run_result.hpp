@@ -142,11 +142,14 @@ struct PlanRun {
   std::string values_note;
 };
 
-// One `expect` entry, evaluated.
+// A figure an `expect` entry names: a number, a yes/no, or a shape.
+using CheckValue = std::variant<double, bool, std::vector<std::int64_t>>;
+
+// One `expect` entry, evaluated (of either kind of scenario: sim/run/checks.hpp, sim/capacity/candidate_checks.hpp).
 struct CheckResult {
   std::string description;  // e.g. `fsdp: op h time_s (des)`
   std::string pointer;      // `/expect/3`
-  std::variant<double, bool, std::vector<std::int64_t>> value, target;
+  CheckValue value, target;
   double rel_tol = 0, abs_tol = 0;
   bool passed = false;
   std::string source;
