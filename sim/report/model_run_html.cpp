@@ -271,7 +271,7 @@ std::string model_plan_html(const ModelPlanRun& plan) {
 
 }  // namespace
 
-void write_model_run_html(const std::vector<ModelScenarioRun>& runs, std::ostream& out) {
+void write_html_report(const std::vector<ModelScenarioRun>& runs, std::ostream& out) {
   std::vector<std::string> names;
   for (const ModelScenarioRun& run : runs)
     names.push_back(run.name);

@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/common/error.hpp"
 #include "models/common/units.hpp"
+#include "sim/report/candidate_trace.hpp"
 #include "sim/report/plan_report.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/report/text_table.hpp"
@@ -227,14 +229,14 @@ std::string model_run_simulated_text(const ModelPlanRun& plan) {
   return out;
 }
 
-std::string model_run_text(const std::vector<ModelScenarioRun>& runs) {
+std::string run_report_text(const std::vector<ModelScenarioRun>& runs) {
   std::string out;
   for (std::size_t i = 0; i < runs.size(); ++i)
     out += (i ? "\n" : "") + scenario_text(runs[i]);
   return out;
 }
 
-json model_run_json(const ModelScenarioRun& run) {
+json run_report_json(const ModelScenarioRun& run) {
   json plans = json::array();
   for (const ModelPlanRun& plan : run.plans)
     plans.push_back(plan_json(run, plan));
@@ -254,15 +256,15 @@ json model_run_json(const ModelScenarioRun& run) {
           {"comparison", {{"fastest", name(best.fastest)}, {"fastest_fitting", name(best.fastest_fitting)}}}};
 }
 
-json model_run_json(const std::vector<ModelScenarioRun>& runs) {
-  if (runs.size() == 1) return model_run_json(runs.front());
+json run_report_json(const std::vector<ModelScenarioRun>& runs) {
+  if (runs.size() == 1) return run_report_json(runs.front());
   json all = json::array();
   for (const ModelScenarioRun& run : runs)
-    all.push_back(model_run_json(run));
+    all.push_back(run_report_json(run));
   return {{"schema", "podsim/1"}, {"scenarios", all}};
 }
 
-void write_model_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out) {
+void write_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out) {
   out << "scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,phase,place,repeats,des_step_s,"
          "book_step_s\n";
   const auto number = [](std::optional<double> v) { return v ? fmt::format("{:.9g}", *v) : std::string(); };
@@ -275,6 +277,25 @@ void write_model_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream
                            op.book_time_s, number(ratio), csv_field(op.bound), op.flops, op.phase, op.place, op.repeats,
                            number(op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
       }
+}
+
+std::string model_run_trace_problem(const ModelScenarioRun& run) {
+  if (run.plans.size() != 1)
+    return "a model-level trace shows one plan's step: give --plan NAME, got: " + std::to_string(run.plans.size()) +
+           " plans";
+  const ModelPlanRun& plan = run.plans.front();
+  if (!plan.timeline)
+    return "the trace shows a simulated step, got: plan " + plan.name + ", not simulated (" +
+           plan.result.rejected.value_or("") + ")";
+  return "";
+}
+
+void write_run_trace(const ModelScenarioRun& run, std::ostream& out) {
+  const std::string problem = model_run_trace_problem(run);
+  if (!problem.empty()) throw InternalError("write_run_trace: " + problem);
+  const ModelPlanRun& plan = run.plans.front();
+  write_candidate_trace(*plan.timeline, CandidateTraceInfo{run.name, 1, "plan " + plan.name, plan.result.step_s()},
+                        out);
 }
 
 }  // namespace podsim::report

@@ -25,22 +25,28 @@ std::string model_plan_summary(const ModelPlanRun& plan);
 std::string model_run_simulated_text(const ModelPlanRun& plan);
 
 // The human report of one model-level scenario, several one after the other separated by a blank line.
-std::string model_run_text(const std::vector<ModelScenarioRun>& runs);
+std::string run_report_text(const std::vector<ModelScenarioRun>& runs);
 
 // One scenario: {"schema": "podsim/1", "level": "model", "scenario", "plans", "comparison"}; several:
 // {"schema": "podsim/1", "scenarios": [object, ...]}. Keys as the op-level run's where they mean the same
 // (docs/report-format.md).
-nlohmann::json model_run_json(const ModelScenarioRun& run);
-nlohmann::json model_run_json(const std::vector<ModelScenarioRun>& runs);
+nlohmann::json run_report_json(const ModelScenarioRun& run);
+nlohmann::json run_report_json(const std::vector<ModelScenarioRun>& runs);
 
 // One row per (scenario, plan, op) under the header
 // scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,phase,place,repeats,des_step_s,book_step_s
 // (the op-level CSV's first nine columns, then the model-level ones; RFC 4180 quoting).
-void write_model_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out);
+void write_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out);
 
 // `podsim run --report FILE.html` of model-level scenarios (model_run_html.cpp): the op-level page's structure and
 // style (html_parts.hpp) with each plan's des and book step, its breakdown, memory per chip by kind against HBM,
 // MFU, and the step program's ops with their repeats.
-void write_model_run_html(const std::vector<ModelScenarioRun>& runs, std::ostream& out);
+void write_html_report(const std::vector<ModelScenarioRun>& runs, std::ostream& out);
+
+// `podsim run --trace` of a model-level scenario: the Chrome trace of its one plan's simulated step
+// (write_candidate_trace, candidate_trace.hpp). `model_run_trace_problem` says why there is none ("" when there is):
+// several plans, or a plan not simulated; write_run_trace throws InternalError then.
+std::string model_run_trace_problem(const ModelScenarioRun& run);
+void write_run_trace(const ModelScenarioRun& run, std::ostream& out);
 
 }  // namespace podsim::report
