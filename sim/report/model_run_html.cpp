@@ -24,7 +24,7 @@ const char* const kModelRunStyle = R"(
 .figure .label { color: #666; font-size: .85em; } .figure .value { font-size: 1.3em; font-weight: bold; }
 .figure.over { border-color: #b3261e; } .figure.over .value { color: #b3261e; }
 span.share { display: inline-block; height: .75em; background: #4e79a7; vertical-align: baseline; }
-span.share-cell { white-space: nowrap; } table.ops td.num { white-space: nowrap; }
+span.share-cell, td.num, table.comparison td:first-child { white-space: nowrap; }
 )";
 
 // The memory kinds in the order of the text report, with their chart colours.
@@ -101,13 +101,13 @@ std::string model_memory_by_kind_svg(const ModelPlanRun& plan) {
   const auto x_of = [&](double bytes) { return left + (scale_bytes > 0 ? width * bytes / scale_bytes : 0); };
   std::string out =
       fmt::format("<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"memory per chip by kind, plan {}\">\n",
-                  left + width + 160, bar_h + 48, esc(plan.name));
+                  left + width + 160, bar_h + 56, esc(plan.name));
   double at = 0;
   for (const ModelMemoryKind& kind : kModelMemoryKinds) {
     const double bytes = static_cast<double>(r.memory.*kind.bytes);
     if (bytes <= 0) continue;
     out += fmt::format(
-        "<rect x=\"{:.1f}\" y=\"10\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>{} {}</title></rect>", x_of(at),
+        "<rect x=\"{:.1f}\" y=\"16\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>{} {}</title></rect>", x_of(at),
         x_of(at + bytes) - x_of(at), bar_h, kind.colour, kind.name, esc(bytes_text(r.memory.*kind.bytes)));
     at += bytes;
   }
@@ -116,7 +116,7 @@ std::string model_memory_by_kind_svg(const ModelPlanRun& plan) {
     out += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"2\" x2=\"{0:.1f}\" y2=\"{1}\" stroke=\"#222\" stroke-dasharray=\"4 3\" "
         "stroke-width=\"2\"/><text x=\"{2:.1f}\" y=\"{3}\">HBM {4}</text>\n",
-        x_of(hbm), bar_h + 18, x_of(hbm) + 6, bar_h / 2 + 14, esc(bytes_text(r.hbm_bytes)));
+        x_of(hbm), bar_h + 24, x_of(hbm) + 6, 11, esc(bytes_text(r.hbm_bytes)));
   double legend_x = left;
   for (const ModelMemoryKind& kind : kModelMemoryKinds) {
     if (r.memory.*kind.bytes == 0) continue;
@@ -124,7 +124,7 @@ std::string model_memory_by_kind_svg(const ModelPlanRun& plan) {
     out += fmt::format(
         "<rect x=\"{0:.1f}\" y=\"{1}\" width=\"10\" height=\"10\" fill=\"{2}\"/><text x=\"{3:.1f}\" "
         "y=\"{4}\">{5}</text>\n",
-        legend_x, bar_h + 24, kind.colour, legend_x + 14, bar_h + 33, esc(text));
+        legend_x, bar_h + 32, kind.colour, legend_x + 14, bar_h + 41, esc(text));
     legend_x += 14 + 7.0 * static_cast<double>(text.size()) + 16;
   }
   return out + "</svg>\n";

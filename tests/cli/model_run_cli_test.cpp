@@ -121,6 +121,16 @@ TEST(ModelRunCli, ReportShowsTheStepMemoryByKindMfuAndTheOpsWithRepeats) {
   const auto [run, html] = run_with_report(write_scenario(), " --format json");
   ASSERT_EQ(run.code, 0) << run.err;
   const auto plan = nlohmann::json::parse(run.out)["plans"][0];
+  // The op-level page's family: its head, stylesheet and scenario header.
+  const fs::path op_level = fs::temp_directory_path() / ("model_run_cli_op_" + std::to_string(getpid()) + ".json");
+  fs::copy_file(std::string(PODSIM_SOURCE_DIR) + "/scenarios/examples/jax-sharded-matmul.json", op_level,
+                fs::copy_options::overwrite_existing);
+  const auto op_page = run_with_report(op_level, "").html;
+  const std::size_t style = op_page.find("<style>");
+  ASSERT_NE(style, std::string::npos);
+  EXPECT_NE(html.find(op_page.substr(style, op_page.find("</style>") - style)), std::string::npos);
+  EXPECT_NE(html.find("<h1>podsim run</h1>"), std::string::npos);
+  EXPECT_NE(html.find("<table class=\"facts\">\n<tr><td>file</td>"), std::string::npos);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("http"), std::string::npos);  // self-contained
