@@ -43,8 +43,8 @@ std::string model_seconds_cell(std::optional<double> s) {
 }
 
 // One op's time in the step: its simulated span times its repeats once simulated, else its book time times them.
-double model_op_step_s(const ModelOpRun& op) {
-  return op.des_time_s.value_or(op.book_time_s) * static_cast<double>(op.repeats);
+double model_op_step_s(const OpRun& op) {
+  return model_op_des_s(op).value_or(op.book_time_s) * static_cast<double>(op.repeats);
 }
 
 std::string figure_card(const std::string& label, const std::string& value, bool over = false) {
@@ -154,11 +154,11 @@ std::string model_memory_html(const ModelPlanRun& plan) {
 // The ops that cost the step most (their time in it, model_op_step_s), longest first: one bar each.
 std::string model_top_ops_svg(const ModelPlanRun& plan, double all_s) {
   constexpr std::size_t kShown = 10;
-  std::vector<const ModelOpRun*> ops;
-  for (const ModelOpRun& op : plan.ops)
+  std::vector<const OpRun*> ops;
+  for (const OpRun& op : plan.ops)
     ops.push_back(&op);
   std::stable_sort(ops.begin(), ops.end(),
-                   [](const ModelOpRun* a, const ModelOpRun* b) { return model_op_step_s(*a) > model_op_step_s(*b); });
+                   [](const OpRun* a, const OpRun* b) { return model_op_step_s(*a) > model_op_step_s(*b); });
   if (ops.size() > kShown) ops.resize(kShown);
   if (ops.empty() || all_s <= 0) return "";
   const double label_w = 190, bar_w = 480, bar_h = 14, gap = 6;
@@ -167,16 +167,16 @@ std::string model_top_ops_svg(const ModelPlanRun& plan, double all_s) {
       "<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"the ops that cost the step most, plan {}\">\n",
       label_w + bar_w + 320, static_cast<double>(ops.size()) * (bar_h + gap) + 4, esc(plan.name));
   double y = 2;
-  for (const ModelOpRun* op : ops) {
+  for (const OpRun* op : ops) {
     const double step_s = model_op_step_s(*op);
     const double w = max_s > 0 ? bar_w * step_s / max_s : 0;
     out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>", y + bar_h - 3,
                        esc(chart_label(op->name + " (" + op->phase + ")")));
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>", label_w, y, w, bar_h,
-                       op->des_time_s ? "#4e79a7" : "#f28e2b");
+                       model_op_des_s(*op) ? "#4e79a7" : "#f28e2b");
     out += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{} x {} = {} ({})</text>\n", label_w + w + 4, y + bar_h - 3,
-                       esc(model_seconds_cell(op->des_time_s ? op->des_time_s : op->book_time_s)), op->repeats,
-                       esc(format_seconds(step_s)), esc(percent_text(step_s / all_s)));
+                       esc(model_seconds_cell(model_op_des_s(*op) ? model_op_des_s(*op) : op->book_time_s)),
+                       op->repeats, esc(format_seconds(step_s)), esc(percent_text(step_s / all_s)));
     y += bar_h + gap;
   }
   return out + "</svg>\n";
@@ -188,7 +188,7 @@ std::string model_ops_html(const ModelPlanRun& plan) {
   double all_s = 0, max_s = 0;
   double by_phase[3] = {0, 0, 0};
   const char* phases[] = {"forward", "backward", "step"};
-  for (const ModelOpRun& op : plan.ops) {
+  for (const OpRun& op : plan.ops) {
     all_s += model_op_step_s(op);
     max_s = std::max(max_s, model_op_step_s(op));
     for (std::size_t i = 0; i < 3; ++i)
@@ -210,18 +210,19 @@ std::string model_ops_html(const ModelPlanRun& plan) {
   out += html_row({"op", "kind", "phase", "place", "repeats", "des", "book", "des/book", "des x repeats",
                    "book x repeats", simulated ? "share of the ops' des" : "share of the ops' book", "bound"},
                   true);
-  for (const ModelOpRun& op : plan.ops) {
+  for (const OpRun& op : plan.ops) {
     const double repeats = static_cast<double>(op.repeats);
     const double share = all_s > 0 ? model_op_step_s(op) / all_s : 0;
     const double bar_px = max_s > 0 ? 80 * model_op_step_s(op) / max_s : 0;
     const std::string share_cell =
         fmt::format("<span class=\"share-cell\"><span class=\"share\" style=\"width:{:.1f}px\"></span> {}</span>",
                     bar_px, percent_text(share));
-    out += html_row({esc(op.name), esc(op.kind), esc(op.phase), esc(op.place), html_num(std::to_string(op.repeats)),
-                     html_num(model_seconds_cell(op.des_time_s)), html_num(format_seconds(op.book_time_s)),
-                     html_num(op.des_time_s ? ratio_text(des_over_book(*op.des_time_s, op.book_time_s)) : "-"),
-                     html_num(op.des_time_s ? format_seconds(*op.des_time_s * repeats) : "-"),
-                     html_num(format_seconds(op.book_time_s * repeats)), share_cell, esc(op.bound)});
+    out +=
+        html_row({esc(op.name), esc(op.kind), esc(op.phase), esc(op.place), html_num(std::to_string(op.repeats)),
+                  html_num(model_seconds_cell(model_op_des_s(op))), html_num(format_seconds(op.book_time_s)),
+                  html_num(model_op_des_s(op) ? ratio_text(des_over_book(*model_op_des_s(op), op.book_time_s)) : "-"),
+                  html_num(model_op_des_s(op) ? format_seconds(*model_op_des_s(op) * repeats) : "-"),
+                  html_num(format_seconds(op.book_time_s * repeats)), share_cell, esc(op.bound)});
   }
   return out + "</table>\n";
 }

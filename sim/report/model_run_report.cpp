@@ -26,9 +26,9 @@ std::optional<double> des_step(const ModelPlanRun& plan) {
   return plan.result.des_step_s;
 }
 
-std::optional<double> op_des_step(const ModelOpRun& op) {
-  if (!op.des_time_s) return std::nullopt;
-  return *op.des_time_s * static_cast<double>(op.repeats);
+std::optional<double> model_op_des_step(const OpRun& op) {
+  if (!model_op_des_s(op)) return std::nullopt;
+  return *model_op_des_s(op) * static_cast<double>(op.repeats);
 }
 
 std::string seconds_or_dash(std::optional<double> s) {
@@ -54,11 +54,11 @@ std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
       {"op", "kind", "phase", "repeats", "des", "book", "des/book", "des x repeats", "book x repeats", "bound"},
       {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
        Align::right, Align::left});
-  for (const ModelOpRun& op : plan.ops)
-    table.add_row({op.name, op.kind, op.phase, std::to_string(op.repeats), seconds_or_dash(op.des_time_s),
+  for (const OpRun& op : plan.ops)
+    table.add_row({op.name, op.kind, op.phase, std::to_string(op.repeats), seconds_or_dash(model_op_des_s(op)),
                    format_seconds(op.book_time_s),
-                   op.des_time_s ? ratio_text(des_over_book(*op.des_time_s, op.book_time_s)) : "-",
-                   seconds_or_dash(op_des_step(op)), format_seconds(op.book_time_s * static_cast<double>(op.repeats)),
+                   model_op_des_s(op) ? ratio_text(des_over_book(*model_op_des_s(op), op.book_time_s)) : "-",
+                   seconds_or_dash(model_op_des_step(op)), format_seconds(op.book_time_s * static_cast<double>(op.repeats)),
                    op.bound});
   out += table.render("  ");
   const auto des = des_step(plan);
@@ -126,17 +126,17 @@ std::string scenario_text(const ModelScenarioRun& run) {
   return out;
 }
 
-json op_json(const ModelOpRun& op) {
-  const auto des = op_des_step(op);
+json model_op_json(const OpRun& op) {
+  const auto des = model_op_des_step(op);
   return {{"name", op.name},
           {"kind", op.kind},
           {"phase", op.phase},
           {"place", op.place},
           {"repeats", op.repeats},
-          {"des_time_s", optional_number(op.des_time_s)},
+          {"des_time_s", optional_number(model_op_des_s(op))},
           {"book_time_s", op.book_time_s},
           {"ratio_des_over_book",
-           op.des_time_s ? optional_number(des_over_book(*op.des_time_s, op.book_time_s)) : json(nullptr)},
+           model_op_des_s(op) ? optional_number(des_over_book(*model_op_des_s(op), op.book_time_s)) : json(nullptr)},
           {"des_step_s", optional_number(des)},
           {"book_step_s", op.book_time_s * static_cast<double>(op.repeats)},
           {"compute_time_s", op.compute_time_s},
@@ -148,8 +148,8 @@ json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
   const CandidateResult& r = plan.result;
   const ModelStepBreakdown b = model_step_breakdown(r);
   json ops = json::array();
-  for (const ModelOpRun& op : plan.ops)
-    ops.push_back(op_json(op));
+  for (const OpRun& op : plan.ops)
+    ops.push_back(model_op_json(op));
   const MemoryByKind& m = r.memory;
   return {{"name", plan.name},
           {"description", plan.description},
@@ -186,6 +186,11 @@ json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
 
 }  // namespace
 
+std::optional<double> model_op_des_s(const OpRun& op) {
+  if (!op.simulated) return std::nullopt;
+  return op.des_time_s;
+}
+
 PlanComparison compare_model_plans(const ModelScenarioRun& run) {
   PlanComparison best;
   for (std::size_t i = 0; i < run.plans.size(); ++i) {
@@ -215,7 +220,7 @@ std::string model_run_simulated_text(const ModelPlanRun& plan) {
   const CandidateResult& r = plan.result;
   if (!r.des_step_s) return "nothing (the candidate does not fit HBM: the des simulates candidates that can run)";
   bool training = false;
-  for (const ModelOpRun& op : plan.ops)
+  for (const OpRun& op : plan.ops)
     training = training || op.phase == "backward";
   std::string out = training ? "the step program once under program order: one layer's forward and backward plus "
                                "the edges (embedding, unembedding and loss, optimizer update)"
@@ -270,12 +275,12 @@ void write_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out)
   const auto number = [](std::optional<double> v) { return v ? fmt::format("{:.9g}", *v) : std::string(); };
   for (const ModelScenarioRun& run : runs)
     for (const ModelPlanRun& plan : run.plans)
-      for (const ModelOpRun& op : plan.ops) {
-        const auto ratio = op.des_time_s ? des_over_book(*op.des_time_s, op.book_time_s) : std::nullopt;
+      for (const OpRun& op : plan.ops) {
+        const auto ratio = model_op_des_s(op) ? des_over_book(*model_op_des_s(op), op.book_time_s) : std::nullopt;
         out << fmt::format("{},{},{},{},{},{:.9g},{},{},{:.9g},{},{},{},{},{:.9g}\n", csv_field(run.name),
-                           csv_field(plan.name), csv_field(op.name), csv_field(op.kind), number(op.des_time_s),
+                           csv_field(plan.name), csv_field(op.name), csv_field(op.kind), number(model_op_des_s(op)),
                            op.book_time_s, number(ratio), csv_field(op.bound), op.flops, op.phase, op.place, op.repeats,
-                           number(op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
+                           number(model_op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
       }
 }
 

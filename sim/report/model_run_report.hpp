@@ -3,6 +3,7 @@
 // by kind against HBM and MFU, as text, the versioned JSON object and a per-op CSV.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ namespace podsim::report {
 // The plans to look at first, by the step time in force (des when simulated, else book); ties to the plan listed
 // first; `fastest_fitting` only among plans that fit HBM.
 PlanComparison compare_model_plans(const ModelScenarioRun& run);
+
+// A model-level op's simulated span of one run, none when its plan was not simulated.
+std::optional<double> model_op_des_s(const OpRun& op);
 
 // `data=X fsdp=Y on mesh X=2,Y=2, 4 chips, 1 microbatch, no remat`: the plan's candidate in one line.
 std::string model_plan_summary(const ModelPlanRun& plan);

@@ -83,6 +83,15 @@ struct OpRun {
   // Set when des_time_s exceeds book_time_s by more than 10%: who shared its links (empty shared_with: nobody,
   // the excess comes from the schedule itself).
   std::optional<Contention> contention;
+  // An op of a model-level plan's step program (docs/capacity.md, "`podsim run` of a model-level scenario"): its
+  // phase (forward, backward, or step: once per step, after the last backward), its place (layer, first with the
+  // embedding, or last with the unembedding and the loss) and how many times one step runs it; its times are those
+  // of one run. Empty, empty and 1 for an op-level run's op.
+  std::string phase;
+  std::string place;
+  std::int64_t repeats = 1;
+  // false: an op of a model-level plan that was not simulated (it does not fit HBM); des_time_s is then no figure.
+  bool simulated = true;
 };
 
 struct TensorMemory {
