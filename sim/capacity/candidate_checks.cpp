@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "models/common/error.hpp"
 #include "models/hardware/hbm_fit.hpp"
@@ -26,36 +27,23 @@ double model_figure(const ScenarioSpec& spec, const Expectation& e) {
   const FlopsPerToken flops = flops_per_token(dims, train ? w.seq_len : w.context);
   const TrainingState state = training_state_bytes(dims, w.training_setup());
   const auto as_double = [](std::uint64_t value) { return static_cast<double>(value); };
-  switch (find_metric(e.metric)->metric) {
-    case Metric::params_total:
-      return as_double(params.total);
-    case Metric::params_attention:
-      return as_double(params.attention);
-    case Metric::params_mlp:
-      return as_double(params.mlp);
-    case Metric::params_embedding:
-      return as_double(params.embedding);
-    case Metric::flops_per_token_forward:
-      return flops.forward;
-    case Metric::flops_per_token_train:
-      return flops.train;
-    case Metric::flops_per_token_train_with_attention:
-      return flops.train_with_attention;
-    case Metric::kv_cache_bytes_per_token:
-      return as_double(kv_cache_bytes_per_token(dims, train ? DType::bf16 : w.kv_dtype));
-    case Metric::training_state_bytes_params:
-      return as_double(state.params);
-    case Metric::training_state_bytes_grads:
-      return as_double(state.grads);
-    case Metric::training_state_bytes_optimizer:
-      return as_double(state.optimizer);
-    case Metric::training_state_bytes_activations:
-      return as_double(state.activations);
-    case Metric::training_state_bytes_total:
-      return as_double(state.total);
-    default:
-      break;
-  }
+  const std::pair<Metric, double> figures[] = {
+      {Metric::params_total, as_double(params.total)},
+      {Metric::params_attention, as_double(params.attention)},
+      {Metric::params_mlp, as_double(params.mlp)},
+      {Metric::params_embedding, as_double(params.embedding)},
+      {Metric::flops_per_token_forward, flops.forward},
+      {Metric::flops_per_token_train, flops.train},
+      {Metric::flops_per_token_train_with_attention, flops.train_with_attention},
+      {Metric::kv_cache_bytes_per_token, as_double(kv_cache_bytes_per_token(dims, train ? DType::bf16 : w.kv_dtype))},
+      {Metric::training_state_bytes_params, as_double(state.params)},
+      {Metric::training_state_bytes_grads, as_double(state.grads)},
+      {Metric::training_state_bytes_optimizer, as_double(state.optimizer)},
+      {Metric::training_state_bytes_activations, as_double(state.activations)},
+      {Metric::training_state_bytes_total, as_double(state.total)}};
+  const Metric metric = find_metric(e.metric)->metric;
+  for (const auto& figure : figures)
+    if (figure.first == metric) return figure.second;
   throw InputError(spec.source_file + ": " + e.pointer, "not a model metric, got: " + e.metric);
 }
 
