@@ -43,24 +43,25 @@ const char* place_name(ModelPlace place) {
 
 // The expanded step program's ops, planned (closed form only) on the candidate's slice and mesh, with their repeats,
 // phases and (once simulated) their simulated spans.
-std::vector<ModelOpRun> op_rows(const CapacityProblem& problem, const CandidateResult& result) {
+std::vector<OpRun> op_rows(const CapacityProblem& problem, const CandidateResult& result) {
   const ModelProgram model = expand_candidate(problem, result.candidate);
   const ScenarioPlatform platform = build_platform(model.spec);
   PlanTopology topology = platform.topology();
   topology.book_only = true;
   const PlannedProgram program = plan_program(model.spec, topology, nullptr);
-  std::vector<ModelOpRun> rows;
+  std::vector<OpRun> rows;
   rows.reserve(program.ops.size());
   for (std::size_t i = 0; i < program.ops.size(); ++i) {
     const PlannedOp& op = program.ops[i];
-    ModelOpRun row;
+    OpRun row;
     row.name = op.name;
     row.kind = std::string(op_kind_name(op.kind));
     row.phase = phase_name(model.roles[i].phase);
     row.place = place_name(model.roles[i].place);
     row.repeats = model.repeats[i];
     row.book_time_s = op.book_time_s;
-    if (i < result.des_op_s.size()) row.des_time_s = result.des_op_s[i];
+    row.simulated = i < result.des_op_s.size();
+    if (row.simulated) row.des_time_s = result.des_op_s[i];
     row.compute_time_s = op.compute_time_s;
     row.flops = op.flops;
     row.bound = op.bound;

@@ -12,29 +12,18 @@
 
 #include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_timeline.hpp"
+#include "sim/run/run_result.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim {
 
-// One op of the expanded step program (one layer's forward and backward plus the edges, model_program.hpp).
-struct ModelOpRun {
-  std::string name;
-  std::string kind;                  // matmul, all_gather, ... as in the op-level run
-  std::string phase;                 // forward, backward or step (once per step, after the last backward)
-  std::string place;                 // layer, first (with the embedding) or last (with the unembedding and the loss)
-  std::int64_t repeats = 1;          // how many times one step runs it
-  double book_time_s = 0;            // one run, closed form
-  std::optional<double> des_time_s;  // one run, simulated span (first task start to last task end)
-  double compute_time_s = 0;         // roofline of its local compute on one chip, one run
-  double flops = 0;                  // per chip, one run
-  std::string bound;                 // compute, memory, bandwidth or latency: what dominates its book time
-};
-
 struct ModelPlanRun {
   std::string name;  // the scenario plan's
   std::string description;
-  CandidateResult result;       // book and des step times, breakdown, memory by kind, fit, MFU (as `podsim plan`)
-  std::vector<ModelOpRun> ops;  // in program order (empty when the candidate cannot be planned)
+  CandidateResult result;  // book and des step times, breakdown, memory by kind, fit, MFU (as `podsim plan`)
+  // The expanded step program's ops (one layer's forward and backward plus the edges, model_program.hpp) with their
+  // phase, place and repeats, in program order (empty when the candidate cannot be planned).
+  std::vector<OpRun> ops;
   // With ModelRunOptions::keep_timeline and once simulated: the simulated step's timeline (for the Chrome trace).
   std::shared_ptr<const CandidateTimeline> timeline;
 };

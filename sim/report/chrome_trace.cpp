@@ -226,4 +226,8 @@ void write_chrome_trace(const ScenarioRun& run, std::ostream& out, const TraceOp
   out << "\n], \"otherData\": " << other.dump(-1, ' ', false, json::error_handler_t::replace) << "}\n";
 }
 
+void write_run_trace(const ScenarioRun& run, std::ostream& out) {
+  write_chrome_trace(run, out);
+}
+
 }  // namespace podsim::report

@@ -23,4 +23,8 @@ struct TraceOptions {
 // an event graph or simulation get their process name and a note event only.
 void write_chrome_trace(const ScenarioRun& run, std::ostream& out, const TraceOptions& options = {});
 
+// `podsim run --trace`: write_chrome_trace with the default options (model_run_report.hpp has the model-level
+// overload).
+void write_run_trace(const ScenarioRun& run, std::ostream& out);
+
 }  // namespace podsim::report

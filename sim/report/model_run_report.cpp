@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/common/error.hpp"
 #include "models/common/units.hpp"
+#include "sim/report/candidate_trace.hpp"
 #include "sim/report/plan_report.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/report/text_table.hpp"
@@ -24,9 +26,9 @@ std::optional<double> des_step(const ModelPlanRun& plan) {
   return plan.result.des_step_s;
 }
 
-std::optional<double> op_des_step(const ModelOpRun& op) {
-  if (!op.des_time_s) return std::nullopt;
-  return *op.des_time_s * static_cast<double>(op.repeats);
+std::optional<double> model_op_des_step(const OpRun& op) {
+  if (!model_op_des_s(op)) return std::nullopt;
+  return *model_op_des_s(op) * static_cast<double>(op.repeats);
 }
 
 std::string seconds_or_dash(std::optional<double> s) {
@@ -41,49 +43,22 @@ std::string remat_words(const Remat& remat) {
   return "remat " + remat_text(remat);
 }
 
-// Fastest plans by the step time in force (des when simulated), ties to the plan listed first; only a plan that fits
-// HBM (and so was simulated) counts for `fastest_fitting`.
-struct Fastest {
-  std::optional<std::size_t> fastest, fastest_fitting;
-};
-Fastest fastest(const ModelScenarioRun& run) {
-  Fastest best;
-  for (std::size_t i = 0; i < run.plans.size(); ++i) {
-    const double step = run.plans[i].result.step_s();
-    if (!best.fastest || step < run.plans[*best.fastest].result.step_s()) best.fastest = i;
-    if (run.plans[i].result.fits_hbm &&
-        (!best.fastest_fitting || step < run.plans[*best.fastest_fitting].result.step_s()))
-      best.fastest_fitting = i;
-  }
-  return best;
-}
-
 std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
   const CandidateResult& r = plan.result;
-  const Candidate& c = r.candidate;
   std::string out = fmt::format("plan {}", plan.name);
   if (!plan.description.empty()) out += ": " + plan.description;
   out = wrapped(out, 118, 2);
-  std::vector<std::string> assigned;
-  for (std::size_t k = 0; k < kParallelKinds; ++k) {
-    const auto kind = static_cast<ParallelKind>(k);
-    if (!c.parallelism.of(kind).empty())
-      assigned.push_back(fmt::format("{}={}", kParallelKindNames.name(kind), fmt::join(c.parallelism.of(kind), ",")));
-  }
-  if (assigned.empty()) assigned.push_back("no parallelism");
-  out += fmt::format("  {} on mesh {}, {} chip{}, {} microbatch{}, {}\n", fmt::join(assigned, " "), mesh_text(c),
-                     c.chips(), c.chips() == 1 ? "" : "s", c.microbatches, c.microbatches == 1 ? "" : "es",
-                     remat_words(c.remat));
+  out += "  " + model_plan_summary(plan) + "\n";
   out += indented(2, "simulated: " + model_run_simulated_text(plan));
   TextTable table(
       {"op", "kind", "phase", "repeats", "des", "book", "des/book", "des x repeats", "book x repeats", "bound"},
       {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
        Align::right, Align::left});
-  for (const ModelOpRun& op : plan.ops)
-    table.add_row({op.name, op.kind, op.phase, std::to_string(op.repeats), seconds_or_dash(op.des_time_s),
+  for (const OpRun& op : plan.ops)
+    table.add_row({op.name, op.kind, op.phase, std::to_string(op.repeats), seconds_or_dash(model_op_des_s(op)),
                    format_seconds(op.book_time_s),
-                   op.des_time_s ? ratio_text(des_over_book(*op.des_time_s, op.book_time_s)) : "-",
-                   seconds_or_dash(op_des_step(op)), format_seconds(op.book_time_s * static_cast<double>(op.repeats)),
+                   model_op_des_s(op) ? ratio_text(des_over_book(*model_op_des_s(op), op.book_time_s)) : "-",
+                   seconds_or_dash(model_op_des_step(op)), format_seconds(op.book_time_s * static_cast<double>(op.repeats)),
                    op.bound});
   out += table.render("  ");
   const auto des = des_step(plan);
@@ -135,7 +110,7 @@ std::string scenario_text(const ModelScenarioRun& run) {
   for (const ModelPlanRun& plan : run.plans)
     out += "\n" + plan_text(run, plan);
   if (run.plans.size() > 1) {
-    const Fastest best = fastest(run);
+    const PlanComparison best = compare_model_plans(run);
     out += "\nverdict: ";
     if (best.fastest_fitting)
       out += "fastest plan that fits: " + run.plans[*best.fastest_fitting].name;
@@ -151,17 +126,17 @@ std::string scenario_text(const ModelScenarioRun& run) {
   return out;
 }
 
-json op_json(const ModelOpRun& op) {
-  const auto des = op_des_step(op);
+json model_op_json(const OpRun& op) {
+  const auto des = model_op_des_step(op);
   return {{"name", op.name},
           {"kind", op.kind},
           {"phase", op.phase},
           {"place", op.place},
           {"repeats", op.repeats},
-          {"des_time_s", optional_number(op.des_time_s)},
+          {"des_time_s", optional_number(model_op_des_s(op))},
           {"book_time_s", op.book_time_s},
           {"ratio_des_over_book",
-           op.des_time_s ? optional_number(des_over_book(*op.des_time_s, op.book_time_s)) : json(nullptr)},
+           model_op_des_s(op) ? optional_number(des_over_book(*model_op_des_s(op), op.book_time_s)) : json(nullptr)},
           {"des_step_s", optional_number(des)},
           {"book_step_s", op.book_time_s * static_cast<double>(op.repeats)},
           {"compute_time_s", op.compute_time_s},
@@ -173,8 +148,8 @@ json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
   const CandidateResult& r = plan.result;
   const ModelStepBreakdown b = model_step_breakdown(r);
   json ops = json::array();
-  for (const ModelOpRun& op : plan.ops)
-    ops.push_back(op_json(op));
+  for (const OpRun& op : plan.ops)
+    ops.push_back(model_op_json(op));
   const MemoryByKind& m = r.memory;
   return {{"name", plan.name},
           {"description", plan.description},
@@ -211,11 +186,41 @@ json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
 
 }  // namespace
 
+std::optional<double> model_op_des_s(const OpRun& op) {
+  if (!op.simulated) return std::nullopt;
+  return op.des_time_s;
+}
+
+PlanComparison compare_model_plans(const ModelScenarioRun& run) {
+  PlanComparison best;
+  for (std::size_t i = 0; i < run.plans.size(); ++i) {
+    const double step = run.plans[i].result.step_s();
+    if (!best.fastest || step < run.plans[*best.fastest].result.step_s()) best.fastest = i;
+    if (run.plans[i].result.fits_hbm &&
+        (!best.fastest_fitting || step < run.plans[*best.fastest_fitting].result.step_s()))
+      best.fastest_fitting = i;
+  }
+  return best;
+}
+
+std::string model_plan_summary(const ModelPlanRun& plan) {
+  const Candidate& c = plan.result.candidate;
+  std::vector<std::string> assigned;
+  for (std::size_t k = 0; k < kParallelKinds; ++k) {
+    const auto kind = static_cast<ParallelKind>(k);
+    if (!c.parallelism.of(kind).empty())
+      assigned.push_back(fmt::format("{}={}", kParallelKindNames.name(kind), fmt::join(c.parallelism.of(kind), ",")));
+  }
+  if (assigned.empty()) assigned.push_back("no parallelism");
+  return fmt::format("{} on mesh {}, {} chip{}, {} microbatch{}, {}", fmt::join(assigned, " "), mesh_text(c), c.chips(),
+                     c.chips() == 1 ? "" : "s", c.microbatches, c.microbatches == 1 ? "" : "es", remat_words(c.remat));
+}
+
 std::string model_run_simulated_text(const ModelPlanRun& plan) {
   const CandidateResult& r = plan.result;
   if (!r.des_step_s) return "nothing (the candidate does not fit HBM: the des simulates candidates that can run)";
   bool training = false;
-  for (const ModelOpRun& op : plan.ops)
+  for (const OpRun& op : plan.ops)
     training = training || op.phase == "backward";
   std::string out = training ? "the step program once under program order: one layer's forward and backward plus "
                                "the edges (embedding, unembedding and loss, optimizer update)"
@@ -229,18 +234,18 @@ std::string model_run_simulated_text(const ModelPlanRun& plan) {
   return out;
 }
 
-std::string model_run_text(const std::vector<ModelScenarioRun>& runs) {
+std::string run_report_text(const std::vector<ModelScenarioRun>& runs) {
   std::string out;
   for (std::size_t i = 0; i < runs.size(); ++i)
     out += (i ? "\n" : "") + scenario_text(runs[i]);
   return out;
 }
 
-json model_run_json(const ModelScenarioRun& run) {
+json run_report_json(const ModelScenarioRun& run) {
   json plans = json::array();
   for (const ModelPlanRun& plan : run.plans)
     plans.push_back(plan_json(run, plan));
-  const Fastest best = fastest(run);
+  const PlanComparison best = compare_model_plans(run);
   const auto name = [&](std::optional<std::size_t> i) { return i ? json(run.plans[*i].name) : json(nullptr); };
   return {{"schema", "podsim/1"},
           {"level", "model"},
@@ -256,27 +261,46 @@ json model_run_json(const ModelScenarioRun& run) {
           {"comparison", {{"fastest", name(best.fastest)}, {"fastest_fitting", name(best.fastest_fitting)}}}};
 }
 
-json model_run_json(const std::vector<ModelScenarioRun>& runs) {
-  if (runs.size() == 1) return model_run_json(runs.front());
+json run_report_json(const std::vector<ModelScenarioRun>& runs) {
+  if (runs.size() == 1) return run_report_json(runs.front());
   json all = json::array();
   for (const ModelScenarioRun& run : runs)
-    all.push_back(model_run_json(run));
+    all.push_back(run_report_json(run));
   return {{"schema", "podsim/1"}, {"scenarios", all}};
 }
 
-void write_model_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out) {
+void write_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out) {
   out << "scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,phase,place,repeats,des_step_s,"
          "book_step_s\n";
   const auto number = [](std::optional<double> v) { return v ? fmt::format("{:.9g}", *v) : std::string(); };
   for (const ModelScenarioRun& run : runs)
     for (const ModelPlanRun& plan : run.plans)
-      for (const ModelOpRun& op : plan.ops) {
-        const auto ratio = op.des_time_s ? des_over_book(*op.des_time_s, op.book_time_s) : std::nullopt;
+      for (const OpRun& op : plan.ops) {
+        const auto ratio = model_op_des_s(op) ? des_over_book(*model_op_des_s(op), op.book_time_s) : std::nullopt;
         out << fmt::format("{},{},{},{},{},{:.9g},{},{},{:.9g},{},{},{},{},{:.9g}\n", csv_field(run.name),
-                           csv_field(plan.name), csv_field(op.name), csv_field(op.kind), number(op.des_time_s),
+                           csv_field(plan.name), csv_field(op.name), csv_field(op.kind), number(model_op_des_s(op)),
                            op.book_time_s, number(ratio), csv_field(op.bound), op.flops, op.phase, op.place, op.repeats,
-                           number(op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
+                           number(model_op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
       }
+}
+
+std::string model_run_trace_problem(const ModelScenarioRun& run) {
+  if (run.plans.size() != 1)
+    return "a model-level trace shows one plan's step: give --plan NAME, got: " + std::to_string(run.plans.size()) +
+           " plans";
+  const ModelPlanRun& plan = run.plans.front();
+  if (!plan.timeline)
+    return "the trace shows a simulated step, got: plan " + plan.name + ", not simulated (" +
+           plan.result.rejected.value_or("") + ")";
+  return "";
+}
+
+void write_run_trace(const ModelScenarioRun& run, std::ostream& out) {
+  const std::string problem = model_run_trace_problem(run);
+  if (!problem.empty()) throw InternalError("write_run_trace: " + problem);
+  const ModelPlanRun& plan = run.plans.front();
+  write_candidate_trace(*plan.timeline, CandidateTraceInfo{run.name, 1, "plan " + plan.name, plan.result.step_s()},
+                        out);
 }
 
 }  // namespace podsim::report

@@ -83,6 +83,15 @@ struct OpRun {
   // Set when des_time_s exceeds book_time_s by more than 10%: who shared its links (empty shared_with: nobody,
   // the excess comes from the schedule itself).
   std::optional<Contention> contention;
+  // An op of a model-level plan's step program (docs/capacity.md, "`podsim run` of a model-level scenario"): its
+  // phase (forward, backward, or step: once per step, after the last backward), its place (layer, first with the
+  // embedding, or last with the unembedding and the loss) and how many times one step runs it; its times are those
+  // of one run. Empty, empty and 1 for an op-level run's op.
+  std::string phase;
+  std::string place;
+  std::int64_t repeats = 1;
+  // false: an op of a model-level plan that was not simulated (it does not fit HBM); des_time_s is then no figure.
+  bool simulated = true;
 };
 
 struct TensorMemory {
@@ -142,11 +151,14 @@ struct PlanRun {
   std::string values_note;
 };
 
-// One `expect` entry, evaluated.
+// A figure an `expect` entry names: a number, a yes/no, or a shape.
+using CheckValue = std::variant<double, bool, std::vector<std::int64_t>>;
+
+// One `expect` entry, evaluated (of either kind of scenario: sim/run/checks.hpp, sim/capacity/candidate_checks.hpp).
 struct CheckResult {
   std::string description;  // e.g. `fsdp: op h time_s (des)`
   std::string pointer;      // `/expect/3`
-  std::variant<double, bool, std::vector<std::int64_t>> value, target;
+  CheckValue value, target;
   double rel_tol = 0, abs_tol = 0;
   bool passed = false;
   std::string source;

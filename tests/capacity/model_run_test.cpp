@@ -42,12 +42,12 @@ TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
   const double compute_s = flops / 4.59e14;
   EXPECT_NEAR(r.breakdown.compute_s, compute_s, 1e-9 * compute_s);
   double compute_rows = 0, book_rows = 0, des_rows = 0;
-  for (const ModelOpRun& op : run.plans[0].ops) {
-    ASSERT_TRUE(op.des_time_s) << op.name;
+  for (const OpRun& op : run.plans[0].ops) {
+    ASSERT_TRUE(op.simulated) << op.name;
     const auto n = static_cast<double>(op.repeats);
     if (op.bound == "compute") compute_rows += op.book_time_s * n;
     book_rows += op.book_time_s * n;
-    des_rows += *op.des_time_s * n;
+    des_rows += op.des_time_s * n;
   }
   EXPECT_NEAR(compute_rows, compute_s, 1e-9 * compute_s);
   // The book's step is its ops' times x repeats. The des's op rows are the first layer's spans (the step runs its
@@ -69,7 +69,7 @@ TEST(ModelRun, RepeatsCountLayersForTheLayerAndOnceForTheEdges) {
   const ScenarioSpec spec = load_scenario_text(scenario("[1, 1, 1]", kOneChip), "two-layers.json");
   const ModelScenarioRun run = run_model_scenario(spec);
   bool saw_layer = false, saw_edge = false;
-  for (const ModelOpRun& op : run.plans[0].ops) {
+  for (const OpRun& op : run.plans[0].ops) {
     if (op.name == "q") {  // a layer's forward matmul: L x microbatches = 2
       EXPECT_EQ(op.repeats, 2);
       EXPECT_EQ(op.phase, "forward");

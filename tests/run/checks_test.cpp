@@ -1,7 +1,7 @@
 // Candidate metrics of model-level scenarios evaluated by `podsim check` (evaluate_model_checks): a small model on
 // a TPU v5e 2x2 whose memory, ICI time, compute time and bound are worked by hand from docs/parallelism.md's
 // conventions and docs/book-model.md's closed forms, the des step through simulate_candidate, and the errors.
-#include "sim/run/checks.hpp"
+#include "sim/capacity/candidate_checks.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
+#include "sim/capacity/candidate_checks.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
 #include "sim/capacity/plan_candidate.hpp"
-#include "sim/run/checks.hpp"
 #include "sim/scenario/scenario_json.hpp"
 
 namespace podsim {

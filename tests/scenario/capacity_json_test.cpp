@@ -9,7 +9,7 @@
 #include <string>
 
 #include "models/common/error.hpp"
-#include "sim/run/checks.hpp"
+#include "sim/capacity/candidate_checks.hpp"
 #include "sim/scenario/scenario_json.hpp"
 #include "sim/scenario/scenario_verify.hpp"
 #include "tests/cli/cli_run.hpp"

@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "models/common/error.hpp"
+#include "sim/capacity/candidate_checks.hpp"
 #include "sim/capacity/serving_run.hpp"
 #include "sim/capacity/serving_search.hpp"
 #include "sim/report/check_report.hpp"
 #include "sim/report/run_report.hpp"
-#include "sim/run/checks.hpp"
 #include "sim/run/run_scenario.hpp"
 #include "sim/scenario/scenario_calibration.hpp"
 #include "sim/scenario/scenario_json.hpp"

@@ -5,7 +5,6 @@
 #include "models/common/error.hpp"
 #include "models/plan/schedule_policy.hpp"
 #include "sim/capacity/model_run.hpp"
-#include "sim/report/candidate_trace.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/model_run_report.hpp"
@@ -40,15 +39,46 @@ std::string flag_of(RunOptions::Field field) {
 }
 
 // The options a model-level scenario's run does not take (docs/capacity.md, "`podsim run` of a model-level
-// scenario"): its step is simulated by the plan search's code, under program order, without values or an HTML
-// page.
+// scenario"): its step is simulated by the plan search's code, under program order, without values.
 void refuse_for_model_level(const RunFlags& flags, const std::string& file) {
   const auto refuse = [&](const std::string& flag, const std::string& why) {
     throw InputError(flag, why + " for a model-level scenario, got: " + file);
   };
-  if (!flags.report.empty()) refuse("--report", "no HTML report (use --format json)");
   if (flags.schedule) refuse("--schedule", "the step program runs under program order, no other schedule");
   if (flags.verify_values) refuse("--verify-values", "no functional mode");
+}
+
+// What keeps a run from having the trace asked for ("" for none): an op-level run always has one.
+std::string trace_problem(const ScenarioRun&) {
+  return "";
+}
+std::string trace_problem(const ModelScenarioRun& run) {
+  return report::model_run_trace_problem(run);
+}
+
+// The outputs of a run, whichever its level (the report functions' overloads): stdout in the chosen format, then the
+// trace of the first scenario and the page, both written whole before either replaces its file.
+template <typename Run>
+void write_outputs(const std::vector<Run>& runs, const RunFlags& flags) {
+  if (flags.format == "json")
+    std::cout << report::run_report_json(runs).dump(2) << "\n";
+  else if (flags.format == "csv")
+    report::write_run_csv(runs, std::cout);
+  else
+    std::cout << report::run_report_text(runs);
+  std::optional<report::OutputFile> trace, html;
+  if (!flags.trace.empty()) {
+    const std::string problem = trace_problem(runs.front());
+    if (!problem.empty()) throw InputError("--trace", problem);
+    trace.emplace("--trace", flags.trace);
+    report::write_run_trace(runs.front(), trace->stream());
+  }
+  if (!flags.report.empty()) {
+    html.emplace("--report", flags.report);
+    report::write_html_report(runs, html->stream());
+  }
+  if (trace) trace->commit();
+  if (html) html->commit();
 }
 
 }  // namespace
@@ -101,51 +131,10 @@ void add_run_command(CLI::App& app, Action& action) {
         if (!runs.empty() && !model_runs.empty())
           throw InputError(file, "run model-level scenarios and op-level ones in separate commands, got: both");
       }
-      if (!model_runs.empty()) {
-        if (flags->format == "json")
-          std::cout << report::model_run_json(model_runs).dump(2) << "\n";
-        else if (flags->format == "csv")
-          report::write_model_run_csv(model_runs, std::cout);
-        else
-          std::cout << report::model_run_text(model_runs);
-        if (!flags->trace.empty()) {
-          const ModelScenarioRun& run = model_runs.front();
-          if (run.plans.size() != 1)
-            throw InputError("--trace", "a model-level trace shows one plan's step: give --plan NAME, got: " +
-                                            std::to_string(run.plans.size()) + " plans");
-          const ModelPlanRun& plan = run.plans.front();
-          if (!plan.timeline)
-            throw InputError("--trace", "the trace shows a simulated step, got: plan " + plan.name +
-                                            ", not simulated (" + plan.result.rejected.value_or("") + ")");
-          report::OutputFile out("--trace", flags->trace);
-          report::write_candidate_trace(
-              *plan.timeline, report::CandidateTraceInfo{run.name, 1, "plan " + plan.name, plan.result.step_s()},
-              out.stream());
-          out.commit();
-        }
-        return 0;
-      }
-      if (flags->format == "json") {
-        const nlohmann::json json =
-            runs.size() == 1 ? report::run_report_json(runs.front()) : report::run_report_json(runs);
-        std::cout << json.dump(2) << "\n";
-      } else if (flags->format == "csv") {
-        report::write_run_csv(runs, std::cout);
-      } else {
-        std::cout << report::run_report_text(runs);
-      }
-      // Both outputs written whole before either replaces its file.
-      std::optional<report::OutputFile> trace, html;
-      if (!flags->trace.empty()) {
-        trace.emplace("--trace", flags->trace);
-        report::write_chrome_trace(runs.front(), trace->stream());
-      }
-      if (!flags->report.empty()) {
-        html.emplace("--report", flags->report);
-        report::write_html_report(runs, html->stream());
-      }
-      if (trace) trace->commit();
-      if (html) html->commit();
+      if (!model_runs.empty())
+        write_outputs(model_runs, *flags);
+      else
+        write_outputs(runs, *flags);
       return 0;
     };
   });
