@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/bound.hpp"
 #include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_timeline.hpp"
 #include "sim/scenario/scenario_spec.hpp"
@@ -27,7 +28,7 @@ struct ModelOpRun {
   std::optional<double> des_time_s;  // one run, simulated span (first task start to last task end)
   double compute_time_s = 0;         // roofline of its local compute on one chip, one run
   double flops = 0;                  // per chip, one run
-  std::string bound;                 // compute, memory, bandwidth or latency: what dominates its book time
+  std::optional<Bound> bound;        // what dominates its book time (none for an op without steps)
 };
 
 struct ModelPlanRun {
