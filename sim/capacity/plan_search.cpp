@@ -474,6 +474,11 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
   std::vector<std::size_t> picked(top);
   for (std::size_t i = 0; i < top; ++i)
     picked[i] = i;
+  // The candidates not simulated let go of their prepared programs (memory: the search may screen thousands).
+  for (std::size_t i = top; i < fitting.size(); ++i)
+    fitting[i].prepared.reset();
+  for (CandidateResult& r : result.rejected)
+    r.prepared.reset();
   const std::size_t threads = engine::simulation_threads(options.parallel);
   std::optional<DesMemoryGate> gate;
   if (threads > 1) gate.emplace(available_memory_bytes().value_or(0) / 10 * 9);
