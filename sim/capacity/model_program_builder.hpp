@@ -63,10 +63,10 @@ class Builder {
   void weight(const std::string& name, Shape shape, const std::vector<Axes>& dims, std::int64_t count);
 
   // Bytes Adam reads and writes per parameter, halved (an elementwise op reads and writes its tensor): parameters
-  // read and written, gradients read, two fp32 moments read and written (and an fp32 master copy).
+  // read and written, gradients read, Adam's state (optimizer_bytes_per_param) read and written.
   std::int64_t adam_view_bytes() const {
     const std::int64_t p = dtype_bits(w_.param_dtype) / 8;
-    const std::int64_t moved = 3 * p + 16 + (w_.master_weights ? 8 : 0);
+    const auto moved = 3 * p + 2 * static_cast<std::int64_t>(optimizer_bytes_per_param(w_.master_weights));
     return (moved + 1) / 2;
   }
 

@@ -89,7 +89,7 @@ std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Worklo
     if (train) {
       memory.grads = memory.params;
       const std::uint64_t local_params = memory.params / bytes_of(weight_dtype);
-      memory.optimizer = local_params * (workload.master_weights ? 12 : 8);
+      memory.optimizer = local_params * optimizer_bytes_per_param(workload.master_weights);
       // What each layer saves for its backward, for every microbatch in flight; offloaded tensors are on the host,
       // less one layer's in flight on the device (the copy out of the layer just made, or back for the next).
       const auto in_flight = static_cast<std::uint64_t>(
