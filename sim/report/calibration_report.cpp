@@ -86,9 +86,9 @@ std::string rows_table(const CalibrationFit& fit, bool fit_rows) {
     const std::string kind = row.row.kind == MeasurementKind::collective ? "collective"
                              : row.row.kind == MeasurementKind::matmul   ? "matmul"
                                                                          : "copy";
-    table.add_row({row.row.id, kind, std::string(bound_name(row.bound)), format_seconds(row.row.measured), format_seconds(row.book),
-                   format_seconds(row.before), format_seconds(row.after), signed_percent(row.error_before()),
-                   signed_percent(row.error_after()),
+    table.add_row({row.row.id, kind, std::string(bound_name(row.bound)), format_seconds(row.row.measured),
+                   format_seconds(row.book), format_seconds(row.before), format_seconds(row.after),
+                   signed_percent(row.error_before()), signed_percent(row.error_after()),
                    row.outside_range ? "outside the fitted range (curve held flat)" : ""});
   }
   return any ? table.render("  ") : "  (none)\n";

@@ -265,8 +265,8 @@ std::string plan_html(const PlanRun& plan) {
   for (const OpRun& op : plan.ops)
     out += row({esc(op.name), esc(op.kind), num(format_seconds(op.des_time_s)), num(format_seconds(op.book_time_s)),
                 num(ratio_text(des_over_book(op.des_time_s, op.book_time_s))),
-                num(format_seconds(op.exposed_communication_s)), esc(bound_name(op.bound)), num(bytes_text(op.bytes_sent)),
-                esc(collectives_summary(op))});
+                num(format_seconds(op.exposed_communication_s)), esc(bound_name(op.bound)),
+                num(bytes_text(op.bytes_sent)), esc(collectives_summary(op))});
   out += row({"<b>total</b>", "", num(format_seconds(plan.des_time_s)), num(format_seconds(plan.book_time_s)),
               num(ratio_text(des_over_book(plan.des_time_s, plan.book_time_s))),
               num(format_seconds(plan.step_breakdown.exposed_communication_s)), "", "", ""});

@@ -274,8 +274,8 @@ void write_model_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream
         const auto ratio = op.des_time_s ? des_over_book(*op.des_time_s, op.book_time_s) : std::nullopt;
         out << fmt::format("{},{},{},{},{},{:.9g},{},{},{:.9g},{},{},{},{},{:.9g}\n", csv_field(run.name),
                            csv_field(plan.name), csv_field(op.name), csv_field(op.kind), number(op.des_time_s),
-                           op.book_time_s, number(ratio), csv_field(bound_name(op.bound)), op.flops, op.phase, op.place, op.repeats,
-                           number(op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
+                           op.book_time_s, number(ratio), csv_field(bound_name(op.bound)), op.flops, op.phase, op.place,
+                           op.repeats, number(op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
       }
 }
 
