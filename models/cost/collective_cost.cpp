@@ -26,7 +26,7 @@ int to_int_hops(std::int64_t hops) {
 
 void finish(CostBreakdown& cost) {
   cost.time_s = std::max(cost.bandwidth_s, cost.latency_s);
-  cost.bound = cost.latency_s > cost.bandwidth_s ? CostBreakdown::Bound::latency : CostBreakdown::Bound::bandwidth;
+  cost.bound = cost.latency_s > cost.bandwidth_s ? Bound::latency : Bound::bandwidth;
 }
 
 // AllGather (= ReduceScatter) over the axes of size > 1.

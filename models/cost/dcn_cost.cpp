@@ -27,7 +27,7 @@ CostBreakdown book_dcn_cost(CollectiveKind kind, std::int64_t slices, double arr
   cost.hops = static_cast<int>(std::min<std::int64_t>(passes * (slices - 1), 1'000'000'000));
   cost.latency_s = static_cast<double>(passes * (slices - 1)) * alpha_dcn_s;
   cost.time_s = std::max(cost.bandwidth_s, cost.latency_s);
-  cost.bound = cost.latency_s > cost.bandwidth_s ? CostBreakdown::Bound::latency : CostBreakdown::Bound::bandwidth;
+  cost.bound = cost.latency_s > cost.bandwidth_s ? Bound::latency : Bound::bandwidth;
   cost.dcn_s = cost.time_s;
   cost.formula = passes == 2 ? "max(2 U / W_dcn, 2 (S-1) * alpha_dcn)" : "max(U / W_dcn, (S-1) * alpha_dcn)";
   return cost;
@@ -48,7 +48,7 @@ CostBreakdown book_hierarchical_cost(CollectiveKind kind, const std::vector<Coll
   cost.time_s = ici.time_s + dcn.time_s;
   cost.bandwidth_s = ici.bandwidth_s + dcn.bandwidth_s;
   cost.latency_s = ici.latency_s + dcn.latency_s;
-  cost.bound = cost.latency_s > cost.bandwidth_s ? CostBreakdown::Bound::latency : CostBreakdown::Bound::bandwidth;
+  cost.bound = cost.latency_s > cost.bandwidth_s ? Bound::latency : Bound::bandwidth;
   cost.hops = ici.hops + dcn.hops;
   cost.dcn_s = dcn.time_s;
   cost.formula = "ICI: " + ici.formula + " + DCN (U = V / M): " + dcn.formula;

@@ -22,7 +22,7 @@ CostBreakdown book_point_to_point(std::uint64_t bytes, int hops, int ports, doub
   cost.bandwidth_s = static_cast<double>(bytes) / (ports * w_uni_Bps);
   cost.latency_s = hops * alpha_s;
   cost.time_s = cost.bandwidth_s + cost.latency_s;
-  cost.bound = cost.latency_s > cost.bandwidth_s ? CostBreakdown::Bound::latency : CostBreakdown::Bound::bandwidth;
+  cost.bound = cost.latency_s > cost.bandwidth_s ? Bound::latency : Bound::bandwidth;
   cost.hops = hops;
   cost.formula = "bytes / (ports * W_uni) + hops * alpha";
   return cost;

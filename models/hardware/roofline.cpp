@@ -4,14 +4,11 @@
 #include <algorithm>
 #include <string>
 
-#include "models/common/enum_names.hpp"
 #include "models/common/error.hpp"
 #include "models/hardware/missing_figure.hpp"
 
 namespace podsim {
 namespace {
-
-constexpr EnumNames<Bound, 2> kBounds{"bound", {{{"compute", Bound::compute}, {"memory", Bound::memory}}}};
 
 std::uint64_t checked_elements(std::uint64_t a, std::int64_t b, const char* what) {
   std::uint64_t product = 0;
@@ -33,10 +30,6 @@ void require_positive(std::int64_t value, const char* name) {
 }
 
 }  // namespace
-
-std::string_view bound_name(Bound bound) {
-  return kBounds.name(bound);
-}
 
 std::int64_t pad_to_multiple(std::int64_t dim, std::int64_t multiple) {
   if (multiple <= 0) return dim;

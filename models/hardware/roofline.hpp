@@ -7,16 +7,12 @@
 #include <optional>
 #include <string_view>
 
+#include "models/common/bound.hpp"
 #include "models/common/dtype.hpp"
 #include "models/hardware/chip.hpp"
 #include "models/hardware/ici.hpp"
 
 namespace podsim {
-
-enum class Bound { compute, memory };
-
-// "compute" or "memory".
-std::string_view bound_name(Bound bound);
 
 // x[m, k] @ w[k, n] -> y[m, n]. The weight's dims are padded up to multiples of the MXU (k to mxu_rows,
 // n to mxu_cols; none on chips without MXU figures); m streams through the array and is not padded.
@@ -31,7 +27,7 @@ struct MatmulRoofline {
   double compute_time_s = 0;     // padded_flops / peak_flops
   double memory_time_s = 0;      // bytes / HBM bandwidth
   double time_s = 0;             // max(compute_time_s, memory_time_s)
-  Bound bound = Bound::compute;  // which term wins; a tie counts as compute-bound
+  Bound bound = Bound::compute;  // which term wins (compute or memory); a tie counts as compute-bound
 };
 
 // Roofline of x[m,k] @ w[k,n] on `chip`, inputs in `in`, output in `out`. Throws VerifyError when a dim is

@@ -111,7 +111,7 @@ TrainingState training_state_bytes(const TransformerDims& dims, const TrainingSe
   TrainingState s;
   s.params = dtype_bytes(setup.param_dtype, params);
   s.grads = dtype_bytes(setup.param_dtype, params);
-  s.optimizer = params * (setup.master_weights ? 12 : 8);
+  s.optimizer = params * optimizer_bytes_per_param(setup.master_weights);
   const u64 per_layer =
       setup.remat.checkpoints_per_layer > 0 ? u(setup.remat.checkpoints_per_layer) : u(kNoRematTensorsPerLayer);
   s.activations =

@@ -95,6 +95,13 @@ struct TrainingSetup {
   Remat remat;
 };
 
+// Adam's state per parameter: two fp32 moments (8 bytes), and an fp32 master copy of the parameters (4 more) with
+// master weights. The one place these bytes are counted: the whole model's training state, a chip's share of it, and
+// the update's traffic read it.
+constexpr std::uint64_t optimizer_bytes_per_param(bool master_weights) {
+  return master_weights ? 12 : 8;
+}
+
 // Bytes of the whole model's training state (all chips together).
 struct TrainingState {
   std::uint64_t params = 0;       // total params x param dtype

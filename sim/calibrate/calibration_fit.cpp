@@ -212,24 +212,24 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& rows, const Hardw
     fitted.before = p.des;
     if (row.kind == MeasurementKind::collective) {
       const CollectiveAnswer answer = answer_measurement(row, problem.hardware);
-      fitted.bound = bound_name(answer.book->bound);
+      fitted.bound = answer.book->bound;
       const bool split = !answer.des->algorithms.empty() &&
                          algorithm_traits(parse_algorithm(answer.des->algorithms.front())).half_shard_messages;
       fitted.size = static_cast<double>(answer.shard_bytes) / (split ? 2.0 : 1.0);
     } else if (row.kind == MeasurementKind::matmul) {
       const MatmulRoofline roofline = matmul_roofline(problem.hardware.chip, row.m, row.k, row.n, row.dtype, row.dtype);
-      fitted.bound = roofline.compute_time_s >= roofline.memory_time_s ? "compute" : "memory";
-      fitted.size = fitted.bound == "compute" ? roofline.flops : static_cast<double>(roofline.bytes);
+      fitted.bound = roofline.bound;
+      fitted.size = fitted.bound == Bound::compute ? roofline.flops : static_cast<double>(roofline.bytes);
     } else {
-      fitted.bound = "memory";
+      fitted.bound = Bound::memory;
       fitted.size = copy_hbm_bytes(row);
     }
     if (row.fit) {
       problem.fit_rows.push_back(fit.rows.size());
-      if (fitted.bound == "latency") latency_row = true;
-      if (fitted.bound == "bandwidth") link_sizes.push_back(fitted.size);
-      if (fitted.bound == "compute") mxu_sizes.push_back(fitted.size);
-      if (fitted.bound == "memory") hbm_sizes.push_back(fitted.size);
+      if (fitted.bound == Bound::latency) latency_row = true;
+      if (fitted.bound == Bound::bandwidth) link_sizes.push_back(fitted.size);
+      if (fitted.bound == Bound::compute) mxu_sizes.push_back(fitted.size);
+      if (fitted.bound == Bound::memory) hbm_sizes.push_back(fitted.size);
     }
     fit.rows.push_back(std::move(fitted));
   }
@@ -264,11 +264,11 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& rows, const Hardw
   const HardwareSpec calibrated = with(problem.hardware, fit.calibration);
   for (FittedRow& row : fit.rows) {
     row.after = predict_measurement(row.row, calibrated).des;
-    if (row.row.kind == MeasurementKind::collective && row.bound == "bandwidth")
+    if (row.row.kind == MeasurementKind::collective && row.bound == Bound::bandwidth)
       row.outside_range = problem.link_at.empty() || outside_curve(fit.calibration.link_efficiency, row.size);
-    if (row.row.kind == MeasurementKind::matmul && row.bound == "compute")
+    if (row.row.kind == MeasurementKind::matmul && row.bound == Bound::compute)
       row.outside_range = problem.mxu_at.empty() || outside_curve(fit.calibration.mxu_efficiency, row.size);
-    if (row.row.kind != MeasurementKind::collective && row.bound == "memory")
+    if (row.row.kind != MeasurementKind::collective && row.bound == Bound::memory)
       row.outside_range = problem.hbm_at.empty() || outside_curve(fit.calibration.hbm_efficiency, row.size);
   }
   fit.rms_before = rms(fit.rows, false);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/common/bound.hpp"
 #include "models/hardware/hardware.hpp"
 #include "sim/calibrate/measurement.hpp"
 
@@ -18,9 +19,9 @@ struct FittedRow {
   double book = 0;
   double before = 0;
   double after = 0;
-  // What the row's time depends on: "latency" or "bandwidth" (collectives, by the book's bound), "compute" or
-  // "memory" (matmuls by the roofline; copies are memory).
-  std::string bound;
+  // What the row's time depends on: latency or bandwidth (collectives, by the book's bound), compute or memory
+  // (matmuls by the roofline; copies are memory).
+  Bound bound = Bound::memory;
   // The curve's size: one message's bytes (collectives), the matmul's FLOPs (compute-bound) or the bytes moved to
   // and from HBM (memory-bound matmuls and copies).
   double size = 0;

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/common/bound.hpp"
 #include "models/common/shape.hpp"
 #include "models/goal/goal_figures.hpp"
 #include "models/model/parallelism.hpp"
@@ -100,6 +102,8 @@ struct PipelineFigures {
   std::int64_t worst_stage = 0;                   // the stage whose memory is the candidate's
 };
 
+struct PreparedCandidate;  // candidate_evaluation.hpp
+
 struct CandidateResult {
   Candidate candidate;
   std::optional<std::string> rejected;  // why it cannot run (a dim that does not divide, HBM overflow by N bytes)
@@ -112,7 +116,7 @@ struct CandidateResult {
   double book_step_s = 0;
   std::optional<double> des_step_s;  // set once simulated
   StepBreakdown breakdown;           // closed form
-  std::string bound;  // "compute", "ici", "hbm" or "dcn": the largest part of the breakdown (the bubble is not one)
+  std::optional<StepBound> bound;    // the largest part of the breakdown (the bubble is not one); none until evaluated
 
   double model_flops_per_step =
       0;           // useful FLOPs of the whole step (6 N tokens plus attention in training, N the matmul params)
@@ -147,6 +151,12 @@ struct CandidateResult {
   // the default mesh, with mesh axes of equal size and wraparound swapped: the same program up to a symmetry of the
   // slice, so the same figures; docs/capacity.md, "Mirror images"). Their parallelisms, in enumeration order.
   std::vector<Parallelism> mirrors;
+
+  // What evaluate_candidate_book made of the candidate (its expanded step program and that program planned for the
+  // closed form), kept for the des and the op rows so that neither expands nor plans it again; null when the
+  // candidate could not be planned, or once a caller let it go (the plan search keeps it for the candidates it
+  // simulates only).
+  std::shared_ptr<const PreparedCandidate> prepared;
 
   // The step time used for ranking and the derived figures: des when simulated, else book.
   double step_s() const { return des_step_s.value_or(book_step_s); }

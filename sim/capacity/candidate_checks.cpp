@@ -112,7 +112,7 @@ CheckValue candidate_figure(CandidateFigureCache& cache, const Expectation& e) {
     case Metric::ici_time_s:
       return r.breakdown.ici_s;
     case Metric::compute_bound:
-      return r.bound == "compute";
+      return r.bound == StepBound::compute;
     case Metric::fits_hbm:
       return r.fits_hbm;
     case Metric::memory_per_chip_bytes:

@@ -6,6 +6,7 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -253,7 +254,10 @@ void simulate_layers_in_sequence(const CapacityProblem& problem, const ModelProg
 void simulate_candidate(const CapacityProblem& problem, CandidateResult& result, CandidateTimeline* timeline,
                         const CandidateSimulation& how) {
   if (result.rejected) throw VerifyError("a rejected candidate is not simulated: " + *result.rejected);
-  const ModelProgram model = expand_candidate(problem, result.candidate);
+  // The step program evaluate_candidate_book expanded (expanded here only when the caller let it go).
+  std::optional<ModelProgram> expanded;
+  if (!result.prepared) expanded = expand_candidate(problem, result.candidate);
+  const ModelProgram& model = result.prepared ? result.prepared->model : *expanded;
   // Several slices too: the layers in sequence overlap the DCN's gradient reductions with the backward, as XLA
   // schedules them (docs/capacity.md, "Overlap in the step").
   if (!result.pipeline && problem.options.schedule != SchedulePolicy::program_order) {
@@ -264,7 +268,7 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
   // each op's simulated span (from its first task's start to its last task's end) one run of it. Without stages the
   // step is each op's span times its repeats (no overlap, as the book); with them, the stages' work from those, and
   // the schedule as an event graph of the stages' computes and the sends between them, simulated in a second child
-  // process.
+  // process. Planned again: the des's program holds each collective's chip groups, which the book's leaves out.
   const ScenarioPlatform platform = build_platform(model.spec);
   const PlannedProgram program = plan_program(model.spec, platform.topology(), nullptr);
   const DesMemoryGate::Grant memory = admit_des(program, platform, how, "the des of the layer: ");
@@ -321,7 +325,8 @@ void simulate_candidate(const CapacityProblem& problem, CandidateResult& result,
   pipeline.num_chips = platform.network.num_chips;
   std::vector<PipelineGraphTask> roles;
   EventGraph schedule_graph = pipeline_graph(pipeline, timeline ? &roles : nullptr);
-  SimulationResult simulated = podsim::simulate(platform.network, schedule_graph);
+  // The stages' schedule is no slice's work: simulate_exact runs it in full.
+  SimulationResult simulated = simulate_exact(platform.network, schedule_graph, {}, problem.simulation).result;
   const PipelineSpan span =
       pipeline_bubble(simulated.makespan_s, f.microbatches, PipelineTimes{pipeline.forward_s, pipeline.backward_s, {}});
   f.des_span_s = span.span_s;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -62,13 +63,13 @@ double dropped_fraction(const TransformerDims& dims, const Workload& w) {
   return expert_load(w, tokens, dims.experts_per_token, dims.experts, 1).dropped_fraction;
 }
 
-const char* largest(const StepBreakdown& b) {
-  const char* name = "compute";
+StepBound largest(const StepBreakdown& b) {
+  StepBound bound = StepBound::compute;
   double best = b.compute_s;
-  if (b.hbm_s > best) name = "hbm", best = b.hbm_s;
-  if (b.ici_s > best) name = "ici", best = b.ici_s;
-  if (b.dcn_s > best) name = "dcn";
-  return name;
+  if (b.hbm_s > best) bound = StepBound::hbm, best = b.hbm_s;
+  if (b.ici_s > best) bound = StepBound::ici, best = b.ici_s;
+  if (b.dcn_s > best) bound = StepBound::dcn;
+  return bound;
 }
 
 // A step's book time `repeat` times into its part: a collective's phases across slices (its book's dcn_s) into
@@ -79,7 +80,7 @@ void add_step(StepBreakdown& to, const PlannedStep& step, double repeat) {
     const double dcn = step.book.dcn_s * repeat;
     to.dcn_s += dcn;
     to.ici_s += t - dcn;
-  } else if (step.bound == "compute") {
+  } else if (step.bound == Bound::compute) {
     to.compute_s += t;
   } else {
     to.hbm_s += t;
@@ -137,12 +138,9 @@ double offload_seconds(const Workload& w, const Candidate& candidate, const Mode
 
 // Bytes one chip sends to its neighbouring stage per microbatch: its shard of the microbatch's activation at the
 // stage boundary, [tokens / token axes, D] (d_model is whole in activations).
-std::uint64_t pipeline_send_bytes(const TransformerDims& dims, const Workload& w, const Candidate& candidate,
-                                  const Mesh& mesh) {
-  std::uint64_t shards = 1;
-  for (const auto& axis : batch_axes(candidate.parallelism))
-    shards *= static_cast<std::uint64_t>(mesh.axis_size(axis));
-  const std::uint64_t tokens = w.batch_tokens / static_cast<std::uint64_t>(w.microbatches);
+std::uint64_t pipeline_send_bytes(const TransformerDims& dims, const Workload& w, const ModelProgram& model) {
+  const std::uint64_t shards = model.axes.token_shards;
+  const std::uint64_t tokens = w.tokens_per_pass();
   const std::uint64_t local = (tokens + shards - 1) / shards;
   return local * static_cast<std::uint64_t>(dims.d_model) * static_cast<std::uint64_t>(dtype_bits(w.activation_dtype)) /
          8;
@@ -151,13 +149,12 @@ std::uint64_t pipeline_send_bytes(const TransformerDims& dims, const Workload& w
 // The closed form of a pipelined step: the stages' work from the layer program's book times, the sends between
 // neighbouring stages at the book's point-to-point time, the schedule's span by recurrence, then the longest tail.
 // Sets `breakdown` to the busiest stage's work by part (m microbatches and the longest tail) plus its bubble.
-PipelineFigures book_pipeline(const TransformerDims& dims, const Workload& w, const Candidate& candidate,
-                              const ModelProgram& model, const PlannedProgram& program, const PlanTopology& topology,
-                              StepBreakdown& breakdown) {
+PipelineFigures book_pipeline(const TransformerDims& dims, const Workload& w, const ModelProgram& model,
+                              const PlannedProgram& program, const PlanTopology& topology, StepBreakdown& breakdown) {
   const Mesh& mesh = model.spec.mesh.mesh;
   PipelineFigures f;
-  f.axes = candidate.parallelism.of(ParallelKind::pipeline);
-  f.stages = candidate.parallelism.degree(ParallelKind::pipeline, mesh);
+  f.axes = model.axes.pipeline;
+  f.stages = model.axes.stages;
   f.layers_per_stage = dims.layers / f.stages;
   f.microbatches = w.microbatches;
   f.schedule = w.pipeline_schedule;
@@ -165,7 +162,7 @@ PipelineFigures book_pipeline(const TransformerDims& dims, const Workload& w, co
   PipelineTimes times{work.forward_s(), work.backward_s(), {}};
   f.forward_s = times.forward_s;
   f.backward_s = times.backward_s;
-  f.send_bytes = pipeline_send_bytes(dims, w, candidate, mesh);
+  f.send_bytes = pipeline_send_bytes(dims, w, model);
   const IciModel& ici = model.spec.hardware.spec.ici;
   if (!ici.present())
     throw VerifyError("pipeline axes " + join(f.axes, ",") + ": stages send activations over ICI, got: hardware " +
@@ -281,7 +278,9 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     if (candidate.slices > 1) {
       if (const auto issue = slice_axis_issue(candidate.parallelism, kSliceAxisName)) throw VerifyError(issue->message);
     }
-    const ModelProgram model = expand_candidate(problem, candidate);
+    auto prepared = std::make_shared<PreparedCandidate>();
+    prepared->model = expand_candidate(problem, candidate);
+    const ModelProgram& model = prepared->model;
     const Slice slice(model.spec.slice_shape, model.spec.wraparound);
     const auto [in_slice, in_slice_dims] = model.spec.in_slice_mesh();
     const MeshMapping mapping(in_slice, slice, in_slice_dims);
@@ -291,10 +290,11 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
                                 model.spec.slice_count,
                                 model.spec.slice_count > 1 ? model.spec.dcn_bandwidth_or_preset() : 0.0,
                                 model.spec.slice_count > 1 ? model.spec.dcn_latency_or_preset() : 0.0};
-    PlannedProgram program = plan_program(model.spec, topology, nullptr);
-    const std::int64_t stages = candidate.parallelism.degree(ParallelKind::pipeline, model.spec.mesh.mesh);
+    prepared->book_program = plan_program(model.spec, topology, nullptr);
+    const PlannedProgram& program = prepared->book_program;
+    const std::int64_t stages = model.axes.stages;
     if (stages > 1) {
-      r.pipeline = book_pipeline(dims, w, candidate, model, program, topology, r.breakdown);
+      r.pipeline = book_pipeline(dims, w, model, program, topology, r.breakdown);
     } else {
       for (std::size_t i = 0; i < program.ops.size(); ++i)
         for (const auto& step : program.ops[i].steps)
@@ -304,7 +304,8 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     r.breakdown.offload_s = offload_seconds(w, candidate, model, program, stages);
     r.book_step_s = r.breakdown.total();
     r.bound = largest(r.breakdown);
-    const std::vector<MemoryByKind> per_stage = stage_memory(dims, w, candidate, model, std::move(program));
+    // stage_memory takes its own copy of the program (it zeroes the bytes it does not count as temporaries).
+    const std::vector<MemoryByKind> per_stage = stage_memory(dims, w, model, program);
     const std::size_t worst = worst_stage(per_stage);
     r.memory = per_stage[worst];
     if (r.pipeline) {
@@ -312,6 +313,7 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
         r.pipeline->stage_memory_bytes.push_back(memory.total());
       r.pipeline->worst_stage = static_cast<std::int64_t>(worst);
     }
+    r.prepared = std::move(prepared);
   } catch (const Error& e) {
     r.rejected = e.what();
     return r;

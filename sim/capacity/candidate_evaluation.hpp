@@ -3,6 +3,7 @@
 // (fast, for screening) or by the simulation (SimGrid, in a child process).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "sim/capacity/candidate_timeline.hpp"
 #include "sim/capacity/des_memory_gate.hpp"
 #include "sim/capacity/model_program.hpp"
+#include "sim/plan/planned_program.hpp"
 #include "sim/run/program_simulation.hpp"
 #include "sim/scenario/model_preset.hpp"
 #include "sim/scenario/scenario_spec.hpp"
@@ -46,10 +48,18 @@ std::optional<double> candidate_price(const CapacityProblem& problem, const Cand
 // name the problem's scenario file.
 ModelProgram expand_candidate(const CapacityProblem& problem, const Candidate& candidate);
 
+// A candidate made ready once for every evaluation of it: its step program (expand_candidate) and that program planned
+// for the closed form (PlanTopology::book_only: each collective's figures, not its chip groups).
+struct PreparedCandidate {
+  ModelProgram model;
+  PlannedProgram book_program;
+};
+
 // The closed form: the sum of the ops' book times x repeats or, with pipeline axes, the stages' schedule (its span by
 // recurrence plus the longest tail; `pipeline` set, docs/overlap-pipeline-dcn.md). A candidate that cannot be planned
 // (a dim that does not divide the axes assigned to it, a sharding rule broken) comes back with `rejected` set, never as
 // an exception; one that does not fit HBM comes back with fits_hbm false and `rejected` saying by how many bytes.
+// The result keeps what it made of the candidate (`prepared`) for simulate_candidate and the op rows.
 CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Candidate& candidate);
 
 // How many of a step's layers the des runs in sequence for a candidate without pipeline stages (docs/capacity.md,

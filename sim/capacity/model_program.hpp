@@ -51,6 +51,17 @@ struct SavedTensor {
   std::optional<LayerTensor> tag;  // MaxText's name for it, when it has one
 };
 
+// The candidate's parallelism resolved on its mesh, once, by expand_model: the axes the step's memory and its pipeline
+// read, and how many shards each makes (the product of their sizes).
+struct ModelAxes {
+  std::vector<std::string> tokens;    // a token's rows: the data, fsdp, expert and sequence axes (batch_axes)
+  std::vector<std::string> pipeline;  // the stages
+  std::uint64_t token_shards = 1;     // the batch and the KV cache's tokens split this many ways
+  std::uint64_t fsdp_shards = 1;      // the weights' ZeRO-3 shards
+  std::uint64_t tensor_shards = 1;    // the heads' (and the KV heads') Megatron shards
+  std::int64_t stages = 1;            // pipeline stages
+};
+
 struct ModelProgram {
   ScenarioSpec spec;                    // verified; no plans (the shardings are the tensors' own)
   std::vector<std::int64_t> repeats;    // per op of spec.program: how many times one step runs it
@@ -58,6 +69,7 @@ struct ModelProgram {
   std::vector<ModelStateTensor> state;  // weights, optimizer state and KV cache among spec.tensors
   std::vector<SavedTensor> saved;       // training: what one layer saves for its backward (per layer, per microbatch)
   std::int64_t checkpoint_copies = 1;   // the scaling book's K checkpoints per layer: the layer input counts K times
+  ModelAxes axes;                       // the parallelism resolved on the mesh
 };
 
 // The step's program for `dims` and `workload` on `candidate` (its hardware, slice, mesh and parallelism). Throws

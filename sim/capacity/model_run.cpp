@@ -42,13 +42,11 @@ const char* place_name(ModelPlace place) {
 }
 
 // The expanded step program's ops, planned (closed form only) on the candidate's slice and mesh, with their repeats,
-// phases and (once simulated) their simulated spans.
-std::vector<OpRun> op_rows(const CapacityProblem& problem, const CandidateResult& result) {
-  const ModelProgram model = expand_candidate(problem, result.candidate);
-  const ScenarioPlatform platform = build_platform(model.spec);
-  PlanTopology topology = platform.topology();
-  topology.book_only = true;
-  const PlannedProgram program = plan_program(model.spec, topology, nullptr);
+// phases and (once simulated) their simulated spans: what evaluate_candidate_book prepared.
+std::vector<OpRun> op_rows(const CandidateResult& result) {
+  if (!result.prepared) throw InternalError("op_rows: the candidate was not planned");
+  const ModelProgram& model = result.prepared->model;
+  const PlannedProgram& program = result.prepared->book_program;
   std::vector<OpRun> rows;
   rows.reserve(program.ops.size());
   for (std::size_t i = 0; i < program.ops.size(); ++i) {
@@ -119,7 +117,7 @@ ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const ModelRunOpti
         simulate_candidate(problem, out.result);
       }
     }
-    out.ops = op_rows(problem, out.result);
+    out.ops = op_rows(out.result);
     run.plans.push_back(std::move(out));
   }
   return run;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/bound.hpp"
 #include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_timeline.hpp"
 #include "sim/run/run_result.hpp"

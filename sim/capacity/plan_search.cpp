@@ -373,6 +373,9 @@ double seconds_since(std::chrono::steady_clock::time_point began) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
 }
 
+// At most this many screened candidates keep their prepared programs until the best K are simulated (memory).
+constexpr std::size_t kKeepPreparedCandidates = 256;
+
 // The closed form of one candidate; an exception becomes the rejection's reason.
 CandidateResult screened(const CapacityProblem& problem, const Candidate& candidate) {
   try {
@@ -449,8 +452,13 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
 
   const auto screen_began = std::chrono::steady_clock::now();
   std::vector<CandidateResult> fitting;
+  // Each candidate's prepared program (some 300 KB for Llama 3 70B: podsim plan's peak memory grew by 15 MB over its
+  // 54 candidates) is kept for the des of the best K while the screened candidates are few; a larger search lets go
+  // of them at once (the des prepares its K again).
+  const bool keep_prepared = enumeration.candidates.size() <= kKeepPreparedCandidates;
   for (const Candidate& candidate : enumeration.candidates) {
     CandidateResult screened_one = screened(problem, candidate);
+    if (screened_one.rejected || !keep_prepared) screened_one.prepared.reset();
     (screened_one.rejected ? result.rejected : fitting).push_back(std::move(screened_one));
   }
   result.screened = enumeration.candidates.size();
@@ -474,6 +482,9 @@ PlanSearchResult search_plans(const ScenarioSpec& spec, const PlanSearchOptions&
   std::vector<std::size_t> picked(top);
   for (std::size_t i = 0; i < top; ++i)
     picked[i] = i;
+  // The candidates not simulated let go of their prepared programs (memory: the search may screen thousands).
+  for (std::size_t i = top; i < fitting.size(); ++i)
+    fitting[i].prepared.reset();
   const std::size_t threads = engine::simulation_threads(options.parallel);
   std::optional<DesMemoryGate> gate;
   if (threads > 1) gate.emplace(available_memory_bytes().value_or(0) / 10 * 9);

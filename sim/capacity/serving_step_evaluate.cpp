@@ -68,12 +68,11 @@ ServingStepEvaluation evaluate_serving_step(const CapacityProblem& problem, cons
     throw VerifyError(serving_candidate_text(candidate) + ": " + std::string(kWorkloadModeNames.name(mode)) +
                       " of batch " + std::to_string(batch) + " at context " + std::to_string(context) +
                       " cannot be planned: " + *out.result.rejected);
-  const ModelProgram model = expand_candidate(p, candidate);
+  // What evaluate_candidate_book expanded and planned (a result with a step was planned).
+  if (!out.result.prepared) throw InternalError("evaluate_serving_step: the candidate was not planned");
+  const ModelProgram& model = out.result.prepared->model;
   if (evaluator == StepEvaluator::book) {
-    const ScenarioPlatform platform = build_platform(model.spec);
-    PlanTopology topology = platform.topology();
-    topology.book_only = true;
-    const PlannedProgram program = plan_program(model.spec, topology, nullptr);
+    const PlannedProgram& program = out.result.prepared->book_program;
     for (std::size_t i = 0; i < program.ops.size(); ++i)
       add_to_serving_group(out, serving_op_group(model, i),
                            program.ops[i].book_time_s * static_cast<double>(model.repeats[i]));

@@ -23,13 +23,6 @@ std::uint64_t bytes_of(DType dtype) {
   return static_cast<std::uint64_t>(dtype_bits(dtype)) / 8;
 }
 
-std::uint64_t product(const std::vector<std::string>& axes, const Mesh& mesh) {
-  std::uint64_t size = 1;
-  for (const auto& axis : axes)
-    size *= static_cast<std::uint64_t>(mesh.axis_size(axis));
-  return size;
-}
-
 }  // namespace
 
 std::uint64_t temporaries_peak(PlannedProgram program, const ModelProgram& model) {
@@ -61,14 +54,12 @@ SavedBytes saved_bytes_per_layer(const ModelProgram& model, const PlannedProgram
   return out;
 }
 
-std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Workload& workload,
-                                       const Candidate& candidate, const ModelProgram& model, PlannedProgram program) {
-  const Mesh& mesh = model.spec.mesh.mesh;
-  const Parallelism& p = candidate.parallelism;
+std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Workload& workload, const ModelProgram& model,
+                                       PlannedProgram program) {
   const bool train = workload.mode == WorkloadMode::train;
   const DType weight_dtype = train ? workload.param_dtype : workload.weight_dtype;
-  const std::uint64_t fsdp = product(p.of(ParallelKind::fsdp), mesh);
-  const auto stages = static_cast<std::int64_t>(product(p.of(ParallelKind::pipeline), mesh));
+  const std::uint64_t fsdp = model.axes.fsdp_shards;
+  const std::int64_t stages = model.axes.stages;
   const auto layers = static_cast<std::uint64_t>(dims.layers / stages);  // per stage (they divide: parallel fit)
   std::map<std::string, std::uint64_t> declared;                         // bytes per chip of each declared tensor
   for (const auto& buffer : program.buffers)
@@ -98,7 +89,7 @@ std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Worklo
     if (train) {
       memory.grads = memory.params;
       const std::uint64_t local_params = memory.params / bytes_of(weight_dtype);
-      memory.optimizer = local_params * (workload.master_weights ? 12 : 8);
+      memory.optimizer = local_params * optimizer_bytes_per_param(workload.master_weights);
       // What each layer saves for its backward, for every microbatch in flight; offloaded tensors are on the host,
       // less one layer's in flight on the device (the copy out of the layer just made, or back for the next).
       const auto in_flight = static_cast<std::uint64_t>(
@@ -110,11 +101,11 @@ std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Worklo
       // KV heads.
       // The cache the prefill writes: every token's keys and values, sharded with the batch and the sequence, each
       // chip holding its group's ceil(K / t) KV heads (as the layer's K and V: the heads padded over the tensor axes).
-      const std::uint64_t t = product(p.of(ParallelKind::tensor), mesh);
+      const std::uint64_t t = model.axes.tensor_shards;
       const auto kv_heads = static_cast<std::uint64_t>(dims.kv_heads);
       const std::uint64_t local_heads = step_memory_ceil_div(kv_heads, t);
       const std::uint64_t per_token = kv_cache_bytes_per_token(dims, workload.kv_dtype) / kv_heads * local_heads;
-      memory.kv_cache = step_memory_ceil_div(per_token * workload.tokens_per_step(), product(batch_axes(p), mesh));
+      memory.kv_cache = step_memory_ceil_div(per_token * workload.tokens_per_step(), model.axes.token_shards);
     }
     memory.temporaries = temporaries;
     out.push_back(memory);
@@ -129,9 +120,9 @@ std::size_t worst_stage(const std::vector<MemoryByKind>& stages) {
   return worst;
 }
 
-MemoryByKind step_memory(const TransformerDims& dims, const Workload& workload, const Candidate& candidate,
-                         const ModelProgram& model, PlannedProgram program) {
-  const std::vector<MemoryByKind> stages = stage_memory(dims, workload, candidate, model, std::move(program));
+MemoryByKind step_memory(const TransformerDims& dims, const Workload& workload, const ModelProgram& model,
+                         PlannedProgram program) {
+  const std::vector<MemoryByKind> stages = stage_memory(dims, workload, model, std::move(program));
   return stages[worst_stage(stages)];
 }
 

@@ -22,15 +22,16 @@ namespace podsim {
 // `program` is `model`'s planned program (taken by value: the temporaries are measured on it with the model state
 // left out); `workload` the effective one (the candidate's microbatches and remat). The layers divide by the stages
 // (verify_parallel_fit).
-std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Workload& workload,
-                                       const Candidate& candidate, const ModelProgram& model, PlannedProgram program);
+// The shard counts are the model's own (model.axes).
+std::vector<MemoryByKind> stage_memory(const TransformerDims& dims, const Workload& workload, const ModelProgram& model,
+                                       PlannedProgram program);
 
 // The first stage with the largest total (0 for an empty list).
 std::size_t worst_stage(const std::vector<MemoryByKind>& stages);
 
 // The worst stage's memory (the whole step's without pipeline axes).
-MemoryByKind step_memory(const TransformerDims& dims, const Workload& workload, const Candidate& candidate,
-                         const ModelProgram& model, PlannedProgram program);
+MemoryByKind step_memory(const TransformerDims& dims, const Workload& workload, const ModelProgram& model,
+                         PlannedProgram program);
 
 // Peak bytes per chip of the buffers the layer program creates (gathered weights, partial sums, intermediates),
 // under the closed form's program-order timeline: declared tensors (the model state, counted by kind), results

@@ -78,7 +78,7 @@ PlannedStep OpPlanner::collective_step(const ScenarioOp& op, const PlannedCollec
   }
   step.reduce_s_per_byte = spec_.hardware.spec.chip.reduction_s_per_byte(step.dtype);
   step.book = book_cost(pc, step.axis_names);
-  step.bound = bound_name(step.book.bound);
+  step.bound = step.book.bound;
   return step;
 }
 
@@ -142,7 +142,7 @@ void OpPlanner::reshard(const ScenarioOp& op, PlannedOp& planned, const TensorSh
     local.kind = StepKind::compute;
     local.reads = {from};
     local.writes = planned.output;
-    local.bound = "memory";
+    local.bound = Bound::memory;
     push(planned, std::move(local));
     return;
   }

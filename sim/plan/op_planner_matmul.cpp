@@ -86,7 +86,7 @@ void OpPlanner::plan(const ScenarioOp& op, const MatmulOp& mm, PlannedOp& planne
   compute.compute_s = roofline.compute_time_s;
   compute.memory_s = roofline.memory_time_s;
   compute.hbm_bytes = static_cast<double>(roofline.bytes);
-  compute.bound = bound_name(roofline.bound);
+  compute.bound = roofline.bound;
   planned.flops = mp.local_flops;
   planned.compute_time_s = roofline.time_s;
   if (loop == Loop::gather)
@@ -166,7 +166,7 @@ PlannedStep OpPlanner::hop_step(const ScenarioOp& op, const Ring& ring, std::uin
   } catch (const Error& e) {
     fail(op, e.what());
   }
-  hop.bound = bound_name(hop.book.bound);
+  hop.bound = hop.book.bound;
   return hop;
 }
 
@@ -199,7 +199,7 @@ PlannedStep OpPlanner::block_step(const PlannedStep& whole, const MatmulRoofline
   compute.compute_s = roofline.compute_time_s;
   compute.memory_s = roofline.memory_time_s;
   compute.hbm_bytes = static_cast<double>(roofline.bytes);
-  compute.bound = bound_name(roofline.bound);
+  compute.bound = roofline.bound;
   compute.in_loop = true;
   return compute;
 }
@@ -290,7 +290,7 @@ void OpPlanner::scatter_loop(const ScenarioOp& op, const MatmulOp& mm, const Mat
       add.reads = {block, to_send};
       add.writes = i + 1 < n ? temporary(out.tensor + " block sum " + std::to_string(i + 1) + of_n) : whole.writes;
       add.book.time_s = loop.step_add_s;
-      add.bound = "memory";
+      add.bound = Bound::memory;
       add.in_loop = true;
       sum = add.writes;
       push(planned, std::move(add));

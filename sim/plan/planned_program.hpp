@@ -59,7 +59,7 @@ struct PlannedStep {
   std::vector<int> reads;  // buffer ids
   int writes = -1;         // buffer id created (-1: none, e.g. a load or a send)
   CostBreakdown book;      // collective and transfer: closed form; compute: time_s and its parts
-  std::string bound;       // what dominates this step's book time: compute, memory, bandwidth or latency
+  Bound bound{};           // what dominates this step's book time (compute until the planner sets it)
 
   // kind == collective: what it does to the values and its V (collective.array_bytes), the mesh axes it runs over
   // (in the order it runs them), the algorithm resolved per axis, and the request the event graph is built from
@@ -137,7 +137,7 @@ struct PlannedOp {
   double flops = 0;                                       // per chip
   double compute_time_s = 0;                              // roofline time of its compute step (0 without one)
   double book_time_s = 0;                                 // sum of its steps' book times
-  std::string bound;                                      // what dominates its book time, steps summed per bound
+  std::optional<Bound> bound;                             // what dominates its book time, steps summed per bound
   std::optional<CollectiveMatmulLoop> collective_matmul;  // set when the matmul runs as a collective matmul
 
   // The buffers the op creates (its temporaries and its result), in creation order.

@@ -22,9 +22,9 @@ namespace {
 // against the communication side (bandwidth, latency), and within the larger side its largest sum (ties to the bound
 // met first). A collective matmul's loop counts as one term of its book time: its compute steps' bound when N blocks'
 // compute (and the last add) is the larger side of the loop's formula, else its hops' bound.
-std::string op_bound(const PlannedOp& op) {
-  std::vector<std::pair<std::string, double>> totals;  // in the order the bounds are met
-  const auto add = [&](const std::string& bound, double time_s) {
+std::optional<Bound> op_bound(const PlannedOp& op) {
+  std::vector<std::pair<Bound, double>> totals;  // in the order the bounds are met
+  const auto add = [&](Bound bound, double time_s) {
     const auto found = std::find_if(totals.begin(), totals.end(), [&](const auto& t) { return t.first == bound; });
     if (found == totals.end())
       totals.emplace_back(bound, time_s);
@@ -41,18 +41,17 @@ std::string op_bound(const PlannedOp& op) {
                                    [&](const PlannedStep& s) { return s.in_loop && s.kind == kind; });
     if (step != op.steps.end()) add(step->bound, loop.book_time_s);
   }
-  const auto on_chip = [](const std::string& bound) { return bound == "compute" || bound == "memory"; };
   double chip_s = 0, communication_s = 0;
   for (const auto& [bound, time_s] : totals)
     (on_chip(bound) ? chip_s : communication_s) += time_s;
   const bool chip_side =
       totals.empty() || on_chip(totals.front().first) ? chip_s >= communication_s : chip_s > communication_s;
-  std::string bound;
+  std::optional<Bound> bound;
   double largest = -1;
-  for (const auto& [name, time_s] : totals)
-    if (on_chip(name) == chip_side && time_s > largest) {
+  for (const auto& [candidate, time_s] : totals)
+    if (on_chip(candidate) == chip_side && time_s > largest) {
       largest = time_s;
-      bound = name;
+      bound = candidate;
     }
   return bound;
 }
@@ -164,7 +163,7 @@ void OpPlanner::plan(const ScenarioOp&, const LoadOp&, PlannedOp& planned) {
   load.book.time_s = hbm_load_time(static_cast<double>(buffer(tensor).bytes_per_chip), spec_.hardware.spec.chip);
   load.memory_s = load.book.time_s;
   load.hbm_bytes = static_cast<double>(buffer(tensor).bytes_per_chip);
-  load.bound = "memory";
+  load.bound = Bound::memory;
   planned.compute_time_s = load.book.time_s;
   push(planned, std::move(load));
   note_working_set(planned);
@@ -184,7 +183,7 @@ void OpPlanner::plan(const ScenarioOp& op, const SendOp& send, PlannedOp& planne
   } catch (const Error& e) {
     fail(op, e.what());
   }
-  step.bound = bound_name(step.book.bound);
+  step.bound = step.book.bound;
   push(planned, std::move(step));
 }
 
@@ -211,7 +210,7 @@ void OpPlanner::plan(const ScenarioOp& op, const ElementwiseOp& e, PlannedOp& pl
   step.hbm_bytes = hbm_bytes;
   step.attention = e.attention;
   step.attention_context = static_cast<double>(e.attention_context);
-  step.bound = compute_s >= memory_s ? "compute" : "memory";
+  step.bound = compute_s >= memory_s ? Bound::compute : Bound::memory;
   planned.flops = step.flops;
   planned.compute_time_s = step.book.time_s;
   planned.output = result_buffer(op, planned, in.sharding, input_labels(op));

@@ -18,10 +18,10 @@ std::vector<std::string> rows_of(const CalibrationFit& fit, const std::string& f
   for (const FittedRow& row : fit.rows) {
     if (!row.row.fit) continue;
     const bool collective = row.row.kind == MeasurementKind::collective;
-    if ((figure == "collective_step_s" && collective && row.bound == "latency") ||
-        (figure == "link_efficiency" && collective && row.bound == "bandwidth") ||
-        (figure == "mxu_efficiency" && row.bound == "compute") ||
-        (figure == "hbm_efficiency" && !collective && row.bound == "memory"))
+    if ((figure == "collective_step_s" && collective && row.bound == Bound::latency) ||
+        (figure == "link_efficiency" && collective && row.bound == Bound::bandwidth) ||
+        (figure == "mxu_efficiency" && row.bound == Bound::compute) ||
+        (figure == "hbm_efficiency" && !collective && row.bound == Bound::memory))
       ids.push_back(row.row.id);
   }
   return ids;
@@ -86,9 +86,9 @@ std::string rows_table(const CalibrationFit& fit, bool fit_rows) {
     const std::string kind = row.row.kind == MeasurementKind::collective ? "collective"
                              : row.row.kind == MeasurementKind::matmul   ? "matmul"
                                                                          : "copy";
-    table.add_row({row.row.id, kind, row.bound, format_seconds(row.row.measured), format_seconds(row.book),
-                   format_seconds(row.before), format_seconds(row.after), signed_percent(row.error_before()),
-                   signed_percent(row.error_after()),
+    table.add_row({row.row.id, kind, std::string(bound_name(row.bound)), format_seconds(row.row.measured),
+                   format_seconds(row.book), format_seconds(row.before), format_seconds(row.after),
+                   signed_percent(row.error_before()), signed_percent(row.error_after()),
                    row.outside_range ? "outside the fitted range (curve held flat)" : ""});
   }
   return any ? table.render("  ") : "  (none)\n";
@@ -174,7 +174,7 @@ json calibration_fit_json(const CalibrationFit& fit, const std::string& hardware
   for (const FittedRow& row : fit.rows)
     rows.push_back({{"id", row.row.id},
                     {"fit", row.row.fit},
-                    {"bound", row.bound},
+                    {"bound", bound_name(row.bound)},
                     {"measured", row.row.measured},
                     {"book", row.book},
                     {"des_before", row.before},

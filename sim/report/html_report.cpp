@@ -123,7 +123,7 @@ std::string plan_html(const PlanRun& plan) {
     out += html_row({esc(op.name), esc(op.kind), html_num(format_seconds(op.des_time_s)),
                      html_num(format_seconds(op.book_time_s)),
                      html_num(ratio_text(des_over_book(op.des_time_s, op.book_time_s))),
-                     html_num(format_seconds(op.exposed_communication_s)), esc(op.bound),
+                     html_num(format_seconds(op.exposed_communication_s)), esc(bound_name(op.bound)),
                      html_num(bytes_text(op.bytes_sent)), esc(collectives_summary(op))});
   out += html_row({"<b>total</b>", "", html_num(format_seconds(plan.des_time_s)),
                    html_num(format_seconds(plan.book_time_s)),

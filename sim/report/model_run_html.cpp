@@ -222,7 +222,7 @@ std::string model_ops_html(const ModelPlanRun& plan) {
                   html_num(model_seconds_cell(model_op_des_s(op))), html_num(format_seconds(op.book_time_s)),
                   html_num(model_op_des_s(op) ? ratio_text(des_over_book(*model_op_des_s(op), op.book_time_s)) : "-"),
                   html_num(model_op_des_s(op) ? format_seconds(*model_op_des_s(op) * repeats) : "-"),
-                  html_num(format_seconds(op.book_time_s * repeats)), share_cell, esc(op.bound)});
+                  html_num(format_seconds(op.book_time_s * repeats)), share_cell, esc(bound_name(op.bound))});
   }
   return out + "</table>\n";
 }
@@ -241,7 +241,7 @@ std::string model_plan_html(const ModelPlanRun& plan) {
   out += figure_card("tokens/s/chip", fmt::format("{:.0f}", r.tokens_per_s_per_chip));
   out += figure_card("memory per chip", bytes_text(r.memory_per_chip_bytes) + " of " + bytes_text(r.hbm_bytes),
                      !r.fits_hbm);
-  out += figure_card("bound", r.bound);
+  out += figure_card("bound", std::string(step_bound_name(r.bound)));
   out += "</div>\n";
   out += "<p class=\"muted\">Simulated: " + esc(model_run_simulated_text(plan)) + ".</p>\n";
   if (r.rejected) out += "<p><span class=\"fail\">Not simulated:</span> " + esc(*r.rejected) + "</p>\n";

@@ -59,7 +59,7 @@ std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
                    format_seconds(op.book_time_s),
                    model_op_des_s(op) ? ratio_text(des_over_book(*model_op_des_s(op), op.book_time_s)) : "-",
                    seconds_or_dash(model_op_des_step(op)), format_seconds(op.book_time_s * static_cast<double>(op.repeats)),
-                   op.bound});
+                   std::string(bound_name(op.bound))});
   out += table.render("  ");
   const auto des = des_step(plan);
   out += fmt::format("  step: des {}, book {}, des/book {}\n", seconds_or_dash(des), format_seconds(r.book_step_s),
@@ -89,7 +89,7 @@ std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
   if (m.offloaded > 0) out += indented(2, "offloaded to host memory: " + bytes_text(m.offloaded) + " per chip");
   if (r.rejected) out += indented(2, "not simulated: " + *r.rejected);
   out += fmt::format("  MFU {} ({}), {:.0f} tokens/s/chip, bound {}\n", percent_text(r.mfu), des ? "des" : "book",
-                     r.tokens_per_s_per_chip, r.bound);
+                     r.tokens_per_s_per_chip, step_bound_name(r.bound));
   (void)run;
   return out;
 }
@@ -141,7 +141,7 @@ json model_op_json(const OpRun& op) {
           {"book_step_s", op.book_time_s * static_cast<double>(op.repeats)},
           {"compute_time_s", op.compute_time_s},
           {"flops", op.flops},
-          {"bound", op.bound}};
+          {"bound", bound_name(op.bound)}};
 }
 
 json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
@@ -279,7 +279,7 @@ void write_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out)
         const auto ratio = model_op_des_s(op) ? des_over_book(*model_op_des_s(op), op.book_time_s) : std::nullopt;
         out << fmt::format("{},{},{},{},{},{:.9g},{},{},{:.9g},{},{},{},{},{:.9g}\n", csv_field(run.name),
                            csv_field(plan.name), csv_field(op.name), csv_field(op.kind), number(model_op_des_s(op)),
-                           op.book_time_s, number(ratio), csv_field(op.bound), op.flops, op.phase, op.place, op.repeats,
+                           op.book_time_s, number(ratio), csv_field(bound_name(op.bound)), op.flops, op.phase, op.place, op.repeats,
                            number(model_op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
       }
 }

@@ -219,7 +219,7 @@ PlanTable ranked_table(const PlanReport& report) {
       row.push_back(bytes_text(r.memory.*column->field));
     row.push_back(bytes_text(r.memory_per_chip_bytes));
     row.push_back(headroom_text(r));
-    row.push_back(r.bound);
+    row.push_back(std::string(step_bound_name(r.bound)));
     if (priced) row.push_back(r.cost_per_million_tokens ? fmt::format("${:.4g}", *r.cost_per_million_tokens) : "-");
     if (spec.goal)
       for (std::string& cell : goal_cells(r.goal, priced))

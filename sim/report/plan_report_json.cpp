@@ -99,7 +99,7 @@ json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::opt
        {{"book", or_null(evaluated, r.book_step_s)}, {"des", r.des_step_s ? json(*r.des_step_s) : json(nullptr)}}},
       {"mfu", or_null(evaluated, r.mfu)},
       {"tokens_per_s_per_chip", or_null(evaluated, r.tokens_per_s_per_chip)},
-      {"bound", or_null(evaluated && !r.bound.empty(), r.bound)},
+      {"bound", or_null(evaluated && r.bound, step_bound_name(r.bound))},
       {"rejected", r.rejected ? json(*r.rejected) : json(nullptr)},
       // Beside the contract.
       {"hardware", c.hardware.name},

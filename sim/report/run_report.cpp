@@ -53,8 +53,9 @@ std::string ops_text(const PlanRun& plan) {
                   {Align::left, Align::left, Align::right, Align::right, Align::right, Align::left, Align::right});
   for (const OpRun& op : plan.ops)
     table.add_row({op.name, op.kind, format_seconds(op.des_time_s), format_seconds(op.book_time_s),
-                   ratio_text(des_over_book(op.des_time_s, op.book_time_s)), op.bound.empty() ? "-" : op.bound,
-                   bytes_text(op.bytes_sent), collectives_summary(op)});
+                   ratio_text(des_over_book(op.des_time_s, op.book_time_s)),
+                   op.bound ? std::string(bound_name(*op.bound)) : "-", bytes_text(op.bytes_sent),
+                   collectives_summary(op)});
   return table.render("  ");
 }
 
@@ -235,7 +236,7 @@ json op_json(const OpRun& op) {
           {"compute_time_s", op.compute_time_s},
           {"exposed_communication_s", op.exposed_communication_s},
           {"flops", op.flops},
-          {"bound", op.bound},
+          {"bound", bound_name(op.bound)},
           {"bytes_sent", op.bytes_sent},
           {"matmul_case", op.matmul_case > 0 ? json(op.matmul_case) : json(nullptr)},
           {"collectives", collectives},
@@ -499,8 +500,8 @@ void write_run_csv(const std::vector<ScenarioRun>& runs, std::ostream& out) {
         const auto ratio = des_over_book(op.des_time_s, op.book_time_s);
         out << fmt::format("{},{},{},{},{:.9g},{:.9g},{},{},{:.9g},{},{},{:.9g}\n", csv_field(run.name),
                            csv_field(plan.name), csv_field(op.name), csv_field(op.kind), op.des_time_s, op.book_time_s,
-                           ratio ? fmt::format("{:.9g}", *ratio) : "", csv_field(op.bound), op.flops, op.bytes_sent,
-                           csv_field(collectives_summary(op)), op.exposed_communication_s);
+                           ratio ? fmt::format("{:.9g}", *ratio) : "", csv_field(bound_name(op.bound)), op.flops,
+                           op.bytes_sent, csv_field(collectives_summary(op)), op.exposed_communication_s);
       }
 }
 

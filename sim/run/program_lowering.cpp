@@ -142,7 +142,7 @@ class Lowering {
     if (step.compute_s > 0 || step.memory_s > 0)
       return calibrated_attention_s(calibration, step.attention, step.attention_context, step.compute_s, step.memory_s,
                                     step.flops, step.hbm_bytes);
-    if (step.bound == "compute") return calibrated_compute_s(calibration, step.book.time_s, 0, step.flops, 0);
+    if (step.bound == Bound::compute) return calibrated_compute_s(calibration, step.book.time_s, 0, step.flops, 0);
     return step.book.time_s / efficiency_at(calibration.hbm_efficiency, step.hbm_bytes);
   }
 

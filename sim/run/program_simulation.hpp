@@ -1,11 +1,18 @@
-// How a scenario's lowered program is simulated: the engine's symmetry paths in order where they prove exact (the
-// translation quotient, bit for bit the full simulation; then one group per phase), else every chip in full. One
-// place for `podsim run` and the capacity search's simulated candidates (docs/performance.md).
+// How an event graph is simulated exactly: the engine's symmetry paths in order where they prove exact (the slice
+// quotient across slices; on one slice the translation quotient, bit for bit the full simulation, then one group per
+// phase), else every chip in full. simulate_exact is the only place that picks the path, for `podsim run`, the
+// capacity search's simulated candidates and their pipeline schedules alike (docs/performance.md).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
+#include "models/topology/slice.hpp"
+#include "sim/engine/graph_symmetry.hpp"
+#include "sim/engine/network.hpp"
 #include "sim/engine/simulation_result.hpp"
+#include "sim/graph/event_graph.hpp"
 #include "sim/run/program_lowering.hpp"
 #include "sim/run/scenario_platform.hpp"
 
@@ -25,9 +32,31 @@ struct ProgramSimulationOptions {
   bool ledger = true;
 };
 
-// What simulate(platform.network, *lowered.graph) returns (without the ledger when `options.ledger` is false and
-// a quotient gives the result). Several slices take the slice quotient when they do the same work, else run in
-// full. Throws what simulate() throws.
+// The exact paths, in the order they are tried (ExactSimulation::reason says why one was taken).
+enum class ExactPath { slice_quotient, translation_quotient, one_group_per_phase, full };
+
+// What the graph is known to be: the slice its chips form (`slices` copies of it over the DCN), and its phases for
+// one group per phase. A graph without a slice (a pipeline's stage schedule) or without phases runs in full.
+struct ExactGraphShape {
+  const Slice* slice = nullptr;
+  std::int32_t slices = 1;
+  const GraphSymmetry* symmetry = nullptr;
+};
+
+struct ExactSimulation {
+  SimulationResult result;  // simulate(network, graph)'s (without the ledger when options.ledger is false and a
+                            // quotient gives it)
+  ExactPath path = ExactPath::full;
+  std::string reason;  // why this path: the rule that chose it, or why the earlier paths declined
+};
+
+// The one place that picks the path: several slices take the slice quotient when they do the same work, else run in
+// full; one slice takes the translation quotient when every chip's tasks are chip 0's moved, else one group per phase
+// (with few phases, or many tasks a phase), else the full simulation. Throws what simulate() throws.
+ExactSimulation simulate_exact(const NetworkSpec& network, const EventGraph& graph, const ExactGraphShape& shape,
+                               const ProgramSimulationOptions& options = {});
+
+// simulate_exact on a scenario's lowered program over its platform.
 SimulationResult simulate_program(const ScenarioPlatform& platform, const LoweredProgram& lowered,
                                   const ProgramSimulationOptions& options = {});
 

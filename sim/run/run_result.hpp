@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/common/bound.hpp"
 #include "models/common/collective_kind.hpp"
 #include "models/hardware/ici.hpp"
 #include "models/topology/slice.hpp"
@@ -73,7 +74,8 @@ struct OpRun {
   double book_time_s = 0;     // closed form: sum of its collectives' book times plus its compute roofline
   double compute_time_s = 0;  // roofline time of its local compute on one chip (0 for pure communication)
   double flops = 0;           // per chip
-  std::string bound;          // compute, memory, bandwidth or latency: what dominates its book time
+  // What dominates its book time (none for an op without steps).
+  std::optional<Bound> bound;
   std::vector<CollectiveRun> collectives;
   std::uint64_t bytes_sent = 0;  // over all chips, from the simulation
   int matmul_case = 0;           // 1..4 for matmuls

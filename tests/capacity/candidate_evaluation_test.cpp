@@ -38,7 +38,7 @@ TEST(CandidateEvaluation, DataParallelComputeTermIsSixNTokensOverChipsPeak) {
   const double layer = 2 * all_reduce(2 * mib) + all_reduce(4 * mib) + 3 * all_reduce(8 * mib);
   const double ici = 4 * layer + 2 * all_reduce(64 * mib);
   EXPECT_NEAR(r.breakdown.ici_s, ici, 1e-9 * ici);
-  EXPECT_EQ(r.bound, "compute");
+  EXPECT_EQ(r.bound, StepBound::compute);
   // The rest is the HBM-bound elementwise ops, each moving every array it reads and writes once at 2.8e12 B/s
   // (docs/parallelism.md, "Elementwise ops"). With a = 16,384 x 1024 x 2 bytes / 2.8e12 (one [tokens, D] array):
   // per layer norm1, norm2 and their backwards 4 arrays on [tokens, D] each (16a), the activation 3 and its
@@ -156,7 +156,7 @@ TEST(CandidateEvaluation, DecodeStepIsAtLeastTheHbmLowerBound) {
   // Each chip reads its group's one KV head (of 8 over 16 chips); the rest is the layers' latency-bound collectives
   // over the tensor axes (a gather and a reduce-scatter per norm, 4 per layer, each a few hops of 1 us).
   EXPECT_LT(r.book_step_s, 1.5 * bound);
-  EXPECT_EQ(r.bound, "hbm");
+  EXPECT_EQ(r.bound, StepBound::hbm);
   EXPECT_DOUBLE_EQ(r.token_latency_s, r.book_step_s);
   // Model FLOPs: 2 x the matmul params + 4 T N H L at T = 2048, per token of the batch. The matmul params are the
   // 70,553,706,496 less the input embedding V D = 128,256 x 8192 = 1,050,673,152 and the norms 161 x 8192 = 1,318,912:
@@ -182,7 +182,7 @@ TEST(CandidateEvaluation, PrefillIsComputeBoundAndWritesTheKvCache) {
   ASSERT_FALSE(r.rejected) << *r.rejected;
   const double per_token = 2.0 * 6979321856.0 + 2147483648.0;
   EXPECT_NEAR(r.breakdown.compute_s, per_token * 32768 / (16 * 1.97e14), 1e-9 * r.breakdown.compute_s);
-  EXPECT_EQ(r.bound, "compute");
+  EXPECT_EQ(r.bound, StepBound::compute);
   // The cache written: 2 x 32 x 8 x 128 x 2 = 131,072 bytes per token x 32,768 tokens, over data X (the batch)
   // and tensor Y (the 8 KV heads): 268,435,456 bytes per chip.
   EXPECT_EQ(r.memory.kv_cache, 268435456u);

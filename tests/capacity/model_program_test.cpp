@@ -50,6 +50,18 @@ std::int64_t repeat(const ModelProgram& m, const std::string& op) {
 
 using Axes = std::vector<std::vector<std::string>>;
 
+// The parallelism resolved on the 4x4x4 mesh once: a token's rows over data X and fsdp Y (4 x 4 = 16 shards), the
+// weights' ZeRO-3 shards over Y (4), the heads over tensor Z (4), no pipeline stages.
+TEST(ModelProgram, TheParallelismsAxesAreResolvedOnTheMeshOnce) {
+  const ModelProgram m = small_training();
+  EXPECT_EQ(m.axes.tokens, (std::vector<std::string>{"X", "Y"}));
+  EXPECT_EQ(m.axes.token_shards, 16u);
+  EXPECT_EQ(m.axes.fsdp_shards, 4u);
+  EXPECT_EQ(m.axes.tensor_shards, 4u);
+  EXPECT_TRUE(m.axes.pipeline.empty());
+  EXPECT_EQ(m.axes.stages, 1);
+}
+
 TEST(ModelProgram, ShapesAndShardingsFollowTheParallelism) {
   const ModelProgram m = small_training();
   // The residual stream: tokens over data then fsdp (X, Y), d_model over tensor (Z).
@@ -318,7 +330,7 @@ TEST(ModelProgram, Int8TrainingRunsTheLayersMatmulsAtTheInt8PeakAndTheLogitsAtBf
     EXPECT_NEAR(step.compute_s, 174.415e-6, 1e-9) << name;
     EXPECT_DOUBLE_EQ(step.hbm_bytes, 92274688.0) << name;
     EXPECT_NEAR(op.compute_time_s, 174.415e-6, 1e-9) << name;
-    EXPECT_EQ(op.bound, "compute") << name;
+    EXPECT_EQ(op.bound, Bound::compute) << name;
   }
   // The logits stay bf16: 2 x 8192 x 1024 x 32768 = 549,755,813,888 FLOPs / 1.97e14 = 2.790639 ms.
   EXPECT_NEAR(compute_step(planned_op(p, "logits")).compute_s, 2.790639e-3, 1e-9);
@@ -369,7 +381,7 @@ TEST(ModelProgram, Int8DecodeReadsOneBytePerWeightAndComputesAtTheInt8Peak) {
   EXPECT_NEAR(q.compute_s, 21.291e-9, 1e-12);
   EXPECT_DOUBLE_EQ(q.hbm_bytes, 1064960.0);
   EXPECT_NEAR(q.memory_s, 1.298732e-6, 1e-12);
-  EXPECT_EQ(q.bound, "memory");
+  EXPECT_EQ(q.bound, Bound::memory);
 }
 
 TEST(ModelProgram, Fp8OnAChipWithoutAnFp8PeakIsAnError) {

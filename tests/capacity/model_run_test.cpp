@@ -45,7 +45,7 @@ TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
   for (const OpRun& op : run.plans[0].ops) {
     ASSERT_TRUE(op.simulated) << op.name;
     const auto n = static_cast<double>(op.repeats);
-    if (op.bound == "compute") compute_rows += op.book_time_s * n;
+    if (op.bound == Bound::compute) compute_rows += op.book_time_s * n;
     book_rows += op.book_time_s * n;
     des_rows += op.des_time_s * n;
   }

@@ -405,7 +405,7 @@ TEST(PlanSearch, SeveralSlicesAreSimulatedAndTheDcnTimeIsReported) {
   ASSERT_TRUE(r.des_dcn_s);
   EXPECT_GT(*r.des_dcn_s, 0.0);
   EXPECT_GT(r.breakdown.dcn_s, 0.0);
-  EXPECT_EQ(r.bound == "dcn",
+  EXPECT_EQ(r.bound == StepBound::dcn,
             r.breakdown.dcn_s > std::max({r.breakdown.compute_s, r.breakdown.hbm_s, r.breakdown.ici_s}));
 }
 

@@ -117,7 +117,7 @@ TEST(RematPolicy, OffloadedTensorsAreOnTheHostNotInHbm) {
   // the host.
   Workload w = training(1 << 16, 2048);
   w.remat = policy(RematPolicy::qkv_proj_offloaded);
-  const MemoryByKind memory = step_memory(small_model(), w, small_candidate(w.remat), p.model, p.program);
+  const MemoryByKind memory = step_memory(small_model(), w, p.model, p.program);
   EXPECT_EQ(memory.activations, (4 * 32 + 96) * MiB);
   EXPECT_EQ(memory.offloaded, 4 * 96 * MiB);
 }

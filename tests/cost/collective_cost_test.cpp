@@ -15,7 +15,6 @@ namespace {
 
 constexpr double kWUni = 4.5e10;  // v4 / v5e one-way ICI bandwidth per link, B/s
 constexpr double kAlpha = 1e-6;   // the book's per-hop latency, s
-using Bound = CostBreakdown::Bound;
 
 // Pop Quiz 2: AllGather_Y([E_Y, F]) -> [E, F], v5e mesh {X: 8, Y: 4} on an 8x4 slice. Neither dim is 16,
 // so no wraparound. E = 2048, F = 8192, bf16: V = 2048 * 8192 * 2 = 33,554,432 B, shard V/4 = 512 * 8192

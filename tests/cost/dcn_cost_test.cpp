@@ -66,7 +66,7 @@ TEST(DcnCost, GatherAndScatterAreHalfTheAllReduceAndLatencyCountsRingSteps) {
   // Latency-bound: 2 (S-1) alpha_dcn over 2 U / W_dcn.
   const CostBreakdown ar = book_dcn_cost(CollectiveKind::all_reduce, 5, 1e3, 1e9, 1e-3);
   EXPECT_DOUBLE_EQ(ar.time_s, 8e-3);
-  EXPECT_EQ(ar.bound, CostBreakdown::Bound::latency);
+  EXPECT_EQ(ar.bound, Bound::latency);
   EXPECT_DOUBLE_EQ(book_dcn_cost(CollectiveKind::all_reduce, 1, 1e9, 1e9, 1).time_s, 0);
 }
 

@@ -17,7 +17,7 @@ TEST(BookPointToPoint, TermsAdd) {
   test::expect_close(cost.latency_s, 3e-6);
   test::expect_close(cost.time_s, 96.20675556e-6);
   EXPECT_EQ(cost.hops, 3);
-  EXPECT_EQ(cost.bound, CostBreakdown::Bound::bandwidth);
+  EXPECT_EQ(cost.bound, Bound::bandwidth);
   EXPECT_EQ(cost.formula, "bytes / (ports * W_uni) + hops * alpha");
 }
 
@@ -25,7 +25,7 @@ TEST(BookPointToPoint, TermsAdd) {
 TEST(BookPointToPoint, SmallMessageIsLatencyBound) {
   const CostBreakdown cost = book_point_to_point(4500, 2, 1, 4.5e10, 1e-6);
   test::expect_close(cost.time_s, 2.1e-6);
-  EXPECT_EQ(cost.bound, CostBreakdown::Bound::latency);
+  EXPECT_EQ(cost.bound, Bound::latency);
 }
 
 TEST(BookPointToPoint, RejectsBadInputs) {

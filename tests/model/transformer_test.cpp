@@ -56,6 +56,12 @@ TEST(Transformer, Llama3_70bFlopsKvAndTrainingState) {
   EXPECT_EQ(full.activations, 100u * (std::uint64_t{1} << 40));
 }
 
+// Adam's state per parameter: two fp32 moments, 2 x 4 = 8 bytes; with master weights an fp32 copy more, 12.
+TEST(Transformer, OptimizerBytesPerParameter) {
+  EXPECT_EQ(optimizer_bytes_per_param(false), 8u);
+  EXPECT_EQ(optimizer_bytes_per_param(true), 12u);
+}
+
 TEST(Transformer, MixtralCountsEveryExpertButActivatesTwo) {
   const ParamCounts p = count_params(mixtral_8x7b());
   // 32 x (2 x 4096 x 4096 + 2 x 4096 x 1024).

@@ -94,7 +94,7 @@ TEST(ProgramPlanner, FsdpGathersEachWeightIntoATemporaryReadOnlyByTheMatmul) {
   // Book time of up: all-gather over two 4-long lines, V / W_bidi per axis-phase as the book counts it, plus the
   // matmul roofline; the op's book time is their sum.
   EXPECT_DOUBLE_EQ(up.book_time_s, up.steps[0].book.time_s + up.steps[1].book.time_s);
-  EXPECT_EQ(up.bound, "bandwidth");
+  EXPECT_EQ(up.bound, Bound::bandwidth);
 }
 
 TEST(ProgramPlanner, AnOpsBoundCountsAllItsCollectivesNotItsLargestStep) {
@@ -123,8 +123,8 @@ TEST(ProgramPlanner, AnOpsBoundCountsAllItsCollectivesNotItsLargestStep) {
   // Together the gathers take 1118.48 us of the op's 1816.14 us: the op is bandwidth-bound, though its largest
   // single step is the compute-bound matmul.
   EXPECT_NEAR(up.book_time_s, 1816.14e-6, 1e-8);
-  EXPECT_EQ(up.steps[2].bound, "compute");
-  EXPECT_EQ(up.bound, "bandwidth");
+  EXPECT_EQ(up.steps[2].bound, Bound::compute);
+  EXPECT_EQ(up.bound, Bound::bandwidth);
 }
 
 TEST(ProgramPlanner, MegatronKeepsPartialSumsAsATemporaryUntilTheAllReduceEnds) {

@@ -61,7 +61,7 @@ PlanSearchResult sample_search() {
   first.book_step_s = 2.0;
   first.des_step_s = 2.5;
   first.breakdown = {1.5, 0.0, 0.5, 0.0};
-  first.bound = "compute";
+  first.bound = StepBound::compute;
   first.model_flops_per_step = 1e15;
   first.mfu = 0.4;
   first.tokens_per_s_per_chip = 26214.4;  // 2^20 tokens / 2.5 s / 16 chips
@@ -76,7 +76,7 @@ PlanSearchResult sample_search() {
   second.fits_hbm = true;
   second.book_step_s = 3.0;
   second.breakdown = {2.0, 0.0, 1.0, 0.0};
-  second.bound = "compute";
+  second.bound = StepBound::compute;
   second.mfu = 0.3;
   second.tokens_per_s_per_chip = 21845.0;
   search.ranked.push_back(second);
@@ -88,7 +88,7 @@ PlanSearchResult sample_search() {
   no_fit.hbm_bytes = 16 * kGiB;
   no_fit.fits_hbm = false;
   no_fit.book_step_s = 9.0;
-  no_fit.bound = "compute";
+  no_fit.bound = StepBound::compute;
   no_fit.rejected = "does not fit HBM by 4 GiB";
   search.rejected.push_back(no_fit);
 
@@ -324,7 +324,7 @@ TEST(PlanReport, DecodeShowsTokenLatencyAndThroughput) {
   r.book_step_s = 0.02;
   r.token_latency_s = 0.02;
   r.tokens_per_s_per_chip = 100;  // batch 8 / 0.02 s = 400 tokens/s over 4 chips
-  r.bound = "hbm";
+  r.bound = StepBound::hbm;
   search.ranked.push_back(r);
   search.screened = 1;
   const std::string text = plan_text({spec, search});

@@ -15,7 +15,7 @@ constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr std::uint64_t kGiB = 1ull << 30;
 
 inline OpRun make_op(std::string name, std::string kind, std::int32_t op_id, double start_s, double end_s,
-                     double book_s, std::string bound) {
+                     double book_s, Bound bound) {
   OpRun op;
   op.name = std::move(name);
   op.kind = std::move(kind);
@@ -25,7 +25,7 @@ inline OpRun make_op(std::string name, std::string kind, std::int32_t op_id, dou
   op.des_end_s = end_s;
   op.des_time_s = end_s - start_s;
   op.book_time_s = book_s;
-  op.bound = std::move(bound);
+  op.bound = bound;
   return op;
 }
 
@@ -65,10 +65,10 @@ inline ScenarioRun sample_run() {
   PlanRun fsdp;
   fsdp.name = "fsdp";
   fsdp.description = "weights sharded, gathered per layer";
-  OpRun h = make_op("h", "matmul", 0, 0, 2e-6, 2.5e-6, "compute");
+  OpRun h = make_op("h", "matmul", 0, 0, 2e-6, 2.5e-6, Bound::compute);
   h.flops = 2e9;
   h.matmul_case = 1;
-  OpRun gather = make_op("gather", "all_gather", 1, 2e-6, 6e-6, 2e-6, "bandwidth");
+  OpRun gather = make_op("gather", "all_gather", 1, 2e-6, 6e-6, 2e-6, Bound::bandwidth);
   gather.bytes_sent = 2 * kMiB;
   CollectiveRun ag;
   ag.kind = CollectiveKind::all_gather;
@@ -81,7 +81,7 @@ inline ScenarioRun sample_run() {
   gather.collectives = {ag};
   gather.contention = Contention{{"h"}, "ici.x+.0", 2 * kMiB};
   gather.exposed_communication_s = 4e-6;  // t3 reaches chip 2 over [2, 6] us while chip 2 computes nothing
-  OpRun out = make_op("out", "matmul", 2, 6e-6, 7.5e-6, 1.5e-6, "compute");
+  OpRun out = make_op("out", "matmul", 2, 6e-6, 7.5e-6, 1.5e-6, Bound::compute);
   out.flops = 1e9;
   out.matmul_case = 2;
   fsdp.ops = {h, gather, out};
@@ -132,7 +132,7 @@ inline ScenarioRun sample_run() {
   PlanRun tp;
   tp.name = "tp<x>";
   tp.description = "tensor parallel & \"sequence\" parallel";
-  OpRun final_op = make_op("out,\"final\"", "matmul", 5, 1e-6, 4e-6, 5e-6, "compute");
+  OpRun final_op = make_op("out,\"final\"", "matmul", 5, 1e-6, 4e-6, 5e-6, Bound::compute);
   final_op.flops = 4e9;
   final_op.bytes_sent = 0;
   CollectiveRun ar;
