@@ -58,7 +58,8 @@ std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
     table.add_row({op.name, op.kind, op.phase, std::to_string(op.repeats), seconds_or_dash(model_op_des_s(op)),
                    format_seconds(op.book_time_s),
                    model_op_des_s(op) ? ratio_text(des_over_book(*model_op_des_s(op), op.book_time_s)) : "-",
-                   seconds_or_dash(model_op_des_step(op)), format_seconds(op.book_time_s * static_cast<double>(op.repeats)),
+                   seconds_or_dash(model_op_des_step(op)),
+                   format_seconds(op.book_time_s * static_cast<double>(op.repeats)),
                    std::string(bound_name(op.bound))});
   out += table.render("  ");
   const auto des = des_step(plan);
@@ -279,8 +280,8 @@ void write_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out)
         const auto ratio = model_op_des_s(op) ? des_over_book(*model_op_des_s(op), op.book_time_s) : std::nullopt;
         out << fmt::format("{},{},{},{},{},{:.9g},{},{},{:.9g},{},{},{},{},{:.9g}\n", csv_field(run.name),
                            csv_field(plan.name), csv_field(op.name), csv_field(op.kind), number(model_op_des_s(op)),
-                           op.book_time_s, number(ratio), csv_field(bound_name(op.bound)), op.flops, op.phase, op.place, op.repeats,
-                           number(model_op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
+                           op.book_time_s, number(ratio), csv_field(bound_name(op.bound)), op.flops, op.phase, op.place,
+                           op.repeats, number(model_op_des_step(op)), op.book_time_s * static_cast<double>(op.repeats));
       }
 }
 

@@ -9,10 +9,10 @@
 #include <string>
 
 #include "models/topology/slice.hpp"
-#include "sim/engine/graph_symmetry.hpp"
 #include "sim/engine/network.hpp"
 #include "sim/engine/simulation_result.hpp"
 #include "sim/graph/event_graph.hpp"
+#include "sim/graph/graph_symmetry.hpp"
 #include "sim/run/program_lowering.hpp"
 #include "sim/run/scenario_platform.hpp"
 
