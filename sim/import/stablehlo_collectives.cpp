@@ -119,8 +119,16 @@ std::string StablehloReader::stand_in(const OpLine& op_line, SsaValue& in, const
   return t.name;
 }
 
-// `%r = "stablehlo.all_reduce"(%x) <{...}> ({ ... }) : (T) -> T` and the other collectives of a manual region.
-void StablehloReader::read_stablehlo_collective(OpLine& op_line) {
+// The attributes `<{...}>` of a StableHLO collective on its first line (stablehlo_collectives.cpp).
+struct CollectiveAttrs {
+  std::size_t line = 0;             // the op's line index
+  std::size_t open = 0, close = 0;  // columns of `<{` and just past `}>`
+  std::string text;
+};
+
+// `%r = "stablehlo.all_reduce"(%x) <{...}>`: checks the op is in a manual region, binds its one operand in
+// `op_line.operands`, and returns its attributes.
+CollectiveAttrs StablehloReader::read_collective_head(OpLine& op_line) {
   const std::string& kind = op_line.op;
   if (manual_axes_.empty())
     fail(op_line.op_at, "\"" + kind +
@@ -134,141 +142,178 @@ void StablehloReader::read_stablehlo_collective(OpLine& op_line) {
   if (parts.size() != 1 || line_[parts[0].first] != '%')
     fail(open, kind + " of " + std::to_string(parts.size()) + " operands is not read (one operand only)");
   op_line.operands.emplace_back(line_.substr(parts[0].first, parts[0].second - parts[0].first), parts[0].first);
-  SsaValue& in = operand(op_line, 0);
-  const std::size_t attr_open = line_.find("<{", close);
-  if (attr_open == std::string::npos) fail(close, kind + ": expected its attributes <{...}>");
-  const std::size_t attr_close = match_close(line_, attr_open);
-  if (attr_close == std::string::npos) fail(attr_open, kind + ": unterminated attributes");
-  const std::string attrs = line_.substr(attr_open, attr_close - attr_open);
-  auto attr_at = [&](const std::string& key) {
-    const std::size_t k = attrs.find(key + " = ");
-    return k == std::string::npos ? k : attr_open + k;
-  };
-  auto int_attr = [&](const std::string& key) {
-    const std::size_t k = attr_at(key);
-    if (k == std::string::npos) fail(attr_open, kind + ": no " + key);
-    try {
-      return std::stoll(line_.substr(k + key.size() + 3, 20));
-    } catch (const std::exception&) {
-      fail(k, kind + ": malformed " + key);
-    }
-  };
-  auto dense_attr = [&](const std::string& key) {
-    const std::size_t k = attr_at(key);
-    if (k == std::string::npos) {
-      if (attrs.find("replica_group_mesh_axes") != std::string::npos)
-        fail(attr_open, kind + ": replica groups given as mesh axes (#stablehlo.replica_group_mesh_axes) are not read");
-      fail(attr_open, kind + ": no " + key);
-    }
-    const std::size_t d = line_.find("dense<", k);
-    const std::size_t e = d == std::string::npos ? d : match_close(line_, d + 5);
-    const auto groups = e == std::string::npos ? std::nullopt : int_groups(line_.substr(d + 6, e - d - 7));
-    if (!groups) fail(k, kind + ": malformed " + key);
-    return std::pair{*groups, k};
-  };
-  // The region of a reducing collective: up to `}) : ...`; its op names the reduction.
-  std::optional<Reduction> reduction;
-  const bool reduces = kind == "stablehlo.all_reduce" || kind == "stablehlo.reduce_scatter";
-  if (reduces) {
-    const std::size_t first = cur_;
-    if (brace_delta(line_) != 1) fail(attr_close, kind + ": expected its reduction region `({`");
-    std::size_t k = first + 1;
-    for (; k < op_line.end; ++k) {
-      const std::size_t b = skip_space(lines_[k], 0);
-      if (lines_[k].compare(b, 2, "})") == 0) break;
-      for (const auto& [name, r] :
-           {std::pair{"stablehlo.add", Reduction::sum}, std::pair{"stablehlo.maximum", Reduction::max},
-            std::pair{"stablehlo.minimum", Reduction::min}})
-        if (lines_[k].find(std::string("= ") + name + " ") != std::string::npos) reduction = r;
-    }
-    if (k >= op_line.end) fail(op_line.op_at, kind + "'s region is not closed");
-    if (!reduction) fail(op_line.op_at, kind + ": its region must add, take the max or the min");
-    const auto [groups, groups_at] = dense_attr("replica_groups");
-    const std::vector<std::string> axes = axes_of_groups(groups, groups_at, kind);
-    set_line(k);  // the types on the closing line
-    op_line.type_colon = line_.find(" : ", line_.find("})"));
-    if (op_line.type_colon == std::string::npos) fail(0, kind + ": no types after its region");
-    const std::size_t arrow = line_.find("->", op_line.type_colon);
-    if (arrow == std::string::npos) fail(op_line.type_colon, kind + ": malformed types");
-    op_line.type_at = skip_space(line_, arrow + 2);
-    op_line.out = read_tensor_type(op_line.type_at);
-    TensorSharding partial = in.sharding;
-    for (const auto& a : axes)
-      partial.unreduced.push_back(AxisRef{a, std::nullopt});
-    partial.unreduced_reduction = *reduction;
-    ImportedOp op;
-    op.name = op_line.name;
-    op.lhs = stand_in(op_line, in, in.shape, partial);
-    op.axes = axes;
-    op.after = after_of({}, {&in});
-    SsaValue v = derived(op_line, in.sharding);
-    if (kind == "stablehlo.all_reduce") {
-      if (op_line.out.shape != in.shape) fail(op_line.type_at, kind + ": the result's type differs from the operand's");
-      op.kind = ImportedOpKind::all_reduce;
-      add_op(op_line, op);
-      v.tensor = v.writer = op.name;
-    } else {
-      set_line(first);
-      const std::int64_t dim = int_attr("scatter_dimension");
-      set_line(k);
-      std::int64_t group = 1;
-      for (const auto& a : axes)
-        group *= mesh_->axis_size(a);
-      if (dim < 0 || dim >= static_cast<std::int64_t>(in.shape.size()) || in.shape[dim] % group != 0 ||
-          op_line.out.shape.size() != in.shape.size())
-        fail(op_line.type_at, kind + ": scatter_dimension out of range or not divisible by the group");
-      op.kind = ImportedOpKind::reduce_scatter;
-      op.dim = dim;
-      add_op(op_line, op);
-      v.source = op.name;  // the scattered result as the body sees it: a view of podsim's
-      v.name = op.name + "_local";
-      v.deps = {op.name};
-    }
-    v.dtype = in.dtype;
-    define(op_line, v);
-    return;
+  CollectiveAttrs attrs;
+  attrs.line = cur_;
+  attrs.open = line_.find("<{", close);
+  if (attrs.open == std::string::npos) fail(close, kind + ": expected its attributes <{...}>");
+  attrs.close = match_close(line_, attrs.open);
+  if (attrs.close == std::string::npos) fail(attrs.open, kind + ": unterminated attributes");
+  attrs.text = line_.substr(attrs.open, attrs.close - attrs.open);
+  return attrs;
+}
+
+// The column of attribute `key` on the op's line (npos when absent); errors about it are located there.
+std::size_t StablehloReader::collective_attr_at(const CollectiveAttrs& attrs, const std::string& key) {
+  set_line(attrs.line);
+  const std::size_t k = attrs.text.find(key + " = ");
+  return k == std::string::npos ? k : attrs.open + k;
+}
+
+// An integer attribute (`all_gather_dim = 1 : i64`).
+std::int64_t StablehloReader::collective_int(const OpLine& op_line, const CollectiveAttrs& attrs,
+                                             const std::string& key) {
+  const std::size_t here = cur_;
+  const std::size_t k = collective_attr_at(attrs, key);
+  if (k == std::string::npos) fail(attrs.open, op_line.op + ": no " + key);
+  std::int64_t value = 0;
+  try {
+    value = std::stoll(line_.substr(k + key.size() + 3, 20));
+  } catch (const std::exception&) {
+    fail(k, op_line.op + ": malformed " + key);
   }
+  set_line(here);
+  return value;
+}
+
+// A `dense<[[...], ...]>` attribute (replica groups, source-target pairs) and its column.
+std::pair<std::vector<std::vector<std::int64_t>>, std::size_t> StablehloReader::collective_groups(
+    const OpLine& op_line, const CollectiveAttrs& attrs, const std::string& key) {
+  const std::size_t here = cur_;
+  const std::size_t k = collective_attr_at(attrs, key);
+  if (k == std::string::npos) {
+    if (attrs.text.find("replica_group_mesh_axes") != std::string::npos)
+      fail(attrs.open,
+           op_line.op + ": replica groups given as mesh axes (#stablehlo.replica_group_mesh_axes) are not read");
+    fail(attrs.open, op_line.op + ": no " + key);
+  }
+  const std::size_t d = line_.find("dense<", k);
+  const std::size_t e = d == std::string::npos ? d : match_close(line_, d + 5);
+  const auto groups = e == std::string::npos ? std::nullopt : int_groups(line_.substr(d + 6, e - d - 7));
+  if (!groups) fail(k, op_line.op + ": malformed " + key);
+  set_line(here);
+  return {*groups, k};
+}
+
+// The mesh axes of the op's replica groups (axes_of_groups, located at the attribute).
+std::vector<std::string> StablehloReader::collective_axes(const OpLine& op_line, const CollectiveAttrs& attrs) {
+  const std::size_t here = cur_;
+  const auto [groups, groups_at] = collective_groups(op_line, attrs, "replica_groups");
+  set_line(attrs.line);
+  std::vector<std::string> axes = axes_of_groups(groups, groups_at, op_line.op);
+  set_line(here);
+  return axes;
+}
+
+// `stablehlo.all_reduce` and `reduce_scatter` with their reduction region, up to `}) : (T) -> T`: podsim's collective
+// over the groups' axes on a stand-in unreduced over them.
+void StablehloReader::read_reducing_collective(OpLine& op_line, SsaValue& in, const CollectiveAttrs& attrs) {
+  const std::string& kind = op_line.op;
+  const std::size_t first = cur_;
+  std::optional<Reduction> reduction;
+  if (brace_delta(line_) != 1) fail(attrs.close, kind + ": expected its reduction region `({`");
+  std::size_t k = first + 1;
+  for (; k < op_line.end; ++k) {
+    const std::size_t b = skip_space(lines_[k], 0);
+    if (lines_[k].compare(b, 2, "})") == 0) break;
+    for (const auto& [name, r] :
+         {std::pair{"stablehlo.add", Reduction::sum}, std::pair{"stablehlo.maximum", Reduction::max},
+          std::pair{"stablehlo.minimum", Reduction::min}})
+      if (lines_[k].find(std::string("= ") + name + " ") != std::string::npos) reduction = r;
+  }
+  if (k >= op_line.end) fail(op_line.op_at, kind + "'s region is not closed");
+  if (!reduction) fail(op_line.op_at, kind + ": its region must add, take the max or the min");
+  const std::vector<std::string> axes = collective_axes(op_line, attrs);
+  set_line(k);  // the types on the closing line
+  op_line.type_colon = line_.find(" : ", line_.find("})"));
+  if (op_line.type_colon == std::string::npos) fail(0, kind + ": no types after its region");
+  const std::size_t arrow = line_.find("->", op_line.type_colon);
+  if (arrow == std::string::npos) fail(op_line.type_colon, kind + ": malformed types");
+  op_line.type_at = skip_space(line_, arrow + 2);
+  op_line.out = read_tensor_type(op_line.type_at);
+  TensorSharding partial = in.sharding;
+  for (const auto& a : axes)
+    partial.unreduced.push_back(AxisRef{a, std::nullopt});
+  partial.unreduced_reduction = *reduction;
+  ImportedOp op;
+  op.name = op_line.name;
+  op.lhs = stand_in(op_line, in, in.shape, partial);
+  op.axes = axes;
+  op.after = after_of({}, {&in});
+  SsaValue v = derived(op_line, in.sharding);
+  if (kind == "stablehlo.all_reduce") {
+    if (op_line.out.shape != in.shape) fail(op_line.type_at, kind + ": the result's type differs from the operand's");
+    op.kind = ImportedOpKind::all_reduce;
+    add_op(op_line, op);
+    v.tensor = v.writer = op.name;
+  } else {
+    const std::int64_t dim = collective_int(op_line, attrs, "scatter_dimension");
+    std::int64_t group = 1;
+    for (const auto& a : axes)
+      group *= mesh_->axis_size(a);
+    if (dim < 0 || dim >= static_cast<std::int64_t>(in.shape.size()) || in.shape[dim] % group != 0 ||
+        op_line.out.shape.size() != in.shape.size())
+      fail(op_line.type_at, kind + ": scatter_dimension out of range or not divisible by the group");
+    op.kind = ImportedOpKind::reduce_scatter;
+    op.dim = dim;
+    add_op(op_line, op);
+    v.source = op.name;  // the scattered result as the body sees it: a view of podsim's
+    v.name = op.name + "_local";
+    v.deps = {op.name};
+  }
+  v.dtype = in.dtype;
+  define(op_line, v);
+}
+
+// `stablehlo.collective_permute`: a send per source-target pair of the operand's bytes per chip; the result is a view
+// whose readers wait for the sends.
+void StablehloReader::read_permute_pairs(OpLine& op_line, SsaValue& in, const CollectiveAttrs& attrs) {
+  const auto [pairs, pairs_at] = collective_groups(op_line, attrs, "source_target_pairs");
+  materialize(in, op_line.operands[0].second);
+  const std::uint64_t bytes = compute_layout(in.shape, parse_dtype(in.dtype), in.sharding, *mesh_).bytes_per_device;
+  SsaValue v = derived(op_line, in.sharding);
+  v.deps = in.deps;
+  if (!in.writer.empty()) v.deps.push_back(in.writer);
+  const std::vector<std::string> after = after_of({}, {&in});
+  std::size_t k = 0;
+  for (const auto& pair : pairs) {
+    if (pair.size() != 2) fail(pairs_at, op_line.op + ": source_target_pairs must be pairs");
+    const auto from = mesh_->position_of(pair[0]), to = mesh_->position_of(pair[1]);
+    if (!from || !to) fail(pairs_at, op_line.op + ": a pair names a device outside the mesh");
+    if (*from == *to) continue;
+    ImportedOp send;
+    send.kind = ImportedOpKind::send;
+    send.name = op_line.name + "." + std::to_string(k++);
+    send.from_chip = *from;
+    send.to_chip = *to;
+    send.bytes = static_cast<std::int64_t>(std::max<std::uint64_t>(1, bytes));
+    send.after = after;
+    add_op(op_line, send);
+    v.deps.push_back(send.name);
+  }
+  v.source = storage_of(in);
+  approximate(op_line.op, line_no_,
+              std::to_string(k) + " sends `" + op_line.name + ".K` of each sender's " + std::to_string(bytes) +
+                  " bytes; the result is a view of \"" + v.source + "\"");
+  define(op_line, v);
+}
+
+// `%r = "stablehlo.all_reduce"(%x) <{...}> ({ ... }) : (T) -> T` and the other collectives of a manual region.
+void StablehloReader::read_stablehlo_collective(OpLine& op_line) {
+  const std::string& kind = op_line.op;
+  const CollectiveAttrs attrs = read_collective_head(op_line);
+  SsaValue& in = operand(op_line, 0);
+  if (kind == "stablehlo.all_reduce" || kind == "stablehlo.reduce_scatter")
+    return read_reducing_collective(op_line, in, attrs);
   // One line: `... }> : (T) -> T`.
-  op_line.type_colon = find_top(" : ", attr_close);
+  op_line.type_colon = find_top(" : ", attrs.close);
   const std::size_t arrow =
       op_line.type_colon == std::string::npos ? op_line.type_colon : line_.find("->", op_line.type_colon);
-  if (arrow == std::string::npos) fail(attr_close, kind + ": no types");
+  if (arrow == std::string::npos) fail(attrs.close, kind + ": no types");
   op_line.type_at = skip_space(line_, arrow + 2);
   op_line.out = read_tensor_type(op_line.type_at);
   if (op_line.out.shape.size() != in.shape.size()) fail(op_line.type_at, kind + ": the result's rank differs");
-  if (kind == "stablehlo.collective_permute") {
-    const auto [pairs, pairs_at] = dense_attr("source_target_pairs");
-    materialize(in, op_line.operands[0].second);
-    const std::uint64_t bytes = compute_layout(in.shape, parse_dtype(in.dtype), in.sharding, *mesh_).bytes_per_device;
-    SsaValue v = derived(op_line, in.sharding);
-    v.deps = in.deps;
-    if (!in.writer.empty()) v.deps.push_back(in.writer);
-    const std::vector<std::string> after = after_of({}, {&in});
-    std::size_t k = 0;
-    for (const auto& pair : pairs) {
-      if (pair.size() != 2) fail(pairs_at, kind + ": source_target_pairs must be pairs");
-      const auto from = mesh_->position_of(pair[0]), to = mesh_->position_of(pair[1]);
-      if (!from || !to) fail(pairs_at, kind + ": a pair names a device outside the mesh");
-      if (*from == *to) continue;
-      ImportedOp send;
-      send.kind = ImportedOpKind::send;
-      send.name = op_line.name + "." + std::to_string(k++);
-      send.from_chip = *from;
-      send.to_chip = *to;
-      send.bytes = static_cast<std::int64_t>(std::max<std::uint64_t>(1, bytes));
-      send.after = after;
-      add_op(op_line, send);
-      v.deps.push_back(send.name);
-    }
-    v.source = storage_of(in);
-    approximate(kind, line_no_,
-                std::to_string(k) + " sends `" + op_line.name + ".K` of each sender's " + std::to_string(bytes) +
-                    " bytes; the result is a view of \"" + v.source + "\"");
-    define(op_line, v);
-    return;
-  }
-  const auto [groups, groups_at] = dense_attr("replica_groups");
-  const std::vector<std::string> axes = axes_of_groups(groups, groups_at, kind);
+  if (kind == "stablehlo.collective_permute") return read_permute_pairs(op_line, in, attrs);
+  const std::vector<std::string> axes = collective_axes(op_line, attrs);
   std::int64_t group = 1;
   for (const auto& a : axes)
     group *= mesh_->axis_size(a);
@@ -288,7 +333,7 @@ void StablehloReader::read_stablehlo_collective(OpLine& op_line) {
   SsaValue v = derived(op_line, in.sharding);
   v.dtype = in.dtype;
   if (kind == "stablehlo.all_gather") {
-    const std::int64_t d = int_attr("all_gather_dim");
+    const std::int64_t d = collective_int(op_line, attrs, "all_gather_dim");
     if (d < 0 || d >= static_cast<std::int64_t>(in.shape.size()) || op_line.out.shape[d] != in.shape[d] * group)
       fail(op_line.type_at, kind + ": all_gather_dim out of range, or the result is not the group's gather");
     op.kind = ImportedOpKind::all_gather;
@@ -296,7 +341,8 @@ void StablehloReader::read_stablehlo_collective(OpLine& op_line) {
     add_op(op_line, op);
     v.tensor = v.writer = op.name;
   } else {  // stablehlo.all_to_all: the concatenated dim's shards move to the split dim
-    const std::int64_t split = int_attr("split_dimension"), concat = int_attr("concat_dimension");
+    const std::int64_t split = collective_int(op_line, attrs, "split_dimension"),
+                       concat = collective_int(op_line, attrs, "concat_dimension");
     const std::int64_t rank = static_cast<std::int64_t>(in.shape.size());
     if (split < 0 || concat < 0 || split >= rank || concat >= rank || split == concat || in.shape[split] % group != 0)
       fail(op_line.type_at, kind + ": split or concat dimension out of range, equal, or not divisible by the group");

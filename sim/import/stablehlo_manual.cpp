@@ -59,21 +59,18 @@ bool same_shards(const TensorSharding& a, const TensorSharding& b) {
 
 }  // namespace
 
-// `%r:N = sdy.manual_computation(%a, ...) in_shardings=[...] out_shardings=[...] manual_axes={...} (%b: T, ...) {`,
-// its body, and `} : (T, ...) -> (T, ...)`.
-void StablehloReader::read_manual_computation(OpLine& op_line) {
-  const std::size_t op_line_index = cur_;
+// The op line of `%r:N = sdy.manual_computation(%a, ...) in_shardings=[...] out_shardings=[...] manual_axes={...}
+// (%b: T, ...) {`: its operands, shardings, manual axes and body arguments.
+ManualHeader StablehloReader::read_manual_header(const OpLine& op_line) {
   const std::size_t op_at = op_line.op_at;
-  if (op_line.depth + 1 > kMaxCallDepth)
-    fail(op_at, "calls, loops and manual regions nested deeper than " + std::to_string(kMaxCallDepth));
+  ManualHeader h;
   const std::size_t open = op_line.op_end;
   if (open >= line_.size() || line_[open] != '(') fail(open, "malformed sdy.manual_computation: expected its operands");
   const std::size_t close = match_close(line_, open);
   if (close == std::string::npos) fail(open, "malformed sdy.manual_computation: unterminated '('");
-  std::vector<SsaValue*> operands;
   for (const auto& [b, e] : split_top(line_, open + 1, close - 1)) {
     if (line_[b] != '%' || ssa_end(line_, b) != e) fail(b, "malformed operand, got: " + line_.substr(b, e - b));
-    operands.push_back(&value(b, line_.substr(b, e - b), *op_line.scope));
+    h.operands.push_back(&value(b, line_.substr(b, e - b), *op_line.scope));
   }
   // in_shardings=[...] out_shardings=[...] manual_axes={...}
   auto list_after = [&](const std::string& key, char bracket) {
@@ -87,14 +84,13 @@ void StablehloReader::read_manual_computation(OpLine& op_line) {
   const auto [in_open, in_end] = list_after("in_shardings=", '[');
   const auto [out_open, out_end] = list_after("out_shardings=", '[');
   const auto [axes_open, axes_end] = list_after("manual_axes=", '{');
-  std::set<std::string> manual;
   try {
     const TensorSharding listed =
         parse_shardy_sharding("<@" + module_.mesh_name + ", [" + line_.substr(axes_open, axes_end - axes_open) + "]>");
     for (const auto& r : listed.dims.front().axes) {
       if (r.is_sub_axis()) fail(axes_open, "manual_axes with a sub-axis are not read, got: " + to_string(r));
       mesh_->axis_size(r.name);
-      manual.insert(r.name);
+      h.manual.insert(r.name);
     }
   } catch (const ParseError& e) {
     fail(axes_open, std::string("malformed manual_axes: ") + e.what());
@@ -102,12 +98,13 @@ void StablehloReader::read_manual_computation(OpLine& op_line) {
     fail(axes_open, std::string("manual_axes: ") + e.what());
   }
   for (const auto& outer : manual_axes_)
-    for (const auto& a : manual)
+    for (const auto& a : h.manual)
       if (outer.count(a)) fail(axes_open, "manual axis \"" + a + "\" is already manual in the enclosing region");
-  const auto in_parts = split_top(line_, in_open + 1, in_end - 1);
-  if (in_parts.size() != operands.size())
+  h.in_parts = split_top(line_, in_open + 1, in_end - 1);
+  h.out_parts = split_top(line_, out_open + 1, out_end - 1);
+  if (h.in_parts.size() != h.operands.size())
     fail(in_open,
-         std::to_string(in_parts.size()) + " in_shardings for " + std::to_string(operands.size()) + " operands");
+         std::to_string(h.in_parts.size()) + " in_shardings for " + std::to_string(h.operands.size()) + " operands");
   // The block arguments `(%b: tensor<...>, ...) {` after manual_axes.
   const std::size_t args_open = skip_space(line_, axes_end);
   if (args_open >= line_.size() || line_[args_open] != '(')
@@ -115,35 +112,28 @@ void StablehloReader::read_manual_computation(OpLine& op_line) {
   const std::size_t args_close = match_close(line_, args_open);
   if (args_close == std::string::npos || brace_delta(line_) != 1)
     fail(args_open, "malformed sdy.manual_computation: expected `(%arg: type, ...) {`");
-  const auto args = signature_arguments(line_, args_open, args_close);
-  if (args.size() != operands.size() && !(args.size() == 1 && args[0].ssa.empty() && operands.empty()))
+  h.args = signature_arguments(line_, args_open, args_close);
+  if (h.args.size() != h.operands.size() && !(h.args.size() == 1 && h.args[0].ssa.empty() && h.operands.empty()))
     fail(args_open,
-         std::to_string(args.size()) + " body arguments for " + std::to_string(operands.size()) + " operands");
+         std::to_string(h.args.size()) + " body arguments for " + std::to_string(h.operands.size()) + " operands");
+  return h;
+}
 
-  // The body: up to the line at the op's level that starts with `}` (with the types).
-  std::size_t body_close = op_line_index + 1;
-  for (int level = 1; body_close < op_line.end; ++body_close) {
-    const std::size_t b = skip_space(lines_[body_close], 0);
-    if (lines_[body_close].compare(b, 2, "//") == 0) continue;
-    if (level == 1 && b < lines_[body_close].size() && lines_[body_close][b] == '}') break;
-    level += brace_delta(lines_[body_close]);
-  }
-  if (body_close >= op_line.end) fail(op_at, "the manual computation's body is not closed");
-
-  const std::string where = "the manual computation at line " + std::to_string(line_no_);
-  Scope body;  // isolated from above, as Shardy's op is
-  for (std::size_t k = 0; k < operands.size(); ++k) {
-    SsaValue& in = *operands[k];
-    const std::size_t b = args[k].col;
-    if (line_[b] != '%' || args[k].ssa.empty()) fail(b, "malformed body argument");
+// Binds the body's arguments in `body`: each operand moved to its in_sharding first (a reshard op when it is not
+// there: the automatic partitioner's move into the region), then viewed with the local shape along the manual axes.
+void StablehloReader::bind_manual_arguments(OpLine& op_line, const ManualHeader& h, Scope& body) {
+  for (std::size_t k = 0; k < h.operands.size(); ++k) {
+    SsaValue& in = *h.operands[k];
+    const std::size_t b = h.args[k].col;
+    if (line_[b] != '%' || h.args[k].ssa.empty()) fail(b, "malformed body argument");
     const TensorType type = read_tensor_type(skip_space(line_, line_.find(':', b) + 1));
-    const std::string text = read_sharding_text(in_parts[k].first, in.shape.size());
+    const std::string text = read_sharding_text(h.in_parts[k].first, in.shape.size());
     const TensorSharding given_in = parse_shardy_sharding(text);
     // The automatic partitioner moves the operand to its in_sharding first.
     SsaValue* source = &in;
     SsaValue resharded;
     if (!same_shards(in.sharding, given_in)) {
-      materialize(in, in_parts[k].first);
+      materialize(in, h.in_parts[k].first);
       ImportedOp op;
       op.kind = ImportedOpKind::reshard;
       op.name = op_line.name + "_in" + std::to_string(k);
@@ -158,52 +148,43 @@ void StablehloReader::read_manual_computation(OpLine& op_line) {
       source = &resharded;
     }
     std::vector<std::int64_t> local = in.shape;
-    const auto factors = manual_factors(given_in, manual, *mesh_);
+    const auto factors = manual_factors(given_in, h.manual, *mesh_);
     for (std::size_t d = 0; d < local.size(); ++d) {
       if (local[d] % factors[d] != 0)
-        fail(in_parts[k].first, "dim " + std::to_string(d) + " of " + format_shape(in.shape) +
-                                    " does not divide among the manual axes' " + std::to_string(factors[d]) +
-                                    " shards");
+        fail(h.in_parts[k].first, "dim " + std::to_string(d) + " of " + format_shape(in.shape) +
+                                      " does not divide among the manual axes' " + std::to_string(factors[d]) +
+                                      " shards");
       local[d] /= factors[d];
     }
     if (type.shape != local)
-      fail(b, "body argument " + args[k].ssa + " has shape " + format_shape(type.shape) + ", its in_sharding gives " +
+      fail(b, "body argument " + h.args[k].ssa + " has shape " + format_shape(type.shape) + ", its in_sharding gives " +
                   format_shape(local));
-    materialize(*source, in_parts[k].first);
+    materialize(*source, h.in_parts[k].first);
     SsaValue arg = *source;
     arg.shape = type.shape;
-    arg.sharding = without_axes(given_in, manual);
+    arg.sharding = without_axes(given_in, h.manual);
     arg.source = storage_of(*source);
     arg.tensor.clear();
-    arg.name = op_line.name + "_" + tensor_name(args[k].ssa);
+    arg.name = op_line.name + "_" + tensor_name(h.args[k].ssa);
     arg.deps = source->deps;
     if (!source->writer.empty()) arg.deps.push_back(source->writer);
     arg.writer.clear();
     arg.pending = -1;
     arg.stablehlo_op = "sdy.manual_computation";
     arg.line = line_no_;
-    body.values[args[k].ssa] = arg;
+    body.values[h.args[k].ssa] = arg;
   }
-  const std::string out_text = line_.substr(out_open, out_end - out_open);
-  const auto out_parts = split_top(line_, out_open + 1, out_end - 1);
-  const std::vector<std::size_t> out_at = [&] {
-    std::vector<std::size_t> v;
-    for (const auto& p : out_parts)
-      v.push_back(p.first);
-    return v;
-  }();
+}
 
-  manual_axes_.push_back(manual);
-  auto results = run_lines(op_line_index + 1, body_close, body, op_line.name + "_", op_line.depth + 1, false, where);
-  manual_axes_.pop_back();
-  set_line(op_line_index);
-  if (results.size() != op_line.results || out_parts.size() != op_line.results)
-    fail(op_at, "the manual computation has " + std::to_string(op_line.results) + " result(s), its body returns " +
-                    std::to_string(results.size()) + " and it has " + std::to_string(out_parts.size()) +
-                    " out_shardings");
+// The region's results: views of what the body returns (`results`, read up to `body_close`, whose line has the
+// result types), with the op's result types and out_shardings.
+std::vector<SsaValue> StablehloReader::manual_results(const OpLine& op_line, const ManualHeader& h,
+                                                      std::vector<SsaValue>& results, std::size_t body_close) {
+  const std::size_t op_line_index = cur_;
+  const std::size_t op_at = op_line.op_at;
   std::vector<TensorSharding> out_shardings;
-  for (std::size_t k = 0; k < out_parts.size(); ++k)
-    out_shardings.push_back(parse_shardy_sharding(read_sharding_text(out_at[k], results[k].shape.size())));
+  for (std::size_t k = 0; k < h.out_parts.size(); ++k)
+    out_shardings.push_back(parse_shardy_sharding(read_sharding_text(h.out_parts[k].first, results[k].shape.size())));
   // The result types on the closing line: `} : (T, ...) -> T` or `-> (T, ...)`.
   set_line(body_close);
   const std::size_t arrow = line_.find("->");
@@ -225,7 +206,7 @@ void StablehloReader::read_manual_computation(OpLine& op_line) {
     const TensorType type = read_tensor_type(types[k]);
     SsaValue r = results[k];
     std::vector<std::int64_t> local = type.shape;
-    const auto factors = manual_factors(out_shardings[k], manual, *mesh_);
+    const auto factors = manual_factors(out_shardings[k], h.manual, *mesh_);
     for (std::size_t d = 0; d < local.size() && d < factors.size(); ++d)
       local[d] = local[d] % factors[d] == 0 ? local[d] / factors[d] : -1;
     if (local != r.shape)
@@ -245,9 +226,37 @@ void StablehloReader::read_manual_computation(OpLine& op_line) {
     v.line = static_cast<int>(op_line_index) + 1;
     bound.push_back(v);
   }
+  return bound;
+}
+
+// `%r:N = sdy.manual_computation(...) ... {`, its body, and `} : (T, ...) -> (T, ...)`: the op line, the body read
+// per device with the manual axes in force, then the results.
+void StablehloReader::read_manual_computation(OpLine& op_line) {
+  const std::size_t op_line_index = cur_;
+  const std::size_t op_at = op_line.op_at;
+  if (op_line.depth + 1 > kMaxCallDepth)
+    fail(op_at, "calls, loops and manual regions nested deeper than " + std::to_string(kMaxCallDepth));
+  const ManualHeader h = read_manual_header(op_line);
+  // The body: up to the line at the op's level that starts with `}` (with the types).
+  std::size_t body_close = op_line_index + 1;
+  for (int level = 1; body_close < op_line.end; ++body_close) {
+    const std::size_t b = skip_space(lines_[body_close], 0);
+    if (lines_[body_close].compare(b, 2, "//") == 0) continue;
+    if (level == 1 && b < lines_[body_close].size() && lines_[body_close][b] == '}') break;
+    level += brace_delta(lines_[body_close]);
+  }
+  if (body_close >= op_line.end) fail(op_at, "the manual computation's body is not closed");
+  const std::string where = "the manual computation at line " + std::to_string(line_no_);
+  Scope body;  // isolated from above, as Shardy's op is
+  bind_manual_arguments(op_line, h, body);
+  manual_axes_.push_back(h.manual);
+  auto results = run_lines(op_line_index + 1, body_close, body, op_line.name + "_", op_line.depth + 1, false, where);
+  manual_axes_.pop_back();
+  set_line(op_line_index);
+  const std::vector<SsaValue> bound = manual_results(op_line, h, results, body_close);
   set_line(op_line_index);
   approximate("sdy.manual_computation", line_no_,
-              "its body runs per device on the local shapes (" + std::to_string(manual.size()) +
+              "its body runs per device on the local shapes (" + std::to_string(h.manual.size()) +
                   " manual axes); its results are views of what the body returns");
   for (std::size_t k = 0; k < bound.size(); ++k)
     op_line.scope->values[op_line.results == 1 ? op_line.ssa : op_line.ssa + "#" + std::to_string(k)] = bound[k];

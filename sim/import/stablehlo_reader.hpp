@@ -102,6 +102,24 @@ struct OpLine {
   std::size_t end = 0;                                        // the line index where the op's region ends
 };
 
+// A signature's argument list between `open` and `close` (`(` and past its `)`): each argument's SSA name ("" when
+// malformed), and the column range of its text.
+struct Argument {
+  std::string ssa;
+  std::size_t col = 0, end = 0;
+};
+
+// What an `sdy.manual_computation` line says (stablehlo_manual.cpp): its operands, the column ranges of its
+// in_shardings and out_shardings, its manual axes and its body's arguments.
+struct ManualHeader {
+  std::vector<SsaValue*> operands;
+  std::vector<std::pair<std::size_t, std::size_t>> in_parts, out_parts;
+  std::set<std::string> manual;
+  std::vector<Argument> args;
+};
+
+struct CollectiveAttrs;
+
 class StablehloReader {
  public:
   StablehloReader(std::string_view text, std::string file, std::string entry)
@@ -168,7 +186,20 @@ class StablehloReader {
   // stablehlo_manual.cpp: `sdy.manual_computation` (shard_map), its body read per device; stablehlo_collectives.cpp:
   // the StableHLO collectives of such a body, over the mesh axes of their replica groups.
   void read_manual_computation(OpLine& op_line);
+  ManualHeader read_manual_header(const OpLine& op_line);
+  void bind_manual_arguments(OpLine& op_line, const ManualHeader& h, Scope& body);
+  std::vector<SsaValue> manual_results(const OpLine& op_line, const ManualHeader& h, std::vector<SsaValue>& results,
+                                       std::size_t body_close);
   void read_stablehlo_collective(OpLine& op_line);
+  CollectiveAttrs read_collective_head(OpLine& op_line);
+  std::size_t collective_attr_at(const CollectiveAttrs& attrs, const std::string& key);
+  std::int64_t collective_int(const OpLine& op_line, const CollectiveAttrs& attrs, const std::string& key);
+  std::pair<std::vector<std::vector<std::int64_t>>, std::size_t> collective_groups(const OpLine& op_line,
+                                                                                   const CollectiveAttrs& attrs,
+                                                                                   const std::string& key);
+  std::vector<std::string> collective_axes(const OpLine& op_line, const CollectiveAttrs& attrs);
+  void read_reducing_collective(OpLine& op_line, SsaValue& in, const CollectiveAttrs& attrs);
+  void read_permute_pairs(OpLine& op_line, SsaValue& in, const CollectiveAttrs& attrs);
   std::vector<std::string> axes_of_groups(const std::vector<std::vector<std::int64_t>>& groups, std::size_t at,
                                           const std::string& what);
   std::string stand_in(const OpLine& op_line, SsaValue& in, const std::vector<std::int64_t>& shape,
@@ -249,12 +280,7 @@ std::optional<std::int64_t> integer_literal(const std::string& s);
 std::vector<std::int64_t> parse_int_list(const std::string& s);
 // The function name after `@` in `line` from `from`, with the position of `@` (npos when none).
 std::pair<std::string, std::size_t> symbol_at(const std::string& line, std::size_t from);
-// A signature's argument list between `open` and `close` (`(` and past its `)`): each argument's SSA name ("" when
-// malformed), and the column range of its text.
-struct Argument {
-  std::string ssa;
-  std::size_t col = 0, end = 0;
-};
+// The arguments of the list between `open` and `close` (Argument above).
 std::vector<Argument> signature_arguments(const std::string& line, std::size_t open, std::size_t close);
 // Whether the module's element type is an integer (`i32`, `si64`, `ui8`, `i1`).
 bool is_integer_element(const std::string& element);
