@@ -181,7 +181,10 @@ void StablehloReader::bind_manual_arguments(OpLine& op_line, const ManualHeader&
 std::vector<SsaValue> StablehloReader::manual_results(const OpLine& op_line, const ManualHeader& h,
                                                       std::vector<SsaValue>& results, std::size_t body_close) {
   const std::size_t op_line_index = cur_;
-  const std::size_t op_at = op_line.op_at;
+  if (results.size() != op_line.results || h.out_parts.size() != op_line.results)
+    fail(op_line.op_at, "the manual computation has " + std::to_string(op_line.results) +
+                            " result(s), its body returns " + std::to_string(results.size()) + " and it has " +
+                            std::to_string(h.out_parts.size()) + " out_shardings");
   std::vector<TensorSharding> out_shardings;
   for (std::size_t k = 0; k < h.out_parts.size(); ++k)
     out_shardings.push_back(parse_shardy_sharding(read_sharding_text(h.out_parts[k].first, results[k].shape.size())));

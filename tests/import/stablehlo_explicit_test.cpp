@@ -384,6 +384,11 @@ TEST(ImportManual, RefusalsAreLocated) {
   wrong.replace(wrong.find("tensor<8x8xf32>"), 15, "tensor<4x8xf32>");
   EXPECT_EQ(stablehlo_error_of(mesh + sig + wrong + "      %1 = stablehlo.tanh %arg1 : tensor<4x8xf32>\n" + end),
             "m.mlir:3:132: body argument %arg1 has shape 4x8, its in_sharding gives 8x8");
+  // A body that returns two values for a region of one result.
+  EXPECT_EQ(stablehlo_error_of(mesh + sig + region + "      %1 = stablehlo.tanh %arg1 : tensor<8x8xf32>\n" +
+                               "      sdy.return %1, %1 : tensor<8x8xf32>, tensor<8x8xf32>\n    } : (tensor<16x8xf32>) "
+                               "-> tensor<16x8xf32>\n    return %0 : tensor<16x8xf32>\n  }\n"),
+            "m.mlir:3:10: the manual computation has 1 result(s), its body returns 2 and it has 1 out_shardings");
   // StableHLO's collectives outside a manual region.
   EXPECT_EQ(stablehlo_error_of(mesh + sig +
                                "    %1 = \"stablehlo.all_gather\"(%arg0) <{all_gather_dim = 0 : i64, replica_groups = "
