@@ -155,7 +155,7 @@ std::string plan_html(const PlanRun& plan) {
                          esc(op.name), ratio);
     else
       out += fmt::format("<p>{} (des/book {}) shared links with {}; busiest shared link {} ({} of {}).</p>\n",
-                         esc(op.name), ratio, esc(fmt::format("{}", fmt::join(op.contention->shared_with, ", "))),
+                         esc(op.name), ratio, esc(shared_ops_text(op.contention->shared_with)),
                          esc(op.contention->busiest_shared_link), esc(bytes_text(op.contention->busiest_shared_bytes)),
                          esc(op.name));
   }

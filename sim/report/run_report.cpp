@@ -106,7 +106,7 @@ std::string contention_text(const PlanRun& plan) {
     } else {
       out += indented(
           2, fmt::format("{} (des/book {}) shared links with {}; busiest shared link {} ({} of {})", op.name, ratio,
-                         fmt::join(op.contention->shared_with, ", "), op.contention->busiest_shared_link,
+                         shared_ops_text(op.contention->shared_with), op.contention->busiest_shared_link,
                          bytes_text(op.contention->busiest_shared_bytes), op.name));
     }
   }
@@ -362,6 +362,13 @@ std::string bytes_text(std::uint64_t bytes) {
 
 std::string ratio_text(std::optional<double> ratio) {
   return ratio ? fmt::format("{:.3f}", *ratio) : "-";
+}
+
+std::string shared_ops_text(const std::vector<std::string>& ops) {
+  if (ops.size() <= kSharedOpsShown) return fmt::format("{}", fmt::join(ops, ", "));
+  return fmt::format("{}, and {} more",
+                     fmt::join(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(kSharedOpsShown), ", "),
+                     ops.size() - kSharedOpsShown);
 }
 
 json optional_number(std::optional<double> value) {

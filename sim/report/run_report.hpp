@@ -31,6 +31,10 @@ PlanComparison compare_plans(const ScenarioRun& run);
 std::string bytes_text(std::uint64_t bytes);
 // `1.234`, or `-` without a ratio.
 std::string ratio_text(std::optional<double> ratio);
+// The ops an op shared links with, as the text and HTML reports list them: `a, b, c`, at most kSharedOpsShown names,
+// then `and 990 more` (the JSON lists them all).
+inline constexpr std::size_t kSharedOpsShown = 12;
+std::string shared_ops_text(const std::vector<std::string>& ops);
 // `128x8192`, or `-` for rank 0.
 std::string shape_text(const std::vector<std::int64_t>& shape);
 // The value, or JSON null when there is none.
