@@ -25,13 +25,20 @@ std::string scenario(const std::string& slice, const std::string& plans, const s
          extra + R"("plans": )" + plans + "}";
 }
 
+RunOptions plan_option(const std::string& plan) {
+  RunOptions options;
+  options.plan = plan;
+  return options;
+}
+
 const std::string kOneChip = R"([{"name": "one-chip", "parallelism": {}}])";
 
 TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
   const ScenarioSpec spec = load_scenario_text(scenario("[1, 1, 1]", kOneChip), "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec);
+  const ScenarioRun run = run_model_scenario(spec);
   ASSERT_EQ(run.plans.size(), 1u);
-  const CandidateResult& r = run.plans[0].result;
+  ASSERT_TRUE(run.plans[0].candidate);
+  const CandidateResult& r = *run.plans[0].candidate;
   ASSERT_FALSE(r.rejected) << *r.rejected;
   ASSERT_TRUE(r.des_step_s);
   // Matmul parameters per layer: Wq D x NH = 1,048,576, Wkv D x 2KH = 2,097,152, Wo 1,048,576, Wg, Wu, Wd D x F =
@@ -58,7 +65,7 @@ TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
   // One chip moves nothing: every task of the des lasts its op's roofline, so des = book, and the step breakdown is
   // all compute.
   EXPECT_NEAR(*r.des_step_s, r.book_step_s, 1e-9 * r.book_step_s);
-  const ModelStepBreakdown b = model_step_breakdown(r);
+  const CriticalChipBreakdown& b = run.plans[0].step_breakdown;
   EXPECT_NEAR(b.compute_s, *r.des_step_s, 1e-12 * *r.des_step_s);
   EXPECT_EQ(b.exposed_communication_s, 0.0);
   EXPECT_EQ(b.bubble_s, 0.0);
@@ -67,7 +74,7 @@ TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
 
 TEST(ModelRun, RepeatsCountLayersForTheLayerAndOnceForTheEdges) {
   const ScenarioSpec spec = load_scenario_text(scenario("[1, 1, 1]", kOneChip), "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec);
+  const ScenarioRun run = run_model_scenario(spec);
   bool saw_layer = false, saw_edge = false;
   for (const OpRun& op : run.plans[0].ops) {
     if (op.name == "q") {  // a layer's forward matmul: L x microbatches = 2
@@ -91,9 +98,10 @@ TEST(ModelRun, StepIsThePlanSearchsForTheSameCandidate) {
   const ScenarioSpec spec = load_scenario_text(
       scenario("[2, 2, 1]", R"([{"name": "dp-fsdp", "parallelism": {"data": ["X"], "fsdp": ["Y"]}}])"),
       "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec);
+  const ScenarioRun run = run_model_scenario(spec);
   ASSERT_EQ(run.plans.size(), 1u);
-  const CandidateResult& r = run.plans[0].result;
+  ASSERT_TRUE(run.plans[0].candidate);
+  const CandidateResult& r = *run.plans[0].candidate;
   ASSERT_TRUE(r.des_step_s);
   PlanSearchOptions options;
   options.top_k = 1;
@@ -104,7 +112,7 @@ TEST(ModelRun, StepIsThePlanSearchsForTheSameCandidate) {
   EXPECT_DOUBLE_EQ(*r.des_step_s, *search.ranked[0].des_step_s);
   EXPECT_DOUBLE_EQ(r.mfu, search.ranked[0].mfu);
   // The step breakdown adds up to the des step and has communication in it.
-  const ModelStepBreakdown b = model_step_breakdown(r);
+  const CriticalChipBreakdown& b = run.plans[0].step_breakdown;
   EXPECT_NEAR(b.compute_s + b.exposed_communication_s + b.bubble_s + b.dcn_s, *r.des_step_s, 1e-12 * *r.des_step_s);
   EXPECT_GT(b.exposed_communication_s, 0.0);
 }
@@ -113,11 +121,11 @@ TEST(ModelRun, RunsOnlyThePlanAskedFor) {
   const ScenarioSpec spec = load_scenario_text(
       scenario("[1, 1, 1]", R"([{"name": "a", "parallelism": {}}, {"name": "b", "parallelism": {}}])"),
       "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec, ModelRunOptions{std::string("b")});
+  const ScenarioRun run = run_model_scenario(spec, plan_option("b"));
   ASSERT_EQ(run.plans.size(), 1u);
   EXPECT_EQ(run.plans[0].name, "b");
   try {
-    run_model_scenario(spec, ModelRunOptions{std::string("c")});
+    run_model_scenario(spec, plan_option("c"));
     FAIL() << "expected RunError";
   } catch (const RunError& e) {
     EXPECT_EQ(e.field(), RunOptions::Field::plan);
