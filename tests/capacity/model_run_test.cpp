@@ -3,11 +3,15 @@
 // search's for the same candidate, the step breakdown, and the refusals.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <sstream>
 #include <string>
 
 #include "models/common/error.hpp"
 #include "sim/capacity/model_run.hpp"
 #include "sim/capacity/plan_search.hpp"
+#include "sim/report/chrome_trace.hpp"
+#include "sim/report/run_report.hpp"
 #include "sim/run/run_scenario.hpp"
 #include "sim/scenario/scenario_json.hpp"
 
@@ -131,6 +135,42 @@ TEST(ModelRun, RunsOnlyThePlanAskedFor) {
     EXPECT_EQ(e.field(), RunOptions::Field::plan);
     EXPECT_STREQ(e.what(), "unknown plan, got: c (plans: a, b)");
   }
+}
+
+TEST(ModelRun, IsARunOfTheOneRunResultWithItsReportsAndTrace) {
+  // Two plans on one chip (no communication): the same step, so the first listed is the fastest.
+  const ScenarioSpec spec = load_scenario_text(
+      scenario("[1, 1, 1]", R"([{"name": "a", "parallelism": {}}, {"name": "b", "parallelism": {}}])"),
+      "two-layers.json");
+  RunOptions options;
+  options.keep_timeline = true;
+  options.plan = "b";
+  const ScenarioRun run = run_model_scenario(spec, options);
+  EXPECT_EQ(run.level, RunLevel::model);
+  ASSERT_EQ(run.plans.size(), 1u);
+  const PlanRun& plan = run.plans[0];
+  ASSERT_TRUE(plan.candidate);
+  ASSERT_TRUE(plan.candidate->des_step_s);
+  EXPECT_FALSE(plan.candidate->prepared);  // let go once the op rows are made
+  // The PlanRun's own figures are the candidate's step: its des and book, its fit, under program order.
+  EXPECT_EQ(plan.des_time_s, *plan.candidate->des_step_s);
+  EXPECT_EQ(plan.book_time_s, plan.candidate->book_step_s);
+  EXPECT_EQ(plan.step_time_s(), *plan.candidate->des_step_s);
+  EXPECT_EQ(plan.memory_per_chip_bytes, plan.candidate->memory_per_chip_bytes);
+  EXPECT_TRUE(plan.fits_hbm);
+  EXPECT_EQ(plan.schedule, "program-order");
+  // One report family: the JSON says its level, and the trace writer of any run writes its simulated step.
+  EXPECT_EQ(report::run_report_json(run)["level"], "model");
+  EXPECT_EQ(report::run_trace_problem(run), "");
+  std::ostringstream trace;
+  report::write_run_trace(run, trace);
+  EXPECT_TRUE(nlohmann::json::parse(trace.str()).contains("traceEvents"));
+  // Without keeping the timeline there is nothing to trace, and both plans compare by their step time in force.
+  const ScenarioRun both = run_model_scenario(spec);
+  ASSERT_EQ(both.plans.size(), 2u);
+  EXPECT_NE(report::run_trace_problem(both), "");
+  EXPECT_EQ(report::compare_plans(both).fastest, std::optional<std::size_t>(0));
+  EXPECT_EQ(report::compare_plans(both).fastest_fitting, std::optional<std::size_t>(0));
 }
 
 TEST(ModelRun, RefusesASearchPointingToPlan) {
