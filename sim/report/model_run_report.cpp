@@ -50,7 +50,7 @@ std::string remat_words(const Remat& remat) {
   return "remat " + remat_text(remat);
 }
 
-std::string plan_text(const PlanRun& plan) {
+std::string model_plan_text(const PlanRun& plan) {
   const CandidateResult& r = figures(plan);
   std::string out = fmt::format("plan {}", plan.name);
   if (!plan.description.empty()) out += ": " + plan.description;
@@ -101,11 +101,11 @@ std::string plan_text(const PlanRun& plan) {
   return out;
 }
 
-std::string scenario_text(const ScenarioRun& run) {
+std::string model_scenario_text(const ScenarioRun& run) {
   std::string out = scenario_header_text(run);
   if (run.spec) out += indented(2, plan_title(*run.spec));
   for (const PlanRun& plan : run.plans)
-    out += "\n" + plan_text(plan);
+    out += "\n" + model_plan_text(plan);
   if (run.plans.size() > 1) out += "\n" + verdict_text(run);
   return out;
 }
@@ -128,7 +128,7 @@ json model_op_json(const OpRun& op) {
           {"bound", bound_name(op.bound)}};
 }
 
-json plan_json(const ScenarioRun& run, const PlanRun& plan) {
+json model_plan_json(const ScenarioRun& run, const PlanRun& plan) {
   const CandidateResult& r = figures(plan);
   const CriticalChipBreakdown& b = plan.step_breakdown;
   json ops = json::array();
@@ -207,13 +207,13 @@ std::string model_run_simulated_text(const PlanRun& plan) {
 }
 
 std::string model_run_text(const ScenarioRun& run) {
-  return scenario_text(run);
+  return model_scenario_text(run);
 }
 
 json model_run_json(const ScenarioRun& run) {
   json plans = json::array();
   for (const PlanRun& plan : run.plans)
-    plans.push_back(plan_json(run, plan));
+    plans.push_back(model_plan_json(run, plan));
   const PlanComparison best = compare_plans(run);
   const auto name = [&](std::optional<std::size_t> i) { return i ? json(run.plans[*i].name) : json(nullptr); };
   return {{"schema", "podsim/1"},
