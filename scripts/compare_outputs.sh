@@ -21,7 +21,7 @@
 #   and `podsim run --format json` of each scenario it wrote.
 # Each side runs in its own folder (WORK_DIR/old, WORK_DIR/new) with the same relative output names, so that an
 # output path a command prints is the same on both sides. Both binaries are copied first, so rebuilding either during
-# the run does not matter. 324 cases: about 8 minutes on 2 cores shared with other builds, 15 beside the test suite.
+# the run does not matter. 409 cases: about 8 minutes on 2 cores shared with other builds, 15 beside the test suite.
 # Usage: scripts/compare_outputs.sh OLD_BIN NEW_BIN [WORK_DIR]
 #   e.g. scripts/compare_outputs.sh /work/main/build/podsim build/podsim
 # Exit code: 0 when every output is identical, 1 when some differ, 2 on bad usage.
