@@ -5,8 +5,10 @@
 # - `podsim collective --model des --json --links` for the four kinds on small tori and meshes (wrap none, all and 0,1;
 #   sequential and concurrent multi-axis: the mesh ones fall back to the full simulation), five algorithms on 4x4 and
 #   8x4, a two-slice all-reduce over the DCN, the 8x8x8 concurrent mesh all-reduce;
-# - `podsim run` with --format json and --format csv on every shipped scenario (scenarios/**.json; the plan and
-#   serving scenarios exit 2 there, which is compared too);
+# - `podsim run` with --format json, --format csv, and as text with --report and --trace on every shipped scenario
+#   (scenarios/**.json; the plan and serving scenarios exit 2 there, which is compared too); a model-level scenario of
+#   three plans written to WORK_DIR (as JSON, CSV, text, HTML, each plan's trace) and with another scenario; `podsim
+#   check` (text and --json) of model-level and op-level scenarios together;
 # - `podsim plan` as a text table, --json and --csv on every shipped scenario with a search section, each with its
 #   default --model both (the closed form, then the des of the best 10) except the ones in `book_plans` below, whose
 #   des of 10 candidates takes more than about 20 s (up to minutes: mixtral-8x7b, llama3.1-405b), given --model book,
@@ -19,7 +21,7 @@
 #   and `podsim run --format json` of each scenario it wrote.
 # Each side runs in its own folder (WORK_DIR/old, WORK_DIR/new) with the same relative output names, so that an
 # output path a command prints is the same on both sides. Both binaries are copied first, so rebuilding either during
-# the run does not matter. 324 cases: about 8 minutes on 2 cores shared with other builds, 15 beside the test suite.
+# the run does not matter. 409 cases: about 8 minutes on 2 cores shared with other builds, 15 beside the test suite.
 # Usage: scripts/compare_outputs.sh OLD_BIN NEW_BIN [WORK_DIR]
 #   e.g. scripts/compare_outputs.sh /work/main/build/podsim build/podsim
 # Exit code: 0 when every output is identical, 1 when some differ, 2 on bad usage.
@@ -66,7 +68,35 @@ while IFS= read -r scenario; do
   name=${name//\//-}
   add "run-json-$name" "run --format json $scenario"
   add "run-csv-$name" "run --format csv $scenario"
+  add "run-text-$name" "run --report @OUT@.report.html --trace @OUT@.trace.json $scenario"
 done < <(find "$root/scenarios" -name '*.json' | sort)
+# A model-level scenario of three plans (no shipped one has several): two that fit and one that does not, so that the
+# comparison, the verdict and a plan without des figures show in every format; its traces, one per plan.
+three=$work/model-three-plans.json
+python3 - "$root/scenarios/capacity/llama3-70b-fsdp-v5p-compute-bound.json" "$three" <<'PY' || exit 2
+import json, sys
+scenario = json.load(open(sys.argv[1]))
+scenario["name"] = "model-three-plans"
+del scenario["expect"]
+scenario["plans"] = [
+    {"name": "fsdp", "parallelism": {"fsdp": ["X", "Y", "Z"]}},
+    {"name": "fsdp-tp", "description": "tensor over Y and Z", "parallelism": {"fsdp": ["X"], "tensor": ["Y", "Z"]}},
+    {"name": "dp", "parallelism": {"data": ["X", "Y", "Z"]}},
+]
+json.dump(scenario, open(sys.argv[2], "w"), indent=2)
+PY
+add "model-three-json" "run --format json $three"
+add "model-three-csv" "run --format csv $three"
+add "model-three-text" "run --report @OUT@.report.html $three"
+add "model-three-trace-all" "run --trace @OUT@.trace.json $three"
+add "model-three-trace-fsdp-tp" "run --plan fsdp-tp --trace @OUT@.trace.json --format json $three"
+add "model-three-trace-dp" "run --plan dp --trace @OUT@.trace.json $three"
+add "model-mixed" "run $three $root/scenarios/examples/mlp-v5e-4x4.json"
+add "model-two-runs" "run --format json --report @OUT@.report.html $three $root/scenarios/capacity/pipeline-1f1b-bubble.json"
+add "model-two-runs-csv" "run --format csv $three $root/scenarios/dcn/pipeline-2-slices.json"
+add "check-json" "check --json $root/scenarios/capacity/llama3-70b-fsdp-v5p-compute-bound.json \
+$root/scenarios/examples/mlp-v5e-4x4.json $root/scenarios/dcn/pipeline-2-slices.json"
+add "check-text" "check $root/scenarios/capacity/moe-skewed-experts.json $root/scenarios/examples/two-rank-matmul.json"
 # The plan scenarios whose des of the best 10 candidates takes more than about 20 s: the closed form only.
 book_plans=" capacity/llama3-70b-training.json capacity/llama3.1-405b.json capacity/mixtral-8x7b.json \
 examples/llama3-8b-v5e-plan.json examples/mixtral-8x7b-skewed-routing-plan.json goals/llama3-70b-15t-tpu7x.json \

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_timeline.hpp"
 #include "sim/capacity/des_memory_gate.hpp"
 #include "sim/capacity/model_program.hpp"
 #include "sim/plan/planned_program.hpp"
+#include "sim/run/candidate_result.hpp"
 #include "sim/run/program_simulation.hpp"
 #include "sim/scenario/model_preset.hpp"
 #include "sim/scenario/scenario_spec.hpp"

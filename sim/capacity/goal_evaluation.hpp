@@ -8,8 +8,8 @@
 #include "models/common/enum_names.hpp"
 #include "models/common/field_error.hpp"
 #include "models/goal/goal_figures.hpp"
-#include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
+#include "sim/run/candidate_result.hpp"
 
 namespace podsim {
 

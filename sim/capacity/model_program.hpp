@@ -11,7 +11,7 @@
 
 #include "models/model/transformer.hpp"
 #include "models/model/workload.hpp"
-#include "sim/capacity/candidate.hpp"
+#include "sim/run/candidate_result.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim {

@@ -8,6 +8,7 @@
 
 #include "models/common/error.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
+#include "sim/capacity/candidate_timeline.hpp"
 #include "sim/capacity/model_program.hpp"
 #include "sim/capacity/plan_candidate.hpp"
 #include "sim/plan/program_planner.hpp"
@@ -70,7 +71,7 @@ std::vector<OpRun> op_rows(const CandidateResult& result) {
 
 }  // namespace
 
-ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const ModelRunOptions& options) {
+ScenarioRun run_model_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   const std::optional<std::string>& plan = options.plan;
   const std::string file = spec.source_file.empty() ? std::string("scenario") : spec.source_file;
   if (spec.search)
@@ -92,7 +93,8 @@ ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const ModelRunOpti
     throw RunError(RunOptions::Field::plan, "unknown plan, got: " + *plan + " (plans: " + names + ")");
   }
   const CapacityProblem problem = capacity_problem(spec);
-  ModelScenarioRun run;
+  ScenarioRun run;
+  run.level = RunLevel::model;
   run.name = spec.name;
   run.description = spec.description;
   run.file = spec.source_file;
@@ -101,30 +103,39 @@ ModelScenarioRun run_model_scenario(const ScenarioSpec& spec, const ModelRunOpti
   run.wraparound = spec.wraparound;
   run.spec = std::make_shared<const ScenarioSpec>(spec);
   for (const ScenarioPlan* p : chosen) {
-    ModelPlanRun out;
+    PlanRun out;
     out.name = p->name;
     out.description = p->description;
-    out.result = evaluate_candidate_book(problem, plan_candidate(spec, *p));
-    if (out.result.rejected && out.result.book_step_s <= 0)  // not planned at all (not an HBM overflow)
+    CandidateResult result = evaluate_candidate_book(problem, plan_candidate(spec, *p));
+    if (result.rejected && result.book_step_s <= 0)  // not planned at all (not an HBM overflow)
       throw InputError(file + ": " + p->pointer + "/parallelism",
-                       "the plan's candidate cannot be planned, got: " + *out.result.rejected);
-    if (!out.result.rejected) {
+                       "the plan's candidate cannot be planned, got: " + *result.rejected);
+    if (!result.rejected) {
       if (options.keep_timeline) {
         auto timeline = std::make_shared<CandidateTimeline>();
-        simulate_candidate(problem, out.result, timeline.get());
-        out.timeline = std::move(timeline);
+        simulate_candidate(problem, result, timeline.get());
+        out.candidate_timeline = std::move(timeline);
       } else {
-        simulate_candidate(problem, out.result);
+        simulate_candidate(problem, result);
       }
     }
-    out.ops = op_rows(out.result);
+    out.ops = op_rows(result);
+    result.prepared.reset();  // the op rows are made: the planned program is not needed any more
+    out.book_time_s = result.book_step_s;
+    out.des_time_s = result.des_step_s.value_or(0.0);
+    out.step_breakdown = model_step_breakdown(result);
+    out.schedule = "program-order";
+    out.memory_per_chip_bytes = result.memory_per_chip_bytes;
+    out.hbm_bytes = result.hbm_bytes;
+    out.fits_hbm = result.fits_hbm;
+    out.candidate = std::move(result);
     run.plans.push_back(std::move(out));
   }
   return run;
 }
 
-ModelStepBreakdown model_step_breakdown(const CandidateResult& r) {
-  ModelStepBreakdown out;
+CriticalChipBreakdown model_step_breakdown(const CandidateResult& r) {
+  CriticalChipBreakdown out;
   if (r.des_step_s && r.des_breakdown) {
     // The des's own split on the critical chip; the host offload's exposed copies are transfers nothing hides.
     const DesStepBreakdown& b = *r.des_breakdown;

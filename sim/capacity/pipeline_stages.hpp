@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/capacity/candidate.hpp"
 #include "sim/capacity/model_program.hpp"
+#include "sim/run/candidate_result.hpp"
 
 namespace podsim {
 

@@ -2,7 +2,7 @@
 // (with its resolved wraparound) and mesh, the plan's assignment, and the workload's microbatches and remat.
 #pragma once
 
-#include "sim/capacity/candidate.hpp"
+#include "sim/run/candidate_result.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim {

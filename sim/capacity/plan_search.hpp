@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
+#include "sim/run/candidate_result.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim {

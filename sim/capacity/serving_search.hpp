@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/capacity/candidate.hpp"
 #include "sim/capacity/serving_run.hpp"
 #include "sim/capacity/serving_step.hpp"
+#include "sim/run/candidate_result.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim {

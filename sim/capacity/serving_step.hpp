@@ -13,8 +13,8 @@
 
 #include "models/common/error.hpp"
 #include "models/serving/scheduler.hpp"
-#include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
+#include "sim/run/candidate_result.hpp"
 
 namespace podsim {
 

@@ -9,9 +9,9 @@
 
 #include "models/model/transformer.hpp"
 #include "models/model/workload.hpp"
-#include "sim/capacity/candidate.hpp"
 #include "sim/capacity/model_program.hpp"
 #include "sim/plan/planned_program.hpp"
+#include "sim/run/candidate_result.hpp"
 
 namespace podsim {
 

@@ -22,11 +22,10 @@ std::string mesh_text(const ImportedModule& module) {
 
 }  // namespace
 
-std::vector<std::vector<int>> map_mesh_to_slice(const ImportedModule& module, const std::vector<std::int64_t>& slice,
-                                                const std::string& where) {
+std::vector<std::vector<int>> map_mesh_to_slice(const ImportedModule& module, const std::vector<std::int64_t>& slice) {
   const auto no_fit = [&](const std::string& why) {
-    return InputError(
-        where, "the mesh " + mesh_text(module) + " does not fit the slice (" + why + "), got: " + format_dims(slice));
+    return ImportOptionError(ImportOption::slice, "the mesh " + mesh_text(module) + " does not fit the slice (" + why +
+                                                      "), got: " + format_dims(slice));
   };
   std::vector<std::vector<int>> dims;
   std::size_t d = 0;
@@ -74,7 +73,7 @@ ScenarioJson scenario_from_module(const ImportedModule& module, const std::strin
   frame.format = ImportFormat::stablehlo_shardy;
   frame.hardware = hardware;
   frame.slice = slice;
-  frame.axis_dims = map_mesh_to_slice(module, slice, import_option_name(ImportOption::slice));
+  frame.axis_dims = map_mesh_to_slice(module, slice);
   frame.approximations = module.approximations;
   if (!peak_flops.empty()) {
     std::set<std::string> dtypes;

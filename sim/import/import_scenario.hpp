@@ -16,10 +16,9 @@
 namespace podsim::import {
 
 // The slice dims each mesh axis covers (consecutive dims, in order, whose sizes multiply to the axis size; an
-// axis of size 1 covers none, dims of size 1 may be skipped). Throws InputError at `where` when the mesh does not
-// fit: `--slice: the mesh does not fit the slice: axis "x"=4 ..., got: 2x2`.
-std::vector<std::vector<int>> map_mesh_to_slice(const ImportedModule& module, const std::vector<std::int64_t>& slice,
-                                                const std::string& where);
+// axis of size 1 covers none, dims of size 1 may be skipped). Throws ImportOptionError on the slice when the mesh
+// does not fit: `the mesh <["x"=4, "y"=2]> does not fit the slice (axis "x"=4 ...), got: 2x2`.
+std::vector<std::vector<int>> map_mesh_to_slice(const ImportedModule& module, const std::vector<std::int64_t>& slice);
 
 // The default slice for the mesh on a generation whose full pod is `pod_shape` (empty: no pod shape): one slice
 // dim per mesh axis of size > 1, in order, padded with 1s to the pod's rank. Throws InputError at `where` when the

@@ -557,6 +557,8 @@ ImportedModule parse_stablehlo_module(std::string_view text, const std::string& 
     return reader.read();
   } catch (const InputError&) {
     throw;
+  } catch (const ImportOptionError&) {  // an option's refusal (the function asked for): the CLI names its flag
+    throw;
   } catch (const std::exception& e) {  // e.g. a number out of range, an axis the mesh does not have
     throw InputError(reader.where(), std::string("cannot read the module: ") + e.what());
   }

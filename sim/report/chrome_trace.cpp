@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/report/model_run_report.hpp"
 #include "sim/report/trace_events.hpp"
 
 namespace podsim::report {
@@ -227,7 +228,12 @@ void write_chrome_trace(const ScenarioRun& run, std::ostream& out, const TraceOp
 }
 
 void write_run_trace(const ScenarioRun& run, std::ostream& out) {
+  if (run.level == RunLevel::model) return write_model_run_trace(run, out);
   write_chrome_trace(run, out);
+}
+
+std::string run_trace_problem(const ScenarioRun& run) {
+  return run.level == RunLevel::model ? model_run_trace_problem(run) : "";
 }
 
 }  // namespace podsim::report

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <ostream>
+#include <string>
 
 #include "sim/run/run_result.hpp"
 
@@ -23,8 +24,12 @@ struct TraceOptions {
 // an event graph or simulation get their process name and a note event only.
 void write_chrome_trace(const ScenarioRun& run, std::ostream& out, const TraceOptions& options = {});
 
-// `podsim run --trace`: write_chrome_trace with the default options (model_run_report.hpp has the model-level
-// overload).
+// `podsim run --trace`: write_chrome_trace with the default options; of a model-level run, its one plan's simulated
+// step (write_model_run_trace, as `podsim plan --trace` shows a candidate). Throws InternalError when
+// run_trace_problem names one.
 void write_run_trace(const ScenarioRun& run, std::ostream& out);
+// What keeps `run` from having a trace ("" for none): an op-level run always has one; a model-level run needs one
+// plan, simulated.
+std::string run_trace_problem(const ScenarioRun& run);
 
 }  // namespace podsim::report

@@ -9,6 +9,7 @@
 
 #include "models/common/units.hpp"
 #include "sim/report/html_parts.hpp"
+#include "sim/report/model_run_report.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/report/text_table.hpp"
 
@@ -248,6 +249,7 @@ std::string html_escape(std::string_view text) {
 }
 
 void write_html_report(const std::vector<ScenarioRun>& runs, std::ostream& out) {
+  if (!runs.empty() && runs.front().level == RunLevel::model) return write_model_run_html(runs, out);
   std::vector<std::string> names;
   for (const ScenarioRun& run : runs)
     names.push_back(run.name);

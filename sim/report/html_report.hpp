@@ -12,7 +12,8 @@
 
 namespace podsim::report {
 
-// Writes the page for every scenario in `runs`, in order.
+// Writes the page for every scenario in `runs` (of one level), in order; model-level runs get their own page
+// (write_model_run_html).
 void write_html_report(const std::vector<ScenarioRun>& runs, std::ostream& out);
 
 // `text` with &, <, >, " and ' replaced by character references (safe in element text and quoted attributes).

@@ -52,7 +52,7 @@ std::string figure_card(const std::string& label, const std::string& value, bool
                      over ? " over" : "", esc(label), esc(value));
 }
 
-std::string model_header_html(const ModelScenarioRun& run) {
+std::string model_header_html(const ScenarioRun& run) {
   std::string rows = run.spec ? html_row({"model", esc(plan_title(*run.spec))}) : std::string();
   rows += html_row({"des",
                     "each plan's step simulated by the plan search's code, as `podsim plan` simulates a candidate "
@@ -61,16 +61,16 @@ std::string model_header_html(const ModelScenarioRun& run) {
                               rows);
 }
 
-std::string model_comparison_html(const ModelScenarioRun& run) {
-  const PlanComparison best = compare_model_plans(run);
+std::string model_comparison_html(const ScenarioRun& run) {
+  const PlanComparison best = compare_plans(run);
   std::string out = "<h3>Plans</h3>\n<table class=\"comparison\">\n";
   out += html_row({"plan", "parallelism", "des step", "book step", "des/book", "MFU", "tokens/s/chip",
                    "memory per chip", "HBM per chip", "fits HBM", ""},
                   true);
   std::vector<PlanBars> bars;
   for (std::size_t i = 0; i < run.plans.size(); ++i) {
-    const ModelPlanRun& plan = run.plans[i];
-    const CandidateResult& r = plan.result;
+    const PlanRun& plan = run.plans[i];
+    const CandidateResult& r = plan.candidate.value();
     std::string mark;
     if (best.fastest == i) mark = "fastest";
     if (best.fastest_fitting == i && best.fastest != i) mark = "fastest that fits";
@@ -93,8 +93,8 @@ std::string model_comparison_html(const ModelScenarioRun& run) {
 }
 
 // Memory per chip as one bar stacked by kind, on a scale that shows HBM capacity (a dashed line), with a legend.
-std::string model_memory_by_kind_svg(const ModelPlanRun& plan) {
-  const CandidateResult& r = plan.result;
+std::string model_memory_by_kind_svg(const PlanRun& plan) {
+  const CandidateResult& r = plan.candidate.value();
   const double left = 10, width = 640, bar_h = 22;
   const double total = static_cast<double>(r.memory_per_chip_bytes), hbm = static_cast<double>(r.hbm_bytes);
   const double scale_bytes = std::max(total, hbm);
@@ -130,8 +130,8 @@ std::string model_memory_by_kind_svg(const ModelPlanRun& plan) {
   return out + "</svg>\n";
 }
 
-std::string model_memory_html(const ModelPlanRun& plan) {
-  const CandidateResult& r = plan.result;
+std::string model_memory_html(const PlanRun& plan) {
+  const CandidateResult& r = plan.candidate.value();
   std::string out = "<h4>Memory per chip</h4>\n" + model_memory_by_kind_svg(plan);
   out += "<table class=\"memory\">\n";
   out += html_row({"kind", "per chip", "of HBM"}, true);
@@ -152,7 +152,7 @@ std::string model_memory_html(const ModelPlanRun& plan) {
 }
 
 // The ops that cost the step most (their time in it, model_op_step_s), longest first: one bar each.
-std::string model_top_ops_svg(const ModelPlanRun& plan, double all_s) {
+std::string model_top_ops_svg(const PlanRun& plan, double all_s) {
   constexpr std::size_t kShown = 10;
   std::vector<const OpRun*> ops;
   for (const OpRun& op : plan.ops)
@@ -184,7 +184,7 @@ std::string model_top_ops_svg(const ModelPlanRun& plan, double all_s) {
 
 // The step program's ops: their repeats, one run's des and book times, their times in the step (times the repeats)
 // and their share of the ops' time in the step, as a bar.
-std::string model_ops_html(const ModelPlanRun& plan) {
+std::string model_ops_html(const PlanRun& plan) {
   double all_s = 0, max_s = 0;
   double by_phase[3] = {0, 0, 0};
   const char* phases[] = {"forward", "backward", "step"};
@@ -194,7 +194,7 @@ std::string model_ops_html(const ModelPlanRun& plan) {
     for (std::size_t i = 0; i < 3; ++i)
       if (op.phase == phases[i]) by_phase[i] += model_op_step_s(op);
   }
-  const bool simulated = plan.result.des_step_s.has_value();
+  const bool simulated = plan.candidate && plan.candidate->des_step_s.has_value();
   std::string out = "<h4>Step program</h4>\n";
   if (all_s > 0) {
     std::vector<std::string> parts;
@@ -227,8 +227,8 @@ std::string model_ops_html(const ModelPlanRun& plan) {
   return out + "</table>\n";
 }
 
-std::string model_plan_html(const ModelPlanRun& plan) {
-  const CandidateResult& r = plan.result;
+std::string model_plan_html(const PlanRun& plan) {
+  const CandidateResult& r = plan.candidate.value();
   const auto des = r.des_step_s;
   std::string out = "<section class=\"plan\">\n<h3>Plan " + esc(plan.name) + "</h3>\n";
   if (!plan.description.empty()) out += "<p>" + esc(plan.description) + "</p>\n";
@@ -246,7 +246,7 @@ std::string model_plan_html(const ModelPlanRun& plan) {
   out += "<p class=\"muted\">Simulated: " + esc(model_run_simulated_text(plan)) + ".</p>\n";
   if (r.rejected) out += "<p><span class=\"fail\">Not simulated:</span> " + esc(*r.rejected) + "</p>\n";
   if (r.book_step_s > 0) {
-    const ModelStepBreakdown b = model_step_breakdown(r);
+    const CriticalChipBreakdown& b = plan.step_breakdown;
     out += fmt::format("<p>Step ({}): compute {}, exposed communication {}, bubble {}, DCN {}.</p>\n",
                        des ? "des" : "book", esc(format_seconds(b.compute_s)),
                        esc(format_seconds(b.exposed_communication_s)), esc(format_seconds(b.bubble_s)),
@@ -272,16 +272,16 @@ std::string model_plan_html(const ModelPlanRun& plan) {
 
 }  // namespace
 
-void write_html_report(const std::vector<ModelScenarioRun>& runs, std::ostream& out) {
+void write_model_run_html(const std::vector<ScenarioRun>& runs, std::ostream& out) {
   std::vector<std::string> names;
-  for (const ModelScenarioRun& run : runs)
+  for (const ScenarioRun& run : runs)
     names.push_back(run.name);
   out << run_page_head(names, kModelRunStyle,
                        "Each plan's step simulated (des) beside the closed-form book model (book), as `podsim plan` "
                        "evaluates a candidate.");
-  for (const ModelScenarioRun& run : runs) {
+  for (const ScenarioRun& run : runs) {
     out << "<section class=\"scenario\">\n" << model_header_html(run) << model_comparison_html(run);
-    for (const ModelPlanRun& plan : run.plans)
+    for (const PlanRun& plan : run.plans)
       out << model_plan_html(plan);
     out << "</section>\n";
   }

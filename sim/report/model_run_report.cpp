@@ -1,5 +1,5 @@
-// `podsim run` of a model-level scenario as text, JSON and CSV. The figures come from the ModelScenarioRun (the plan
-// search's candidate evaluation); ratios, fits and the comparison use the op-level report's helpers.
+// `podsim run` of a model-level scenario as text, JSON, CSV and its trace. The figures come from each PlanRun's
+// candidate (the plan search's evaluation); the heading, ratios, fits and the comparison are the op-level report's.
 #include "sim/report/model_run_report.hpp"
 #include "models/hardware/hbm_fit.hpp"
 
@@ -11,6 +11,7 @@
 
 #include "models/common/error.hpp"
 #include "models/common/units.hpp"
+#include "sim/capacity/candidate_timeline.hpp"
 #include "sim/report/candidate_trace.hpp"
 #include "sim/report/plan_report.hpp"
 #include "sim/report/run_report.hpp"
@@ -22,8 +23,14 @@ namespace {
 using nlohmann::json;
 using Align = TextTable::Align;
 
-std::optional<double> des_step(const ModelPlanRun& plan) {
-  return plan.result.des_step_s;
+// The plan's candidate figures (every plan of a model-level run has them).
+const CandidateResult& figures(const PlanRun& plan) {
+  if (!plan.candidate) throw InternalError("model-level report: plan " + plan.name + " has no candidate figures");
+  return *plan.candidate;
+}
+
+std::optional<double> des_step(const PlanRun& plan) {
+  return figures(plan).des_step_s;
 }
 
 std::optional<double> model_op_des_step(const OpRun& op) {
@@ -43,8 +50,8 @@ std::string remat_words(const Remat& remat) {
   return "remat " + remat_text(remat);
 }
 
-std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
-  const CandidateResult& r = plan.result;
+std::string model_plan_text(const PlanRun& plan) {
+  const CandidateResult& r = figures(plan);
   std::string out = fmt::format("plan {}", plan.name);
   if (!plan.description.empty()) out += ": " + plan.description;
   out = wrapped(out, 118, 2);
@@ -66,7 +73,7 @@ std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
   out += fmt::format("  step: des {}, book {}, des/book {}\n", seconds_or_dash(des), format_seconds(r.book_step_s),
                      des ? ratio_text(des_over_book(*des, r.book_step_s)) : "-");
   if (r.book_step_s > 0) {
-    const ModelStepBreakdown b = model_step_breakdown(r);
+    const CriticalChipBreakdown& b = plan.step_breakdown;
     out += fmt::format("  step breakdown ({}): compute {}, exposed communication {}, bubble {}, DCN {}\n",
                        des ? "des" : "book", format_seconds(b.compute_s), format_seconds(b.exposed_communication_s),
                        format_seconds(b.bubble_s), format_seconds(b.dcn_s));
@@ -91,39 +98,15 @@ std::string plan_text(const ModelScenarioRun& run, const ModelPlanRun& plan) {
   if (r.rejected) out += indented(2, "not simulated: " + *r.rejected);
   out += fmt::format("  MFU {} ({}), {:.0f} tokens/s/chip, bound {}\n", percent_text(r.mfu), des ? "des" : "book",
                      r.tokens_per_s_per_chip, step_bound_name(r.bound));
-  (void)run;
   return out;
 }
 
-std::string scenario_text(const ModelScenarioRun& run) {
-  std::string out = "scenario " + run.name;
-  if (!run.description.empty()) out += ": " + run.description;
-  out = wrapped(out, 118, 2);
-  std::vector<std::string> wraps;
-  for (const bool w : run.wraparound)
-    wraps.push_back(w ? "wrap" : "line");
-  std::vector<std::string> facts;
-  if (!run.file.empty()) facts.push_back("file " + run.file);
-  facts.push_back("hardware " + run.hardware);
-  facts.push_back(fmt::format("slice {} ({})", shape_text(run.slice_shape), fmt::join(wraps, " ")));
-  out += fmt::format("  {}\n", fmt::join(facts, ", "));
+std::string model_scenario_text(const ScenarioRun& run) {
+  std::string out = scenario_header_text(run);
   if (run.spec) out += indented(2, plan_title(*run.spec));
-  for (const ModelPlanRun& plan : run.plans)
-    out += "\n" + plan_text(run, plan);
-  if (run.plans.size() > 1) {
-    const PlanComparison best = compare_model_plans(run);
-    out += "\nverdict: ";
-    if (best.fastest_fitting)
-      out += "fastest plan that fits: " + run.plans[*best.fastest_fitting].name;
-    else
-      out += "no plan fits";
-    if (best.fastest && best.fastest != best.fastest_fitting)
-      out +=
-          " (fastest overall: " + run.plans[*best.fastest].name + ", " +
-          fit_text(run.plans[*best.fastest].result.memory_per_chip_bytes, run.plans[*best.fastest].result.hbm_bytes) +
-          ")";
-    out += "\n";
-  }
+  for (const PlanRun& plan : run.plans)
+    out += "\n" + model_plan_text(plan);
+  if (run.plans.size() > 1) out += "\n" + verdict_text(run);
   return out;
 }
 
@@ -145,9 +128,9 @@ json model_op_json(const OpRun& op) {
           {"bound", bound_name(op.bound)}};
 }
 
-json plan_json(const ModelScenarioRun& run, const ModelPlanRun& plan) {
-  const CandidateResult& r = plan.result;
-  const ModelStepBreakdown b = model_step_breakdown(r);
+json model_plan_json(const ScenarioRun& run, const PlanRun& plan) {
+  const CandidateResult& r = figures(plan);
+  const CriticalChipBreakdown& b = plan.step_breakdown;
   json ops = json::array();
   for (const OpRun& op : plan.ops)
     ops.push_back(model_op_json(op));
@@ -192,20 +175,8 @@ std::optional<double> model_op_des_s(const OpRun& op) {
   return op.des_time_s;
 }
 
-PlanComparison compare_model_plans(const ModelScenarioRun& run) {
-  PlanComparison best;
-  for (std::size_t i = 0; i < run.plans.size(); ++i) {
-    const double step = run.plans[i].result.step_s();
-    if (!best.fastest || step < run.plans[*best.fastest].result.step_s()) best.fastest = i;
-    if (run.plans[i].result.fits_hbm &&
-        (!best.fastest_fitting || step < run.plans[*best.fastest_fitting].result.step_s()))
-      best.fastest_fitting = i;
-  }
-  return best;
-}
-
-std::string model_plan_summary(const ModelPlanRun& plan) {
-  const Candidate& c = plan.result.candidate;
+std::string model_plan_summary(const PlanRun& plan) {
+  const Candidate& c = figures(plan).candidate;
   std::vector<std::string> assigned;
   for (std::size_t k = 0; k < kParallelKinds; ++k) {
     const auto kind = static_cast<ParallelKind>(k);
@@ -217,8 +188,8 @@ std::string model_plan_summary(const ModelPlanRun& plan) {
                      c.chips() == 1 ? "" : "s", c.microbatches, c.microbatches == 1 ? "" : "es", remat_words(c.remat));
 }
 
-std::string model_run_simulated_text(const ModelPlanRun& plan) {
-  const CandidateResult& r = plan.result;
+std::string model_run_simulated_text(const PlanRun& plan) {
+  const CandidateResult& r = figures(plan);
   if (!r.des_step_s) return "nothing (the candidate does not fit HBM: the des simulates candidates that can run)";
   bool training = false;
   for (const OpRun& op : plan.ops)
@@ -235,18 +206,15 @@ std::string model_run_simulated_text(const ModelPlanRun& plan) {
   return out;
 }
 
-std::string run_report_text(const std::vector<ModelScenarioRun>& runs) {
-  std::string out;
-  for (std::size_t i = 0; i < runs.size(); ++i)
-    out += (i ? "\n" : "") + scenario_text(runs[i]);
-  return out;
+std::string model_run_text(const ScenarioRun& run) {
+  return model_scenario_text(run);
 }
 
-json run_report_json(const ModelScenarioRun& run) {
+json model_run_json(const ScenarioRun& run) {
   json plans = json::array();
-  for (const ModelPlanRun& plan : run.plans)
-    plans.push_back(plan_json(run, plan));
-  const PlanComparison best = compare_model_plans(run);
+  for (const PlanRun& plan : run.plans)
+    plans.push_back(model_plan_json(run, plan));
+  const PlanComparison best = compare_plans(run);
   const auto name = [&](std::optional<std::size_t> i) { return i ? json(run.plans[*i].name) : json(nullptr); };
   return {{"schema", "podsim/1"},
           {"level", "model"},
@@ -262,20 +230,12 @@ json run_report_json(const ModelScenarioRun& run) {
           {"comparison", {{"fastest", name(best.fastest)}, {"fastest_fitting", name(best.fastest_fitting)}}}};
 }
 
-json run_report_json(const std::vector<ModelScenarioRun>& runs) {
-  if (runs.size() == 1) return run_report_json(runs.front());
-  json all = json::array();
-  for (const ModelScenarioRun& run : runs)
-    all.push_back(run_report_json(run));
-  return {{"schema", "podsim/1"}, {"scenarios", all}};
-}
-
-void write_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out) {
+void write_model_run_csv(const std::vector<ScenarioRun>& runs, std::ostream& out) {
   out << "scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,phase,place,repeats,des_step_s,"
          "book_step_s\n";
   const auto number = [](std::optional<double> v) { return v ? fmt::format("{:.9g}", *v) : std::string(); };
-  for (const ModelScenarioRun& run : runs)
-    for (const ModelPlanRun& plan : run.plans)
+  for (const ScenarioRun& run : runs)
+    for (const PlanRun& plan : run.plans)
       for (const OpRun& op : plan.ops) {
         const auto ratio = model_op_des_s(op) ? des_over_book(*model_op_des_s(op), op.book_time_s) : std::nullopt;
         out << fmt::format("{},{},{},{},{},{:.9g},{},{},{:.9g},{},{},{},{},{:.9g}\n", csv_field(run.name),
@@ -285,23 +245,23 @@ void write_run_csv(const std::vector<ModelScenarioRun>& runs, std::ostream& out)
       }
 }
 
-std::string model_run_trace_problem(const ModelScenarioRun& run) {
+std::string model_run_trace_problem(const ScenarioRun& run) {
   if (run.plans.size() != 1)
     return "a model-level trace shows one plan's step: give --plan NAME, got: " + std::to_string(run.plans.size()) +
            " plans";
-  const ModelPlanRun& plan = run.plans.front();
-  if (!plan.timeline)
+  const PlanRun& plan = run.plans.front();
+  if (!plan.candidate_timeline)
     return "the trace shows a simulated step, got: plan " + plan.name + ", not simulated (" +
-           plan.result.rejected.value_or("") + ")";
+           figures(plan).rejected.value_or("") + ")";
   return "";
 }
 
-void write_run_trace(const ModelScenarioRun& run, std::ostream& out) {
+void write_model_run_trace(const ScenarioRun& run, std::ostream& out) {
   const std::string problem = model_run_trace_problem(run);
   if (!problem.empty()) throw InternalError("write_run_trace: " + problem);
-  const ModelPlanRun& plan = run.plans.front();
-  write_candidate_trace(*plan.timeline, CandidateTraceInfo{run.name, 1, "plan " + plan.name, plan.result.step_s()},
-                        out);
+  const PlanRun& plan = run.plans.front();
+  write_candidate_trace(*plan.candidate_timeline,
+                        CandidateTraceInfo{run.name, 1, "plan " + plan.name, figures(plan).step_s()}, out);
 }
 
 }  // namespace podsim::report

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/capacity/candidate.hpp"
 #include "sim/capacity/plan_search.hpp"
+#include "sim/run/candidate_result.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim::report {

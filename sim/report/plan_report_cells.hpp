@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/model/workload.hpp"
-#include "sim/capacity/candidate.hpp"
+#include "sim/run/candidate_result.hpp"
 #include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim::report {

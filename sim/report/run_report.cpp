@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "models/common/units.hpp"
+#include "sim/report/model_run_report.hpp"
 #include "sim/report/text_table.hpp"
 
 namespace podsim::report {
@@ -32,21 +33,6 @@ json optional_name(const ScenarioRun& run, std::optional<std::size_t> index) {
 }
 
 // --- text -----------------------------------------------------------------------------------------------------
-
-std::string scenario_header_text(const ScenarioRun& run) {
-  std::string out = "scenario " + run.name;
-  if (!run.description.empty()) out += ": " + run.description;
-  out = wrapped(out, 118, 2);
-  std::vector<std::string> facts;
-  if (!run.file.empty()) facts.push_back("file " + run.file);
-  if (!run.hardware.empty()) facts.push_back("hardware " + run.hardware);
-  if (!run.slice_shape.empty())
-    facts.push_back(fmt::format("slice {} ({})", shape_text(run.slice_shape), wrap_text(run.wraparound)));
-  if (!facts.empty()) out += fmt::format("  {}\n", fmt::join(facts, ", "));
-  if (run.calibrated)
-    out += fmt::format("  des calibrated: {} (--uncalibrated for the preset's figures)\n", run.calibration_source);
-  return out;
-}
 
 std::string ops_text(const PlanRun& plan) {
   TextTable table({"op", "kind", "des", "book", "des/book", "bound", "sent", "collectives"},
@@ -181,19 +167,7 @@ std::string comparison_text(const ScenarioRun& run) {
                    ratio_text(des_over_book(plan.des_time_s, plan.book_time_s)), bytes_text(plan.memory_per_chip_bytes),
                    plan.fits_hbm ? "yes" : "no", mark});
   }
-  std::string out = "plans\n" + table.render("  ");
-  if (best.fastest_fitting) {
-    out += "verdict: fastest plan that fits: " + run.plans[*best.fastest_fitting].name;
-    if (best.fastest != best.fastest_fitting) {
-      const PlanRun& fastest = run.plans[*best.fastest];
-      out += fmt::format(" (fastest overall: {}, {})", fastest.name,
-                         fit_text(fastest.memory_per_chip_bytes, fastest.hbm_bytes));
-    }
-    out += "\n";
-  } else if (best.fastest) {
-    out += "verdict: no plan fits in HBM; fastest plan: " + run.plans[*best.fastest].name + "\n";
-  }
-  return out;
+  return "plans\n" + table.render("  ") + verdict_text(run);
 }
 
 std::string checks_text(const ScenarioRun& run) {
@@ -348,12 +322,46 @@ json check_json(const CheckResult& check) {
 PlanComparison compare_plans(const ScenarioRun& run) {
   PlanComparison best;
   for (std::size_t i = 0; i < run.plans.size(); ++i) {
-    const double time_s = run.plans[i].des_time_s;
-    if (!best.fastest || time_s < run.plans[*best.fastest].des_time_s) best.fastest = i;
-    if (run.plans[i].fits_hbm && (!best.fastest_fitting || time_s < run.plans[*best.fastest_fitting].des_time_s))
+    const double time_s = run.plans[i].step_time_s();
+    if (!best.fastest || time_s < run.plans[*best.fastest].step_time_s()) best.fastest = i;
+    if (run.plans[i].fits_hbm && (!best.fastest_fitting || time_s < run.plans[*best.fastest_fitting].step_time_s()))
       best.fastest_fitting = i;
   }
   return best;
+}
+
+std::string scenario_header_text(const ScenarioRun& run) {
+  std::string out = "scenario " + run.name;
+  if (!run.description.empty()) out += ": " + run.description;
+  out = wrapped(out, 118, 2);
+  std::vector<std::string> facts;
+  if (!run.file.empty()) facts.push_back("file " + run.file);
+  if (!run.hardware.empty()) facts.push_back("hardware " + run.hardware);
+  if (!run.slice_shape.empty())
+    facts.push_back(fmt::format("slice {} ({})", shape_text(run.slice_shape), wrap_text(run.wraparound)));
+  if (!facts.empty()) out += fmt::format("  {}\n", fmt::join(facts, ", "));
+  if (run.calibrated)
+    out += fmt::format("  des calibrated: {} (--uncalibrated for the preset's figures)\n", run.calibration_source);
+  return out;
+}
+
+std::string verdict_text(const ScenarioRun& run) {
+  const PlanComparison best = compare_plans(run);
+  if (best.fastest_fitting) {
+    std::string out = "verdict: fastest plan that fits: " + run.plans[*best.fastest_fitting].name;
+    if (best.fastest != best.fastest_fitting) {
+      const PlanRun& fastest = run.plans[*best.fastest];
+      out += fmt::format(" (fastest overall: {}, {})", fastest.name,
+                         fit_text(fastest.memory_per_chip_bytes, fastest.hbm_bytes));
+    }
+    return out + "\n";
+  }
+  if (!best.fastest) return "";
+  const PlanRun& fastest = run.plans[*best.fastest];
+  if (run.level == RunLevel::model)
+    return fmt::format("verdict: no plan fits (fastest overall: {}, {})\n", fastest.name,
+                       fit_text(fastest.memory_per_chip_bytes, fastest.hbm_bytes));
+  return "verdict: no plan fits in HBM; fastest plan: " + fastest.name + "\n";
 }
 
 std::string bytes_text(std::uint64_t bytes) {
@@ -442,6 +450,7 @@ std::string tolerance_text(const CheckResult& check) {
 }
 
 std::string run_report_text(const ScenarioRun& run) {
+  if (run.level == RunLevel::model) return model_run_text(run);
   std::string out = scenario_header_text(run);
   for (const PlanRun& plan : run.plans)
     out += "\n" + plan_text(plan);
@@ -458,6 +467,7 @@ std::string run_report_text(const std::vector<ScenarioRun>& runs) {
 }
 
 json run_report_json(const ScenarioRun& run) {
+  if (run.level == RunLevel::model) return model_run_json(run);
   json plans = json::array();
   for (const PlanRun& plan : run.plans)
     plans.push_back(plan_json(plan));
@@ -490,15 +500,19 @@ json run_report_json(const ScenarioRun& run) {
 json run_report_json(const std::vector<ScenarioRun>& runs) {
   if (runs.size() == 1) return run_report_json(runs.front());
   json scenarios = json::array();
-  bool passed = true;
+  bool passed = true, model_level = !runs.empty();
   for (const ScenarioRun& run : runs) {
     scenarios.push_back(run_report_json(run));
     passed = passed && run.checks_passed();
+    model_level = model_level && run.level == RunLevel::model;
   }
+  // Model-level runs evaluate no checks (`podsim check` does): no verdict on them.
+  if (model_level) return {{"schema", "podsim/1"}, {"scenarios", scenarios}};
   return {{"schema", "podsim/1"}, {"scenarios", scenarios}, {"checks_passed", passed}};
 }
 
 void write_run_csv(const std::vector<ScenarioRun>& runs, std::ostream& out) {
+  if (!runs.empty() && runs.front().level == RunLevel::model) return write_model_run_csv(runs, out);
   out << "scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,bytes_sent,collectives,"
          "exposed_communication_s\n";
   for (const ScenarioRun& run : runs)

@@ -1,6 +1,7 @@
 // Writers for `podsim run`: a scenario's plans, simulated (des) and closed-form (book) side by side, as an aligned
 // text report, the versioned JSON object ("schema": "podsim/1", see docs/report-format.md) and a per-op CSV.
-// The Chrome trace and the HTML report have their own files (chrome_trace.hpp, html_report.hpp).
+// The Chrome trace and the HTML report have their own files (chrome_trace.hpp, html_report.hpp). Each entry point
+// takes a run of either level; a model-level run's (RunLevel::model) figures are written by model_run_report.hpp.
 #pragma once
 
 #include <cstddef>
@@ -18,8 +19,9 @@
 
 namespace podsim::report {
 
-// The plans a reader should look at first. Both compare des_time_s (the simulated makespan); ties go to the plan
-// listed first. nullopt when there is no plan (fastest) or no plan fits in HBM (fastest_fitting).
+// The plans a reader should look at first. Both compare PlanRun::step_time_s (the simulated makespan; a model-level
+// plan's step time in force); ties go to the plan listed first. nullopt when there is no plan (fastest) or no plan fits
+// in HBM (fastest_fitting).
 struct PlanComparison {
   std::optional<std::size_t> fastest;
   std::optional<std::size_t> fastest_fitting;
@@ -70,15 +72,16 @@ std::string run_report_text(const ScenarioRun& run);
 std::string run_report_text(const std::vector<ScenarioRun>& runs);
 
 // The JSON object of one scenario: {"schema": "podsim/1", "scenario", "plans", "comparison", "checks",
-// "checks_passed"}; see docs/report-format.md and docs/report.schema.json.
+// "checks_passed"}; see docs/report-format.md and docs/report.schema.json. A model-level run's: {"schema", "level":
+// "model", "scenario", "plans", "comparison"}.
 nlohmann::json run_report_json(const ScenarioRun& run);
 // One scenario: its object as above. Several (or none): {"schema": "podsim/1", "scenarios": [object, ...],
-// "checks_passed": all of them passed}.
+// "checks_passed": all of them passed}, without "checks_passed" when every run is model-level.
 nlohmann::json run_report_json(const std::vector<ScenarioRun>& runs);
 
 // One row per (scenario, plan, op) under the header
 // scenario,plan,op,kind,des_time_s,book_time_s,ratio,bound,flops,bytes_sent,collectives,exposed_communication_s
-// (RFC 4180 quoting).
+// (RFC 4180 quoting); runs of one level, model-level ones with their own columns (write_model_run_csv).
 void write_run_csv(const std::vector<ScenarioRun>& runs, std::ostream& out);
 
 // `field` as one CSV field: quoted (with "" for ") when it holds a comma, a quote, CR or LF; as is otherwise. Text

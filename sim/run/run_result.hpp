@@ -1,6 +1,8 @@
 // What running a scenario produces, per plan: the time of every op by simulation (des) and by the closed forms
-// (book), memory per chip by tensor and whether it fits, traffic per link, and the checks of `expect`. The report
-// writers (sim/report) read these structs; nothing here knows JSON or SimGrid.
+// (book), memory per chip by tensor and whether it fits, traffic per link, and the checks of `expect`; for a
+// model-level scenario (docs/capacity.md, "`podsim run` of a model-level scenario") each plan's candidate figures as
+// the plan search evaluates them. The report writers (sim/report) read these structs; nothing here knows JSON or
+// SimGrid.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +18,9 @@
 #include "models/topology/slice.hpp"
 #include "sim/engine/simulation_result.hpp"
 #include "sim/graph/event_graph.hpp"
+#include "sim/run/candidate_result.hpp"
 #include "sim/run/memory_timeline.hpp"
+#include "sim/scenario/scenario_spec.hpp"
 
 namespace podsim {
 
@@ -114,6 +118,8 @@ struct LinkLoad {
   double utilisation = 0;  // busy_s / plan time
 };
 
+struct CandidateTimeline;  // sim/capacity/candidate_timeline.hpp
+
 struct PlanRun {
   std::string name;  // "default" when the scenario has no plans
   std::string description;
@@ -151,6 +157,17 @@ struct PlanRun {
   // Functional mode: the plan computed the dense reference's values (nullopt when not run).
   std::optional<bool> values_match;
   std::string values_note;
+  // A model-level plan (ScenarioRun::level model): its candidate as the plan search evaluates it (book and, when it
+  // fits HBM, des step, breakdown, memory by kind, MFU; prepared let go once the op rows are made). Of the fields
+  // above it then sets ops (the expanded step program's, OpRun::phase...simulated), book_time_s and des_time_s (the
+  // step's; des 0 when not simulated), step_breakdown (the step time in force split, model_step_breakdown),
+  // schedule (program-order), memory_per_chip_bytes, hbm_bytes and fits_hbm; the others stay empty.
+  std::optional<CandidateResult> candidate;
+  // With RunOptions::keep_timeline and once simulated: the candidate's simulated step, for its Chrome trace.
+  std::shared_ptr<const CandidateTimeline> candidate_timeline;
+  // What plans are ranked by: the des makespan, or a model-level plan's step time in force (des when simulated, else
+  // book).
+  double step_time_s() const { return candidate ? candidate->step_s() : des_time_s; }
 };
 
 // A figure an `expect` entry names: a number, a yes/no, or a shape.
@@ -166,7 +183,11 @@ struct CheckResult {
   std::string source;
 };
 
+// An op-level scenario's run (run_scenario) or a model-level one's (run_model_scenario, sim/capacity/model_run.hpp).
+enum class RunLevel { op, model };
+
 struct ScenarioRun {
+  RunLevel level = RunLevel::op;
   std::string name;
   std::string description;
   std::string file;
@@ -181,6 +202,8 @@ struct ScenarioRun {
   IciModel ici;  // the scenario's ICI figures (link bandwidth per direction, hop latency)
   std::vector<PlanRun> plans;
   std::vector<CheckResult> checks;
+  // A model-level run's scenario (its model and workload), for the reports; null for an op-level run.
+  std::shared_ptr<const ScenarioSpec> spec;
   bool checks_passed() const {
     for (const auto& check : checks)
       if (!check.passed) return false;

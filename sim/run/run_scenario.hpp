@@ -24,6 +24,9 @@ struct RunOptions {
   // With `symmetry`: try the translation quotient first (chip 0's tasks for all chips, when every chip runs chip 0's
   // tasks moved; bit for bit the full simulation); false: only one group per phase.
   bool translation_quotient = true;
+  // A model-level run (run_model_scenario) keeps each simulated plan's timeline (PlanRun::candidate_timeline) for its
+  // Chrome trace; an op-level run always keeps its event graph.
+  bool keep_timeline = false;
 };
 
 // An option the scenario cannot honour (a plan it does not have); front ends name the option in their terms.

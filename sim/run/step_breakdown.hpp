@@ -14,7 +14,7 @@
 
 namespace podsim {
 
-// The capacity planner's closed-form split of a step by bound is StepBreakdown (sim/capacity/candidate.hpp).
+// The capacity planner's closed-form split of a step by bound is StepBreakdown (sim/run/candidate_result.hpp).
 struct CriticalChipStep {
   std::int32_t critical_chip = 0;    // the chip whose last task ends last (lowest id among ties)
   CriticalChipBreakdown breakdown;   // of the makespan, on critical_chip

@@ -7,10 +7,10 @@
 
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
-#include "sim/capacity/candidate.hpp"
 #include "sim/capacity/candidate_evaluation.hpp"
 #include "sim/capacity/model_program.hpp"
 #include "sim/plan/program_planner.hpp"
+#include "sim/run/candidate_result.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "tests/support/model_dims.hpp"
 

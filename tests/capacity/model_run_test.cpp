@@ -3,11 +3,15 @@
 // search's for the same candidate, the step breakdown, and the refusals.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <sstream>
 #include <string>
 
 #include "models/common/error.hpp"
 #include "sim/capacity/model_run.hpp"
 #include "sim/capacity/plan_search.hpp"
+#include "sim/report/chrome_trace.hpp"
+#include "sim/report/run_report.hpp"
 #include "sim/run/run_scenario.hpp"
 #include "sim/scenario/scenario_json.hpp"
 
@@ -25,13 +29,20 @@ std::string scenario(const std::string& slice, const std::string& plans, const s
          extra + R"("plans": )" + plans + "}";
 }
 
+RunOptions plan_option(const std::string& plan) {
+  RunOptions options;
+  options.plan = plan;
+  return options;
+}
+
 const std::string kOneChip = R"([{"name": "one-chip", "parallelism": {}}])";
 
 TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
   const ScenarioSpec spec = load_scenario_text(scenario("[1, 1, 1]", kOneChip), "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec);
+  const ScenarioRun run = run_model_scenario(spec);
   ASSERT_EQ(run.plans.size(), 1u);
-  const CandidateResult& r = run.plans[0].result;
+  ASSERT_TRUE(run.plans[0].candidate);
+  const CandidateResult& r = *run.plans[0].candidate;
   ASSERT_FALSE(r.rejected) << *r.rejected;
   ASSERT_TRUE(r.des_step_s);
   // Matmul parameters per layer: Wq D x NH = 1,048,576, Wkv D x 2KH = 2,097,152, Wo 1,048,576, Wg, Wu, Wd D x F =
@@ -58,7 +69,7 @@ TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
   // One chip moves nothing: every task of the des lasts its op's roofline, so des = book, and the step breakdown is
   // all compute.
   EXPECT_NEAR(*r.des_step_s, r.book_step_s, 1e-9 * r.book_step_s);
-  const ModelStepBreakdown b = model_step_breakdown(r);
+  const CriticalChipBreakdown& b = run.plans[0].step_breakdown;
   EXPECT_NEAR(b.compute_s, *r.des_step_s, 1e-12 * *r.des_step_s);
   EXPECT_EQ(b.exposed_communication_s, 0.0);
   EXPECT_EQ(b.bubble_s, 0.0);
@@ -67,7 +78,7 @@ TEST(ModelRun, TwoLayersOnOneChipRunAtTheirRooflineAsWorkedByHand) {
 
 TEST(ModelRun, RepeatsCountLayersForTheLayerAndOnceForTheEdges) {
   const ScenarioSpec spec = load_scenario_text(scenario("[1, 1, 1]", kOneChip), "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec);
+  const ScenarioRun run = run_model_scenario(spec);
   bool saw_layer = false, saw_edge = false;
   for (const OpRun& op : run.plans[0].ops) {
     if (op.name == "q") {  // a layer's forward matmul: L x microbatches = 2
@@ -91,9 +102,10 @@ TEST(ModelRun, StepIsThePlanSearchsForTheSameCandidate) {
   const ScenarioSpec spec = load_scenario_text(
       scenario("[2, 2, 1]", R"([{"name": "dp-fsdp", "parallelism": {"data": ["X"], "fsdp": ["Y"]}}])"),
       "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec);
+  const ScenarioRun run = run_model_scenario(spec);
   ASSERT_EQ(run.plans.size(), 1u);
-  const CandidateResult& r = run.plans[0].result;
+  ASSERT_TRUE(run.plans[0].candidate);
+  const CandidateResult& r = *run.plans[0].candidate;
   ASSERT_TRUE(r.des_step_s);
   PlanSearchOptions options;
   options.top_k = 1;
@@ -104,7 +116,7 @@ TEST(ModelRun, StepIsThePlanSearchsForTheSameCandidate) {
   EXPECT_DOUBLE_EQ(*r.des_step_s, *search.ranked[0].des_step_s);
   EXPECT_DOUBLE_EQ(r.mfu, search.ranked[0].mfu);
   // The step breakdown adds up to the des step and has communication in it.
-  const ModelStepBreakdown b = model_step_breakdown(r);
+  const CriticalChipBreakdown& b = run.plans[0].step_breakdown;
   EXPECT_NEAR(b.compute_s + b.exposed_communication_s + b.bubble_s + b.dcn_s, *r.des_step_s, 1e-12 * *r.des_step_s);
   EXPECT_GT(b.exposed_communication_s, 0.0);
 }
@@ -113,16 +125,52 @@ TEST(ModelRun, RunsOnlyThePlanAskedFor) {
   const ScenarioSpec spec = load_scenario_text(
       scenario("[1, 1, 1]", R"([{"name": "a", "parallelism": {}}, {"name": "b", "parallelism": {}}])"),
       "two-layers.json");
-  const ModelScenarioRun run = run_model_scenario(spec, ModelRunOptions{std::string("b")});
+  const ScenarioRun run = run_model_scenario(spec, plan_option("b"));
   ASSERT_EQ(run.plans.size(), 1u);
   EXPECT_EQ(run.plans[0].name, "b");
   try {
-    run_model_scenario(spec, ModelRunOptions{std::string("c")});
+    run_model_scenario(spec, plan_option("c"));
     FAIL() << "expected RunError";
   } catch (const RunError& e) {
     EXPECT_EQ(e.field(), RunOptions::Field::plan);
     EXPECT_STREQ(e.what(), "unknown plan, got: c (plans: a, b)");
   }
+}
+
+TEST(ModelRun, IsARunOfTheOneRunResultWithItsReportsAndTrace) {
+  // Two plans on one chip (no communication): the same step, so the first listed is the fastest.
+  const ScenarioSpec spec = load_scenario_text(
+      scenario("[1, 1, 1]", R"([{"name": "a", "parallelism": {}}, {"name": "b", "parallelism": {}}])"),
+      "two-layers.json");
+  RunOptions options;
+  options.keep_timeline = true;
+  options.plan = "b";
+  const ScenarioRun run = run_model_scenario(spec, options);
+  EXPECT_EQ(run.level, RunLevel::model);
+  ASSERT_EQ(run.plans.size(), 1u);
+  const PlanRun& plan = run.plans[0];
+  ASSERT_TRUE(plan.candidate);
+  ASSERT_TRUE(plan.candidate->des_step_s);
+  EXPECT_FALSE(plan.candidate->prepared);  // let go once the op rows are made
+  // The PlanRun's own figures are the candidate's step: its des and book, its fit, under program order.
+  EXPECT_EQ(plan.des_time_s, *plan.candidate->des_step_s);
+  EXPECT_EQ(plan.book_time_s, plan.candidate->book_step_s);
+  EXPECT_EQ(plan.step_time_s(), *plan.candidate->des_step_s);
+  EXPECT_EQ(plan.memory_per_chip_bytes, plan.candidate->memory_per_chip_bytes);
+  EXPECT_TRUE(plan.fits_hbm);
+  EXPECT_EQ(plan.schedule, "program-order");
+  // One report family: the JSON says its level, and the trace writer of any run writes its simulated step.
+  EXPECT_EQ(report::run_report_json(run)["level"], "model");
+  EXPECT_EQ(report::run_trace_problem(run), "");
+  std::ostringstream trace;
+  report::write_run_trace(run, trace);
+  EXPECT_TRUE(nlohmann::json::parse(trace.str()).contains("traceEvents"));
+  // Without keeping the timeline there is nothing to trace, and both plans compare by their step time in force.
+  const ScenarioRun both = run_model_scenario(spec);
+  ASSERT_EQ(both.plans.size(), 2u);
+  EXPECT_NE(report::run_trace_problem(both), "");
+  EXPECT_EQ(report::compare_plans(both).fastest, std::optional<std::size_t>(0));
+  EXPECT_EQ(report::compare_plans(both).fastest_fitting, std::optional<std::size_t>(0));
 }
 
 TEST(ModelRun, RefusesASearchPointingToPlan) {

@@ -14,6 +14,7 @@
 #include "models/sharding/shardy_parse.hpp"
 #include "sim/import/hlo_module.hpp"
 #include "sim/import/hlo_scenario.hpp"
+#include "sim/import/import_error.hpp"
 #include "sim/import/import_scenario.hpp"
 #include "sim/import/stablehlo_module.hpp"
 #include "sim/scenario/scenario_json.hpp"
@@ -50,12 +51,16 @@ const nlohmann::ordered_json& op_named(const nlohmann::ordered_json& doc, const 
 }
 
 // The error text `parse_hlo_module` (or, when `build`, the scenario on `slice`) throws for `text` named "m.hlo".
+// The error's text: `FILE:LINE:COL: ...` for a place in the module, `slice option: ...` for a refusal of the slice
+// (a typed ImportOptionError: the CLI names its flag, tools/podsim/import_command.cpp).
 std::string hlo_error_of(const std::string& text, bool build = false, const std::vector<std::int64_t>& slice = {4}) {
   try {
     const auto module = parse_hlo_module(text, "m.hlo");
     if (build) scenario_from_hlo(module, "m.hlo", "tpu-v5e", slice, kV5ePeaks);
   } catch (const InputError& e) {
     return e.what();
+  } catch (const ImportOptionError& e) {
+    return std::string(e.field() == ImportOption::slice ? "slice option: " : "other option: ") + e.what();
   }
   return "no error";
 }
@@ -351,7 +356,7 @@ TEST(HloScenario, RefusalsAreLocated) {
             "id = chip id, row-major), so no mesh axes run it; give --slice");
   EXPECT_EQ(
       hlo_error_of(head + "  %a = f32[8,16]{1,0} all-reduce(%p)\n}\n", true, {2, 4}),
-      "--slice: the module runs on 4 devices (num_partitions x replica_count), the slice holds 8 chips, got: 2x4");
+      "slice option: the module runs on 4 devices (num_partitions x replica_count), the slice holds 8 chips, got: 2x4");
   EXPECT_EQ(
       hlo_error_of(head + "  %d = f32[8,8]{1,0} dot(%p, %p), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
                    true)

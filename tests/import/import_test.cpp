@@ -8,6 +8,7 @@
 
 #include "models/common/error.hpp"
 #include "models/sharding/layout.hpp"
+#include "sim/import/import_error.hpp"
 #include "sim/import/import_scenario.hpp"
 #include "sim/import/stablehlo_module.hpp"
 #include "sim/scenario/scenario_json.hpp"
@@ -147,11 +148,11 @@ TEST(ImportSlice, DefaultSliceAndMapping) {
   const auto module = read_module("matmul_tanh.mlir");                                                 // x=4, y=2
   EXPECT_EQ(default_slice(module, {16, 16}, "--hardware"), (std::vector<std::int64_t>{4, 2}));         // v5e: 2D pod
   EXPECT_EQ(default_slice(module, {16, 20, 28}, "--hardware"), (std::vector<std::int64_t>{4, 2, 1}));  // 3D pod
-  EXPECT_EQ(map_mesh_to_slice(module, {4, 2}, "--slice"), (std::vector<std::vector<int>>{{0}, {1}}));
-  EXPECT_EQ(map_mesh_to_slice(module, {2, 2, 2}, "--slice"), (std::vector<std::vector<int>>{{0, 1}, {2}}));
-  EXPECT_THROW(map_mesh_to_slice(module, {2, 4}, "--slice"), InputError);  // x=4 cannot cover dim 0 of size 2 alone
-  EXPECT_THROW(map_mesh_to_slice(module, {4, 4}, "--slice"), InputError);  // 16 chips for an 8-device mesh
-  EXPECT_THROW(default_slice(module, {2, 2}, "--hardware"), InputError);   // x=4 longer than the pod's dim
+  EXPECT_EQ(map_mesh_to_slice(module, {4, 2}), (std::vector<std::vector<int>>{{0}, {1}}));
+  EXPECT_EQ(map_mesh_to_slice(module, {2, 2, 2}), (std::vector<std::vector<int>>{{0, 1}, {2}}));
+  EXPECT_THROW(map_mesh_to_slice(module, {2, 4}), ImportOptionError);     // x=4 cannot cover dim 0 of size 2 alone
+  EXPECT_THROW(map_mesh_to_slice(module, {4, 4}), ImportOptionError);     // 16 chips for an 8-device mesh
+  EXPECT_THROW(default_slice(module, {2, 2}, "--hardware"), InputError);  // x=4 longer than the pod's dim
 }
 
 TEST(ImportCli, ImportThenRunAndCheck) {
@@ -199,8 +200,13 @@ TEST(ImportModule, AnF32ModuleRunsAtTheBf16PeakThroughAHardwareOverride) {
   EXPECT_EQ(scenario_from_module(read_module("matmul_tanh.mlir"), "m.mlir", "tpu-v5e", {4, 2}, peaks)["hardware"],
             "tpu-v5e");
   EXPECT_EQ(scenario_from_module(module, "m.mlir", "tpu-v5e", {4, 2})["hardware"], "tpu-v5e");
-  // A preset without a bf16 peak either: refused at --hardware.
-  EXPECT_THROW((void)scenario_from_module(module, "m.mlir", "x", {4, 2}, {{"int8", 1e14}}), InputError);
+  // A preset without a bf16 peak either: refused on the hardware option (the CLI's --hardware).
+  try {
+    (void)scenario_from_module(module, "m.mlir", "x", {4, 2}, {{"int8", 1e14}});
+    ADD_FAILURE() << "no error";
+  } catch (const ImportOptionError& e) {
+    EXPECT_EQ(e.field(), ImportOption::hardware);
+  }
 }
 
 TEST(ImportCli, AnF32ModuleImportsAndRuns) {

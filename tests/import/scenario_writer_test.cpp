@@ -92,8 +92,7 @@ TEST(ImportOptionErrors, SayWhichOption) {
     (void)assumed_peaks("gpu", {"f32"}, {{"int8", 1e14}});
     FAIL() << "no error";
   } catch (const ImportOptionError& e) {
-    EXPECT_EQ(e.option(), ImportOption::hardware);
-    EXPECT_EQ(e.where(), "--hardware");
+    EXPECT_EQ(e.field(), ImportOption::hardware);
   }
   // A module of 4 devices on a slice of 8 chips: the slice option, by type.
   const auto module = parse_hlo_module(
@@ -103,7 +102,9 @@ TEST(ImportOptionErrors, SayWhichOption) {
     (void)scenario_from_hlo(module, "m.hlo", "tpu-v5e", {2, 4}, {{"f32", 1.0}});
     FAIL() << "no error";
   } catch (const ImportOptionError& e) {
-    EXPECT_EQ(e.option(), ImportOption::slice);
+    EXPECT_EQ(e.field(), ImportOption::slice);
+    EXPECT_STREQ(e.what(),
+                 "the module runs on 4 devices (num_partitions x replica_count), the slice holds 8 chips, got: 2x4");
   }
   // A preset with the dtype's own figure assumes nothing; one with bf16 only assumes bf16's for f32.
   EXPECT_TRUE(assumed_peaks("p", {"bf16"}, {{"bf16", 1.0}}).empty());

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/common/error.hpp"
+#include "sim/import/import_error.hpp"
 #include "sim/import/stablehlo_module.hpp"
 #include "tests/cli/cli_run.hpp"
 #include "tests/import/import_test_files.hpp"
@@ -113,8 +114,9 @@ TEST(ImportExplicit, EntryFunction) {
   try {
     parse_stablehlo_module(text, "m.mlir", "main");
     ADD_FAILURE() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "--function: the module has no function @main (its functions: @block)");
+  } catch (const ImportOptionError& e) {
+    EXPECT_EQ(e.field(), ImportOption::function);
+    EXPECT_STREQ(e.what(), "the module has no function @main (its functions: @block)");
   }
   const std::string out = ::testing::TempDir() + "/explicit_entry.json";
   const auto wrong = test::run_podsim("import " + data_path("shardy_explicit_block.mlir") +

@@ -4,6 +4,7 @@
 // (docs/import.md). The scenario written is
 // loaded back through the scenario loader before the command succeeds, so `podsim check` and `podsim run` accept it.
 #include <algorithm>
+#include <cstddef>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "models/common/shape.hpp"
 #include "sim/import/hlo_module.hpp"
 #include "sim/import/hlo_scenario.hpp"
+#include "sim/import/import_error.hpp"
 #include "sim/import/import_scenario.hpp"
 #include "sim/import/stablehlo_module.hpp"
 #include "sim/report/output_file.hpp"
@@ -61,6 +63,12 @@ std::vector<std::int64_t> slice_flag(const std::string& text, const HardwareSpec
   return shape;
 }
 
+// The flag of an import option a library refusal concerns (import::ImportOptionError), in ImportOption's order.
+std::string import_flag_of(import::ImportOption option) {
+  static const char* const kFlags[] = {"--slice", "--hardware", "--function"};
+  return kFlags[static_cast<std::size_t>(option)];
+}
+
 struct ImportOptions {
   std::string file, out, hardware = "tpu-v5e", slice, function;
 };
@@ -102,6 +110,30 @@ int import_hlo(const ImportOptions& opts, const std::string& text) {
   return 0;
 }
 
+// `podsim import FILE -o OUT`: either dialect, by its text.
+int import_module(const ImportOptions& opts) {
+  report::check_outputs({{"--output", opts.out}}, {{"file", opts.file}});
+  // A module's text: up to 1 GiB (a large model's StableHLO is tens of MB).
+  const std::optional<std::string> text = read_input_file(opts.file, std::uintmax_t{1} << 30);
+  if (!text) throw InputError(opts.file, "cannot open file");
+  if (import::looks_like_hlo_module(*text)) {
+    if (!opts.function.empty())
+      throw InputError("--function", "a partitioned HLO module is imported from its ENTRY computation, got: \"" +
+                                         opts.function + "\"");
+    return import_hlo(opts, *text);
+  }
+  const auto module = import::parse_stablehlo_module(*text, opts.file, opts.function);
+  const auto preset = hardware_flag([&] { return load_hardware_preset(opts.hardware); });
+  const auto slice = opts.slice.empty() ? import::default_slice(module, preset.pod_shape, "--hardware")
+                                        : slice_flag(opts.slice, preset, opts.hardware);
+  const auto doc = import::scenario_from_module(module, opts.file, opts.hardware, slice, peaks_of(preset));
+  write_scenario(doc.dump(2) + "\n", opts.out);
+  std::cout << "wrote " << opts.out << ": " << module.tensors.size() << " tensors, " << module.ops.size()
+            << " ops on a ";
+  std::cout << format_dims(slice) << " " << opts.hardware << " slice\n" << import::approximations_text(doc, opts.file);
+  return 0;
+}
+
 }  // namespace
 
 void add_import_command(CLI::App& app, Action& action) {
@@ -118,27 +150,8 @@ void add_import_command(CLI::App& app, Action& action) {
                   "The StableHLO function to import (default: @main, else the module's only public function)");
   cmd->callback([&action, opts] {
     action = [opts] {
-      report::check_outputs({{"--output", opts->out}}, {{"file", opts->file}});
-      // A module's text: up to 1 GiB (a large model's StableHLO is tens of MB).
-      const std::optional<std::string> text = read_input_file(opts->file, std::uintmax_t{1} << 30);
-      if (!text) throw InputError(opts->file, "cannot open file");
-      if (import::looks_like_hlo_module(*text)) {
-        if (!opts->function.empty())
-          throw InputError("--function", "a partitioned HLO module is imported from its ENTRY computation, got: \"" +
-                                             opts->function + "\"");
-        return import_hlo(*opts, *text);
-      }
-      const auto module = import::parse_stablehlo_module(*text, opts->file, opts->function);
-      const auto preset = hardware_flag([&] { return load_hardware_preset(opts->hardware); });
-      const auto slice = opts->slice.empty() ? import::default_slice(module, preset.pod_shape, "--hardware")
-                                             : slice_flag(opts->slice, preset, opts->hardware);
-      const auto doc = import::scenario_from_module(module, opts->file, opts->hardware, slice, peaks_of(preset));
-      write_scenario(doc.dump(2) + "\n", opts->out);
-      std::cout << "wrote " << opts->out << ": " << module.tensors.size() << " tensors, " << module.ops.size()
-                << " ops on a ";
-      std::cout << format_dims(slice) << " " << opts->hardware << " slice\n"
-                << import::approximations_text(doc, opts->file);
-      return 0;
+      // A refusal of an option (the slice, the hardware, the function) is located at its flag.
+      return at_flags([&] { return import_module(*opts); }, import_flag_of);
     };
   });
 }

@@ -7,7 +7,6 @@
 #include "sim/capacity/model_run.hpp"
 #include "sim/report/chrome_trace.hpp"
 #include "sim/report/html_report.hpp"
-#include "sim/report/model_run_report.hpp"
 #include "sim/report/output_file.hpp"
 #include "sim/report/run_report.hpp"
 #include "sim/run/run_scenario.hpp"
@@ -48,18 +47,9 @@ void refuse_for_model_level(const RunFlags& flags, const std::string& file) {
   if (flags.verify_values) refuse("--verify-values", "no functional mode");
 }
 
-// What keeps a run from having the trace asked for ("" for none): an op-level run always has one.
-std::string trace_problem(const ScenarioRun&) {
-  return "";
-}
-std::string trace_problem(const ModelScenarioRun& run) {
-  return report::model_run_trace_problem(run);
-}
-
-// The outputs of a run, whichever its level (the report functions' overloads): stdout in the chosen format, then the
-// trace of the first scenario and the page, both written whole before either replaces its file.
-template <typename Run>
-void write_outputs(const std::vector<Run>& runs, const RunFlags& flags) {
+// The outputs of the runs (all of one level): stdout in the chosen format, then the trace of the first scenario and
+// the page, both written whole before either replaces its file.
+void write_outputs(const std::vector<ScenarioRun>& runs, const RunFlags& flags) {
   if (flags.format == "json")
     std::cout << report::run_report_json(runs).dump(2) << "\n";
   else if (flags.format == "csv")
@@ -68,7 +58,7 @@ void write_outputs(const std::vector<Run>& runs, const RunFlags& flags) {
     std::cout << report::run_report_text(runs);
   std::optional<report::OutputFile> trace, html;
   if (!flags.trace.empty()) {
-    const std::string problem = trace_problem(runs.front());
+    const std::string problem = report::run_trace_problem(runs.front());
     if (!problem.empty()) throw InputError("--trace", problem);
     trace.emplace("--trace", flags.trace);
     report::write_run_trace(runs.front(), trace->stream());
@@ -113,28 +103,21 @@ void add_run_command(CLI::App& app, Action& action) {
       options.verify_values = flags->verify_values;
       if (flags->schedule)
         options.schedule = located("--schedule", [&] { return parse_schedule_policy(*flags->schedule); });
-      std::vector<ScenarioRun> runs;
-      std::vector<ModelScenarioRun> model_runs;  // model-level scenarios (docs/capacity.md): not mixed with the rest
+      options.keep_timeline = !flags->trace.empty();
+      std::vector<ScenarioRun> runs;  // of one level: model-level scenarios (docs/capacity.md) not mixed with the rest
       for (const auto& file : flags->scenarios) {
         try {
           ScenarioSpec spec = load_scenario(file);
           if (flags->uncalibrated) drop_calibration(spec);
-          if (spec.model) {
-            refuse_for_model_level(*flags, file);
-            model_runs.push_back(run_model_scenario(spec, ModelRunOptions{flags->plan, !flags->trace.empty()}));
-          } else {
-            runs.push_back(run_scenario(spec, options));
-          }
+          if (spec.model) refuse_for_model_level(*flags, file);
+          runs.push_back(spec.model ? run_model_scenario(spec, options) : run_scenario(spec, options));
         } catch (const RunError& error) {
           throw at_flag(error, flag_of(error.field()));
         }
-        if (!runs.empty() && !model_runs.empty())
+        if (runs.back().level != runs.front().level)
           throw InputError(file, "run model-level scenarios and op-level ones in separate commands, got: both");
       }
-      if (!model_runs.empty())
-        write_outputs(model_runs, *flags);
-      else
-        write_outputs(runs, *flags);
+      write_outputs(runs, *flags);
       return 0;
     };
   });

@@ -1,4 +1,4 @@
-#include "sim/capacity/candidate.hpp"
+#include "sim/run/candidate_result.hpp"
 
 namespace podsim {
 

@@ -1,6 +1,7 @@
 // One candidate of a capacity-planning study (docs/capacity.md) and what podsim finds of it: the hardware, slice,
 // mesh and parallelism assignment tried, and its step time by the closed form and by the simulation, its memory
-// per chip by kind against HBM, what bounds it, and why it was rejected when it was.
+// per chip by kind against HBM, what bounds it, and why it was rejected when it was. Plain values: the plan search
+// (sim/capacity) fills them, and a model-level plan of `podsim run` carries them in its PlanRun (run_result.hpp).
 #pragma once
 
 #include <cstdint>
@@ -102,7 +103,7 @@ struct PipelineFigures {
   std::int64_t worst_stage = 0;                   // the stage whose memory is the candidate's
 };
 
-struct PreparedCandidate;  // candidate_evaluation.hpp
+struct PreparedCandidate;  // sim/capacity/candidate_evaluation.hpp
 
 struct CandidateResult {
   Candidate candidate;
