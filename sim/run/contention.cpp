@@ -34,10 +34,12 @@ void explain_contention(PlanRun& plan, const EventGraph& graph, const Simulation
     if (task.kind != TaskKind::transfer) continue;
     const auto id = static_cast<TaskId>(t);
     const double start = simulation.bandwidth_start_s(id), end = simulation.tasks[t].end_s;
-    for (const LinkId link : simulation.route_of(id)) {
-      if (end > start) phases[link].push_back({start, end, task.op});
-      bytes[{task.op, link}] += task.bytes;
-    }
+    simulation.for_each_part(id, task.bytes, [&](std::span<const LinkId> route, std::uint64_t part_bytes) {
+      for (const LinkId link : route) {
+        if (end > start) phases[link].push_back({start, end, task.op});
+        bytes[{task.op, link}] += part_bytes;
+      }
+    });
   }
   // Per explained op, the ops it overlapped with and the links where it did.
   std::vector<std::set<std::int32_t>> shared(plan.ops.size());
