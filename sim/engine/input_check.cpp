@@ -173,8 +173,8 @@ void check_split(const NetworkSpec& network, const std::string& where, const std
     for (const std::int32_t link : route)
       route_s += network.links[static_cast<std::size_t>(link)].latency_s;
     if (latency_s != route_s)
-      throw VerifyError(fmt::format("{}: split routes must have the route's latency {} s, got: {} s", where, route_s,
-                                    latency_s));
+      throw VerifyError(
+          fmt::format("{}: split routes must have the route's latency {} s, got: {} s", where, route_s, latency_s));
   }
   routes.add_parts(task.src_chip, task.dst_chip, parts);
 }

@@ -115,7 +115,8 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, Simulation
     const auto [begin_s, end_s] = phase_of(id);
     result.for_each_part(static_cast<TaskId>(id), task.bytes, [&](std::span<const LinkId> route, std::uint64_t) {
       for (const LinkId link : route)
-        if (open[static_cast<std::size_t>(link)].unsorted) spans[next[static_cast<std::size_t>(link)]++] = {begin_s, end_s};
+        if (open[static_cast<std::size_t>(link)].unsorted)
+          spans[next[static_cast<std::size_t>(link)]++] = {begin_s, end_s};
     });
   }
   for (std::size_t at = 0; at < num_links; ++at) {

@@ -45,8 +45,8 @@ class RouteZone : public simgrid::kernel::routing::NetZoneImpl {
   const RouteTable& routes_;
   double route_latency_;
   std::vector<simgrid::s4u::Host*> hosts_;
-  std::vector<std::int32_t> chip_of_netpoint_;  // NetPoint::id() -> chip
-  std::vector<std::int32_t> part_of_netpoint_;  // NetPoint::id() -> part of a part host, -1 for a chip host
+  std::vector<std::int32_t> chip_of_netpoint_;   // NetPoint::id() -> chip
+  std::vector<std::int32_t> part_of_netpoint_;   // NetPoint::id() -> part of a part host, -1 for a chip host
   std::vector<simgrid::s4u::Host*> part_hosts_;  // part k of chip c at k * chips + c
   std::vector<simgrid::kernel::resource::StandardLinkImpl*> links_;
 };
