@@ -15,28 +15,19 @@ constexpr double kMaxWidth = 1100;  // px: layers wrap onto further rows past th
 constexpr const char* kPlainLink = "#9aa5b1";
 constexpr const char* kWrap = "#4e79a7";
 
-const char* mark_colour(LinkMark mark) {
-  switch (mark) {
-    case LinkMark::failed:
-      return "#e15759";
-    case LinkMark::twisted:
-      return "#f28e2b";
-    case LinkMark::busy:
-      return "#8e44ad";
-  }
-  return "#000";
-}
+// Per LinkMark, in its order: the colour and the legend's words.
+struct MarkStyle {
+  const char* colour;
+  const char* name;
+};
+constexpr std::array<MarkStyle, 3> kMarkStyles{
+    {{"#e15759", "failed link"}, {"#f28e2b", "twisted wrap link"}, {"#8e44ad", "busiest links"}}};
 
+const char* mark_colour(LinkMark mark) {
+  return kMarkStyles[static_cast<std::size_t>(mark)].colour;
+}
 const char* mark_name(LinkMark mark) {
-  switch (mark) {
-    case LinkMark::failed:
-      return "failed link";
-    case LinkMark::twisted:
-      return "twisted wrap link";
-    case LinkMark::busy:
-      return "busiest links";
-  }
-  return "";
+  return kMarkStyles[static_cast<std::size_t>(mark)].name;
 }
 
 char dim_letter(int dim) {
