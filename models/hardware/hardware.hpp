@@ -20,7 +20,11 @@ struct HardwareSpec {
   IciModel ici;  // links_per_chip == 0 for chips without ICI figures (GPUs)
   WrapRule wrap_rule = WrapRule::never;
   std::vector<std::int64_t> pod_shape;  // the full pod in chips per dimension, e.g. {16, 16}; empty = none
-  double dcn_bandwidth_Bps = 0;         // data-centre network egress per chip; 0 = no figure
+  // Generations built of 4x4x4 cubes (preset `slice.pod_chips`, `slice.largest_slice`; docs/topology.md, "Shapes"):
+  // the pod's chips (0 = the product of pod_shape) and the largest single slice offered (empty = none published).
+  std::int64_t pod_chips = 0;
+  std::vector<std::int64_t> largest_slice;
+  double dcn_bandwidth_Bps = 0;  // data-centre network egress per chip; 0 = no figure
   double dcn_latency_s = 0;  // one DCN transfer's latency (NIC to NIC); 0 = no figure (docs/overlap-pipeline-dcn.md)
   std::int64_t chips_per_host = 0;  // chips sharing one host's NIC; 0 = no figure (one host per slice)
   // Host offload (docs/hardware-model.md, "Host link"): bytes per second one chip moves to or from its host's memory,

@@ -19,4 +19,15 @@ namespace podsim {
 // - any other rule or rank: none (the scenario lists its slices).
 std::vector<Shape> offered_slice_shapes(WrapRule rule, const Shape& pod_shape);
 
+// Every shape a pod can form (`podsim topology --shapes`; docs/topology.md, "Shapes"), smallest first, then by dims:
+// - whole_cubes with a 3D pod (v4, v5p, 7x): Google Cloud's rule for these generations, a x b x c with a <= b <= c
+//   and all of a, b, c <= 4 or all multiples of 4 (types-topologies): the four shapes below one cube that Google
+//   offers (2x2x1, 2x2x2, 2x2x4, 2x4x4), then every a x b x c of whole cubes (multiples of 4) with at most `pod_chips`
+//   chips (0: the pod shape's) and, when `largest_slice` is given (the largest single slice offered), a <= its
+//   smallest dim, b <= its middle one and c <= its largest (v5p 16x16x24: 4x4x4 up to 16x16x24; 7x, none published:
+//   all 144 cubes' shapes, up to 4x4x576);
+// - any other rule: offered_slice_shapes (the 2D pods' shapes are all listed there).
+std::vector<Shape> formable_slice_shapes(WrapRule rule, const Shape& pod_shape, std::int64_t pod_chips,
+                                         const Shape& largest_slice);
+
 }  // namespace podsim

@@ -21,6 +21,7 @@ SimulatedCollective simulate_collectives(const NetworkSpec& network, std::int32_
   // The symmetry path knows the torus only: a collective across slices runs in full (docs/overlap-pipeline-dcn.md).
   for (const CollectiveRequest& request : requests)
     if (crosses_slices(request)) use = SymmetryUse::never;
+  if (network.split_routes) use = SymmetryUse::never;  // the symmetry path keeps one route per chip pair
   for (const CollectiveRequest& request : requests) {
     Frontier frontier(num_chips);
     append_collective(run.graph, frontier, request, use == SymmetryUse::automatic ? &symmetry : nullptr);

@@ -13,6 +13,11 @@
 // of latency L > L0 starts L - L0 later: its chip defers the send and wakes then (a timeout on its wait), and
 // SimGrid adds L0. Its bandwidth phase starts L after its start, as in the fluid model; with every route's own
 // latency in SimGrid, the weights would differ and the sharing would not be max-min.
+//
+// A split transfer (NetworkSpec::split_routes) sends its parts at once, each from its part host to the destination
+// chip's host (RouteZone: the part's route, the pair's latency), and the sender waits for all of them. When the last
+// has arrived the transfer ends: the sender puts a notice of no bytes into the destination's mailbox along the pair's
+// empty route (no link, no latency, so it arrives at that instant), which the destination observes as the transfer.
 #include "sim/engine/graph_runner.hpp"
 
 #include <algorithm>
@@ -36,6 +41,7 @@
 #include <simgrid/s4u/Mailbox.hpp>
 
 #include "models/common/error.hpp"
+#include "models/topology/route_policy.hpp"
 #include "sim/engine/network_config.hpp"
 #include "sim/engine/route_zone.hpp"
 
@@ -143,11 +149,13 @@ class GraphRunner {
   void chip_main(ChipId chip);
   void start(ChipId chip, TaskId id, Pending& pending, std::vector<Observation>& work, std::vector<Deferred>& deferred);
   void send(TaskId id, Pending& pending);
+  void send_parts(TaskId id, std::span<const std::int32_t> parts, Pending& pending);
+  void put(TaskId id, std::uint64_t bytes, Pending& pending);
   std::int64_t wait(Pending& pending, std::vector<Deferred>& deferred);
   void post_receives(ChipId chip, TaskId id, Pending& pending);
   sg4::CommPtr receive_init(sg4::Mailbox* mailbox, TaskId transfer);
   void drain(ChipId chip, Pending& pending, std::vector<Observation>& work, std::vector<Deferred>& deferred);
-  std::uint64_t simulated_bytes(const Task& transfer) const;
+  std::uint64_t simulated_bytes(const Task& transfer, std::uint64_t bytes) const;
 
   const NetworkSpec& network_;
   const EventGraph& graph_;
@@ -163,6 +171,7 @@ class GraphRunner {
   std::vector<std::uint8_t> via_mailbox_;     // transfer observed by its destination chip
   std::vector<std::uint8_t> receive_posted_;
   std::vector<double> start_s_, end_s_;
+  std::vector<std::int32_t> parts_left_;  // per task, the parts of a split transfer still in flight
   std::vector<sg4::Mailbox*> mailboxes_;
   void* sink_ = nullptr;  // receives land here: the payload pointer itself is not used
 };
@@ -182,6 +191,7 @@ GraphRunner::GraphRunner(const NetworkSpec& network, const EventGraph& graph, co
   receive_posted_.assign(n, 0);
   start_s_.assign(n, -1);
   end_s_.assign(n, -1);
+  if (routes.max_parts() > 1) parts_left_.assign(n, 0);
   tasks_of_chip_ = make_lists(static_cast<std::size_t>(network.num_chips), [&](const auto& emit) {
     for (std::size_t id = 0; id < n; ++id)
       emit(static_cast<std::size_t>(graph.tasks[id].src_chip), TaskId(id));
@@ -247,11 +257,20 @@ void GraphRunner::chip_main(ChipId chip) {
     pending.activities.pop_back();
     pending.tags[index] = pending.tags.back();
     pending.tags.pop_back();
+    if (tag < 0) {  // a part of a split transfer (tag -(task + 1)); the last one ends it
+      const auto part_of = static_cast<TaskId>(-tag - 1);
+      if (--parts_left_[static_cast<std::size_t>(part_of)] == 0) {
+        end_s_[static_cast<std::size_t>(part_of)] = sg4::Engine::get_clock();
+        put(part_of, 0, pending);
+      }
+      continue;
+    }
     const auto id = static_cast<TaskId>(tag >> 1);
     const bool received = (tag & 1) != 0;
     // The sender records the end: a receive posted late completes after the transfer did.
     if (!received) {
-      end_s_[static_cast<std::size_t>(id)] = sg4::Engine::get_clock();
+      // A split transfer's end is its last part's (the notice carries no bytes and takes no time).
+      if (end_s_[static_cast<std::size_t>(id)] < 0) end_s_[static_cast<std::size_t>(id)] = sg4::Engine::get_clock();
       pending.release(id);
     }
     work.push_back({id, received});
@@ -314,11 +333,34 @@ void GraphRunner::start(ChipId chip, TaskId id, Pending& pending, std::vector<Ob
 
 // Sends a transfer whose latency beyond L0 has passed.
 void GraphRunner::send(TaskId id, Pending& pending) {
+  const Task& todo = task(id);
+  if (routes_.max_parts() > 1) {
+    const std::span<const std::int32_t> parts = routes_.parts(routes_.index(todo.src_chip, todo.dst_chip));
+    if (!parts.empty()) return send_parts(id, parts, pending);
+  }
+  put(id, simulated_bytes(todo, todo.bytes), pending);
+}
+
+// Sends the parts of a split transfer, each from its part host (tag -(id + 1)).
+void GraphRunner::send_parts(TaskId id, std::span<const std::int32_t> parts, Pending& pending) {
+  const Task& todo = task(id);
+  const auto m = static_cast<std::int64_t>(parts.size());
+  parts_left_[static_cast<std::size_t>(id)] = static_cast<std::int32_t>(m);
+  for (std::int64_t k = 0; k < m; ++k) {
+    const std::uint64_t bytes = simulated_bytes(todo, split_bytes(todo.bytes, m, k));
+    pending.add(sg4::Comm::sendto_async(zone_.part_host(static_cast<std::int32_t>(k), todo.src_chip),
+                                        zone_.host(todo.dst_chip), bytes),
+                -(std::int64_t{id} + 1));
+  }
+}
+
+// Puts `bytes` of transfer `id` into its destination's mailbox (the transfer itself, or a split one's notice).
+void GraphRunner::put(TaskId id, std::uint64_t bytes, Pending& pending) {
   const auto at = static_cast<std::size_t>(id);
   const Task& todo = task(id);
   const std::int64_t tag = std::int64_t{id} * 2;
   sg4::Mailbox* mailbox = mailboxes_[static_cast<std::size_t>(todo.dst_chip)];
-  sg4::CommPtr comm = mailbox->put_init(tag_of(id), simulated_bytes(todo));
+  sg4::CommPtr comm = mailbox->put_init(tag_of(id), bytes);
   comm->set_data(tag_of(id));
   comm->start();
   if (via_mailbox_[at] != 0) {
@@ -343,13 +385,14 @@ sg4::CommPtr GraphRunner::receive_init(sg4::Mailbox* mailbox, TaskId transfer) {
 
 // The bytes the links carry for `transfer`: its own, or bytes / efficiency(bytes) under a link-efficiency curve
 // when its route stays on the ICI (the curve is the ICI's; DCN links have their own figures, timers are waits).
-std::uint64_t GraphRunner::simulated_bytes(const Task& transfer) const {
+// A part of a split transfer carries `bytes` of it, under the curve's efficiency at that part's size.
+std::uint64_t GraphRunner::simulated_bytes(const Task& transfer, std::uint64_t bytes) const {
   const auto& curve = network_.transfer.link_efficiency;
-  if (curve.empty() || transfer.bytes == 0) return transfer.bytes;
+  if (curve.empty() || bytes == 0) return bytes;
   for (const std::int32_t link : routes_.links(transfer.src_chip, transfer.dst_chip))
-    if (network_.links[static_cast<std::size_t>(link)].tier != LinkTier::ici) return transfer.bytes;
-  const double bytes = static_cast<double>(transfer.bytes);
-  return static_cast<std::uint64_t>(std::ceil(bytes / efficiency_at(curve, bytes)));
+    if (network_.links[static_cast<std::size_t>(link)].tier != LinkTier::ici) return bytes;
+  const double size = static_cast<double>(bytes);
+  return static_cast<std::uint64_t>(std::ceil(size / efficiency_at(curve, size)));
 }
 
 void GraphRunner::post_receives(ChipId chip, TaskId id, Pending& pending) {

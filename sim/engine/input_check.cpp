@@ -2,6 +2,7 @@
 // observability, and routes. Messages follow the house shape "where: rule, got: value".
 #include "sim/engine/input_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -145,6 +146,39 @@ void check_acyclic(const EventGraph& graph) {
   throw VerifyError("event graph: dependencies must be acyclic, got a cycle (each task waits on the next): " + text);
 }
 
+// The routes a transfer splits over (NetworkSpec::split_routes): the first is the pair's route, the others in range,
+// of the same latency, and no link twice among them. Stored in `routes` when there are two or more.
+void check_split(const NetworkSpec& network, const std::string& where, const std::vector<std::int32_t>& route,
+                 RouteTable& routes, const Task& task) {
+  const std::vector<std::vector<std::int32_t>> parts = network.split_routes(task.src_chip, task.dst_chip);
+  if (parts.size() < 2) return;
+  if (parts.front() != route)
+    throw VerifyError(where + ": the first split route must be the pair's route, got: another route");
+  const auto num_links = static_cast<std::int32_t>(network.links.size());
+  std::vector<std::int32_t> seen;
+  for (const auto& part : parts) {
+    double latency_s = 0;
+    for (const std::int32_t link : part) {
+      if (link < 0 || link >= num_links)
+        throw VerifyError(fmt::format("{}: split route link ids must be in [0, {}), got: {}", where, num_links, link));
+      if (std::find(seen.begin(), seen.end(), link) != seen.end())
+        throw VerifyError(fmt::format("{}: split routes must be link-disjoint, got: link {} twice", where, link));
+      seen.push_back(link);
+      latency_s += network.links[static_cast<std::size_t>(link)].latency_s;
+    }
+    if (part.empty() || network.links[static_cast<std::size_t>(part.front())].tier != LinkTier::ici)
+      throw VerifyError(where + ": split routes must be non-empty and on ICI links, got: another route");
+    // Every part has the pair's latency (the runner defers a split transfer once): minimal routes over ICI links.
+    double route_s = 0;
+    for (const std::int32_t link : route)
+      route_s += network.links[static_cast<std::size_t>(link)].latency_s;
+    if (latency_s != route_s)
+      throw VerifyError(
+          fmt::format("{}: split routes must have the route's latency {} s, got: {} s", where, route_s, latency_s));
+  }
+  routes.add_parts(task.src_chip, task.dst_chip, parts);
+}
+
 RouteTable resolve_routes(const NetworkSpec& network, const EventGraph& graph) {
   RouteTable routes(network.num_chips);
   const auto num_links = static_cast<std::int32_t>(network.links.size());
@@ -165,6 +199,7 @@ RouteTable resolve_routes(const NetworkSpec& network, const EventGraph& graph) {
     // A release timer's wait is no transfer of the machine: no fixed cost (release_timers.hpp).
     const bool timer = network.links[static_cast<std::size_t>(links.front())].tier == LinkTier::timer;
     routes.add(task.src_chip, task.dst_chip, links, timer ? latency_s : latency_s + network.transfer.fixed_s);
+    if (network.split_routes) check_split(network, where, links, routes, task);
   }
   return routes;
 }

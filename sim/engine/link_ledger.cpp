@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@ void publish_routes(const EventGraph& graph, const RouteTable& routes, Simulatio
     if (task.kind == TaskKind::transfer && task.src_chip != task.dst_chip)
       result.task_route[id] = routes.index(task.src_chip, task.dst_chip);
   }
+  result.route_parts = routes.all_parts();
 }
 
 void fill_ledger(const NetworkSpec& network, const EventGraph& graph, SimulationResult& result) {
@@ -56,27 +58,31 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, Simulation
     result.chip_bytes_sent[static_cast<std::size_t>(task.src_chip)] += task.bytes;
     result.chip_bytes_received[static_cast<std::size_t>(task.dst_chip)] += task.bytes;
     const auto [begin_s, end_s] = phase_of(id);
-    for (const LinkId link : result.route_of(static_cast<TaskId>(id))) {
-      const auto at = static_cast<std::size_t>(link);
-      LinkUsage& usage = result.links[at];
-      usage.bytes += task.bytes;
-      ++usage.messages;
-      Open& state = open[at];
-      if (state.unsorted) continue;
-      if (state.end_s >= 0 && begin_s < state.last_begin_s) {
-        state.unsorted = true;
-        ++unsorted_links;
-        continue;
+    // A split transfer's parts each count their own bytes on their own links, over the transfer's bandwidth phase
+    // (the parts end with the last one's end: they are equal and link-disjoint).
+    result.for_each_part(static_cast<TaskId>(id), task.bytes, [&](std::span<const LinkId> route, std::uint64_t bytes) {
+      for (const LinkId link : route) {
+        const auto at = static_cast<std::size_t>(link);
+        LinkUsage& usage = result.links[at];
+        usage.bytes += bytes;
+        ++usage.messages;
+        Open& state = open[at];
+        if (state.unsorted) continue;
+        if (state.end_s >= 0 && begin_s < state.last_begin_s) {
+          state.unsorted = true;
+          ++unsorted_links;
+          continue;
+        }
+        state.last_begin_s = begin_s;
+        if (begin_s > state.end_s) {
+          if (state.end_s > state.begin_s) usage.busy_s += state.end_s - state.begin_s;
+          state.begin_s = begin_s;
+          state.end_s = end_s;
+        } else {
+          state.end_s = std::max(state.end_s, end_s);
+        }
       }
-      state.last_begin_s = begin_s;
-      if (begin_s > state.end_s) {
-        if (state.end_s > state.begin_s) usage.busy_s += state.end_s - state.begin_s;
-        state.begin_s = begin_s;
-        state.end_s = end_s;
-      } else {
-        state.end_s = std::max(state.end_s, end_s);
-      }
-    }
+    });
   }
   for (std::size_t at = 0; at < num_links; ++at)
     if (!open[at].unsorted && open[at].end_s > open[at].begin_s)
@@ -91,8 +97,10 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, Simulation
   for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
     const Task& task = graph.tasks[id];
     if (task.kind != TaskKind::transfer || task.src_chip == task.dst_chip) continue;
-    for (const LinkId link : result.route_of(static_cast<TaskId>(id)))
-      if (open[static_cast<std::size_t>(link)].unsorted) ++first[static_cast<std::size_t>(link) + 1];
+    result.for_each_part(static_cast<TaskId>(id), task.bytes, [&](std::span<const LinkId> route, std::uint64_t) {
+      for (const LinkId link : route)
+        if (open[static_cast<std::size_t>(link)].unsorted) ++first[static_cast<std::size_t>(link) + 1];
+    });
   }
   for (std::size_t at = 0; at < num_links; ++at)
     first[at + 1] += first[at];
@@ -104,11 +112,12 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, Simulation
   for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
     const Task& task = graph.tasks[id];
     if (task.kind != TaskKind::transfer || task.src_chip == task.dst_chip) continue;
-    for (const LinkId link : result.route_of(static_cast<TaskId>(id)))
-      if (open[static_cast<std::size_t>(link)].unsorted) {
-        const auto [begin_s, end_s] = phase_of(id);
-        spans[next[static_cast<std::size_t>(link)]++] = {begin_s, end_s};
-      }
+    const auto [begin_s, end_s] = phase_of(id);
+    result.for_each_part(static_cast<TaskId>(id), task.bytes, [&](std::span<const LinkId> route, std::uint64_t) {
+      for (const LinkId link : route)
+        if (open[static_cast<std::size_t>(link)].unsorted)
+          spans[next[static_cast<std::size_t>(link)]++] = {begin_s, end_s};
+    });
   }
   for (std::size_t at = 0; at < num_links; ++at) {
     if (first[at] == first[at + 1]) continue;

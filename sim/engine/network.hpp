@@ -43,6 +43,11 @@ struct NetworkSpec {
   // Route from src to dst as directed link ids (empty for src == dst). Must be deterministic: simulate() calls it
   // once per (src, dst) pair that a transfer uses, while validating, before SimGrid runs.
   std::function<std::vector<std::int32_t>(std::int32_t src, std::int32_t dst)> route;
+  // Unset (the default), or the routes a transfer from src to dst splits its bytes over (options.routing
+  // split_minimal, models/topology/route_policy.hpp): fewer than 2 routes means the one route above; otherwise the
+  // first is route(src, dst), no link appears twice among them, and each carries split_bytes(bytes, m, k). The parts
+  // flow at once and the transfer ends when the last part does. Deterministic, called like `route`.
+  std::function<std::vector<std::vector<std::int32_t>>(std::int32_t src, std::int32_t dst)> split_routes;
   TransferCalibration transfer;  // the des's calibration of transfers (none: the links' figures as they are)
 
   // True when link `link` (an id in [0, links.size())) is a DCN link: a transfer whose route crosses one is a DCN

@@ -1,6 +1,7 @@
 // The hash index of the route table over its flat route list.
 #include "sim/engine/route_table.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,16 @@ void RouteTable::add(std::int32_t src, std::int32_t dst, std::span<const std::in
   while (slots_[at].key != kEmpty)
     at = (at + 1) & (slots_.size() - 1);
   slots_[at] = {k, list_.add(links, latency_s)};
+}
+
+void RouteTable::add_parts(std::int32_t src, std::int32_t dst, const std::vector<std::vector<std::int32_t>>& parts) {
+  const std::int32_t main = index(src, dst);
+  if (parts_.size() <= static_cast<std::size_t>(main)) parts_.resize(static_cast<std::size_t>(main) + 1);
+  std::vector<std::int32_t>& numbers = parts_[static_cast<std::size_t>(main)];
+  numbers = {main};
+  for (std::size_t k = 1; k < parts.size(); ++k)
+    numbers.push_back(list_.add(parts[k], list_.latency_s(main)));
+  max_parts_ = std::max(max_parts_, static_cast<std::int32_t>(parts.size()));
 }
 
 void RouteTable::grow() {

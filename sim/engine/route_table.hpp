@@ -27,6 +27,19 @@ class RouteTable {
   // Every stored route, numbered in the order the pairs were added.
   const RouteList& list() const { return list_; }
 
+  // Splits the transfers of (src, dst), already added with route parts[0], over `parts` (>= 2 link-disjoint routes,
+  // NetworkSpec::split_routes): parts 1.. join the list with the pair's latency.
+  void add_parts(std::int32_t src, std::int32_t dst, const std::vector<std::vector<std::int32_t>>& parts);
+  // The route numbers a transfer along route `route` splits over (`route` first), or none when it does not split.
+  std::span<const std::int32_t> parts(std::int32_t route) const {
+    const auto at = static_cast<std::size_t>(route);
+    return at < parts_.size() ? std::span<const std::int32_t>(parts_[at]) : std::span<const std::int32_t>();
+  }
+  // Per route number, its parts (empty: not split); empty when no route splits.
+  const std::vector<std::vector<std::int32_t>>& all_parts() const { return parts_; }
+  // The most parts any route splits over (1 when none splits).
+  std::int32_t max_parts() const { return max_parts_; }
+
  private:
   std::uint64_t key(std::int32_t src, std::int32_t dst) const {
     return static_cast<std::uint64_t>(src) * static_cast<std::uint64_t>(num_chips_) + static_cast<std::uint64_t>(dst);
@@ -47,6 +60,8 @@ class RouteTable {
   std::vector<Slot> slots_;
   int shift_ = 64;
   RouteList list_;
+  std::vector<std::vector<std::int32_t>> parts_;
+  std::int32_t max_parts_ = 1;
 };
 
 }  // namespace podsim::engine

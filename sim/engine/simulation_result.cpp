@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "models/topology/route_policy.hpp"
+
 namespace podsim {
 namespace {
 
@@ -17,6 +19,16 @@ std::int32_t route_number(const SimulationResult& result, TaskId task) {
 std::span<const LinkId> SimulationResult::route_of(TaskId task) const {
   const std::int32_t route = route_number(*this, task);
   return route < 0 ? std::span<const LinkId>{} : routes.links(route);
+}
+
+std::span<const std::int32_t> SimulationResult::parts_of(TaskId task) const {
+  const std::int32_t route = route_number(*this, task);
+  if (route < 0 || static_cast<std::size_t>(route) >= route_parts.size()) return {};
+  return route_parts[static_cast<std::size_t>(route)];
+}
+
+std::uint64_t split_part_bytes(std::uint64_t bytes, std::size_t parts, std::size_t part) {
+  return split_bytes(bytes, static_cast<std::int64_t>(parts), static_cast<std::int64_t>(part));
 }
 
 bool SimulationResult::crosses_dcn(TaskId task) const {

@@ -35,6 +35,9 @@ struct SimulationResult {
   // graph (millions of transfers over far fewer chip pairs) stays small.
   RouteList routes;
   std::vector<std::int32_t> task_route;
+  // Per route number, the route numbers a transfer along it splits over (itself first; options.routing
+  // split_minimal, NetworkSpec::split_routes), empty when it does not split; empty when no route splits.
+  std::vector<std::vector<std::int32_t>> route_parts;
   std::vector<LinkUsage> links;                    // per link id
   std::vector<std::uint64_t> chip_bytes_sent;      // per chip, transfers to another chip only
   std::vector<std::uint64_t> chip_bytes_received;  // per chip, transfers from another chip only
@@ -45,6 +48,13 @@ struct SimulationResult {
 
   // The directed links the task crossed, in order; empty for a compute, a chip-local transfer or no published route.
   std::span<const LinkId> route_of(TaskId task) const;
+  // The route numbers (in `routes`) of a split transfer's parts, part k carrying split_bytes(bytes, parts, k); empty
+  // for any other task (its one route is route_of).
+  std::span<const std::int32_t> parts_of(TaskId task) const;
+  // Calls `visit(links, bytes)` once per route the transfer `task` of `bytes` used: its parts when split, else its
+  // route (none for a compute or a chip-local transfer).
+  template <typename Visit>
+  void for_each_part(TaskId task, std::uint64_t bytes, Visit&& visit) const;
   // True when the task is a transfer whose route crosses a DCN link (between slices, docs/overlap-pipeline-dcn.md).
   bool crosses_dcn(TaskId task) const;
   // Seconds: min(start + route latency, end) (start if no route); the bytes flow on route_of(task) from then to end.
@@ -55,5 +65,19 @@ struct SimulationResult {
   // max over links of busy_s / makespan_s; 0 when the makespan is 0.
   double max_link_utilisation() const;
 };
+
+std::uint64_t split_part_bytes(std::uint64_t bytes, std::size_t parts, std::size_t part);
+
+template <typename Visit>
+void SimulationResult::for_each_part(TaskId task, std::uint64_t bytes, Visit&& visit) const {
+  const std::span<const std::int32_t> parts = parts_of(task);
+  if (parts.empty()) {
+    const std::span<const LinkId> route = route_of(task);
+    if (!route.empty()) visit(route, bytes);
+    return;
+  }
+  for (std::size_t k = 0; k < parts.size(); ++k)
+    visit(routes.links(parts[k]), split_part_bytes(bytes, parts.size(), k));
+}
 
 }  // namespace podsim

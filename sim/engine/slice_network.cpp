@@ -11,7 +11,30 @@
 
 namespace podsim {
 
-NetworkSpec slice_network(const Slice& slice, const IciModel& ici, double chip_flops) {
+namespace {
+
+// The split routes of transfers within slice `slice_index` of `slice` (link ids offset by slice_index x its links).
+void add_split_routes(NetworkSpec& network, const std::shared_ptr<const Slice>& slice, std::int64_t per_slice,
+                      std::int32_t ici_links) {
+  network.split_routes = [slice, per_slice, ici_links](std::int32_t src, std::int32_t dst) {
+    std::vector<std::vector<std::int32_t>> parts;
+    if (src / per_slice != dst / per_slice) return parts;  // between slices: the DCN route
+    const std::int64_t offset = src / per_slice * ici_links;
+    const auto routes = policy_routes(*slice, static_cast<ChipId>(src % per_slice),
+                                      static_cast<ChipId>(dst % per_slice), RoutePolicy::split_minimal);
+    if (routes.size() < 2) return parts;
+    for (const auto& route : routes) {
+      parts.emplace_back();
+      for (const LinkId link : route)
+        parts.back().push_back(static_cast<std::int32_t>(offset + link));
+    }
+    return parts;
+  };
+}
+
+}  // namespace
+
+NetworkSpec slice_network(const Slice& slice, const IciModel& ici, double chip_flops, RoutePolicy routing) {
   NetworkSpec network;
   network.num_chips = static_cast<std::int32_t>(slice.num_chips());
   network.chip_flops = chip_flops;
@@ -23,13 +46,15 @@ NetworkSpec slice_network(const Slice& slice, const IciModel& ici, double chip_f
     const auto links = dor_route(*shared, src, dst);
     return std::vector<std::int32_t>(links.begin(), links.end());
   };
+  if (routing == RoutePolicy::split_minimal)
+    add_split_routes(network, shared, slice.num_chips(), static_cast<std::int32_t>(slice.num_links()));
   return network;
 }
 
 NetworkSpec multi_slice_network(const Slice& slice, std::int32_t slices, const IciModel& ici, const DcnLinks& dcn,
-                                double chip_flops) {
+                                double chip_flops, RoutePolicy routing) {
   if (slices < 1) throw VerifyError("the slice count must be >= 1, got: " + std::to_string(slices));
-  if (slices == 1) return slice_network(slice, ici, chip_flops);
+  if (slices == 1) return slice_network(slice, ici, chip_flops, routing);
   if (!(dcn.bandwidth_per_chip_Bps > 0) || !std::isfinite(dcn.bandwidth_per_chip_Bps))
     throw VerifyError("DCN bandwidth per chip must be finite and > 0 B/s, got: " +
                       std::to_string(dcn.bandwidth_per_chip_Bps));
@@ -77,6 +102,7 @@ NetworkSpec multi_slice_network(const Slice& slice, std::int32_t slices, const I
     };
     return std::vector<std::int32_t>{nic(src_slice, src_local), nic(dst_slice, dst_local) + 1};
   };
+  if (routing == RoutePolicy::split_minimal) add_split_routes(network, shared, per_slice, ici_links);
   return network;
 }
 

@@ -7,14 +7,17 @@
 #include <cstdint>
 
 #include "models/hardware/ici.hpp"
+#include "models/topology/route_policy.hpp"
 #include "models/topology/slice.hpp"
 #include "sim/engine/network.hpp"
 
 namespace podsim {
 
 // Every link gets the ICI model's bandwidth_Bps (one direction) and hop_latency_s (per hop). The NetworkSpec keeps a
-// copy of the slice for its route function.
-NetworkSpec slice_network(const Slice& slice, const IciModel& ici, double chip_flops);
+// copy of the slice for its route function. Under RoutePolicy::split_minimal the network also splits a transfer
+// between chips that differ in several dims over policy_routes (NetworkSpec::split_routes).
+NetworkSpec slice_network(const Slice& slice, const IciModel& ici, double chip_flops,
+                          RoutePolicy routing = RoutePolicy::dimension_order);
 
 // The data-centre network between slices, as the engine models it.
 struct DcnLinks {
@@ -31,8 +34,9 @@ struct DcnLinks {
 // The switch is non-blocking (no link). Routes: within a slice, the slice's dimension-order route; between slices,
 // [up link of the source's host, down link of the destination's host]. With slices == 1 the network equals
 // slice_network (no DCN link). Throws VerifyError unless slices >= 1, the DCN bandwidth is finite and > 0 (when
-// slices > 1), the latency finite and >= 0, chips_per_host >= 1, and the chip count fits 32 bits.
+// slices > 1), the latency finite and >= 0, chips_per_host >= 1, and the chip count fits 32 bits. `routing` splits
+// transfers within a slice only (a transfer between slices has its one DCN route).
 NetworkSpec multi_slice_network(const Slice& slice, std::int32_t slices, const IciModel& ici, const DcnLinks& dcn,
-                                double chip_flops);
+                                double chip_flops, RoutePolicy routing = RoutePolicy::dimension_order);
 
 }  // namespace podsim

@@ -12,6 +12,7 @@
 #include "models/cost/point_to_point.hpp"
 #include "models/hardware/roofline.hpp"
 #include "models/sharding/layout.hpp"
+#include "models/topology/route_policy.hpp"
 #include "models/topology/routing.hpp"
 #include "sim/plan/op_planner.hpp"
 
@@ -179,7 +180,10 @@ void OpPlanner::plan(const ScenarioOp& op, const SendOp& send, PlannedOp& planne
   step.to = static_cast<ChipId>(send.to);
   const auto hops = hop_count(topology_.slice, step.from, step.to);
   try {
-    step.book = book_point_to_point(step.bytes, static_cast<int>(hops), 1, ici().bandwidth_Bps, ici().hop_latency_s);
+    // Under split_minimal the bytes leave through one port per dim the chips differ in (route_policy.hpp).
+    const int ports = route_ports(topology_.slice, step.from, step.to, spec_.options.routing);
+    step.book =
+        book_point_to_point(step.bytes, static_cast<int>(hops), ports, ici().bandwidth_Bps, ici().hop_latency_s);
   } catch (const Error& e) {
     fail(op, e.what());
   }

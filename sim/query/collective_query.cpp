@@ -291,15 +291,18 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     // each is proved exact; the full simulation otherwise (docs/performance.md). Several slices always take the
     // full simulation: the symmetry paths know one torus only (docs/overlap-pipeline-dcn.md).
     if (multi_slice) {
-      NetworkSpec network = multi_slice_network(slice, answer.slices, des_ici, dcn, chip_flops);
+      NetworkSpec network = multi_slice_network(slice, answer.slices, des_ici, dcn, chip_flops, query.routing);
       network.transfer = transfer;
       SimulatedCollective run = simulate_collective(network, chips, request, SymmetryUse::never);
       des.result = std::move(run.result);
       des.symmetric = false;
     } else {
-      NetworkSpec network = slice_network(slice, des_ici, chip_flops);
+      NetworkSpec network = slice_network(slice, des_ici, chip_flops, query.routing);
       network.transfer = transfer;
-      if (auto ledger = simulate_torus_quotient(slice, network, request)) {
+      // The torus quotient keeps one route per chip pair: split routes take the full simulation.
+      std::optional<SimulationResult> ledger;
+      if (!network.split_routes) ledger = simulate_torus_quotient(slice, network, request);
+      if (ledger) {
         des.result = std::move(*ledger);
         des.symmetric = true;
         des.simulated = "one chip";

@@ -16,6 +16,7 @@
 #include "models/cost/cost_breakdown.hpp"
 #include "models/hardware/hardware.hpp"
 #include "models/sharding/mesh.hpp"
+#include "models/topology/route_policy.hpp"
 #include "models/topology/slice.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/collectives/collective.hpp"
@@ -62,6 +63,9 @@ struct CollectiveQuery {
   std::optional<EvalModel> model;            // nullopt: both
   Algorithm algorithm = Algorithm::automatic;
   MultiAxis multi_axis = MultiAxis::concurrent;
+  // How the des routes a transfer between chips that differ in several dims (models/topology/route_policy.hpp): an
+  // all-to-all's sends split over link-disjoint minimal routes under split_minimal.
+  RoutePolicy routing = RoutePolicy::dimension_order;
   // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): chips s * M + c, and a mesh axis named kSliceAxis
   // of size `slices` over the slice index next to the mesh's own axes. Only with `size` given as bytes.
   std::int32_t slices = 1;

@@ -71,8 +71,10 @@ PlanTrace write_plan(const ScenarioRun& run, std::size_t plan_index, std::size_t
     events.push_back({timing.start_s, timing.end_s, task.src_chip, task_id, EventKind::send});
     // The links the engine sent it along, busy from its bandwidth phase on (as in the engine's link ledger).
     const double begin_s = sim.bandwidth_start_s(task_id);
-    for (const LinkId link : sim.route_of(task_id))
-      events.push_back({begin_s, timing.end_s, num_chips + link, task_id, EventKind::link});
+    sim.for_each_part(task_id, task.bytes, [&](std::span<const LinkId> route, std::uint64_t) {
+      for (const LinkId link : route)
+        events.push_back({begin_s, timing.end_s, num_chips + link, task_id, EventKind::link});
+    });
   }
   counts.total = events.size();
 

@@ -11,6 +11,7 @@
 #include "sim/report/html_parts.hpp"
 #include "sim/report/model_run_report.hpp"
 #include "sim/report/run_report.hpp"
+#include "sim/report/slice_drawing.hpp"
 #include "sim/report/text_table.hpp"
 
 namespace podsim::report {
@@ -113,7 +114,19 @@ std::string comparison_html(const ScenarioRun& run) {
   return out;
 }
 
-std::string plan_html(const PlanRun& plan) {
+// The slice with the plan's busiest links marked (the table above lists them), cubes outlined on a cube generation.
+std::string plan_slice_svg(const ScenarioRun& run, const PlanRun& plan, const std::vector<const LinkLoad*>& busiest) {
+  if (!run.slice) return "";
+  SliceDrawing drawing;
+  drawing.cubes = run.cube_generation;
+  for (const LinkLoad* link : busiest)
+    drawing.marked.push_back({static_cast<LinkId>(link - plan.links.data()), LinkMark::busy});
+  if (!busiest.empty())
+    drawing.caption = fmt::format("The {} busiest links of plan {} in purple", busiest.size(), plan.name);
+  return "<div class=\"wide\">" + slice_drawing_svg(*run.slice, drawing) + "</div>\n";
+}
+
+std::string plan_html(const ScenarioRun& run, const PlanRun& plan) {
   std::string out = "<section class=\"plan\">\n<h3>Plan " + esc(plan.name) + "</h3>\n";
   if (!plan.description.empty()) out += "<p>" + esc(plan.description) + "</p>\n";
   out += "<table class=\"ops\">\n";
@@ -198,6 +211,7 @@ std::string plan_html(const PlanRun& plan) {
                        html_num(fmt::format("{:.1f}%", 100 * link->utilisation))});
     out += "</table>\n";
   }
+  out += plan_slice_svg(run, plan, links);
   if (plan.values_match)
     out += fmt::format("<p>Values: {}{}</p>\n",
                        *plan.values_match ? "<span class=\"pass\">match the dense reference</span>"
@@ -257,7 +271,7 @@ void write_html_report(const std::vector<ScenarioRun>& runs, std::ostream& out) 
   for (const ScenarioRun& run : runs) {
     out << "<section class=\"scenario\">\n" << header_html(run) << comparison_html(run);
     for (const PlanRun& plan : run.plans)
-      out << plan_html(plan);
+      out << plan_html(run, plan);
     out << checks_html(run) << "</section>\n";
   }
   out << "</body>\n</html>\n";

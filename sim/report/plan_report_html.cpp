@@ -15,6 +15,7 @@
 #include "sim/report/html_report.hpp"
 #include "sim/report/plan_report.hpp"
 #include "sim/report/run_report.hpp"
+#include "sim/report/slice_drawing.hpp"
 
 namespace podsim::report {
 namespace {
@@ -394,6 +395,18 @@ bool identity_header(const std::string& header) {
 
 }  // namespace
 
+// The best candidate's slice (one of its `slices` when it has several), cubes outlined on a cube generation.
+std::string best_slice_html(const PlanSearchResult& search) {
+  if (search.ranked.empty()) return "";
+  const Candidate& best = search.ranked.front().candidate;
+  if (best.slice.empty() || best.wraparound.size() != best.slice.size()) return "";
+  SliceDrawing drawing;
+  drawing.cubes = best.hardware.spec.wrap_rule == WrapRule::whole_cubes;
+  if (best.slices > 1) drawing.caption = "One of the " + std::to_string(best.slices) + " slices joined by the DCN";
+  return "<h2>The best candidate's slice</h2>\n<div class=\"wide\">" +
+         slice_drawing_svg(podsim::Slice(best.slice, best.wraparound), drawing) + "</div>\n";
+}
+
 void write_plan_html(const PlanReport& report, std::ostream& out) {
   const PlanSearchResult& search = report.search;
   const VaryingFields varying = varying_fields(search);
@@ -411,6 +424,7 @@ void write_plan_html(const PlanReport& report, std::ostream& out) {
            "candidate, the des's step on its critical chip: computing, then the communication no compute hides "
            "(the layers run in sequence, so a layer's collectives overlap its neighbours' compute).</p>\n"
         << breakdown_svg(search, varying);
+  out << best_slice_html(search);
   out << "<h2>Ranked candidates</h2>\n";
   const PlanTable ranked = ranked_table(report);
   if (ranked.rows.empty())

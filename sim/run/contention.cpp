@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <queue>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -165,10 +166,12 @@ void explain_contention(PlanRun& plan, const EventGraph& graph, const Simulation
     if (task.kind != TaskKind::transfer) continue;
     const auto id = static_cast<TaskId>(t);
     const double start = simulation.bandwidth_start_s(id), end = simulation.tasks[t].end_s;
-    for (const LinkId link : simulation.route_of(id)) {
-      if (end > start) phases[link].push_back({start, end, task.op});
-      bytes[key(task.op, link)] += task.bytes;
-    }
+    simulation.for_each_part(id, task.bytes, [&](std::span<const LinkId> route, std::uint64_t part_bytes) {
+      for (const LinkId link : route) {
+        if (end > start) phases[link].push_back({start, end, task.op});
+        bytes[key(task.op, link)] += part_bytes;
+      }
+    });
   }
   for (auto& [link, list] : phases)
     list = merged_by_op(list);

@@ -20,6 +20,8 @@ ExactSimulation full(const NetworkSpec& network, const EventGraph& graph, std::s
 ExactSimulation simulate_exact(const NetworkSpec& network, const EventGraph& graph, const ExactGraphShape& shape,
                                const ProgramSimulationOptions& options) {
   if (!options.symmetry) return full(network, graph, "symmetry is off");
+  // The symmetry paths build their own networks of one route per chip pair.
+  if (network.split_routes) return full(network, graph, "transfers split over several routes (routing split_minimal)");
   if (!shape.slice) return full(network, graph, "the graph is not known to be a slice's");
   // Several slices that do the same work: slice 0's tasks alone (docs/performance.md, "The slice quotient"); the
   // other symmetry paths know one slice.

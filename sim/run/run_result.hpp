@@ -199,6 +199,8 @@ struct ScenarioRun {
   std::vector<std::int64_t> slice_shape;
   std::vector<bool> wraparound;
   std::shared_ptr<const Slice> slice;
+  bool cube_generation =
+      false;     // the hardware builds slices of 4x4x4 cubes (the whole_cubes rule): reports outline them
   IciModel ici;  // the scenario's ICI figures (link bandwidth per direction, hop latency)
   std::vector<PlanRun> plans;
   std::vector<CheckResult> checks;

@@ -193,6 +193,7 @@ ScenarioRun run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   run.wraparound = spec.wraparound;
   const ScenarioPlatform platform = build_platform(spec);
   run.slice = platform.slice;
+  run.cube_generation = spec.hardware.spec.wrap_rule == WrapRule::whole_cubes;
   run.ici = spec.hardware.spec.ici;
 
   std::vector<const ScenarioPlan*> plans;

@@ -30,12 +30,13 @@ ScenarioPlatform build_platform(const ScenarioSpec& spec) {
     const DcnLinks dcn{simulated.bandwidth_per_chip_Bps, simulated.latency_s,
                        hw.chips_per_host > 0 ? hw.chips_per_host : platform.slice->num_chips()};
     try {
-      platform.network = multi_slice_network(*platform.slice, platform.slices, ici, dcn, platform.chip_flops);
+      platform.network =
+          multi_slice_network(*platform.slice, platform.slices, ici, dcn, platform.chip_flops, spec.options.routing);
     } catch (const Error& e) {
       throw InputError(spec.source_file + ": /slice", e.what());
     }
   } else if (ici.present()) {
-    platform.network = slice_network(*platform.slice, ici, platform.chip_flops);
+    platform.network = slice_network(*platform.slice, ici, platform.chip_flops, spec.options.routing);
   } else {
     // No ICI figures (a GPU preset): chips without links; a program that moves data is rejected when planned.
     platform.network.num_chips = static_cast<std::int32_t>(platform.slice->num_chips());

@@ -258,9 +258,20 @@ void verify_section(const Locator& loc, const json& j, const std::string& sectio
   }
 }
 
+// A slice fact with its source: {"value": V, "source": "KEY ...", "note"?: "..."}; returns V.
+const json& sourced_value(const Locator& loc, const json& j, const std::string& pointer) {
+  require_object(loc, j, pointer);
+  require_known_keys(loc, j, pointer, {"value", "source", "note"});
+  if (!j.contains("value")) loc.fail(pointer, "missing key \"value\"");
+  if (!j.contains("source")) loc.fail(pointer, "missing key \"source\"");
+  require_string(loc, j.at("source"), pointer + "/source", true);
+  if (j.contains("note")) require_string(loc, j.at("note"), pointer + "/note", false);
+  return j.at("value");
+}
+
 void verify_slice(const Locator& loc, const json& j, bool partial, HardwarePreset& preset) {
   require_object(loc, j, "/slice");
-  require_known_keys(loc, j, "/slice", {"wraparound_rule", "pod_shape", "note"});
+  require_known_keys(loc, j, "/slice", {"wraparound_rule", "pod_shape", "pod_chips", "largest_slice", "note"});
   if (j.contains("wraparound_rule")) {
     const auto rule = require_string(loc, j.at("wraparound_rule"), "/slice/wraparound_rule", true);
     try {
@@ -285,6 +296,24 @@ void verify_slice(const Locator& loc, const json& j, bool partial, HardwarePrese
     }
   } else if (!partial) {
     loc.fail("/slice", "missing key \"pod_shape\"");
+  }
+  if (j.contains("pod_chips")) {
+    const json& value = sourced_value(loc, j.at("pod_chips"), "/slice/pod_chips");
+    if (!value.is_number_integer() || value.get<std::int64_t>() <= 0)
+      loc.fail("/slice/pod_chips/value", "must be a positive integer, got: " + shown(value));
+    preset.spec.pod_chips = value.get<std::int64_t>();
+  }
+  if (j.contains("largest_slice")) {
+    const json& value = sourced_value(loc, j.at("largest_slice"), "/slice/largest_slice");
+    if (!value.is_array() || value.size() != 3)
+      loc.fail("/slice/largest_slice/value", "must be an array of 3 chip counts, got: " + shown(value));
+    preset.spec.largest_slice.clear();
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (!value[i].is_number_integer() || value[i].get<std::int64_t>() <= 0)
+        loc.fail("/slice/largest_slice/value/" + std::to_string(i),
+                 "must be a positive integer, got: " + shown(value[i]));
+      preset.spec.largest_slice.push_back(value[i].get<std::int64_t>());
+    }
   }
   if (j.contains("note")) preset.slice_note = require_string(loc, j.at("note"), "/slice/note", false);
 }

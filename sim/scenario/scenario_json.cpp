@@ -287,7 +287,7 @@ void read_tensors(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
 
 void read_options(const Ctx& ctx, const Json& j, ScenarioOptions& options) {
   require_object(ctx, j, "/options");
-  require_known_keys(ctx, j, "/options", {"algorithm", "multi_axis", "schedule", "verify_values"});
+  require_known_keys(ctx, j, "/options", {"algorithm", "multi_axis", "routing", "schedule", "verify_values"});
   if (j.contains("algorithm")) {
     const auto text = get_string(ctx, j.at("algorithm"), "/options/algorithm");
     options.algorithm = located(ctx.at("/options/algorithm"), [&] { return parse_algorithm(text); });
@@ -300,6 +300,7 @@ void read_options(const Ctx& ctx, const Json& j, ScenarioOptions& options) {
   }
   if (j.contains("verify_values"))
     options.verify_values = get_bool(ctx, j.at("verify_values"), "/options/verify_values");
+  if (j.contains("routing")) options.routing = get_enum(ctx, j.at("routing"), "/options/routing", kRoutePolicyNames);
 }
 
 // The document read into a spec, section by section; then the verifier.

@@ -32,6 +32,7 @@
 #include "models/serving/traffic.hpp"
 #include "models/sharding/mesh.hpp"
 #include "models/sharding/notation.hpp"
+#include "models/topology/route_policy.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/scenario/expect_metrics.hpp"
@@ -205,6 +206,9 @@ struct ScenarioOptions {
   MultiAxis multi_axis = MultiAxis::concurrent;
   SchedulePolicy schedule = kDefaultSchedule;
   bool verify_values = false;
+  // How a point-to-point transfer crosses the slice (models/topology/route_policy.hpp; docs/scenario-format.md,
+  // "Options"): one dimension-ordered route, or split over link-disjoint minimal routes.
+  RoutePolicy routing = RoutePolicy::dimension_order;
 };
 
 // One expected figure, checked by `podsim check`.

@@ -60,8 +60,10 @@ TEST(HtmlReport, SaysWhetherTheDesWasCalibrated) {
 
 TEST(HtmlReport, ComparisonChartsTablesAndChecks) {
   const std::string html = html_of({sample_run()});
-  EXPECT_EQ(test::count_of(html, "<svg"), 4u);  // des vs book time, memory vs HBM, a step breakdown per plan
-  EXPECT_EQ(test::count_of(html, "</svg>"), 4u);
+  // des vs book time, memory vs HBM, per plan a step breakdown and its slice (slice_drawing_test.cpp draws it).
+  EXPECT_EQ(test::count_of(html, "<svg"), 6u);
+  EXPECT_EQ(test::count_of(html, "</svg>"), 6u);
+  EXPECT_EQ(test::count_of(html, "<svg class=\"slice\""), 2u);
   // fsdp's step breakdown on 640 px for 7.5 us: compute 1.5 us 128 px, exposed 4 us 341.3 px, bubble 2 us 170.7 px.
   EXPECT_NE(html.find("width=\"128.0\" height=\"22\" fill=\"#59a14f\""), std::string::npos);
   EXPECT_NE(html.find("width=\"341.3\" height=\"22\" fill=\"#e15759\""), std::string::npos);

@@ -160,6 +160,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"bad_alternative.json", "/chip/hbm_bandwidth_Bps/alternatives/1/value: must be positive, got: 0"},
         BadCase{"bad_missing_hbm.json", "/chip: missing key \"hbm_bytes\""},
         BadCase{"bad_pod_shape.json", "/slice/pod_shape/1: must be a positive integer, got: 0"},
+        BadCase{"bad_pod_chips.json", "/slice/pod_chips/value: must be a positive integer, got: -64"},
+        BadCase{"bad_largest_slice.json",
+                "/slice/largest_slice/value: must be an array of 3 chip counts, got: [16,16]"},
         BadCase{"bad_name.json", "/name: must match the file name \"bad_name\", got: \"tpu-v5e\""}),
     [](const ::testing::TestParamInfo<BadCase>& info) {
       const std::string file = info.param.file;

@@ -2,6 +2,8 @@
 // topologies): v5e/v6e 16x16 2D shapes, v4/v5p/7x shapes below one cube and of whole cubes.
 #include "models/topology/slice_shapes.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace podsim {
@@ -55,6 +57,44 @@ TEST(SliceShapes, OtherRulesOrRanksOfferNone) {
   EXPECT_TRUE(offered_slice_shapes(WrapRule::always, {4, 4, 4}).empty());
   EXPECT_TRUE(offered_slice_shapes(WrapRule::full_pod_axis, {16}).empty());
   EXPECT_TRUE(offered_slice_shapes(WrapRule::whole_cubes, {16, 16}).empty());
+}
+
+// Every shape a pod forms (formable_slice_shapes), counted by hand: v4's whole cubes a <= b <= c of {4, 8, 12, 16}
+// are the 3-multisets of 4 values, C(6, 3) = 20, plus the 4 shapes below a cube: 24. v5p (largest slice 16x16x24):
+// pairs a <= b of {4, ..., 16} by b: 1, 2, 3, 4, times the c from b to 24: 6, 5, 4, 3: 6 + 10 + 12 + 12 = 40, plus 4:
+// 44, among them the 16x16x24 that the power-of-two list misses.
+TEST(SliceShapes, FormableShapesOfWholeCubesUpToTheLargestSlice) {
+  const Shapes v4 = formable_slice_shapes(WrapRule::whole_cubes, {16, 16, 16}, 4096, {16, 16, 16});
+  EXPECT_EQ(v4.size(), 24u);
+  EXPECT_EQ(v4.front(), (Shape{2, 2, 1}));
+  EXPECT_EQ(v4.back(), (Shape{16, 16, 16}));
+  const Shapes v5p = formable_slice_shapes(WrapRule::whole_cubes, {16, 20, 28}, 8960, {16, 16, 24});
+  EXPECT_EQ(v5p.size(), 44u);
+  EXPECT_EQ(v5p.back(), (Shape{16, 16, 24}));
+  EXPECT_NE(std::find(v5p.begin(), v5p.end(), Shape{12, 12, 24}), v5p.end());
+  // Smallest first, equal chips by dims: 4x4x12 (192 chips), then 4x4x16 and 4x8x8 (256 each, by dims).
+  const auto at = [&](const Shape& s) { return std::find(v5p.begin(), v5p.end(), s) - v5p.begin(); };
+  EXPECT_LT(at({4, 4, 12}), at({4, 4, 16}));
+  EXPECT_LT(at({4, 4, 16}), at({4, 8, 8}));
+}
+
+// 7x: no largest slice published, so every shape of whole cubes within the pod's 144 cubes: the triples of cube
+// counts A <= B <= C with A B C <= 144, counted by brute force here (516), plus the 4 below a cube; up to 4x4x576.
+TEST(SliceShapes, IronwoodFormsEveryShapeOfItsPodsCubes) {
+  const Shapes shapes = formable_slice_shapes(WrapRule::whole_cubes, {4, 4, 576}, 9216, {});
+  std::size_t triples = 0;
+  for (int a = 1; a <= 144; ++a)
+    for (int b = a; a * b <= 144; ++b)
+      for (int c = b; a * b * c <= 144; ++c)
+        ++triples;
+  EXPECT_EQ(shapes.size(), triples + 4);
+  EXPECT_EQ(shapes.size(), 520u);
+  EXPECT_NE(std::find(shapes.begin(), shapes.end(), Shape{4, 4, 576}), shapes.end());
+  EXPECT_NE(std::find(shapes.begin(), shapes.end(), Shape{8, 8, 144}), shapes.end());
+  EXPECT_EQ(std::find(shapes.begin(), shapes.end(), Shape{8, 8, 148}), shapes.end());  // 148 cubes
+  // A 2D pod's shapes are the offered ones.
+  EXPECT_EQ(formable_slice_shapes(WrapRule::full_pod_axis, {16, 16}, 0, {}),
+            offered_slice_shapes(WrapRule::full_pod_axis, {16, 16}));
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ struct CollectiveFlags {
   std::string model = "both";
   std::string algorithm = "auto";
   std::string multi_axis = "concurrent";
+  std::string routing = "dimension_order";
   std::string links;
   bool json = false;
   bool uncalibrated = false;
@@ -96,6 +97,7 @@ CollectiveQuery collective_query(const CollectiveFlags& flags) {
   const auto multi_axis = kMultiAxisNames.find(flags.multi_axis);
   if (!multi_axis) throw InputError("--multi-axis", "must be sequential or concurrent, got: " + flags.multi_axis);
   query.multi_axis = *multi_axis;
+  query.routing = located("--routing", [&] { return kRoutePolicyNames.parse(flags.routing); });
   return query;
 }
 
@@ -174,6 +176,10 @@ void add_collective_command(CLI::App& app, Action& action) {
   cmd->add_option("--model", flags->model, "des, book or both")->capture_default_str();
   cmd->add_option("--algorithm", flags->algorithm, kAlgorithmNames.choices())->capture_default_str();
   cmd->add_option("--multi-axis", flags->multi_axis, "Several axes: sequential or concurrent")->capture_default_str();
+  cmd->add_option("--routing", flags->routing,
+                  "Transfers between chips that differ in several dims: dimension_order (one route) or split_minimal "
+                  "(over link-disjoint minimal routes)")
+      ->capture_default_str();
   cmd->add_option("--links", flags->links, "Write the per-link ledger (bytes, messages, busy time) to this CSV file");
   cmd->add_flag("--json", flags->json, "Print one JSON object (schema podsim/1)");
   cmd->add_flag("--uncalibrated", flags->uncalibrated,

@@ -38,7 +38,7 @@ int run_topology(const TopologyOptions& options) {
     if (!options.slice.empty())
       throw InputError("--shapes",
                        "lists the shapes a generation forms: give it without --slice, got: --slice " + options.slice);
-    const auto shapes = offered_slice_shapes(hw.wrap_rule, hw.pod_shape);
+    const auto shapes = formable_slice_shapes(hw.wrap_rule, hw.pod_shape, hw.pod_chips, hw.largest_slice);
     if (options.json)
       std::cout << shapes_json(options.hardware, shapes).dump(2) << "\n";
     else
