@@ -1,0 +1,69 @@
+// The twisted-torus rule, group differences and minimal routes by descent on the hops from chip 0.
+#include "models/topology/twist.hpp"
+
+#include "models/common/error.hpp"
+#include "models/topology/slice.hpp"
+
+namespace podsim {
+
+std::optional<std::string> twist_issue(const std::vector<std::int64_t>& shape, const std::vector<bool>& wraparound,
+                                       std::int64_t* k) {
+  if (shape.size() != 3) return std::string(kTwistShapeRule);
+  const std::int64_t shortest = shape[0];
+  const std::int64_t longest = shape[2];
+  const bool form =
+      shortest >= 4 && shortest % 4 == 0 && longest == 2 * shortest && (shape[1] == shortest || shape[1] == longest);
+  if (!form) return std::string(kTwistShapeRule);
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (d >= wraparound.size() || !wraparound[d]) return std::string(kTwistWrapRule);
+  if (k) *k = shortest;
+  return std::nullopt;
+}
+
+ChipId chip_difference(const Slice& slice, ChipId from, ChipId to) {
+  const std::vector<std::int64_t> a = slice.coords_of(from);
+  std::vector<std::int64_t> g = slice.coords_of(to);
+  const std::int64_t k = slice.twist_k();
+  std::int64_t carry = 0;  // k-steps a short dim's difference wrapped by, added along every long dim
+  for (int d = 0; d < slice.rank(); ++d) {
+    const std::int64_t n = slice.size(d);
+    g[d] -= a[d];
+    if (k > 0 && n == k && g[d] < 0) {
+      g[d] += k;
+      carry += k;
+    }
+  }
+  for (int d = 0; d < slice.rank(); ++d) {
+    const std::int64_t n = slice.size(d);
+    if (k > 0 && n == 2 * k) g[d] -= carry;
+    g[d] = ((g[d] % n) + n) % n;
+  }
+  return slice.chip_at(g);
+}
+
+std::int64_t twisted_hops(const Slice& slice, ChipId from, ChipId to) {
+  return slice.origin_hops().at(static_cast<std::size_t>(chip_difference(slice, from, to)));
+}
+
+std::vector<LinkId> twisted_route(const Slice& slice, ChipId from, ChipId to) {
+  std::vector<LinkId> route;
+  ChipId at = from;
+  std::int64_t left = twisted_hops(slice, at, to);
+  while (left > 0) {
+    bool moved = false;
+    for (int dim = 0; dim < slice.rank() && !moved; ++dim)
+      for (Direction dir : {Direction::plus, Direction::minus}) {
+        const std::optional<LinkId> id = slice.find_link(at, dim, dir);
+        if (!id || twisted_hops(slice, slice.link(*id).dst, to) != left - 1) continue;
+        route.push_back(*id);
+        at = slice.link(*id).dst;
+        --left;
+        moved = true;
+        break;
+      }
+    if (!moved) throw InternalError("twisted route on slice " + slice.shape_string() + ": no link gets closer");
+  }
+  return route;
+}
+
+}  // namespace podsim
