@@ -19,6 +19,7 @@ struct HardwareSpec {
   ChipModel chip;
   IciModel ici;  // links_per_chip == 0 for chips without ICI figures (GPUs)
   WrapRule wrap_rule = WrapRule::never;
+  bool twist = false;  // a slice may be a twisted torus (the preset's slice.twist; docs/topology.md, "Twisted tori")
   std::vector<std::int64_t> pod_shape;  // the full pod in chips per dimension, e.g. {16, 16}; empty = none
   double dcn_bandwidth_Bps = 0;         // data-centre network egress per chip; 0 = no figure
   double dcn_latency_s = 0;  // one DCN transfer's latency (NIC to NIC); 0 = no figure (docs/overlap-pipeline-dcn.md)

@@ -2,6 +2,7 @@
 #include "models/topology/twist.hpp"
 
 #include "models/common/error.hpp"
+#include "models/common/shape.hpp"
 #include "models/topology/slice.hpp"
 
 namespace podsim {
@@ -17,6 +18,14 @@ std::optional<std::string> twist_issue(const std::vector<std::int64_t>& shape, c
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (d >= wraparound.size() || !wraparound[d]) return std::string(kTwistWrapRule);
   if (k) *k = shortest;
+  return std::nullopt;
+}
+
+std::optional<std::string> preset_twist_issue(bool supported, const std::string& preset,
+                                              const std::vector<std::int64_t>& shape,
+                                              const std::vector<bool>& wraparound) {
+  if (!supported) return "a twisted torus needs a preset whose slices twist (its slice.twist), got: " + preset;
+  if (auto issue = twist_issue(shape, wraparound)) return *issue + ", got: " + format_dims(shape);
   return std::nullopt;
 }
 

@@ -25,6 +25,12 @@ inline constexpr const char* kTwistWrapRule = "a twisted torus needs wraparound 
 std::optional<std::string> twist_issue(const std::vector<std::int64_t>& shape, const std::vector<bool>& wraparound,
                                        std::int64_t* k = nullptr);
 
+// As twist_issue, for a preset named `preset` that supports twisted slices or not, as a whole message ("rule, got:
+// value"): the preset first, then the shape and wraparound.
+std::optional<std::string> preset_twist_issue(bool supported, const std::string& preset,
+                                              const std::vector<std::int64_t>& shape,
+                                              const std::vector<bool>& wraparound);
+
 // The chip g with `to` = `from` + g in the slice's group (plain or twisted torus, or a mesh: coordinates subtracted
 // dim by dim, a short dim's overflow carried as k along every long dim on a twisted slice). On a torus, twisted or
 // not, hops(from, to) = hops(0, g).

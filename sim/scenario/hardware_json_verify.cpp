@@ -258,9 +258,23 @@ void verify_section(const Locator& loc, const json& j, const std::string& sectio
   }
 }
 
+// `slice.twist`: {"supported": bool, "source", "note"?}: whether a slice of the generation may be a twisted torus
+// (docs/topology.md, "Twisted tori").
+void verify_twist(const Locator& loc, const json& j, HardwarePreset& preset) {
+  require_object(loc, j, "/slice/twist");
+  require_known_keys(loc, j, "/slice/twist", {"supported", "source", "note"});
+  if (!j.contains("supported") || !j.at("supported").is_boolean())
+    loc.fail("/slice/twist/supported", "must be true or false, got: " + shown(j.value("supported", json())));
+  if (!j.contains("source")) loc.fail("/slice/twist", "missing key \"source\"");
+  require_string(loc, j.at("source"), "/slice/twist/source", true);
+  if (j.contains("note")) require_string(loc, j.at("note"), "/slice/twist/note", false);
+  preset.spec.twist = j.at("supported").get<bool>();
+}
+
 void verify_slice(const Locator& loc, const json& j, bool partial, HardwarePreset& preset) {
   require_object(loc, j, "/slice");
-  require_known_keys(loc, j, "/slice", {"wraparound_rule", "pod_shape", "note"});
+  require_known_keys(loc, j, "/slice", {"wraparound_rule", "pod_shape", "twist", "note"});
+  if (j.contains("twist")) verify_twist(loc, j.at("twist"), preset);
   if (j.contains("wraparound_rule")) {
     const auto rule = require_string(loc, j.at("wraparound_rule"), "/slice/wraparound_rule", true);
     try {
