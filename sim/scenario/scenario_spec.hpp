@@ -192,6 +192,8 @@ struct SearchSpec {
   // Slice counts to try (docs/overlap-pipeline-dcn.md): N > 1 identical slices over the DCN, the mesh's first axis
   // kSliceAxisName = N, which carries data, fsdp or pipeline parallelism.
   std::vector<std::int32_t> slice_counts;
+  // `search.twist`: plain and/or twisted tori to try (docs/topology.md, "Twisted tori"); empty: the slice's own twist.
+  std::vector<bool> twist;
   std::vector<ParallelKind> kinds;         // the kinds assigned to mesh axes, every assignment tried
   std::vector<HardwarePreset> hardware;    // presets to try
   std::vector<std::int64_t> microbatches;  // microbatch counts to try (train)

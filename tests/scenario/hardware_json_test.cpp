@@ -160,6 +160,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"bad_alternative.json", "/chip/hbm_bandwidth_Bps/alternatives/1/value: must be positive, got: 0"},
         BadCase{"bad_missing_hbm.json", "/chip: missing key \"hbm_bytes\""},
         BadCase{"bad_pod_shape.json", "/slice/pod_shape/1: must be a positive integer, got: 0"},
+        BadCase{"bad_twist.json", "/slice/twist/supported: must be true or false, got: \"yes\""},
         BadCase{"bad_name.json", "/name: must match the file name \"bad_name\", got: \"tpu-v5e\""}),
     [](const ::testing::TestParamInfo<BadCase>& info) {
       const std::string file = info.param.file;
