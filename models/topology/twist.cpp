@@ -1,6 +1,8 @@
 // The twisted-torus rule, group differences and minimal routes by descent on the hops from chip 0.
 #include "models/topology/twist.hpp"
 
+#include <array>
+
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
 #include "models/topology/slice.hpp"
@@ -30,24 +32,29 @@ std::optional<std::string> preset_twist_issue(bool supported, const std::string&
 }
 
 ChipId chip_difference(const Slice& slice, ChipId from, ChipId to) {
-  const std::vector<std::int64_t> a = slice.coords_of(from);
-  std::vector<std::int64_t> g = slice.coords_of(to);
+  if (from < 0 || to < 0 || from >= slice.num_chips() || to >= slice.num_chips())
+    throw VerifyError("slice " + slice.shape_string() + ": chip ids must be in [0, " +
+                      std::to_string(slice.num_chips()) + "), got: " + std::to_string(from) + " and " +
+                      std::to_string(to));
+  // Coordinates by strides, no allocation: every hop of a route asks this of each of its candidate links.
   const std::int64_t k = slice.twist_k();
-  std::int64_t carry = 0;  // k-steps a short dim's difference wrapped by, added along every long dim
+  std::array<std::int64_t, 3> g{};
+  std::int64_t carry = 0;  // k-steps a short dim's difference wrapped by, taken off every long dim
   for (int d = 0; d < slice.rank(); ++d) {
     const std::int64_t n = slice.size(d);
-    g[d] -= a[d];
+    g[d] = (to / slice.stride(d)) % n - (from / slice.stride(d)) % n;
     if (k > 0 && n == k && g[d] < 0) {
       g[d] += k;
       carry += k;
     }
   }
+  ChipId id = 0;
   for (int d = 0; d < slice.rank(); ++d) {
     const std::int64_t n = slice.size(d);
     if (k > 0 && n == 2 * k) g[d] -= carry;
-    g[d] = ((g[d] % n) + n) % n;
+    id += ((g[d] % n + n) % n) * slice.stride(d);
   }
-  return slice.chip_at(g);
+  return id;
 }
 
 std::int64_t twisted_hops(const Slice& slice, ChipId from, ChipId to) {
