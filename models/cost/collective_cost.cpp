@@ -148,7 +148,6 @@ std::vector<CollectiveAxis> collective_axes(const Slice& slice, const MeshMappin
   if (slice.twisted() && static_cast<int>(result.size()) == slice.rank()) {
     const std::int64_t span = diameter(slice);
     for (CollectiveAxis& axis : result) {
-      axis.wraparound = true;
       axis.twist_k = slice.twist_k();
       axis.twist_diameter = span;
     }

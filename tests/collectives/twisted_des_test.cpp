@@ -64,6 +64,13 @@ TEST(TwistedDes, AllToAllOverEveryChipOfA4x4x8) {
   EXPECT_NEAR(book(plain).bandwidth_s, static_cast<double>(v) / 4 / (32 * kW), 1e-15);
   EXPECT_NEAR(book(twisted).bandwidth_s, static_cast<double>(v) / 4 / (64 * kW), 1e-15);
   EXPECT_EQ(book(twisted).hops, 6);
+  // An all-gather over X, Y, Z keeps its per-dim form: the short dims are lines (W_uni x 4/3 each), the long dim a
+  // ring (W_bidi): V / (2 x 4/3 W + 2 W), 3 + 3 + 4 = 10 hops.
+  const MeshMapping mapping(default_mesh(twisted), twisted);
+  const CostBreakdown gather = book_collective_cost(CollectiveKind::all_gather,
+                                                    collective_axes(twisted, mapping, {"X", "Y", "Z"}), v, kW, kAlpha);
+  EXPECT_NEAR(gather.bandwidth_s, static_cast<double>(v) / (2 * kW * 4.0 / 3.0 + 2 * kW), 1e-15);
+  EXPECT_EQ(gather.hops, 10);
   EXPECT_GE(p.makespan_s, book(plain).bandwidth_s);
   EXPECT_GE(t.makespan_s, book(twisted).bandwidth_s);
   EXPECT_LT(t.makespan_s, p.makespan_s);
