@@ -2,6 +2,8 @@
 // AllToAll over one or several axes, with and without wraparound.
 #include "models/cost/collective_cost.hpp"
 
+#include "models/topology/routing.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -76,9 +78,17 @@ CostBreakdown all_to_all(const std::vector<CollectiveAxis>& axes, double v, doub
     n_total *= static_cast<double>(axis.size);
     longest = std::max(longest, static_cast<double>(axis.size) * (axis.wraparound ? 1 : 2));
   }
+  const bool twisted = axes.size() == 3 && axes[0].twist_k > 0;
+  if (twisted) {
+    hops = axes[0].twist_diameter;
+    longest = static_cast<double>(axes[0].twist_k);
+  }
   cost.hops = to_int_hops(hops);
   cost.latency_s = static_cast<double>(hops) * alpha;
-  if (axes.size() == 1 && axes[0].wraparound) {
+  if (twisted) {
+    cost.bandwidth_s = v * longest / (4 * n_total * (2 * w_uni));
+    cost.formula = "max(V * k / (4 * N * W_bidi), diameter * alpha), twisted torus";
+  } else if (axes.size() == 1 && axes[0].wraparound) {
     cost.bandwidth_s = v / (4 * (2 * w_uni));
     cost.formula = "max(V / (4 * W_bidi), floor(N/2) * alpha)";
   } else {
@@ -134,7 +144,14 @@ std::vector<CollectiveAxis> collective_axes(const Slice& slice, const MeshMappin
   std::vector<CollectiveAxis> result;
   for (const std::string& name : mesh_axes)
     for (int dim : mapping.dims_of(name))
-      result.push_back({slice.size(dim), slice.wraps(dim)});
+      result.push_back({slice.size(dim), slice.wraps(dim) && !(slice.twisted() && slice.size(dim) == slice.twist_k())});
+  if (slice.twisted() && static_cast<int>(result.size()) == slice.rank()) {
+    const std::int64_t span = diameter(slice);
+    for (CollectiveAxis& axis : result) {
+      axis.twist_k = slice.twist_k();
+      axis.twist_diameter = span;
+    }
+  }
   return result;
 }
 

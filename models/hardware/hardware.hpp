@@ -19,6 +19,7 @@ struct HardwareSpec {
   ChipModel chip;
   IciModel ici;  // links_per_chip == 0 for chips without ICI figures (GPUs)
   WrapRule wrap_rule = WrapRule::never;
+  bool twist = false;  // a slice may be a twisted torus (the preset's slice.twist; docs/topology.md, "Twisted tori")
   std::vector<std::int64_t> pod_shape;  // the full pod in chips per dimension, e.g. {16, 16}; empty = none
   // Generations built of 4x4x4 cubes (preset `slice.pod_chips`, `slice.largest_slice`; docs/topology.md, "Shapes"):
   // the pod's chips (0 = the product of pod_shape) and the largest single slice offered (empty = none published).

@@ -3,11 +3,20 @@
 
 #include <cstddef>
 
+#include "models/common/error.hpp"
 #include "models/topology/routing.hpp"
 
 namespace podsim {
 
+std::optional<std::string> route_policy_issue(RoutePolicy policy, bool twisted) {
+  if (policy != RoutePolicy::split_minimal || !twisted) return std::nullopt;
+  return "split_minimal splits a transfer over the rotations of the dim order, which are not the minimal routes of a "
+         "twisted torus (its routes are minimal on its graph): use dimension_order on a twisted slice";
+}
+
 std::vector<std::vector<LinkId>> policy_routes(const Slice& slice, ChipId src, ChipId dst, RoutePolicy policy) {
+  if (const auto issue = route_policy_issue(policy, slice.twisted()))
+    throw VerifyError("slice " + slice.shape_string() + ": " + *issue);
   const std::vector<DimMove> moves = dor_moves(slice, src, dst);
   if (policy == RoutePolicy::dimension_order || moves.size() < 2) return {dor_route(slice, src, dst)};
   const std::size_t m = moves.size();

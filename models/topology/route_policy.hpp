@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "models/common/enum_names.hpp"
@@ -31,6 +33,10 @@ inline constexpr EnumNames<RoutePolicy, 2> kRoutePolicyNames{
 // m: for k != k' the counts differ, so some dim e != d_j, where source and destination differ, is corrected before
 // d_j in one route and not in the other; the two lines differ in coordinate e and the runs are disjoint. Each route
 // makes the shortest move in every dim, so each is minimal (hop_count links). Holds on a mesh and a torus alike.
+// Why `policy` cannot route a slice, or nullopt: split_minimal splits over the rotations of the dim order, which are
+// minimal on a plain torus or mesh but not on a twisted one (whose routes are minimal on its graph, twist.hpp).
+std::optional<std::string> route_policy_issue(RoutePolicy policy, bool twisted);
+
 std::vector<std::vector<LinkId>> policy_routes(const Slice& slice, ChipId src, ChipId dst, RoutePolicy policy);
 
 // Part `part` of `bytes` split over `parts` routes: bytes / parts, the first bytes % parts parts one byte more.

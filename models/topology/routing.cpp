@@ -1,9 +1,12 @@
-// Dimension-order routes: dims 0, 1, 2 in turn, the shorter way round on a wrapped dim, + on a tie.
+// Dimension-order routes: dims 0, 1, 2 in turn, the shorter way round on a wrapped dim, + on a tie; a twisted slice's
+// minimal routes (twist.hpp) behind the same calls.
 #include "models/topology/routing.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "models/common/error.hpp"
+#include "models/topology/twist.hpp"
 
 namespace podsim {
 
@@ -40,6 +43,11 @@ std::vector<DimMove> dor_moves(const Slice& slice, ChipId src, ChipId dst) {
 
 std::vector<ChipId> dor_path(const Slice& slice, ChipId src, ChipId dst) {
   std::vector<ChipId> path{src};
+  if (slice.twisted()) {
+    for (const LinkId id : twisted_route(slice, src, dst))
+      path.push_back(slice.link(id).dst);
+    return path;
+  }
   ChipId at = src;
   for (const DimMove& move : dor_moves(slice, src, dst))
     for (std::int64_t h = 0; h < move.hops; ++h) {
@@ -50,6 +58,7 @@ std::vector<ChipId> dor_path(const Slice& slice, ChipId src, ChipId dst) {
 }
 
 std::vector<LinkId> dor_route(const Slice& slice, ChipId src, ChipId dst) {
+  if (slice.twisted()) return twisted_route(slice, src, dst);
   std::vector<LinkId> route;
   ChipId at = src;
   for (const DimMove& move : dor_moves(slice, src, dst))
@@ -62,6 +71,7 @@ std::vector<LinkId> dor_route(const Slice& slice, ChipId src, ChipId dst) {
 }
 
 std::int64_t hop_count(const Slice& slice, ChipId src, ChipId dst) {
+  if (slice.twisted()) return twisted_hops(slice, src, dst);
   std::int64_t hops = 0;
   for (const DimMove& move : dor_moves(slice, src, dst))
     hops += move.hops;
@@ -69,6 +79,7 @@ std::int64_t hop_count(const Slice& slice, ChipId src, ChipId dst) {
 }
 
 std::int64_t diameter(const Slice& slice) {
+  if (slice.twisted()) return *std::max_element(slice.origin_hops().begin(), slice.origin_hops().end());
   std::int64_t hops = 0;
   for (int dim = 0; dim < slice.rank(); ++dim)
     hops += slice.wraps(dim) ? slice.size(dim) / 2 : slice.size(dim) - 1;

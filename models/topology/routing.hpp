@@ -26,6 +26,9 @@ DimMove shortest_move(const Slice& slice, int dim, std::int64_t from, std::int64
 // before the next; dims where the chips already agree are left out.
 std::vector<DimMove> dor_moves(const Slice& slice, ChipId src, ChipId dst);
 
+// On a twisted slice (Slice::twisted) dor_route, dor_path, hop_count and diameter give the minimal routes of
+// twisted_route (twist.hpp) and their hops instead: dimension order is not minimal there. dor_moves is plain only.
+
 // Links crossed by the DOR route from `src` to `dst`, in order (empty when src == dst).
 std::vector<LinkId> dor_route(const Slice& slice, ChipId src, ChipId dst);
 

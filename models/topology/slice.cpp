@@ -5,6 +5,7 @@
 
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
+#include "models/topology/twist.hpp"
 
 namespace podsim {
 namespace {
@@ -59,6 +60,12 @@ Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound)
     stride_[d] = stride_[d + 1] * shape_[d + 1];
 }
 
+Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool twisted)
+    : Slice(std::move(shape), std::move(wraparound)) {
+  if (!twisted) return;
+  if (const auto issue = twist_issue(shape_, wrap_, &twist_k_)) throw VerifyError(*issue + ", got: " + shape_string());
+}
+
 const Slice::LinkTable& Slice::table() const {
   std::call_once(table_->built, [this] {
     LinkTable& t = *table_;
@@ -81,6 +88,7 @@ const Slice::LinkTable& Slice::table() const {
         }
       }
     }
+    if (twisted()) t.origin_hops = origin_distances();
   });
   return *table_;
 }
@@ -139,12 +147,39 @@ std::optional<ChipId> Slice::neighbour(ChipId chip, int dim, Direction dir) cons
   const std::int64_t step = stride_[dim];
   if (dir == Direction::plus) {
     if (c + 1 < n) return chip + step;
-    if (wrap_[dim]) return chip - (n - 1) * step;
+    if (wrap_[dim]) return twist_wrap(chip - (n - 1) * step, dim);
   } else {
     if (c > 0) return chip - step;
-    if (wrap_[dim]) return chip + (n - 1) * step;
+    if (wrap_[dim]) return twist_wrap(chip + (n - 1) * step, dim);
   }
   return std::nullopt;
+}
+
+ChipId Slice::twist_wrap(ChipId landed, int dim) const {
+  if (!twisted() || shape_[dim] != twist_k_) return landed;
+  // The wrap of a short dim lands k further along every long dim (2k chips, so k further either way round).
+  for (int d = 0; d < rank(); ++d)
+    if (shape_[d] == 2 * twist_k_) {
+      const std::int64_t c = (landed / stride_[d]) % shape_[d];
+      landed += (c < twist_k_ ? twist_k_ : -twist_k_) * stride_[d];
+    }
+  return landed;
+}
+
+std::vector<std::int32_t> Slice::origin_distances() const {
+  std::vector<std::int32_t> hops(static_cast<std::size_t>(num_chips_), -1);
+  std::vector<ChipId> queue{0};
+  hops[0] = 0;
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const ChipId at = queue[head];
+    for (int dim = 0; dim < rank(); ++dim)
+      for (Direction dir : {Direction::plus, Direction::minus})
+        if (const std::optional<ChipId> next = neighbour(at, dim, dir); next && hops[*next] < 0) {
+          hops[*next] = hops[at] + 1;
+          queue.push_back(*next);
+        }
+  }
+  return hops;
 }
 
 std::vector<ChipId> Slice::neighbours(ChipId chip) const {

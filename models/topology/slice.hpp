@@ -69,6 +69,9 @@ class Slice {
   // Throws VerifyError when the rank is not 1..3, a size is < 1, the wraparound list has another length,
   // or the chip count exceeds 2^31.
   Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound);
+  // A twisted torus (twist.hpp) when `twisted`: throws VerifyError naming the rule when the shape is not
+  // k x k x 2k or k x 2k x 2k (short dims first, k a multiple of 4) or a dim does not wrap.
+  Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool twisted);
   // The wraparound of every dim from a chip generation's rule (wraparound_for).
   Slice(std::vector<std::int64_t> shape, WrapRule rule, const std::vector<std::int64_t>& pod_shape = {});
 
@@ -83,6 +86,14 @@ class Slice {
   std::int64_t stride(int dim) const { return stride_.at(static_cast<std::size_t>(dim)); }
   // "4x4x4".
   std::string shape_string() const;
+  // True for a twisted torus (twist.hpp): the wrap links of its short dims land k chips further along every long dim.
+  bool twisted() const { return twist_k_ > 0; }
+  // The short size k of a twisted slice; 0 when plain.
+  std::int64_t twist_k() const { return twist_k_; }
+  // Fewest hops from chip 0 to every chip of a twisted slice (breadth-first over the links), built with the link
+  // table; empty for a plain slice. A twisted torus, like a plain one, is a Cayley graph of an abelian group, so
+  // hops(a, b) = origin_hops()[b - a] (chip_difference, twist.hpp).
+  const std::vector<std::int32_t>& origin_hops() const { return table().origin_hops; }
 
   // Coordinates of `chip`, dim 0 first. Throws VerifyError if the chip is not in the slice.
   std::vector<std::int64_t> coords_of(ChipId chip) const;
@@ -110,11 +121,15 @@ class Slice {
   void check_chip(ChipId chip) const;
   void check_dim(int dim) const;
   std::size_t slot(ChipId chip, int dim, Direction dir) const;
+  // `landed`, the chip a wrap link of `dim` reaches on a plain torus, moved as a twisted torus moves it.
+  ChipId twist_wrap(ChipId landed, int dim) const;
+  std::vector<std::int32_t> origin_distances() const;
 
   struct LinkTable {
     std::once_flag built;
     std::vector<Link> links;
-    std::vector<LinkId> slot;  // (chip * rank + dim) * 2 + dir -> link id, or -1
+    std::vector<LinkId> slot;               // (chip * rank + dim) * 2 + dir -> link id, or -1
+    std::vector<std::int32_t> origin_hops;  // BFS hops from chip 0
   };
   const LinkTable& table() const;
 
@@ -122,6 +137,7 @@ class Slice {
   std::vector<bool> wrap_;
   std::vector<std::int64_t> stride_;
   std::int64_t num_chips_ = 0;
+  std::int64_t twist_k_ = 0;  // the short size of a twisted torus; 0 when plain
   std::shared_ptr<LinkTable> table_ = std::make_shared<LinkTable>();
 };
 

@@ -29,20 +29,28 @@ std::vector<std::int64_t> SliceGraph::bfs_hops(ChipId src) const {
   return distance;
 }
 
+Bisection cut_links(const Slice& slice, int dim) {
+  const std::int64_t half = slice.size(dim) / 2;
+  Bisection result{dim, 0};
+  for (const Link& link : slice.links())
+    if (slice.coord(link.src, dim) < half && slice.coord(link.dst, dim) >= half) ++result.links_per_direction;
+  return result;
+}
+
 Bisection bisection_links(const Slice& slice) {
   int longest = 0;
   for (int dim = 1; dim < slice.rank(); ++dim)
     if (slice.size(dim) > slice.size(longest)) longest = dim;
-  const std::int64_t half = slice.size(longest) / 2;
-  const SliceGraph view(slice);
-  const SliceGraph::Graph& graph = view.graph();
-  Bisection result{longest, 0};
-  for (auto [it, end] = boost::edges(graph); it != end; ++it) {
-    const auto src = static_cast<ChipId>(boost::source(*it, graph));
-    const auto dst = static_cast<ChipId>(boost::target(*it, graph));
-    if (slice.coord(src, longest) < half && slice.coord(dst, longest) >= half) ++result.links_per_direction;
+  return cut_links(slice, longest);
+}
+
+Bisection fewest_cut_links(const Slice& slice) {
+  Bisection best = cut_links(slice, 0);
+  for (int dim = 1; dim < slice.rank(); ++dim) {
+    const Bisection cut = cut_links(slice, dim);
+    if (cut.links_per_direction < best.links_per_direction) best = cut;
   }
-  return result;
+  return best;
 }
 
 }  // namespace podsim

@@ -41,7 +41,14 @@ struct Bisection {
   std::int64_t links_per_direction = 0;
 };
 
-// Counted over the graph's edges. A one-chip slice gives {0, 0}.
+// Counted over the slice's links. A one-chip slice gives {0, 0}.
 Bisection bisection_links(const Slice& slice);
+
+// The links crossing, low side to high, the cut that halves `dim` (coordinate < N/2 on the low side).
+Bisection cut_links(const Slice& slice, int dim);
+
+// The fewest links over the cuts that halve one dim (the first dim on a tie): a twisted torus's bisection, whose
+// short dims' wrap links all cross the long dim's cut (docs/topology.md, "Twisted tori").
+Bisection fewest_cut_links(const Slice& slice);
 
 }  // namespace podsim

@@ -1,6 +1,8 @@
 // Closed forms of a slice's hop figures (minimal routing on a mesh or torus, dim by dim) and its bisection.
 #include "models/topology/topology_figures.hpp"
 
+#include <algorithm>
+
 #include "models/topology/slice_graph.hpp"
 
 namespace podsim {
@@ -15,11 +17,34 @@ std::int64_t cubes_of(const std::vector<std::int64_t>& shape) {
   return whole && shape.size() == 3 ? chips / 64 : 1;
 }
 
+namespace {
+
+// A twisted torus is vertex-transitive (a Cayley graph): the hops from chip 0 are every chip's. Its bisection is the
+// fewest links over the cuts that halve one dim (a short dim's wrap links cross the long dim's cut, so that cut is no
+// longer the smallest).
+void twisted_figures(const Slice& slice, TopologyFigures& f) {
+  f.twisted = true;
+  double sum = 0;
+  for (const std::int32_t hops : slice.origin_hops()) {
+    f.diameter_hops = std::max<std::int64_t>(f.diameter_hops, hops);
+    sum += hops;
+  }
+  f.mean_hops = sum / static_cast<double>(f.chips - 1);
+  f.bisection_links = fewest_cut_links(slice).links_per_direction;
+}
+
+}  // namespace
+
 TopologyFigures topology_figures(const Slice& slice, WrapRule rule) {
   TopologyFigures f;
   f.chips = slice.num_chips();
   f.links = slice.num_links();
   f.wraparound = slice.wraparound();
+  if (slice.twisted()) {
+    twisted_figures(slice, f);
+    if (rule == WrapRule::whole_cubes) f.cubes = cubes_of(slice.shape());
+    return f;
+  }
   const double n_chips = static_cast<double>(f.chips);
   double distance_sum = 0;  // over all ordered pairs (a, b), a == b included (they add 0)
   for (int d = 0; d < slice.rank(); ++d) {

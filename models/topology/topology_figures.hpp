@@ -16,7 +16,7 @@ struct TopologyFigures {
   std::int64_t chips = 0;
   std::int64_t links = 0;  // directed ICI links (one per direction per neighbour pair)
   std::vector<bool> wraparound;
-  bool twisted = false;  // podsim's slices are plain tori and meshes
+  bool twisted = false;  // a twisted torus (twist.hpp): figures by breadth-first search, bisection by fewest cut
   std::int64_t diameter_hops = 0;
   double mean_hops = 0;  // over ordered pairs of distinct chips; 0 for one chip
   // Directed links crossing, one way, the cut that halves the slice across its longest dim (bisection_links,

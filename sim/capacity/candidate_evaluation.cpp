@@ -281,7 +281,7 @@ CandidateResult evaluate_candidate_book(const CapacityProblem& problem, const Ca
     auto prepared = std::make_shared<PreparedCandidate>();
     prepared->model = expand_candidate(problem, candidate);
     const ModelProgram& model = prepared->model;
-    const Slice slice(model.spec.slice_shape, model.spec.wraparound);
+    const Slice slice = model.spec.one_slice();
     const auto [in_slice, in_slice_dims] = model.spec.in_slice_mesh();
     const MeshMapping mapping(in_slice, slice, in_slice_dims);
     const PlanTopology topology{slice,

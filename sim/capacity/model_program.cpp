@@ -22,6 +22,7 @@ Builder::Builder(const TransformerDims& dims, const Workload& workload, const Ca
   spec_.hardware = candidate.hardware;
   spec_.slice_shape = candidate.slice;
   if (!candidate.wraparound.empty()) spec_.wrap = WrapChoice{WrapMode::listed, candidate.wraparound};
+  spec_.twist = candidate.twist;
   spec_.slice_count = candidate.slices;
   spec_.dcn_bandwidth_Bps = candidate.dcn_bandwidth_Bps;
   spec_.dcn_latency_s = candidate.dcn_latency_s;

@@ -8,6 +8,7 @@ Candidate plan_candidate(const ScenarioSpec& spec, const ScenarioPlan& plan) {
   candidate.hardware = spec.hardware;
   candidate.slice = spec.slice_shape;
   candidate.wraparound = spec.wraparound;
+  candidate.twist = spec.twist;
   candidate.slices = spec.slice_count;
   candidate.dcn_bandwidth_Bps = spec.dcn_bandwidth_Bps;
   candidate.dcn_latency_s = spec.dcn_latency_s;

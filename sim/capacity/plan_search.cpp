@@ -20,6 +20,7 @@
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/slice.hpp"
 #include "models/topology/slice_shapes.hpp"
+#include "models/topology/twist.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/capacity/des_memory_gate.hpp"
 #include "sim/capacity/goal_evaluation.hpp"
@@ -77,6 +78,16 @@ std::vector<ParallelKind> distinct(const std::vector<ParallelKind>& kinds) {
   std::vector<ParallelKind> out;
   for (const auto kind : kinds)
     if (std::find(out.begin(), out.end(), kind) == out.end()) out.push_back(kind);
+  return out;
+}
+
+// Every slice count with every twist choice (search.twist; docs/topology.md, "Twisted tori"), counts outermost.
+std::vector<std::pair<std::int32_t, bool>> slice_choices(const std::vector<std::int32_t>& counts,
+                                                         const std::vector<bool>& twists) {
+  std::vector<std::pair<std::int32_t, bool>> out;
+  for (const std::int32_t count : counts)
+    for (const bool twist : twists)
+      if (std::find(out.begin(), out.end(), std::make_pair(count, twist)) == out.end()) out.emplace_back(count, twist);
   return out;
 }
 
@@ -194,17 +205,21 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
   const std::vector<Remat> remats = train && !search.remat.empty() ? search.remat : std::vector<Remat>{workload.remat};
   const std::vector<std::int32_t> counts =
       search.slice_counts.empty() ? std::vector<std::int32_t>{spec.slice_count} : search.slice_counts;
+  const std::vector<bool> twists = search.twist.empty() ? std::vector<bool>{spec.twist} : search.twist;
   const std::vector<ParallelKind> kinds = distinct(search.kinds);
   std::vector<Candidate> bases;
   std::uint64_t total = 0;
   for (const HardwarePreset& preset : hardware) {
     const SearchedShapes searched = searched_shapes(spec, search, preset);
     for (const Shape& shape : searched.shapes) {
-      for (const std::int32_t count : counts) {
+      for (const auto& choice : slice_choices(counts, twists)) {
+        const std::int32_t count = choice.first;
+        const bool twist = choice.second;
         Candidate base;
         base.hardware = preset;
         base.slice = shape;
         base.slices = count;
+        base.twist = twist;
         // The workload's, as a slice rejected before its assignments shows them (not a remat of "none" that would
         // make the table's remat column look searched).
         base.microbatches = workload.microbatches;
@@ -215,6 +230,9 @@ Enumeration enumerate_searched(const ScenarioSpec& spec, const SearchSpec& searc
         }
         try {
           base.wraparound = slice_wraparound(spec, preset, shape, searched.own_slice);
+          if (twist)
+            if (const auto issue = preset_twist_issue(preset.spec.twist, preset.name, shape, base.wraparound))
+              throw InputError("", *issue);
           if (count > 1 && !(base.dcn_bandwidth_Bps.value_or(preset.spec.dcn_bandwidth_Bps) > 0))
             throw InputError("", "several slices need a DCN bandwidth per chip, got: none");
         } catch (const std::bad_alloc&) {
@@ -323,8 +341,8 @@ bool each_symmetry(const Candidate& c, const Parallelism& parallelism, Visit vis
 // dim), and the one program onto the other, so both have the same times and memory.
 bool mirror_images(const Candidate& a, const Candidate& b) {
   if (a.hardware.name != b.hardware.name || a.slice != b.slice || a.slices != b.slices ||
-      a.wraparound != b.wraparound || a.microbatches != b.microbatches || !(a.remat == b.remat) || !a.plan.empty() ||
-      !b.plan.empty() || !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
+      a.wraparound != b.wraparound || a.twist != b.twist || a.microbatches != b.microbatches || !(a.remat == b.remat) ||
+      !a.plan.empty() || !b.plan.empty() || !default_layout(a) || !default_layout(b) || !(a.mesh.mesh == b.mesh.mesh))
     return false;
   return each_symmetry(a, b.parallelism,
                        [&](const Parallelism& renamed) { return renamed.axes == a.parallelism.axes; });
@@ -342,8 +360,8 @@ std::string mirror_key(const Candidate& c) {
     return false;
   });
   if (least.empty()) return "";  // an axis not on the mesh
-  return c.hardware.name + "|" + shape_string(c.slice) + "|" + std::to_string(c.slices) + "|" +
-         std::to_string(c.microbatches) + "|" + least;
+  return c.hardware.name + "|" + shape_string(c.slice) + (c.twist ? " twisted" : "") + "|" + std::to_string(c.slices) +
+         "|" + std::to_string(c.microbatches) + "|" + least;
 }
 
 // Folds each mirror image into the first of its class in `results` (its parallelism joins that one's `mirrors`):

@@ -7,7 +7,10 @@ AxisGroups axis_groups(const MeshMapping& mapping, const Slice& slice, const std
   AxisGroups groups;
   groups.groups = mapping.groups(axis);
   const auto& dims = mapping.dims_of(axis);
-  groups.wraparound = dims.size() == 1 && slice.wraps(dims.front());
+  // On a twisted torus a short dim's wrap link leaves the line (it lands k along the long dims), so its line is not a
+  // ring; a long dim's wrap is plain.
+  groups.wraparound = dims.size() == 1 && slice.wraps(dims.front()) &&
+                      !(slice.twisted() && slice.size(dims.front()) == slice.twist_k());
   return groups;
 }
 

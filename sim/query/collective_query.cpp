@@ -3,6 +3,9 @@
 // query's field.
 #include "sim/query/collective_query.hpp"
 
+#include "models/topology/route_policy.hpp"
+#include "models/topology/twist.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -128,7 +131,11 @@ Slice query_slice(const CollectiveQuery& query) {
   const HardwareSpec& hardware = query.hardware;
   const auto wraps = in_field(
       Field::wrap, [&] { return resolve_wraparound(query.wrap, shape, hardware.wrap_rule, hardware.pod_shape); });
-  return Slice(shape, wraps);
+  if (query.twist)
+    if (const auto issue = preset_twist_issue(hardware.twist, hardware.name, shape, wraps))
+      throw CollectiveError(Field::twist, *issue);
+  if (const auto issue = route_policy_issue(query.routing, query.twist)) throw CollectiveError(Field::twist, *issue);
+  return Slice(shape, wraps, query.twist);
 }
 
 std::string join_axes(const std::vector<std::string>& axes) {

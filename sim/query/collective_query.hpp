@@ -30,6 +30,7 @@ struct CollectiveQuery {
     hardware,
     slice,
     wrap,
+    twist,
     mesh,
     op,
     axes,
@@ -53,6 +54,7 @@ struct CollectiveQuery {
   HardwareSpec hardware;     // a loaded preset
   Shape slice;               // chips per dim
   WrapChoice wrap;           // auto: the preset's rule
+  bool twist = false;        // a twisted torus (docs/topology.md, "Twisted tori")
   std::optional<Mesh> mesh;  // default: default_mesh(slice), one axis per slice dim named X, Y, Z
   CollectiveKind op = CollectiveKind::all_gather;
   std::vector<std::string> axes;             // mesh axes, in order

@@ -31,6 +31,7 @@ nlohmann::json collective_answer_json(const CollectiveAnswer& answer) {
                         {"array_bytes", answer.array_bytes},
                         {"link_bandwidth_Bps", answer.ici.bandwidth_Bps},
                         {"hop_latency_s", answer.ici.hop_latency_s}};
+  if (slice.twisted()) out["twisted"] = true;  // only on a twisted torus, so plain answers keep their form
   if (answer.slices > 1)
     out["dcn"] = {{"slices", answer.slices},
                   {"bandwidth_per_chip_Bps", answer.dcn_bandwidth_Bps},
@@ -74,6 +75,7 @@ std::string collective_answer_text(const CollectiveAnswer& answer) {
   std::string wraps;
   for (int d = 0; d < slice.rank(); ++d)
     wraps += slice.wraps(d) ? "wrap " : "line ";
+  if (slice.twisted()) wraps += "twisted ";
   std::string text = fmt::format("{} over {} on {} {} ({}), group of {}\n", collective_kind_name(answer.kind),
                                  fmt::join(answer.axes, ","), answer.hardware, slice.shape_string(),
                                  wraps.substr(0, wraps.size() - 1), answer.group_size);

@@ -122,8 +122,8 @@ std::string mesh_text(const Candidate& candidate) {
 
 std::string slice_text(const Candidate& candidate) {
   // Several slices over the DCN: `2 x 4x4`.
-  return candidate.slices > 1 ? std::to_string(candidate.slices) + " x " + shape_text(candidate.slice)
-                              : shape_text(candidate.slice);
+  const std::string shape = shape_text(candidate.slice) + (candidate.twist ? " twisted" : "");
+  return candidate.slices > 1 ? std::to_string(candidate.slices) + " x " + shape : shape;
 }
 
 bool memory_kind_header(std::string_view header) {

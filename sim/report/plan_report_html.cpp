@@ -404,7 +404,7 @@ std::string best_slice_html(const PlanSearchResult& search) {
   drawing.cubes = best.hardware.spec.wrap_rule == WrapRule::whole_cubes;
   if (best.slices > 1) drawing.caption = "One of the " + std::to_string(best.slices) + " slices joined by the DCN";
   return "<h2>The best candidate's slice</h2>\n<div class=\"wide\">" +
-         slice_drawing_svg(podsim::Slice(best.slice, best.wraparound), drawing) + "</div>\n";
+         slice_drawing_svg(podsim::Slice(best.slice, best.wraparound, best.twist), drawing) + "</div>\n";
 }
 
 void write_plan_html(const PlanReport& report, std::ostream& out) {

@@ -130,6 +130,7 @@ json candidate_json(const ScenarioSpec& spec, const CandidateResult& r, std::opt
       {"mirrors", mirrors_json(r)},
       {"price_per_chip_hour", price ? json(*price) : json(nullptr)},
   };
+  if (c.twist) out["twisted"] = true;  // only on a twisted torus, so plain rows keep their form
   if (spec.goal) add_goal_json(out, r.goal);
   return out;
 }

@@ -171,7 +171,15 @@ std::string slice_drawing_svg(const podsim::Slice& slice, const SliceDrawing& dr
   // Marks over the plain links, under the chips (their labels stay readable).
   std::array<bool, 3> used{false, false, false};
   std::string dots;
-  for (const MarkedLink& m : drawing.marked) {
+  // A twisted slice's wrap links of its short dims (those the twist moves) are marked first, under the caller's.
+  std::vector<MarkedLink> marked;
+  if (slice.twisted())
+    for (const podsim::Link& link : slice.links())
+      if (slice.size(link.dim) == slice.twist_k() &&
+          slice.coord(link.src, link.dim) == (link.dir == Direction::plus ? slice.twist_k() - 1 : 0))
+        marked.push_back({link.id, LinkMark::twisted});
+  marked.insert(marked.end(), drawing.marked.begin(), drawing.marked.end());
+  for (const MarkedLink& m : marked) {
     if (m.link < 0 || m.link >= slice.num_links()) continue;
     used[static_cast<std::size_t>(m.mark)] = true;
     const std::string drawn =

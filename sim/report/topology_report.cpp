@@ -55,7 +55,8 @@ std::string topology_text(const std::string& hardware, const Slice& slice, const
                      hardware, figures.chips, figures.links, wrap, figures.twisted ? "twisted" : "not twisted");
   out << fmt::format("  diameter {} hops, mean {:.4g} hops over all pairs of chips\n", figures.diameter_hops,
                      figures.mean_hops);
-  out << fmt::format("  bisection: {} links each way across the middle of the longest dim\n", figures.bisection_links);
+  out << fmt::format("  bisection: {} links each way across the middle of {}\n", figures.bisection_links,
+                     figures.twisted ? "the dim that cuts the fewest" : "the longest dim");
   if (figures.cubes) out << fmt::format("  cubes: {} of 4x4x4\n", *figures.cubes);
   if (link_names)
     for (const auto& link : slice.links())

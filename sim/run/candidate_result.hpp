@@ -25,6 +25,7 @@ struct Candidate {
   HardwarePreset hardware;
   Shape slice;
   std::vector<bool> wraparound;  // per slice dim, resolved
+  bool twist = false;            // a twisted torus (docs/topology.md, "Twisted tori")
   // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md, "Model-level scenarios over several slices"):
   // `slices` identical slices; the mesh then has the axis kSliceAxisName = slices first, over the slice index.
   std::int32_t slices = 1;

@@ -8,7 +8,7 @@ namespace podsim {
 
 ScenarioPlatform build_platform(const ScenarioSpec& spec) {
   ScenarioPlatform platform;
-  platform.slice = std::make_shared<Slice>(spec.slice_shape, spec.wraparound);
+  platform.slice = std::make_shared<Slice>(spec.one_slice());
   try {
     const auto [mesh, dims] = spec.in_slice_mesh();  // the whole mesh on one slice
     platform.mapping = std::make_shared<MeshMapping>(mesh, *platform.slice, dims);

@@ -255,9 +255,9 @@ void read_workload(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
 void read_search(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   const std::string p = "/search";
   require_object(ctx, j, p);
-  require_known_keys_near(
-      ctx, j, p,
-      {"slices", "slice_counts", "parallelism", "hardware", "microbatches", "remat", "replicas", "max_num_seqs"});
+  require_known_keys_near(ctx, j, p,
+                          {"slices", "slice_counts", "twist", "parallelism", "hardware", "microbatches", "remat",
+                           "replicas", "max_num_seqs"});
   require_key(ctx, j, p, "parallelism");
   SearchSpec search;
   if (j.contains("slices")) {
@@ -281,6 +281,12 @@ void read_search(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
     for (std::size_t i = 0; i < j.at("slice_counts").size(); ++i)
       search.slice_counts.push_back(
           static_cast<std::int32_t>(get_int(ctx, j.at("slice_counts")[i], child(cp, i), 1, 65536)));
+  }
+  if (j.contains("twist")) {
+    const std::string tp = p + "/twist";
+    require_list(ctx, j.at("twist"), tp, "twist choice");
+    for (std::size_t i = 0; i < j.at("twist").size(); ++i)
+      search.twist.push_back(get_bool(ctx, j.at("twist")[i], child(tp, i)));
   }
   const Json& kinds = j.at("parallelism");
   require_array(ctx, kinds, p + "/parallelism");

@@ -269,9 +269,18 @@ const json& sourced_value(const Locator& loc, const json& j, const std::string& 
   return j.at("value");
 }
 
+// `slice.twist`: {"value": bool, "source", "note"?}: whether a slice of the generation may be a twisted torus
+// (docs/topology.md, "Twisted tori").
+void verify_twist(const Locator& loc, const json& j, HardwarePreset& preset) {
+  const json& value = sourced_value(loc, j, "/slice/twist");
+  if (!value.is_boolean()) loc.fail("/slice/twist/value", "must be true or false, got: " + shown(value));
+  preset.spec.twist = value.get<bool>();
+}
+
 void verify_slice(const Locator& loc, const json& j, bool partial, HardwarePreset& preset) {
   require_object(loc, j, "/slice");
-  require_known_keys(loc, j, "/slice", {"wraparound_rule", "pod_shape", "pod_chips", "largest_slice", "note"});
+  require_known_keys(loc, j, "/slice", {"wraparound_rule", "pod_shape", "pod_chips", "largest_slice", "twist", "note"});
+  if (j.contains("twist")) verify_twist(loc, j.at("twist"), preset);
   if (j.contains("wraparound_rule")) {
     const auto rule = require_string(loc, j.at("wraparound_rule"), "/slice/wraparound_rule", true);
     try {

@@ -33,6 +33,7 @@
 #include "models/sharding/mesh.hpp"
 #include "models/sharding/notation.hpp"
 #include "models/topology/route_policy.hpp"
+#include "models/topology/slice.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/scenario/expect_metrics.hpp"
@@ -192,6 +193,8 @@ struct SearchSpec {
   // Slice counts to try (docs/overlap-pipeline-dcn.md): N > 1 identical slices over the DCN, the mesh's first axis
   // kSliceAxisName = N, which carries data, fsdp or pipeline parallelism.
   std::vector<std::int32_t> slice_counts;
+  // `search.twist`: plain and/or twisted tori to try (docs/topology.md, "Twisted tori"); empty: the slice's own twist.
+  std::vector<bool> twist;
   std::vector<ParallelKind> kinds;         // the kinds assigned to mesh axes, every assignment tried
   std::vector<HardwarePreset> hardware;    // presets to try
   std::vector<std::int64_t> microbatches;  // microbatch counts to try (train)
@@ -282,6 +285,7 @@ struct ScenarioSpec {
   Shape slice_shape;
   std::optional<WrapChoice> wrap;  // the scenario's wraparound; nullopt: the preset's rule ("auto"), not given
   std::vector<bool> wraparound;    // derived: per slice dim, resolved (a dim of size <= 2 never wraps)
+  bool twist = false;              // `slice.twist`: a twisted torus (docs/topology.md, "Twisted tori")
   // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): `slice.count` identical slices, chip s * M + c
   // being chip c of slice s; the mesh then has the axis kSliceAxisName of size slice_count first, over the slice index.
   std::int32_t slice_count = 1;
@@ -310,6 +314,8 @@ struct ScenarioSpec {
   // The mesh without its slice axis and the dims of the others (the mesh as it lies on one slice): the whole mesh
   // when slice_count == 1. Call after verification.
   std::pair<Mesh, std::vector<std::vector<int>>> in_slice_mesh() const;
+  // One slice as the scenario wires it: its shape, resolved wraparound and twist. Call after verification.
+  Slice one_slice() const { return Slice(slice_shape, wraparound, twist); }
   // The DCN figures in force: the scenario's override, else the preset's (0 when neither gives one).
   double dcn_bandwidth_or_preset() const {
     return dcn_figures(hardware.spec, dcn_bandwidth_Bps, dcn_latency_s, false).bandwidth_per_chip_Bps;

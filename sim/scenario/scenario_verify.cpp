@@ -15,7 +15,9 @@
 #include "models/sharding/mesh_spec.hpp"
 #include "models/sharding/sharding_verify.hpp"
 #include "models/topology/mesh_mapping.hpp"
+#include "models/topology/route_policy.hpp"
 #include "models/topology/slice.hpp"
+#include "models/topology/twist.hpp"
 #include "sim/scenario/scenario_verify_detail.hpp"
 
 namespace podsim {
@@ -220,6 +222,10 @@ void verify_slice(State& state) {
   } catch (const Error& e) {
     where.fail("/slice", e);
   }
+  if (!spec.twist) return;
+  if (const auto issue = preset_twist_issue(hw.twist, hw.name, dims, spec.wraparound))
+    where.fail("/slice/twist", *issue);
+  if (const auto issue = route_policy_issue(spec.options.routing, spec.twist)) where.fail("/options/routing", *issue);
 }
 
 // Several slices over the DCN (docs/overlap-pipeline-dcn.md): the count within the limits, and a DCN bandwidth in

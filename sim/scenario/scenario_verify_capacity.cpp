@@ -7,6 +7,7 @@
 
 #include "models/hardware/missing_figure.hpp"
 #include "models/model/parallel_fit.hpp"
+#include "models/topology/route_policy.hpp"
 #include "models/topology/slice.hpp"
 #include "models/topology/slice_shapes.hpp"
 #include "models/topology/wraparound.hpp"
@@ -357,6 +358,10 @@ void verify_search(const State& state, const SearchSpec& search) {
                       [](std::int64_t m) { return std::to_string(m); });
   require_listed_once(where, p + "/remat", search.remat, "remat policy", same,
                       [](const Remat& remat) { return quote(remat_text(remat)); });
+  for (std::size_t i = 0; i < search.twist.size(); ++i)
+    if (const auto issue = route_policy_issue(state.spec.options.routing, search.twist[i]))
+      where.fail("/options/routing",
+                 *issue + " (search.twist lists true at " + p + "/twist/" + std::to_string(i) + ")");
   const std::vector<HardwarePreset> own_hardware = {state.spec.hardware};
   const auto& hardware = search.hardware.empty() ? own_hardware : search.hardware;
   verify_slice_shapes(state, p + "/slices", search.slices, hardware);

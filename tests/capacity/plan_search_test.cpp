@@ -177,6 +177,29 @@ TEST(PlanSearch, SlicesAndPresetsMultiplyAndAnUnformableSliceIsRejected) {
   EXPECT_EQ(enumerate_candidates(spec).size(), 16u);
 }
 
+// search.twist (docs/topology.md, "Twisted tori"): each twist choice doubles the slices; a shape that cannot twist
+// is unformable with the rule. v5p 4x4x8 and 4x4x4, one kind (data) on 3 axes: 1 assignment each; twisted 4x4x8
+// is a candidate, twisted 4x4x4 is not.
+TEST(PlanSearch, TwistIsSearchedWhereTheShapeTakesIt) {
+  ScenarioSpec spec = model_spec("tpu-v5p", {4, 4, 8});
+  SearchSpec search = kinds({data});
+  search.slices = {{4, 4, 8}, {4, 4, 4}};
+  search.twist = {false, true};
+  spec.search = search;
+  const Enumeration e = enumerate_search(verified(spec));
+  ASSERT_EQ(e.candidates.size(), 3u);
+  EXPECT_FALSE(e.candidates[0].twist);
+  EXPECT_TRUE(e.candidates[1].twist);
+  EXPECT_EQ(e.candidates[1].slice, (Shape{4, 4, 8}));
+  EXPECT_FALSE(e.candidates[2].twist);
+  ASSERT_EQ(e.unformable.size(), 1u);
+  EXPECT_TRUE(e.unformable[0].candidate.twist);
+  ASSERT_TRUE(e.unformable[0].rejected);
+  EXPECT_NE(e.unformable[0].rejected->find("a twisted torus needs a slice of shape k x k x 2k or k x 2k x 2k"),
+            std::string::npos)
+      << *e.unformable[0].rejected;
+}
+
 // A per-dim wraparound list belongs to the scenario's own slice; searched slices take the preset's rule.
 TEST(PlanSearch, AListedWraparoundAppliesToTheScenariosOwnSliceOnly) {
   ScenarioSpec spec = model_spec("tpu-v5e", {16, 4});

@@ -37,6 +37,42 @@ TEST(TopologyCli, MeshOfAGenerationWithoutCubes) {
   EXPECT_FALSE(j.contains("link_names"));
 }
 
+// A twisted 4x4x8 (docs/topology.md, "Twisted tori"; figures worked by hand in tests/topology/twist_test.cpp): the
+// same links and names, diameter 6 and mean 440 / 127 hops, bisection 64.
+TEST(TopologyCli, TwistedSliceAsJson) {
+  const auto run = test::run_podsim("topology --hardware tpu-v5p --slice 4x4x8 --twist --json --links");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["twisted"], true);
+  EXPECT_EQ(j["links"], 768);
+  EXPECT_EQ(j["diameter_hops"], 6);
+  EXPECT_DOUBLE_EQ(j["mean_hops"].get<double>(), 440.0 / 127);
+  EXPECT_EQ(j["bisection_links"], 64);
+  EXPECT_EQ(j["link_names"][0], "ici.x+.0.0.0");
+}
+
+// Each refusal exits 2 with "error: --twist: <rule>, got: <value>".
+TEST(TopologyCli, TwistRefusalsNameTheRule) {
+  const std::string shape_rule =
+      "error: --twist: a twisted torus needs a slice of shape k x k x 2k or k x 2k x 2k, short dims first and k a "
+      "multiple of 4 (4x4x8, 4x8x8, 8x8x16, 8x16x16, ...), got: ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"topology --hardware tpu-v5p --slice 4x4x4 --twist", shape_rule + "4x4x4"},
+      {"topology --hardware tpu-v5p --slice 8x4x4 --twist", shape_rule + "8x4x4"},
+      {"topology --hardware tpu-v5e --slice 16x16 --twist",
+       "error: --twist: a twisted torus needs a preset whose slices twist (its slice.twist), got: tpu-v5e"},
+      {"topology --hardware tpu-v5p --slice 4x4x8 --wrap none --twist",
+       "error: --twist: a twisted torus needs wraparound on every dim, got: 4x4x8"},
+      {"collective --hardware tpu-v5p --slice 4x4x4 --twist --op all-to-all --axes X --array-bytes 1MiB",
+       shape_rule + "4x4x4"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const auto run = test::run_podsim(args);
+    EXPECT_EQ(run.code, 2) << args;
+    EXPECT_NE(run.err.find(expected), std::string::npos) << args << ": " << run.err;
+  }
+}
+
 TEST(TopologyCli, Shapes) {
   const auto run = test::run_podsim("topology --hardware tpu-v5e --shapes --json");
   ASSERT_EQ(run.code, 0) << run.err;

@@ -163,6 +163,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"bad_pod_chips.json", "/slice/pod_chips/value: must be a positive integer, got: -64"},
         BadCase{"bad_largest_slice.json",
                 "/slice/largest_slice/value: must be an array of 3 chip counts, got: [16,16]"},
+        BadCase{"bad_twist.json", "/slice/twist/value: must be true or false, got: \"yes\""},
         BadCase{"bad_name.json", "/name: must match the file name \"bad_name\", got: \"tpu-v5e\""}),
     [](const ::testing::TestParamInfo<BadCase>& info) {
       const std::string file = info.param.file;

@@ -149,6 +149,20 @@ TEST(ScenarioVerify, SliceAndWraparoundRules) {
             "s.json: /slice/wraparound: must have one entry per slice dim (2), got: [true]");
 }
 
+TEST(ScenarioVerify, TwistRules) {
+  const std::string v5p = R"({"name": "t", "hardware": "tpu-v5p", "slice": )";
+  EXPECT_EQ(text_error(v5p + R"({"shape": [4, 4, 8], "twist": true}})"), "(no error)");
+  EXPECT_EQ(text_error(v5p + R"({"shape": [4, 8, 8], "twist": false}})"), "(no error)");
+  EXPECT_EQ(text_error(v5p + R"({"shape": [4, 4, 4], "twist": true}})"),
+            "s.json: /slice/twist: a twisted torus needs a slice of shape k x k x 2k or k x 2k x 2k, short dims first "
+            "and k a multiple of 4 (4x4x8, 4x8x8, 8x8x16, 8x16x16, ...), got: 4x4x4");
+  EXPECT_EQ(text_error(v5p + R"({"shape": [4, 4, 8], "wraparound": "none", "twist": true}})"),
+            "s.json: /slice/twist: a twisted torus needs wraparound on every dim, got: 4x4x8");
+  EXPECT_EQ(text_error(R"({"name": "t", "hardware": "tpu-v5e", "slice": {"shape": [16, 16], "twist": true}})"),
+            "s.json: /slice/twist: a twisted torus needs a preset whose slices twist (its slice.twist), got: tpu-v5e");
+  EXPECT_NE(text_error(v5p + R"({"shape": [4, 4, 8], "twist": 1}})").find("/slice/twist"), std::string::npos);
+}
+
 TEST(ScenarioVerify, ProgramRulesGiveTheLoadersMessages) {
   const std::string axis = "s.json: /program/0/axes/0: unknown mesh axis, got: \"Z\" (axes: \"X\", \"Y\")";
   EXPECT_EQ(code_error([](ScenarioSpec& s) { s.program.push_back(op(OpKind::all_gather, collective("A", {"Z"}))); }),

@@ -20,6 +20,7 @@ struct CollectiveFlags {
   std::string hardware = "tpu-v5e";
   std::string slice;
   std::string wrap = "auto";
+  bool twist = false;
   std::optional<std::string> mesh;
   std::string op;
   std::string axes;
@@ -84,6 +85,7 @@ CollectiveQuery collective_query(const CollectiveFlags& flags) {
   if (flags.slice.empty()) throw InputError("--slice", "a slice shape such as 8x4 is required, got: none");
   query.slice = located("--slice", [&] { return parse_shape(flags.slice); });
   query.wrap = located("--wrap", [&] { return parse_wrap_choice(flags.wrap, query.slice); });
+  query.twist = flags.twist;
   if (flags.mesh) query.mesh = located("--mesh", [&] { return parse_mesh_spec(*flags.mesh).mesh; });
   query.op = located("--op", [&] { return parse_collective_kind(flags.op); });
   query.axes = located("--axes", [&] { return split_axes(flags.axes); });
@@ -110,6 +112,8 @@ std::string flag_of(CollectiveQuery::Field field) {
       return "--slice";
     case Field::wrap:
       return "--wrap";
+    case Field::twist:
+      return "--twist";
     case Field::mesh:
       return "--mesh";
     case Field::op:
@@ -158,6 +162,7 @@ void add_collective_command(CLI::App& app, Action& action) {
   cmd->add_option("--slice", flags->slice, "Slice shape in chips, e.g. 8x4 or 4x4x4")->required();
   cmd->add_option("--wrap", flags->wrap, "Wraparound: auto (the preset's rule), none, all, or dims such as 0,1")
       ->capture_default_str();
+  cmd->add_flag("--twist", flags->twist, "A twisted torus (k x k x 2k or k x 2k x 2k on a preset that twists)");
   cmd->add_option("--mesh", flags->mesh, "Logical mesh, e.g. X=8,Y=4 (default: one axis per slice dim, X Y Z)");
   cmd->add_option("--op", flags->op, "all-gather, reduce-scatter, all-reduce or all-to-all")->required();
   cmd->add_option("--axes", flags->axes, "Mesh axes the collective runs over, e.g. Y or X,Y")->required();

@@ -1,4 +1,4 @@
-// `podsim topology --hardware H --slice S [--wrap W] [--json] [--links]` and `podsim topology --hardware H
+// `podsim topology --hardware H --slice S [--wrap W] [--twist] [--json] [--links]` and `podsim topology --hardware H
 // --shapes [--json]`: a slice's chips, links, wraparound, diameter, mean hops, bisection and cubes, or the shapes a
 // generation's pods form (docs/topology.md). Bad input exits 2 naming the flag.
 #include <iostream>
@@ -14,6 +14,7 @@
 #include "models/common/shape.hpp"
 #include "models/topology/slice_shapes.hpp"
 #include "models/topology/topology_figures.hpp"
+#include "models/topology/twist.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/report/topology_report.hpp"
 #include "sim/scenario/hardware_json.hpp"
@@ -27,6 +28,7 @@ struct TopologyOptions {
   std::string hardware = "tpu-v5p";
   std::string slice;
   std::string wrap = "auto";
+  bool twist = false;
   bool json = false;
   bool links = false;
   bool shapes = false;
@@ -53,7 +55,9 @@ int run_topology(const TopologyOptions& options) {
                                     " chips, got: " + options.slice);
   const auto wrap =
       located("--wrap", [&] { return resolve_wraparound(options.wrap, shape, hw.wrap_rule, hw.pod_shape); });
-  const Slice slice(shape, wrap);
+  if (options.twist)
+    if (const auto issue = preset_twist_issue(hw.twist, hw.name, shape, wrap)) throw InputError("--twist", *issue);
+  const Slice slice(shape, wrap, options.twist);
   const TopologyFigures figures = topology_figures(slice, hw.wrap_rule);
   if (options.json)
     std::cout << topology_json(options.hardware, slice, figures, options.links).dump(2) << "\n";
@@ -74,6 +78,7 @@ void add_topology_command(CLI::App& app, Action& action) {
   sub->add_option("--slice", options->slice, "Slice shape in chips, e.g. 4x4x8");
   sub->add_option("--wrap", options->wrap, "Wraparound: auto (the preset's rule), none, all, or dims such as 0,1")
       ->capture_default_str();
+  sub->add_flag("--twist", options->twist, "A twisted torus (k x k x 2k or k x 2k x 2k on a preset that twists)");
   sub->add_flag("--json", options->json, "Print JSON (\"schema\": \"podsim/1\")");
   sub->add_flag("--links", options->links, "Also list every directed link's name (as the reports print them)");
   sub->add_flag("--shapes", options->shapes, "List the slice shapes the preset's pods form");
