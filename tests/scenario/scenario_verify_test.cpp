@@ -161,6 +161,12 @@ TEST(ScenarioVerify, TwistRules) {
   EXPECT_EQ(text_error(R"({"name": "t", "hardware": "tpu-v5e", "slice": {"shape": [16, 16], "twist": true}})"),
             "s.json: /slice/twist: a twisted torus needs a preset whose slices twist (its slice.twist), got: tpu-v5e");
   EXPECT_NE(text_error(v5p + R"({"shape": [4, 4, 8], "twist": 1}})").find("/slice/twist"), std::string::npos);
+  // split_minimal's rotations of the dim order are not the twisted torus's minimal routes.
+  EXPECT_EQ(text_error(v5p + R"({"shape": [4, 4, 8], "twist": true}, "options": {"routing": "split_minimal"}})"),
+            "s.json: /options/routing: split_minimal splits a transfer over the rotations of the dim order, which are "
+            "not the minimal routes of a twisted torus (its routes are minimal on its graph): use dimension_order on a "
+            "twisted slice");
+  EXPECT_EQ(text_error(v5p + R"({"shape": [4, 4, 8]}, "options": {"routing": "split_minimal"}})"), "(no error)");
 }
 
 TEST(ScenarioVerify, ProgramRulesGiveTheLoadersMessages) {

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/common/error.hpp"
 #include "models/topology/routing.hpp"
 #include "models/topology/slice_graph.hpp"
 
@@ -88,6 +89,16 @@ TEST(RoutePolicy, NamesParseAndRefuseOthers) {
   } catch (const VerifyError& e) {
     EXPECT_STREQ(e.what(), "unknown routing, got: adaptive (expected one of dimension_order, split_minimal)");
   }
+}
+
+TEST(RoutePolicy, SplitMinimalIsRefusedOnATwistedSlice) {
+  EXPECT_FALSE(route_policy_issue(RoutePolicy::split_minimal, false));
+  EXPECT_FALSE(route_policy_issue(RoutePolicy::dimension_order, true));
+  ASSERT_TRUE(route_policy_issue(RoutePolicy::split_minimal, true));
+  const Slice twisted({4, 4, 8}, {true, true, true}, true);
+  // (0,0,0) to (3,0,4): one hop over the twisted x- wrap link (docs/topology.md), so one route either way.
+  EXPECT_EQ(policy_routes(twisted, 0, twisted.chip_at({3, 0, 4}), RoutePolicy::dimension_order).size(), 1u);
+  EXPECT_THROW(policy_routes(twisted, 0, twisted.chip_at({3, 0, 4}), RoutePolicy::split_minimal), VerifyError);
 }
 
 }  // namespace
