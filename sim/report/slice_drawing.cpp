@@ -135,6 +135,9 @@ std::string slice_drawing_svg(const podsim::Slice& slice, const SliceDrawing& dr
   std::string wraps;
   for (int d = 0; d < slice.rank(); ++d)
     wraps += fmt::format("{}{} {}", d ? ", " : "", dim_letter(d), slice.wraps(d) ? "wraps" : "no wrap");
+  if (slice.twisted())
+    wraps += fmt::format("; twisted: the wrap links of the dims of {} land {} further along the others",
+                         slice.twist_k(), slice.twist_k());
   out += fmt::format("<text x=\"{}\" y=\"16\" font-weight=\"bold\">slice {} ({} chips): {}</text>\n", l.left,
                      esc(slice.shape_string()), slice.num_chips(), esc(wraps));
   out += fmt::format("<text x=\"{}\" y=\"34\" font-size=\"12\" fill=\"#555\">{}</text>\n", l.left, esc(how));
