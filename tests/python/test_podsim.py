@@ -134,6 +134,10 @@ class TopologyTest(unittest.TestCase):
         t = podsim.topology(hardware="tpu-v5p", slice=[4, 4, 8])
         self.assertEqual((t["chips"], t["diameter_hops"], t["bisection_links"], t["cubes"]), (128, 8, 32, 2))
         self.assertEqual(podsim.topology(hardware="tpu-v5e", shapes=True)["shapes"][-1], [16, 16])
+        # Twisted: the short dims' wrap links land 4 further along z, diameter 6 and twice the bisection
+        # (docs/topology.md, "Twisted tori", worked by hand there).
+        t = podsim.topology(hardware="tpu-v5p", slice="4x4x8", twist=True)
+        self.assertEqual((t["twisted"], t["diameter_hops"], t["bisection_links"]), (True, 6, 64))
         with self.assertRaises(podsim.InputError):
             podsim.topology(hardware="tpu-v5p")
 
