@@ -338,7 +338,8 @@ std::string scenario_header_text(const ScenarioRun& run) {
   if (!run.file.empty()) facts.push_back("file " + run.file);
   if (!run.hardware.empty()) facts.push_back("hardware " + run.hardware);
   if (!run.slice_shape.empty())
-    facts.push_back(fmt::format("slice {} ({})", shape_text(run.slice_shape), wrap_text(run.wraparound)));
+    facts.push_back(fmt::format("slice {} ({}{})", shape_text(run.slice_shape), wrap_text(run.wraparound),
+                                run.slice && run.slice->twisted() ? ", twisted" : ""));
   if (!facts.empty()) out += fmt::format("  {}\n", fmt::join(facts, ", "));
   if (run.calibrated)
     out += fmt::format("  des calibrated: {} (--uncalibrated for the preset's figures)\n", run.calibration_source);
