@@ -57,7 +57,8 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, Simulation
     if (task.src_chip == task.dst_chip) continue;
     result.chip_bytes_sent[static_cast<std::size_t>(task.src_chip)] += task.bytes;
     result.chip_bytes_received[static_cast<std::size_t>(task.dst_chip)] += task.bytes;
-    const auto [begin_s, end_s] = phase_of(id);
+    const auto phase = phase_of(id);  // not a structured binding: clang 14's lambdas cannot capture one
+    const double begin_s = phase.first, end_s = phase.second;
     // A split transfer's parts each count their own bytes on their own links, over the transfer's bandwidth phase
     // (the parts end with the last one's end: they are equal and link-disjoint).
     result.for_each_part(static_cast<TaskId>(id), task.bytes, [&](std::span<const LinkId> route, std::uint64_t bytes) {
@@ -112,7 +113,8 @@ void fill_ledger(const NetworkSpec& network, const EventGraph& graph, Simulation
   for (std::size_t id = 0; id < graph.tasks.size(); ++id) {
     const Task& task = graph.tasks[id];
     if (task.kind != TaskKind::transfer || task.src_chip == task.dst_chip) continue;
-    const auto [begin_s, end_s] = phase_of(id);
+    const auto phase = phase_of(id);  // not a structured binding: clang 14's lambdas cannot capture one
+    const double begin_s = phase.first, end_s = phase.second;
     result.for_each_part(static_cast<TaskId>(id), task.bytes, [&](std::span<const LinkId> route, std::uint64_t) {
       for (const LinkId link : route)
         if (open[static_cast<std::size_t>(link)].unsorted)

@@ -13,6 +13,7 @@
 #include "sim/report/html_report.hpp"
 #include "sim/report/model_run_report.hpp"
 #include "sim/report/plan_report.hpp"
+#include "sim/report/run_report.hpp"
 
 namespace podsim::report {
 namespace {

@@ -45,7 +45,7 @@ TEST(SliceDrawing, MarkedLinksTakeTheirColoursAndLegend) {
   SliceDrawing drawing;
   drawing.marked = {{slice.link_id(0, 1, Direction::plus), LinkMark::failed},
                     {slice.link_id(3, 1, Direction::plus), LinkMark::twisted},  // chip 3 (0,3) wraps to chip 0
-                    {slice.num_links(), LinkMark::busy}};                       // out of range: ignored
+                    {static_cast<LinkId>(slice.num_links()), LinkMark::busy}};  // out of range: ignored
   const std::string svg = slice_drawing_svg(slice, drawing);
   EXPECT_EQ(count_of(svg, "stroke=\"#e15759\" stroke-width=\"3\" stroke-dasharray=\"5 3\""), 1u);
   EXPECT_EQ(count_of(svg, "stroke=\"#f28e2b\" stroke-width=\"3\""), 2u);  // a wrap link: a stub at each end

@@ -1,6 +1,7 @@
 // Fuzzes `podsim collective`'s question with the book model only (never a simulation): the input is the
 // flags' text, one per line (hardware, slice, wrap, mesh, op, axes, size, sharding, dtype, link-bw,
-// hop-latency, algorithm); each goes through the parser the CLI uses, then answer_collective.
+// hop-latency, algorithm, `twist` for a twisted torus, routing); each goes through the parser the CLI uses,
+// then answer_collective.
 #include <map>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "models/common/shape.hpp"
 #include "models/common/units.hpp"
 #include "models/sharding/mesh_spec.hpp"
+#include "models/topology/route_policy.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/query/collective_query.hpp"
@@ -35,12 +37,12 @@ const std::map<std::string, HardwareSpec>& presets() {
 std::vector<std::string> lines(std::string_view text) {
   std::vector<std::string> out;
   std::size_t pos = 0;
-  while (pos <= text.size() && out.size() < 12) {
+  while (pos <= text.size() && out.size() < 14) {
     const std::size_t end = std::min(text.find('\n', pos), text.size());
     out.emplace_back(text.substr(pos, end - pos));
     pos = end + 1;
   }
-  out.resize(12);
+  out.resize(14);
   return out;
 }
 
@@ -78,6 +80,8 @@ PODSIM_FUZZ_ENTRY {
     if (!field[9].empty()) query.link_bandwidth_Bps = parse_bandwidth(field[9]);
     if (!field[10].empty()) query.hop_latency_s = parse_duration(field[10]);
     if (!field[11].empty()) query.algorithm = parse_algorithm(field[11]);
+    query.twist = field[12] == "twist";
+    if (!field[13].empty()) query.routing = kRoutePolicyNames.parse(field[13]);
     const CollectiveAnswer answer = answer_collective(query);
     fuzz::require(!answer.des.has_value(), "the book-only query ran a simulation", field[0]);
   } catch (const Error&) {
