@@ -5,6 +5,7 @@
 
 #include "models/common/error.hpp"
 #include "models/topology/slice.hpp"
+#include "models/topology/twist.hpp"
 
 namespace podsim {
 namespace {
@@ -108,25 +109,10 @@ std::int64_t failed_hops(const Slice& slice, ChipId from, ChipId to) {
 }
 
 std::vector<LinkId> failed_route(const Slice& slice, ChipId from, ChipId to) {
+  failed_hops(slice, from, to);  // throws when cut off
   const std::vector<std::int32_t>& hops = slice.hops_to(to);
-  std::vector<LinkId> route;
-  ChipId at = from;
-  std::int64_t left = failed_hops(slice, from, to);
-  while (left > 0) {
-    bool moved = false;
-    for (int dim = 0; dim < slice.rank() && !moved; ++dim)
-      for (Direction dir : {Direction::plus, Direction::minus}) {
-        const std::optional<LinkId> id = slice.find_link(at, dim, dir);
-        if (!id || slice.link_failed(*id) || hops[static_cast<std::size_t>(slice.link(*id).dst)] != left - 1) continue;
-        route.push_back(*id);
-        at = slice.link(*id).dst;
-        --left;
-        moved = true;
-        break;
-      }
-    if (!moved) throw InternalError("failed-link route on slice " + slice.shape_string() + ": no link gets closer");
-  }
-  return route;
+  return descend_route(
+      slice, from, to, [&](ChipId chip) { return hops[static_cast<std::size_t>(chip)]; }, "failed-link");
 }
 
 FailedHopFigures failed_hop_figures(const Slice& slice) {
