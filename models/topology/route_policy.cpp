@@ -8,14 +8,18 @@
 
 namespace podsim {
 
-std::optional<std::string> route_policy_issue(RoutePolicy policy, bool twisted) {
-  if (policy != RoutePolicy::split_minimal || !twisted) return std::nullopt;
+std::optional<std::string> route_policy_issue(RoutePolicy policy, bool twisted, bool failed_links) {
+  if (policy != RoutePolicy::split_minimal || (!twisted && !failed_links)) return std::nullopt;
+  if (failed_links)
+    return "split_minimal splits a transfer over the rotations of the dim order, which may cross a failed link (routes "
+           "on a slice with failed links go around them on its working links): use dimension_order on a slice with "
+           "failed links";
   return "split_minimal splits a transfer over the rotations of the dim order, which are not the minimal routes of a "
          "twisted torus (its routes are minimal on its graph): use dimension_order on a twisted slice";
 }
 
 std::vector<std::vector<LinkId>> policy_routes(const Slice& slice, ChipId src, ChipId dst, RoutePolicy policy) {
-  if (const auto issue = route_policy_issue(policy, slice.twisted()))
+  if (const auto issue = route_policy_issue(policy, slice.twisted(), slice.has_failures()))
     throw VerifyError("slice " + slice.shape_string() + ": " + *issue);
   const std::vector<DimMove> moves = dor_moves(slice, src, dst);
   if (policy == RoutePolicy::dimension_order || moves.size() < 2) return {dor_route(slice, src, dst)};

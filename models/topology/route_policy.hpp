@@ -34,8 +34,9 @@ inline constexpr EnumNames<RoutePolicy, 2> kRoutePolicyNames{
 // d_j in one route and not in the other; the two lines differ in coordinate e and the runs are disjoint. Each route
 // makes the shortest move in every dim, so each is minimal (hop_count links). Holds on a mesh and a torus alike.
 // Why `policy` cannot route a slice, or nullopt: split_minimal splits over the rotations of the dim order, which are
-// minimal on a plain torus or mesh but not on a twisted one (whose routes are minimal on its graph, twist.hpp).
-std::optional<std::string> route_policy_issue(RoutePolicy policy, bool twisted);
+// minimal on a plain torus or mesh but not on a twisted one (whose routes are minimal on its graph, twist.hpp), and
+// may cross a failed link (failed_links.hpp) on a slice with `failed_links`.
+std::optional<std::string> route_policy_issue(RoutePolicy policy, bool twisted, bool failed_links = false);
 
 std::vector<std::vector<LinkId>> policy_routes(const Slice& slice, ChipId src, ChipId dst, RoutePolicy policy);
 

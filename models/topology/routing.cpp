@@ -6,6 +6,7 @@
 #include <string>
 
 #include "models/common/error.hpp"
+#include "models/topology/failed_links.hpp"
 #include "models/topology/twist.hpp"
 
 namespace podsim {
@@ -43,8 +44,8 @@ std::vector<DimMove> dor_moves(const Slice& slice, ChipId src, ChipId dst) {
 
 std::vector<ChipId> dor_path(const Slice& slice, ChipId src, ChipId dst) {
   std::vector<ChipId> path{src};
-  if (slice.twisted()) {
-    for (const LinkId id : twisted_route(slice, src, dst))
+  if (slice.twisted() || slice.has_failures()) {
+    for (const LinkId id : dor_route(slice, src, dst))
       path.push_back(slice.link(id).dst);
     return path;
   }
@@ -58,6 +59,7 @@ std::vector<ChipId> dor_path(const Slice& slice, ChipId src, ChipId dst) {
 }
 
 std::vector<LinkId> dor_route(const Slice& slice, ChipId src, ChipId dst) {
+  if (slice.has_failures()) return failed_route(slice, src, dst);
   if (slice.twisted()) return twisted_route(slice, src, dst);
   std::vector<LinkId> route;
   ChipId at = src;
@@ -71,6 +73,7 @@ std::vector<LinkId> dor_route(const Slice& slice, ChipId src, ChipId dst) {
 }
 
 std::int64_t hop_count(const Slice& slice, ChipId src, ChipId dst) {
+  if (slice.has_failures()) return failed_hops(slice, src, dst);
   if (slice.twisted()) return twisted_hops(slice, src, dst);
   std::int64_t hops = 0;
   for (const DimMove& move : dor_moves(slice, src, dst))
@@ -79,6 +82,7 @@ std::int64_t hop_count(const Slice& slice, ChipId src, ChipId dst) {
 }
 
 std::int64_t diameter(const Slice& slice) {
+  if (slice.has_failures()) return failed_hop_figures(slice).diameter;
   if (slice.twisted()) return *std::max_element(slice.origin_hops().begin(), slice.origin_hops().end());
   std::int64_t hops = 0;
   for (int dim = 0; dim < slice.rank(); ++dim)

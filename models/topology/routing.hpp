@@ -27,7 +27,9 @@ DimMove shortest_move(const Slice& slice, int dim, std::int64_t from, std::int64
 std::vector<DimMove> dor_moves(const Slice& slice, ChipId src, ChipId dst);
 
 // On a twisted slice (Slice::twisted) dor_route, dor_path, hop_count and diameter give the minimal routes of
-// twisted_route (twist.hpp) and their hops instead: dimension order is not minimal there. dor_moves is plain only.
+// twisted_route (twist.hpp) and their hops instead: dimension order is not minimal there. On a slice with failed links
+// (Slice::has_failures) they give failed_route (failed_links.hpp), shortest over the working links, and its hops.
+// dor_moves is plain only.
 
 // Links crossed by the DOR route from `src` to `dst`, in order (empty when src == dst).
 std::vector<LinkId> dor_route(const Slice& slice, ChipId src, ChipId dst);

@@ -66,6 +66,63 @@ Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool
   if (const auto issue = twist_issue(shape_, wrap_, &twist_k_)) throw VerifyError(*issue + ", got: " + shape_string());
 }
 
+Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool twisted,
+             const std::vector<LinkId>& failed)
+    : Slice(std::move(shape), std::move(wraparound), twisted) {
+  if (failed.empty()) return;
+  auto state = std::make_shared<Failures>();
+  state->failed.assign(static_cast<std::size_t>(num_links()), false);
+  for (const LinkId id : failed) {
+    const Link& one = link(id);
+    state->failed[static_cast<std::size_t>(id)] = true;
+    // The cable's other direction: the link from its far end, the other way along the same dim, back to its start.
+    const Direction back = one.dir == Direction::plus ? Direction::minus : Direction::plus;
+    const std::optional<LinkId> reverse = find_link(one.dst, one.dim, back);
+    if (!reverse || link(*reverse).dst != one.src)
+      throw InternalError("slice " + shape_string() + ": link " + one.name + " has no link back along its cable");
+    state->failed[static_cast<std::size_t>(*reverse)] = true;
+  }
+  for (LinkId id = 0; id < num_links(); ++id)
+    if (state->failed[static_cast<std::size_t>(id)]) state->ids.push_back(id);
+  failures_ = std::move(state);
+}
+
+bool Slice::link_failed(LinkId id) const {
+  return failures_ && failures_->failed.at(static_cast<std::size_t>(id));
+}
+
+const std::vector<LinkId>& Slice::failed_links() const {
+  static const std::vector<LinkId> kNone;
+  return failures_ ? failures_->ids : kNone;
+}
+
+const std::vector<std::int32_t>& Slice::hops_to(ChipId dst) const {
+  check_chip(dst);
+  if (!failures_) throw InternalError("slice " + shape_string() + ": hops_to asked of a slice without failures");
+  const std::lock_guard<std::mutex> lock(failures_->mutex);
+  auto [it, added] = failures_->hops_to.try_emplace(dst);
+  if (!added) return it->second;
+  // Cables fail both ways, so the working links are symmetric: hops from `dst` are hops to it.
+  std::vector<std::int32_t>& hops = it->second;
+  hops.assign(static_cast<std::size_t>(num_chips_), -1);
+  std::vector<ChipId> queue{dst};
+  hops[static_cast<std::size_t>(dst)] = 0;
+  const LinkTable& t = table();
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const ChipId at = queue[head];
+    for (int dim = 0; dim < rank(); ++dim)
+      for (Direction dir : {Direction::plus, Direction::minus}) {
+        const LinkId id = t.slot[slot(at, dim, dir)];
+        if (id < 0 || failures_->failed[static_cast<std::size_t>(id)]) continue;
+        const ChipId next = t.links[static_cast<std::size_t>(id)].dst;
+        if (hops[static_cast<std::size_t>(next)] >= 0) continue;
+        hops[static_cast<std::size_t>(next)] = hops[static_cast<std::size_t>(at)] + 1;
+        queue.push_back(next);
+      }
+  }
+  return hops;
+}
+
 const Slice::LinkTable& Slice::table() const {
   std::call_once(table_->built, [this] {
     LinkTable& t = *table_;

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "models/common/ids.hpp"
@@ -72,6 +73,10 @@ class Slice {
   // A twisted torus (twist.hpp) when `twisted`: throws VerifyError naming the rule when the shape is not
   // k x k x 2k or k x 2k x 2k (short dims first, k a multiple of 4) or a dim does not wrap.
   Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool twisted);
+  // As above, with the cables of `failed` failed (docs/topology.md, "Failed links"): each listed link and the link
+  // back along the same cable fail, stay in the table with their ids and names, and carry nothing; routes avoid them
+  // (failed_links.hpp). Throws VerifyError for a link id outside the table.
+  Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool twisted, const std::vector<LinkId>& failed);
   // The wraparound of every dim from a chip generation's rule (wraparound_for).
   Slice(std::vector<std::int64_t> shape, WrapRule rule, const std::vector<std::int64_t>& pod_shape = {});
 
@@ -94,6 +99,16 @@ class Slice {
   // table; empty for a plain slice. A twisted torus, like a plain one, is a Cayley graph of an abelian group, so
   // hops(a, b) = origin_hops()[b - a] (chip_difference, twist.hpp).
   const std::vector<std::int32_t>& origin_hops() const { return table().origin_hops; }
+
+  // True when some cable has failed: routes are then found by breadth-first search (failed_links.hpp).
+  bool has_failures() const { return failures_ != nullptr; }
+  // True when link `id` has failed (either direction of a failed cable).
+  bool link_failed(LinkId id) const;
+  // The failed links, both directions of every failed cable, in id order; empty when none failed.
+  const std::vector<LinkId>& failed_links() const;
+  // On a slice with failures: the fewest working links from every chip to `dst` (-1 when cut off), by breadth-first
+  // search over the working links, built on first use for `dst` and shared by copies of the slice.
+  const std::vector<std::int32_t>& hops_to(ChipId dst) const;
 
   // Coordinates of `chip`, dim 0 first. Throws VerifyError if the chip is not in the slice.
   std::vector<std::int64_t> coords_of(ChipId chip) const;
@@ -133,12 +148,20 @@ class Slice {
   };
   const LinkTable& table() const;
 
+  struct Failures {
+    std::vector<bool> failed;  // per link id
+    std::vector<LinkId> ids;   // the failed link ids, in order
+    std::mutex mutex;          // guards hops_to
+    std::unordered_map<ChipId, std::vector<std::int32_t>> hops_to;
+  };
+
   std::vector<std::int64_t> shape_;
   std::vector<bool> wrap_;
   std::vector<std::int64_t> stride_;
   std::int64_t num_chips_ = 0;
   std::int64_t twist_k_ = 0;  // the short size of a twisted torus; 0 when plain
   std::shared_ptr<LinkTable> table_ = std::make_shared<LinkTable>();
+  std::shared_ptr<Failures> failures_;  // null when no link failed
 };
 
 // Letter of `dim` in link names: 'x', 'y', 'z'.

@@ -12,8 +12,9 @@ namespace podsim {
 
 SliceGraph::SliceGraph(const Slice& slice) : graph_(static_cast<std::size_t>(slice.num_chips())) {
   for (const Link& link : slice.links())
-    boost::add_edge(static_cast<std::size_t>(link.src), static_cast<std::size_t>(link.dst), EdgeProperties{link.id},
-                    graph_);
+    if (!slice.link_failed(link.id))
+      boost::add_edge(static_cast<std::size_t>(link.src), static_cast<std::size_t>(link.dst), EdgeProperties{link.id},
+                      graph_);
 }
 
 std::vector<std::int64_t> SliceGraph::bfs_hops(ChipId src) const {
@@ -33,7 +34,8 @@ Bisection cut_links(const Slice& slice, int dim) {
   const std::int64_t half = slice.size(dim) / 2;
   Bisection result{dim, 0};
   for (const Link& link : slice.links())
-    if (slice.coord(link.src, dim) < half && slice.coord(link.dst, dim) >= half) ++result.links_per_direction;
+    if (!slice.link_failed(link.id) && slice.coord(link.src, dim) < half && slice.coord(link.dst, dim) >= half)
+      ++result.links_per_direction;
   return result;
 }
 

@@ -16,7 +16,7 @@ class SliceGraph {
   struct EdgeProperties {
     LinkId link = 0;
   };
-  // Vertex i is chip i; edges are added in link-id order and carry their link id.
+  // Vertex i is chip i; edges are the working links (failed ones left out), added in link-id order with their id.
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProperties>;
 
   explicit SliceGraph(const Slice& slice);
@@ -41,7 +41,7 @@ struct Bisection {
   std::int64_t links_per_direction = 0;
 };
 
-// Counted over the slice's links. A one-chip slice gives {0, 0}.
+// Counted over the slice's working links (a failed link crosses nothing). A one-chip slice gives {0, 0}.
 Bisection bisection_links(const Slice& slice);
 
 // The links crossing, low side to high, the cut that halves `dim` (coordinate < N/2 on the low side).

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "models/topology/failed_links.hpp"
 #include "models/topology/slice_graph.hpp"
 
 namespace podsim {
@@ -33,6 +34,17 @@ void twisted_figures(const Slice& slice, TopologyFigures& f) {
   f.bisection_links = fewest_cut_links(slice).links_per_direction;
 }
 
+// Failed links break the symmetry the closed forms rest on: hops by breadth-first search from every chip over the
+// working links; the bisection is the plain cut's (twisted: the fewest cut's) working links.
+void failed_figures(const Slice& slice, TopologyFigures& f) {
+  const FailedHopFigures hops = failed_hop_figures(slice);
+  f.twisted = slice.twisted();
+  f.diameter_hops = hops.diameter;
+  const auto n = static_cast<double>(f.chips);
+  f.mean_hops = f.chips > 1 ? hops.sum / (n * (n - 1)) : 0;
+  f.bisection_links = (slice.twisted() ? fewest_cut_links(slice) : bisection_links(slice)).links_per_direction;
+}
+
 }  // namespace
 
 TopologyFigures topology_figures(const Slice& slice, WrapRule rule) {
@@ -40,8 +52,11 @@ TopologyFigures topology_figures(const Slice& slice, WrapRule rule) {
   f.chips = slice.num_chips();
   f.links = slice.num_links();
   f.wraparound = slice.wraparound();
-  if (slice.twisted()) {
-    twisted_figures(slice, f);
+  if (slice.has_failures() || slice.twisted()) {
+    if (slice.has_failures())
+      failed_figures(slice, f);
+    else
+      twisted_figures(slice, f);
     if (rule == WrapRule::whole_cubes) f.cubes = cubes_of(slice.shape());
     return f;
   }

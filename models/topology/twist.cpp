@@ -61,25 +61,33 @@ std::int64_t twisted_hops(const Slice& slice, ChipId from, ChipId to) {
   return slice.origin_hops().at(static_cast<std::size_t>(chip_difference(slice, from, to)));
 }
 
-std::vector<LinkId> twisted_route(const Slice& slice, ChipId from, ChipId to) {
+std::vector<LinkId> descend_route(const Slice& slice, ChipId from, ChipId to,
+                                  const std::function<std::int64_t(ChipId)>& hops_to_dst, const char* what) {
   std::vector<LinkId> route;
   ChipId at = from;
-  std::int64_t left = twisted_hops(slice, at, to);
+  std::int64_t left = hops_to_dst(at);
   while (left > 0) {
     bool moved = false;
     for (int dim = 0; dim < slice.rank() && !moved; ++dim)
       for (Direction dir : {Direction::plus, Direction::minus}) {
         const std::optional<LinkId> id = slice.find_link(at, dim, dir);
-        if (!id || twisted_hops(slice, slice.link(*id).dst, to) != left - 1) continue;
+        if (!id || slice.link_failed(*id) || hops_to_dst(slice.link(*id).dst) != left - 1) continue;
         route.push_back(*id);
         at = slice.link(*id).dst;
         --left;
         moved = true;
         break;
       }
-    if (!moved) throw InternalError("twisted route on slice " + slice.shape_string() + ": no link gets closer");
+    if (!moved)
+      throw InternalError(std::string(what) + " route on slice " + slice.shape_string() + " to chip " +
+                          std::to_string(to) + ": no link gets closer");
   }
   return route;
+}
+
+std::vector<LinkId> twisted_route(const Slice& slice, ChipId from, ChipId to) {
+  return descend_route(
+      slice, from, to, [&](ChipId chip) { return twisted_hops(slice, chip, to); }, "twisted");
 }
 
 }  // namespace podsim

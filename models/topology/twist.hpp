@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,12 @@ ChipId chip_difference(const Slice& slice, ChipId from, ChipId to);
 
 // Fewest hops from `from` to `to` on a twisted slice, from its origin_hops table.
 std::int64_t twisted_hops(const Slice& slice, ChipId from, ChipId to);
+
+// The route by descent from `from` to `to` on hop counts to `to` (`hops_to_dst` of a chip): from each chip the first
+// working link (Slice::link_failed) in (dim, + before -) order that ends one hop closer. `what` names the routes in
+// the InternalError thrown when no link gets closer.
+std::vector<LinkId> descend_route(const Slice& slice, ChipId from, ChipId to,
+                                  const std::function<std::int64_t(ChipId)>& hops_to_dst, const char* what);
 
 // The route on a twisted slice: from each chip the first link in (dim, + before -) order that ends one hop closer
 // to `to`. A minimal route; the same order as dimension-order routes break their ties in.

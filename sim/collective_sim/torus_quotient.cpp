@@ -29,7 +29,8 @@ constexpr ChipId kRep = 0;  // the representative: coordinate 0 in every dim
 // The slice dim whose lines `axis` holds (each group the line along it from coordinate 0, in order, and every
 // line once), or -1.
 int line_dim(const Slice& slice, const AxisGroups& axis) {
-  if (slice.twisted()) return -1;  // its short dims' lines do not close into rings: no rotation of them holds
+  // Twisted: its short dims' lines do not close into rings; failed links: no rotation maps them onto themselves.
+  if (slice.twisted() || slice.has_failures()) return -1;
   const std::size_t n = axis.groups.front().size();
   for (int d = 0; d < slice.rank(); ++d) {
     if (static_cast<std::size_t>(slice.size(d)) != n || !slice.wraps(d)) continue;

@@ -63,7 +63,8 @@ class SliceMoves {
     }
     if (by_hosts && per_host_ > 0 && left == 1)
       for (std::size_t d = 0; d < rank_; ++d)
-        if (slice.wraps(static_cast<int>(d)) && !slice.twisted()) block_[d] = host[d];  // twisted: whole slices
+        if (slice.wraps(static_cast<int>(d)) && !slice.twisted() && !slice.has_failures())
+          block_[d] = host[d];  // twisted or failed links: whole slices
     coords_.resize(static_cast<std::size_t>(chips_) * rank_);
     shift_.resize(static_cast<std::size_t>(chips_) * rank_);
     rep_.resize(static_cast<std::size_t>(chips_));

@@ -187,8 +187,10 @@ std::optional<SimulationResult> simulate_translation_quotient(const Slice& slice
     if (declined != nullptr) *declined = why;
     return std::nullopt;
   };
-  // Translations move coordinates dim by dim, which is not the group's on a twisted torus: the full simulation runs.
-  if (slice.twisted() || !in_range(slice, network, graph)) return decline(QuotientDecline::not_the_slice);
+  // Translations move coordinates dim by dim, which is not the group's on a twisted torus, and move failed links onto
+  // working ones: the full simulation runs.
+  if (slice.twisted() || slice.has_failures() || !in_range(slice, network, graph))
+    return decline(QuotientDecline::not_the_slice);
   const Translations moves(slice);
   std::vector<TaskId> twin_of;
   if (const QuotientDecline why = match_twins(graph, moves, twin_of); why != QuotientDecline::none) return decline(why);

@@ -3,6 +3,7 @@
 // query's field.
 #include "sim/query/collective_query.hpp"
 
+#include "models/topology/failed_links.hpp"
 #include "models/topology/route_policy.hpp"
 #include "models/topology/twist.hpp"
 
@@ -134,8 +135,16 @@ Slice query_slice(const CollectiveQuery& query) {
   if (query.twist)
     if (const auto issue = preset_twist_issue(hardware.twist, hardware.name, shape, wraps))
       throw CollectiveError(Field::twist, *issue);
-  if (const auto issue = route_policy_issue(query.routing, query.twist)) throw CollectiveError(Field::twist, *issue);
-  return Slice(shape, wraps, query.twist);
+  const bool failures = !query.failed_links.empty();
+  if (const auto issue = route_policy_issue(query.routing, query.twist, failures))
+    throw CollectiveError(failures ? Field::failed_links : Field::twist, *issue);
+  if (!failures) return Slice(shape, wraps, query.twist);
+  std::vector<LinkId> failed;
+  if (const auto issue = resolve_failed_links(Slice(shape, wraps, query.twist), query.failed_links, failed))
+    throw CollectiveError(Field::failed_links, issue->message);
+  Slice slice(shape, wraps, query.twist, failed);
+  if (const auto issue = failed_links_issue(slice)) throw CollectiveError(Field::failed_links, *issue);
+  return slice;
 }
 
 std::string join_axes(const std::vector<std::string>& axes) {

@@ -31,6 +31,7 @@ struct CollectiveQuery {
     slice,
     wrap,
     twist,
+    failed_links,
     mesh,
     op,
     axes,
@@ -51,11 +52,12 @@ struct CollectiveQuery {
     std::string sharding;  // any notation, bound to the query's mesh
   };
 
-  HardwareSpec hardware;     // a loaded preset
-  Shape slice;               // chips per dim
-  WrapChoice wrap;           // auto: the preset's rule
-  bool twist = false;        // a twisted torus (docs/topology.md, "Twisted tori")
-  std::optional<Mesh> mesh;  // default: default_mesh(slice), one axis per slice dim named X, Y, Z
+  HardwareSpec hardware;                  // a loaded preset
+  Shape slice;                            // chips per dim
+  WrapChoice wrap;                        // auto: the preset's rule
+  bool twist = false;                     // a twisted torus (docs/topology.md, "Twisted tori")
+  std::vector<std::string> failed_links;  // failed cables by link name (docs/topology.md, "Failed links")
+  std::optional<Mesh> mesh;               // default: default_mesh(slice), one axis per slice dim named X, Y, Z
   CollectiveKind op = CollectiveKind::all_gather;
   std::vector<std::string> axes;             // mesh axes, in order
   DType dtype = DType::bf16;                 // element type of the tensor and of the reduction

@@ -114,11 +114,14 @@ std::string comparison_html(const ScenarioRun& run) {
   return out;
 }
 
-// The slice with the plan's busiest links marked (the table above lists them), cubes outlined on a cube generation.
+// The slice with its failed links and the plan's busiest links marked (the table above lists them), cubes outlined on a
+// cube generation.
 std::string plan_slice_svg(const ScenarioRun& run, const PlanRun& plan, const std::vector<const LinkLoad*>& busiest) {
   if (!run.slice) return "";
   SliceDrawing drawing;
   drawing.cubes = run.cube_generation;
+  for (const LinkId id : run.slice->failed_links())
+    drawing.marked.push_back({id, LinkMark::failed});
   for (const LinkLoad* link : busiest)
     drawing.marked.push_back({static_cast<LinkId>(link - plan.links.data()), LinkMark::busy});
   if (!busiest.empty())

@@ -36,6 +36,12 @@ nlohmann::json topology_json(const std::string& hardware, const Slice& slice, co
                         {"bisection_links", figures.bisection_links},
                         {"cubes", nullptr}};
   if (figures.cubes) out["cubes"] = *figures.cubes;
+  if (slice.has_failures()) {  // only then, so answers without failures keep their form
+    nlohmann::json failed = nlohmann::json::array();
+    for (const LinkId id : slice.failed_links())
+      failed.push_back(slice.link(id).name);
+    out["failed_links"] = std::move(failed);
+  }
   if (link_names) {
     nlohmann::json names = nlohmann::json::array();
     for (const auto& link : slice.links())
@@ -58,9 +64,15 @@ std::string topology_text(const std::string& hardware, const Slice& slice, const
   out << fmt::format("  bisection: {} links each way across the middle of {}\n", figures.bisection_links,
                      figures.twisted ? "the dim that cuts the fewest" : "the longest dim");
   if (figures.cubes) out << fmt::format("  cubes: {} of 4x4x4\n", *figures.cubes);
+  if (slice.has_failures()) {
+    out << fmt::format("  failed links ({}, both directions of each cable; hops over the working links):\n",
+                       slice.failed_links().size());
+    for (const LinkId id : slice.failed_links())
+      out << "    " << slice.link(id).name << "\n";
+  }
   if (link_names)
     for (const auto& link : slice.links())
-      out << "  " << link.name << "\n";
+      out << "  " << link.name << (slice.link_failed(link.id) ? " (failed)" : "") << "\n";
   return out.str();
 }
 

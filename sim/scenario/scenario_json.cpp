@@ -181,13 +181,15 @@ void read_slice_count(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
     spec.dcn_latency_s = get_figure(ctx, dcn.at("latency"), "/slice/dcn/latency", &parse_duration);
 }
 
-// The slice's shape and its wraparound choice: a word, or one boolean per dim; its twist; the slice count and DCN
-// overrides.
+// The slice's shape and its wraparound choice: a word, or one boolean per dim; its twist and failed links; the slice
+// count and DCN overrides.
 void read_slice(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   require_object(ctx, j, "/slice");
-  require_known_keys(ctx, j, "/slice", {"shape", "wraparound", "twist", "count", "dcn"});
+  require_known_keys(ctx, j, "/slice", {"shape", "wraparound", "twist", "failed_links", "count", "dcn"});
   read_slice_count(ctx, j, spec);
   if (j.contains("twist")) spec.twist = get_bool(ctx, j.at("twist"), "/slice/twist");
+  if (j.contains("failed_links"))
+    spec.failed_links = get_string_array(ctx, j.at("failed_links"), "/slice/failed_links");
   require_key(ctx, j, "/slice", "shape");
   const Json& shape = j.at("shape");
   require_array(ctx, shape, "/slice/shape");

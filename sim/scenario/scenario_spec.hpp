@@ -286,6 +286,9 @@ struct ScenarioSpec {
   std::optional<WrapChoice> wrap;  // the scenario's wraparound; nullopt: the preset's rule ("auto"), not given
   std::vector<bool> wraparound;    // derived: per slice dim, resolved (a dim of size <= 2 never wraps)
   bool twist = false;              // `slice.twist`: a twisted torus (docs/topology.md, "Twisted tori")
+  // `slice.failed_links`: failed cables by link name (docs/topology.md, "Failed links"), and their ids (derived).
+  std::vector<std::string> failed_links;
+  std::vector<LinkId> failed_link_ids;
   // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): `slice.count` identical slices, chip s * M + c
   // being chip c of slice s; the mesh then has the axis kSliceAxisName of size slice_count first, over the slice index.
   std::int32_t slice_count = 1;
@@ -314,8 +317,9 @@ struct ScenarioSpec {
   // The mesh without its slice axis and the dims of the others (the mesh as it lies on one slice): the whole mesh
   // when slice_count == 1. Call after verification.
   std::pair<Mesh, std::vector<std::vector<int>>> in_slice_mesh() const;
-  // One slice as the scenario wires it: its shape, resolved wraparound and twist. Call after verification.
-  Slice one_slice() const { return Slice(slice_shape, wraparound, twist); }
+  // One slice as the scenario wires it: its shape, resolved wraparound, twist and failed links. Call after
+  // verification.
+  Slice one_slice() const { return Slice(slice_shape, wraparound, twist, failed_link_ids); }
   // The DCN figures in force: the scenario's override, else the preset's (0 when neither gives one).
   double dcn_bandwidth_or_preset() const {
     return dcn_figures(hardware.spec, dcn_bandwidth_Bps, dcn_latency_s, false).bandwidth_per_chip_Bps;

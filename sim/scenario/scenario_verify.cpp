@@ -14,6 +14,7 @@
 #include "models/common/units.hpp"
 #include "models/sharding/mesh_spec.hpp"
 #include "models/sharding/sharding_verify.hpp"
+#include "models/topology/failed_links.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/route_policy.hpp"
 #include "models/topology/slice.hpp"
@@ -185,6 +186,24 @@ void replicate(const State& state, ScenarioSharding& sharding, std::size_t rank,
   sharding.parsed.sharding.dims.resize(rank);
 }
 
+// `slice.failed_links` (docs/topology.md, "Failed links"): every name a link of the slice, the slice still connected,
+// and no capacity planning (its candidates are other slices, whose links these names are not).
+void verify_failed_links(State& state) {
+  const Where& where = state.where;
+  ScenarioSpec& spec = state.spec;
+  if (spec.failed_links.empty()) return;
+  const std::string p = "/slice/failed_links";
+  if (spec.model)
+    where.fail(p,
+               "failed links are simulated on a scenario's own program; capacity planning (a model) plans other "
+               "slices, got: " +
+                   std::to_string(spec.failed_links.size()) + " failed link(s) with a model");
+  const Slice plain(spec.slice_shape, spec.wraparound, spec.twist);
+  if (const auto issue = resolve_failed_links(plain, spec.failed_links, spec.failed_link_ids))
+    where.fail(child(p, issue->index), issue->message);
+  if (const auto issue = failed_links_issue(spec.one_slice())) where.fail(p, *issue);
+}
+
 // The slice's shape within the limits (slice.hpp), and its wraparound resolved.
 void verify_slice(State& state) {
   const Where& where = state.where;
@@ -222,10 +241,12 @@ void verify_slice(State& state) {
   } catch (const Error& e) {
     where.fail("/slice", e);
   }
-  if (!spec.twist) return;
-  if (const auto issue = preset_twist_issue(hw.twist, hw.name, dims, spec.wraparound))
-    where.fail("/slice/twist", *issue);
-  if (const auto issue = route_policy_issue(spec.options.routing, spec.twist)) where.fail("/options/routing", *issue);
+  if (spec.twist)
+    if (const auto issue = preset_twist_issue(hw.twist, hw.name, dims, spec.wraparound))
+      where.fail("/slice/twist", *issue);
+  verify_failed_links(state);
+  if (const auto issue = route_policy_issue(spec.options.routing, spec.twist, !spec.failed_links.empty()))
+    where.fail("/options/routing", *issue);
 }
 
 // Several slices over the DCN (docs/overlap-pipeline-dcn.md): the count within the limits, and a DCN bandwidth in

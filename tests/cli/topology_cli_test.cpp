@@ -99,5 +99,63 @@ TEST(TopologyCli, RefusalsNameTheFlag) {
   EXPECT_NE(preset.err.find("error: --hardware: "), std::string::npos) << preset.err;
 }
 
+// A ring of 8 without its wrap cable (7-0) is a line of 8 (docs/topology.md, "Failed links"; worked by hand in
+// tests/topology/failed_links_test.cpp): diameter 7, mean 3 hops, 1 link each way across the middle; the cable's two
+// links are listed.
+TEST(TopologyCli, FailedLinksAsJson) {
+  const auto run = test::run_podsim("topology --hardware tpu-v5e --slice 8 --wrap all --failed-links ici.x+.7 --json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["links"], 16);
+  EXPECT_EQ(j["diameter_hops"], 7);
+  EXPECT_DOUBLE_EQ(j["mean_hops"].get<double>(), 3.0);
+  EXPECT_EQ(j["bisection_links"], 1);
+  EXPECT_EQ(j["failed_links"], nlohmann::json({"ici.x-.0", "ici.x+.7"}));
+}
+
+// Each refusal exits 2 with "error: --failed-links: <rule>, got: <value>".
+TEST(TopologyCli, FailedLinkRefusalsNameTheRule) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"topology --hardware tpu-v5e --slice 4x4 --failed-links ici.z+.0.0",
+       "error: --failed-links: a failed link must be a link of the slice 4x4 (podsim topology --links lists them), "
+       "got: ici.z+.0.0"},
+      {"topology --hardware tpu-v5e --slice 4x4 --wrap all --failed-links "
+       "ici.x+.1.1,ici.x-.1.1,ici.y+.1.1,ici.y-.1.1",
+       "error: --failed-links: failed links must leave every chip reachable from every other over the working links, "
+       "got: 1 chip(s) cut off from the other 15: chip 5 (1,1)"},
+      {"collective --hardware tpu-v5e --slice 8 --wrap all --failed-links ici.x+.9 --op all-gather --axes X "
+       "--array-bytes 1MiB",
+       "error: --failed-links: a failed link must be a link of the slice 8 (podsim topology --links lists them), got: "
+       "ici.x+.9"},
+      {"collective --hardware tpu-v5e --slice 4x4 --wrap all --failed-links ici.x+.0.0 --routing split_minimal --op "
+       "all-to-all --axes X,Y --array-bytes 1MiB",
+       "error: --failed-links: split_minimal splits a transfer over the rotations of the dim order, which may cross a "
+       "failed link"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const auto run = test::run_podsim(args);
+    EXPECT_EQ(run.code, 2) << args;
+    EXPECT_NE(run.err.find(expected), std::string::npos) << args << ": " << run.err;
+  }
+}
+
+// An all-gather over a ring of 8 (bidirectional split, V = 64 MiB, W = 45 GB/s, no hop latency, uncalibrated): each
+// of the 7 steps sends V / 16 = 4 MiB each way round, so a link carries 28 MiB: 29360128 / 45e9 s. Without the wrap
+// cable (7-0), the + ring's send from chip 7 to chip 0 goes the long way over the 7 minus links, each of which also
+// carries its own - ring send: 8 MiB a step, 56 MiB in all, exactly twice as long.
+TEST(TopologyCli, AllGatherOnARingWithAFailedCableTakesTwiceAsLong) {
+  const std::string base =
+      "collective --hardware tpu-v5e --slice 8 --wrap all --op all-gather --axes X --array-bytes 64MiB --uncalibrated "
+      "--hop-latency 0s --model des --json";
+  const auto whole = test::run_podsim(base);
+  const auto failed = test::run_podsim(base + " --failed-links ici.x+.7");
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  ASSERT_EQ(failed.code, 0) << failed.err;
+  const double ring = nlohmann::json::parse(whole.out)["des"]["time_s"].get<double>();
+  const double line = nlohmann::json::parse(failed.out)["des"]["time_s"].get<double>();
+  EXPECT_NEAR(ring, 29360128.0 / 45e9, 1e-12);
+  EXPECT_NEAR(line, 58720256.0 / 45e9, 1e-12);
+}
+
 }  // namespace
 }  // namespace podsim

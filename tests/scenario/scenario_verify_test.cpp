@@ -169,6 +169,28 @@ TEST(ScenarioVerify, TwistRules) {
   EXPECT_EQ(text_error(v5p + R"({"shape": [4, 4, 8]}, "options": {"routing": "split_minimal"}})"), "(no error)");
 }
 
+// slice.failed_links (docs/topology.md, "Failed links"): each bad name located by its index, a cut-off chip and
+// split_minimal refused with the rule.
+TEST(ScenarioVerify, FailedLinkRules) {
+  const std::string v5e = R"({"name": "t", "hardware": "tpu-v5e", "slice": )";
+  EXPECT_EQ(text_error(v5e + R"({"shape": [4, 4], "wraparound": "all", "failed_links": ["ici.y+.0.0"]}})"),
+            "(no error)");
+  EXPECT_EQ(text_error(v5e + R"({"shape": [4, 4], "failed_links": ["ici.y+.0.0", "ici.y+.0.3"]}})"),
+            "s.json: /slice/failed_links/1: a failed link must be a link of the slice 4x4 (podsim topology --links "
+            "lists them), got: ici.y+.0.3");
+  EXPECT_EQ(text_error(v5e + R"({"shape": [4, 4], "wraparound": "all", "failed_links": ["ici.x+.1.1", "ici.x-.1.1",
+                          "ici.y+.1.1", "ici.y-.1.1"]}})"),
+            "s.json: /slice/failed_links: failed links must leave every chip reachable from every other over the "
+            "working links, got: 1 chip(s) cut off from the other 15: chip 5 (1,1)");
+  EXPECT_EQ(text_error(v5e + R"({"shape": [4, 4], "failed_links": ["ici.y+.0.0"]},
+                          "options": {"routing": "split_minimal"}})"),
+            "s.json: /options/routing: split_minimal splits a transfer over the rotations of the dim order, which may "
+            "cross a failed link (routes on a slice with failed links go around them on its working links): use "
+            "dimension_order on a slice with failed links");
+  EXPECT_NE(text_error(v5e + R"({"shape": [4, 4], "failed_links": "ici.y+.0.0"}})").find("/slice/failed_links"),
+            std::string::npos);
+}
+
 TEST(ScenarioVerify, ProgramRulesGiveTheLoadersMessages) {
   const std::string axis = "s.json: /program/0/axes/0: unknown mesh axis, got: \"Z\" (axes: \"X\", \"Y\")";
   EXPECT_EQ(code_error([](ScenarioSpec& s) { s.program.push_back(op(OpKind::all_gather, collective("A", {"Z"}))); }),

@@ -4,6 +4,7 @@
 
 #include "models/common/units.hpp"
 #include "models/sharding/mesh_spec.hpp"
+#include "models/topology/failed_links.hpp"
 #include "sim/collectives/algorithm_table.hpp"
 #include "sim/query/collective_query.hpp"
 #include "sim/report/collective_report.hpp"
@@ -21,6 +22,7 @@ struct CollectiveFlags {
   std::string slice;
   std::string wrap = "auto";
   bool twist = false;
+  std::optional<std::string> failed_links;
   std::optional<std::string> mesh;
   std::string op;
   std::string axes;
@@ -86,6 +88,8 @@ CollectiveQuery collective_query(const CollectiveFlags& flags) {
   query.slice = located("--slice", [&] { return parse_shape(flags.slice); });
   query.wrap = located("--wrap", [&] { return parse_wrap_choice(flags.wrap, query.slice); });
   query.twist = flags.twist;
+  if (flags.failed_links)
+    query.failed_links = located("--failed-links", [&] { return split_link_names(*flags.failed_links); });
   if (flags.mesh) query.mesh = located("--mesh", [&] { return parse_mesh_spec(*flags.mesh).mesh; });
   query.op = located("--op", [&] { return parse_collective_kind(flags.op); });
   query.axes = located("--axes", [&] { return split_axes(flags.axes); });
@@ -114,6 +118,8 @@ std::string flag_of(CollectiveQuery::Field field) {
       return "--wrap";
     case Field::twist:
       return "--twist";
+    case Field::failed_links:
+      return "--failed-links";
     case Field::mesh:
       return "--mesh";
     case Field::op:
@@ -163,6 +169,8 @@ void add_collective_command(CLI::App& app, Action& action) {
   cmd->add_option("--wrap", flags->wrap, "Wraparound: auto (the preset's rule), none, all, or dims such as 0,1")
       ->capture_default_str();
   cmd->add_flag("--twist", flags->twist, "A twisted torus (k x k x 2k or k x 2k x 2k on a preset that twists)");
+  cmd->add_option("--failed-links", flags->failed_links,
+                  "Failed cables by link name, comma-separated (podsim topology --links lists them)");
   cmd->add_option("--mesh", flags->mesh, "Logical mesh, e.g. X=8,Y=4 (default: one axis per slice dim, X Y Z)");
   cmd->add_option("--op", flags->op, "all-gather, reduce-scatter, all-reduce or all-to-all")->required();
   cmd->add_option("--axes", flags->axes, "Mesh axes the collective runs over, e.g. Y or X,Y")->required();

@@ -1,0 +1,128 @@
+// Failed links: names to ids, the connectivity rule, and routes by descent on the hops to the destination.
+#include "models/topology/failed_links.hpp"
+
+#include <algorithm>
+
+#include "models/common/error.hpp"
+#include "models/topology/slice.hpp"
+#include "models/topology/twist.hpp"
+
+namespace podsim {
+namespace {
+
+// Fewest working links from `src` to every chip (-1 when cut off), without filling the slice's cache: the figures
+// visit every chip once.
+std::vector<std::int32_t> working_hops_from(const Slice& slice, ChipId src) {
+  std::vector<std::int32_t> hops(static_cast<std::size_t>(slice.num_chips()), -1);
+  std::vector<ChipId> queue{src};
+  hops[static_cast<std::size_t>(src)] = 0;
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const ChipId at = queue[head];
+    for (int dim = 0; dim < slice.rank(); ++dim)
+      for (Direction dir : {Direction::plus, Direction::minus}) {
+        const std::optional<LinkId> id = slice.find_link(at, dim, dir);
+        if (!id || slice.link_failed(*id)) continue;
+        const ChipId next = slice.link(*id).dst;
+        if (hops[static_cast<std::size_t>(next)] >= 0) continue;
+        hops[static_cast<std::size_t>(next)] = hops[static_cast<std::size_t>(at)] + 1;
+        queue.push_back(next);
+      }
+  }
+  return hops;
+}
+
+}  // namespace
+
+std::vector<std::string> split_link_names(const std::string& text) {
+  std::vector<std::string> names;
+  std::string name;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ',') {
+      if (text[i] != ' ') name += text[i];
+      continue;
+    }
+    if (name.empty())
+      throw VerifyError(std::string(kFailedLinkNameRule) +
+                        ", as a comma-separated list such as ici.x+.0.1,ici.y-.2.3, "
+                        "got: \"" +
+                        text + "\"");
+    names.push_back(name);
+    name.clear();
+  }
+  return names;
+}
+
+std::optional<LinkId> link_named(const Slice& slice, const std::string& name) {
+  for (const Link& link : slice.links())
+    if (link.name == name) return link.id;
+  return std::nullopt;
+}
+
+std::optional<FailedLinkIssue> resolve_failed_links(const Slice& slice, const std::vector<std::string>& names,
+                                                    std::vector<LinkId>& ids) {
+  ids.clear();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::optional<LinkId> id = link_named(slice, names[i]);
+    if (!id)
+      return FailedLinkIssue{i, std::string(kFailedLinkNameRule) + " " + slice.shape_string() +
+                                    " (podsim topology --links lists them), got: " + names[i]};
+    ids.push_back(*id);
+  }
+  return std::nullopt;
+}
+
+std::vector<ChipId> cut_off_chips(const Slice& slice) {
+  std::vector<ChipId> cut;
+  if (!slice.has_failures()) return cut;
+  const std::vector<std::int32_t> hops = working_hops_from(slice, 0);
+  const auto reached =
+      static_cast<std::int64_t>(std::count_if(hops.begin(), hops.end(), [](auto h) { return h >= 0; }));
+  const bool smaller_side_holds_0 = reached < slice.num_chips() - reached;
+  for (ChipId chip = 0; chip < slice.num_chips(); ++chip)
+    if ((hops[static_cast<std::size_t>(chip)] < 0) != smaller_side_holds_0) cut.push_back(chip);
+  return cut;
+}
+
+std::optional<std::string> failed_links_issue(const Slice& slice) {
+  const std::vector<ChipId> cut = cut_off_chips(slice);
+  if (cut.empty()) return std::nullopt;
+  constexpr std::size_t kShown = 8;
+  std::string chips;
+  for (std::size_t i = 0; i < cut.size() && i < kShown; ++i) {
+    if (i > 0) chips += ", ";
+    std::string coords;
+    for (const std::int64_t c : slice.coords_of(cut[i]))
+      coords += (coords.empty() ? "" : ",") + std::to_string(c);
+    chips += "chip " + std::to_string(cut[i]) + " (" + coords + ")";
+  }
+  if (cut.size() > kShown) chips += ", ...";
+  return std::string(kFailedLinksConnectedRule) + ", got: " + std::to_string(cut.size()) + " chip(s) cut off from " +
+         "the other " + std::to_string(slice.num_chips() - static_cast<std::int64_t>(cut.size())) + ": " + chips;
+}
+
+std::int64_t failed_hops(const Slice& slice, ChipId from, ChipId to) {
+  const std::int32_t hops = slice.hops_to(to).at(static_cast<std::size_t>(from));
+  if (hops < 0)
+    throw InternalError("slice " + slice.shape_string() + ": chip " + std::to_string(from) + " is cut off from chip " +
+                        std::to_string(to) + " by its failed links");
+  return hops;
+}
+
+std::vector<LinkId> failed_route(const Slice& slice, ChipId from, ChipId to) {
+  failed_hops(slice, from, to);  // throws when cut off
+  const std::vector<std::int32_t>& hops = slice.hops_to(to);
+  return descend_route(
+      slice, from, to, [&](ChipId chip) { return hops[static_cast<std::size_t>(chip)]; }, "failed-link");
+}
+
+FailedHopFigures failed_hop_figures(const Slice& slice) {
+  FailedHopFigures f;
+  for (ChipId dst = 0; dst < slice.num_chips(); ++dst)
+    for (const std::int32_t hops : working_hops_from(slice, dst)) {
+      f.diameter = std::max<std::int64_t>(f.diameter, hops);
+      f.sum += hops;
+    }
+  return f;
+}
+
+}  // namespace podsim
