@@ -163,7 +163,9 @@ void explain_contention(PlanRun& plan, const EventGraph& graph, const Simulation
   const std::size_t tasks = std::min(graph.tasks.size(), simulation.tasks.size());
   for (std::size_t t = 0; t < tasks; ++t) {
     const Task& task = graph.tasks[t];
-    if (task.kind != TaskKind::transfer) continue;
+    // A transfer of no op of the plan (none today) is left out rather than read past the op tables.
+    if (task.kind != TaskKind::transfer || task.op < 0 || static_cast<std::size_t>(task.op) >= plan.ops.size())
+      continue;
     const auto id = static_cast<TaskId>(t);
     const double start = simulation.bandwidth_start_s(id), end = simulation.tasks[t].end_s;
     simulation.for_each_part(id, task.bytes, [&](std::span<const LinkId> route, std::uint64_t part_bytes) {
