@@ -1,12 +1,26 @@
-// Build then simulate, with the symmetry hint the builder records.
+// Build then simulate, with the phases the builder records.
 #include "sim/collective_sim/collective_simulation.hpp"
 
+#include <utility>
+
+#include "sim/collective_sim/exact_simulation.hpp"
 #include "sim/collectives/collective_builder.hpp"
 #include "sim/collectives/hierarchical.hpp"
-#include "sim/engine/simulator.hpp"
-#include "sim/engine/symmetric_simulation.hpp"
 
 namespace podsim {
+
+CollectiveGraph build_collective_graph(std::int32_t num_chips, const std::vector<CollectiveRequest>& requests) {
+  CollectiveGraph built;
+  built.graph.num_chips = num_chips;
+  built.phases = true;
+  for (const CollectiveRequest& request : requests)
+    if (crosses_slices(request)) built.phases = false;
+  for (const CollectiveRequest& request : requests) {
+    Frontier frontier(num_chips);
+    append_collective(built.graph, frontier, request, built.phases ? &built.symmetry : nullptr);
+  }
+  return built;
+}
 
 SimulatedCollective simulate_collective(const NetworkSpec& network, std::int32_t num_chips,
                                         const CollectiveRequest& request, SymmetryUse use) {
@@ -15,22 +29,15 @@ SimulatedCollective simulate_collective(const NetworkSpec& network, std::int32_t
 
 SimulatedCollective simulate_collectives(const NetworkSpec& network, std::int32_t num_chips,
                                          const std::vector<CollectiveRequest>& requests, SymmetryUse use) {
+  CollectiveGraph built = build_collective_graph(num_chips, requests);
+  ProgramSimulationOptions options;
+  options.symmetry = use == SymmetryUse::automatic;
+  ExactSimulation exact =
+      simulate_exact(network, built.graph, {nullptr, 1, built.phases ? &built.symmetry : nullptr}, options);
   SimulatedCollective run;
-  run.graph.num_chips = num_chips;
-  GraphSymmetry symmetry;
-  // The symmetry path knows the torus only: a collective across slices runs in full (docs/overlap-pipeline-dcn.md).
-  for (const CollectiveRequest& request : requests)
-    if (crosses_slices(request)) use = SymmetryUse::never;
-  if (network.split_routes) use = SymmetryUse::never;  // the symmetry path keeps one route per chip pair
-  for (const CollectiveRequest& request : requests) {
-    Frontier frontier(num_chips);
-    append_collective(run.graph, frontier, request, use == SymmetryUse::automatic ? &symmetry : nullptr);
-  }
-  if (use == SymmetryUse::never) {
-    run.result = simulate(network, run.graph);
-  } else {
-    run.result = simulate_symmetric(network, run.graph, symmetry, &run.symmetric);
-  }
+  run.graph = std::move(built.graph);
+  run.result = std::move(exact.result);
+  run.symmetric = exact.path != ExactPath::full;
   return run;
 }
 

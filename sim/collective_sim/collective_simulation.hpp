@@ -1,6 +1,7 @@
-// Simulating collectives from their requests: builds the event graph and simulates it, taking the engine's
-// symmetry path (one representative group per axis phase, sim/engine/symmetric_simulation.hpp) when it is
-// exact and the full simulation otherwise. Results are those of simulate() on the same graph.
+// Simulating collectives from their requests: builds the event graph and simulates it by simulate_exact's rule
+// (sim/collective_sim/exact_simulation.hpp) on a graph of no known slice: one representative group per axis phase
+// (sim/engine/symmetric_simulation.hpp) when it is exact, the full simulation otherwise. Results are those of
+// simulate() on the same graph. `podsim collective` takes simulate_exact with its slice, which adds the quotients.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/engine/network.hpp"
 #include "sim/engine/simulation_result.hpp"
+#include "sim/graph/graph_symmetry.hpp"
 
 namespace podsim {
 
@@ -16,6 +18,16 @@ enum class SymmetryUse {
   automatic,  // the representative path where the engine proves it exact, else the full simulation
   never,      // always the full simulation
 };
+
+// Several collectives in one graph, all starting at time 0 (each on an empty frontier), in request order, with the
+// phases the builder records. The phases are left out (`phases` false) when a request crosses slices: they know one
+// torus only (docs/overlap-pipeline-dcn.md).
+struct CollectiveGraph {
+  EventGraph graph;
+  GraphSymmetry symmetry;
+  bool phases = false;
+};
+CollectiveGraph build_collective_graph(std::int32_t num_chips, const std::vector<CollectiveRequest>& requests);
 
 struct SimulatedCollective {
   EventGraph graph;         // the whole collective, as build_collective() makes it
@@ -27,7 +39,7 @@ struct SimulatedCollective {
 SimulatedCollective simulate_collective(const NetworkSpec& network, std::int32_t num_chips,
                                         const CollectiveRequest& request, SymmetryUse use = SymmetryUse::automatic);
 
-// Several collectives in one graph, all starting at time 0 (each on an empty frontier), in request order.
+// build_collective_graph's graph, simulated.
 SimulatedCollective simulate_collectives(const NetworkSpec& network, std::int32_t num_chips,
                                          const std::vector<CollectiveRequest>& requests,
                                          SymmetryUse use = SymmetryUse::automatic);

@@ -22,7 +22,7 @@
 #include "models/sharding/shardy_print.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "sim/collective_sim/collective_simulation.hpp"
-#include "sim/collective_sim/torus_quotient.hpp"
+#include "sim/collective_sim/exact_simulation.hpp"
 #include "sim/collectives/collective_builder.hpp"
 #include "sim/collectives/hierarchical.hpp"
 #include "sim/collectives/mesh_groups.hpp"
@@ -30,6 +30,21 @@
 
 namespace podsim {
 namespace {
+
+// DesAnswer::simulated's words for a path.
+const char* simulated_name(ExactPath path) {
+  switch (path) {
+    case ExactPath::slice_quotient:
+      return "one slice";
+    case ExactPath::translation_quotient:
+      return "one chip";
+    case ExactPath::one_group_per_phase:
+      return "one group per phase";
+    case ExactPath::full:
+      break;
+  }
+  return "full";
+}
 
 using Field = CollectiveQuery::Field;
 
@@ -303,32 +318,17 @@ CollectiveAnswer answer_collective(const CollectiveQuery& query) {
     }
     for (const auto& axis : request.axes)
       des.algorithms.emplace_back(algorithm_name(resolve_algorithm(query.algorithm, answer.kind, axis)));
-    // One representative chip for all on a wrapped torus, else one representative group per axis phase, where
-    // each is proved exact; the full simulation otherwise (docs/performance.md). Several slices always take the
-    // full simulation: the symmetry paths know one torus only (docs/overlap-pipeline-dcn.md).
-    if (multi_slice) {
-      NetworkSpec network = multi_slice_network(slice, answer.slices, des_ici, dcn, chip_flops, query.routing);
-      network.transfer = transfer;
-      SimulatedCollective run = simulate_collective(network, chips, request, SymmetryUse::never);
-      des.result = std::move(run.result);
-      des.symmetric = false;
-    } else {
-      NetworkSpec network = slice_network(slice, des_ici, chip_flops, query.routing);
-      network.transfer = transfer;
-      // The torus quotient keeps one route per chip pair: split routes take the full simulation.
-      std::optional<SimulationResult> ledger;
-      if (!network.split_routes) ledger = simulate_torus_quotient(slice, network, request);
-      if (ledger) {
-        des.result = std::move(*ledger);
-        des.symmetric = true;
-        des.simulated = "one chip";
-      } else {
-        SimulatedCollective run = simulate_collective(network, chips, request);
-        des.result = std::move(run.result);
-        des.symmetric = run.symmetric;
-        if (run.symmetric) des.simulated = "one group per phase";
-      }
-    }
+    // simulate_exact's rule (docs/performance.md): across slices the slice quotient; on one slice one chip for all
+    // (the translation quotient, from the request alone), else one group per axis phase, where each is proved exact;
+    // the full simulation otherwise.
+    NetworkSpec network = multi_slice
+                              ? multi_slice_network(slice, answer.slices, des_ici, dcn, chip_flops, query.routing)
+                              : slice_network(slice, des_ici, chip_flops, query.routing);
+    network.transfer = transfer;
+    ExactSimulation exact = simulate_exact(network, slice, answer.slices, request);
+    des.result = std::move(exact.result);
+    des.symmetric = exact.path != ExactPath::full;
+    des.simulated = simulated_name(exact.path);
     des.time_s = des.result.makespan_s;
     answer.des = std::move(des);
   }

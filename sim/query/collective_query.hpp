@@ -86,9 +86,10 @@ struct DesAnswer {
   double time_s = 0;
   std::vector<std::string> algorithms;  // per axis, as resolved
   SimulationResult result;
-  bool symmetric = false;  // a symmetry gave the (identical) result: one chip or one group per phase simulated
-  // What was simulated: "full", "one chip" (the translation quotient of a wrapped torus, one chip's tasks for all)
-  // or "one group per phase" (docs/performance.md).
+  bool symmetric = false;  // a symmetry gave the (identical) result: one slice, one chip or one group per phase
+  // What was simulated (simulate_exact's path): "full", "one slice" (the slice quotient: slice 0's tasks for every
+  // slice), "one chip" (the translation quotient of a wrapped torus, one chip's tasks for all) or "one group per
+  // phase" (docs/performance.md).
   std::string simulated = "full";
   // The hardware's calibration was applied (HardwareSpec::calibration; docs/hardware-model.md, "Calibration"), and
   // its source.
