@@ -2,6 +2,7 @@
 #include "models/topology/spare_cubes.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "models/common/error.hpp"
 
@@ -73,13 +74,11 @@ SliceFailures spare_failed_cubes(const Slice& slice, const std::vector<LinkId>& 
     out.chips = chips;
     return out;
   }
-  std::vector<std::int64_t> replaced;
-  const auto is_replaced = [&](std::int64_t cube) {
-    return std::find(replaced.begin(), replaced.end(), cube) != replaced.end();
-  };
+  const std::int64_t cubes = slice.size(0) / 4 * (slice.size(1) / 4) * (slice.size(2) / 4);
+  std::vector<bool> replaced(static_cast<std::size_t>(cubes), false);
   const auto replace = [&](std::int64_t cube) {
-    if (spares <= 0 || is_replaced(cube)) return;
-    replaced.push_back(cube);
+    if (spares <= 0 || replaced[static_cast<std::size_t>(cube)]) return;
+    replaced[static_cast<std::size_t>(cube)] = true;
     --spares;
   };
   std::vector<std::int64_t> chip_cubes;
@@ -88,29 +87,28 @@ SliceFailures spare_failed_cubes(const Slice& slice, const std::vector<LinkId>& 
   std::sort(chip_cubes.begin(), chip_cubes.end());
   for (const std::int64_t cube : chip_cubes)
     replace(cube);
-  const auto cleared = [&](LinkId id) {
-    const Link& link = slice.link(id);
-    return is_replaced(cube_of(slice, link.src)) || is_replaced(cube_of(slice, link.dst));
-  };
-  // Link ends by cube, in cube order: the lowest cube holding an end of a link not yet cleared is replaced next.
-  std::vector<std::int64_t> link_cubes;
-  for (const LinkId id : links)
-    for (const ChipId end : {slice.link(id).src, slice.link(id).dst})
-      link_cubes.push_back(cube_of(slice, end));
-  std::sort(link_cubes.begin(), link_cubes.end());
-  for (const std::int64_t cube : link_cubes) {
-    const bool needed = std::any_of(links.begin(), links.end(), [&](LinkId id) {
-      const Link& link = slice.link(id);
-      return !cleared(id) && (cube_of(slice, link.src) == cube || cube_of(slice, link.dst) == cube);
-    });
-    if (needed) replace(cube);
+  // The cubes at the two ends of each failed link; walking the cubes in order, one holding an end of a link that no
+  // replaced cube has cleared yet takes the next spare.
+  std::vector<std::pair<std::int64_t, std::int64_t>> ends;
+  std::vector<std::pair<std::int64_t, std::size_t>> by_cube;  // (cube, link index), for the walk
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const Link& link = slice.link(links[i]);
+    ends.emplace_back(cube_of(slice, link.src), cube_of(slice, link.dst));
+    by_cube.emplace_back(ends.back().first, i);
+    by_cube.emplace_back(ends.back().second, i);
   }
-  std::sort(replaced.begin(), replaced.end());
-  out.replaced_cubes = replaced;
+  const auto cleared = [&](std::size_t i) {
+    return replaced[static_cast<std::size_t>(ends[i].first)] || replaced[static_cast<std::size_t>(ends[i].second)];
+  };
+  std::sort(by_cube.begin(), by_cube.end());
+  for (const auto& [cube, i] : by_cube)
+    if (!cleared(i)) replace(cube);
+  for (std::int64_t cube = 0; cube < cubes; ++cube)
+    if (replaced[static_cast<std::size_t>(cube)]) out.replaced_cubes.push_back(cube);
   for (const ChipId chip : chips)
-    if (!is_replaced(cube_of(slice, chip))) out.chips.push_back(chip);
-  for (const LinkId id : links)
-    if (!cleared(id)) out.links.push_back(id);
+    if (!replaced[static_cast<std::size_t>(cube_of(slice, chip))]) out.chips.push_back(chip);
+  for (std::size_t i = 0; i < links.size(); ++i)
+    if (!cleared(i)) out.links.push_back(links[i]);
   return out;
 }
 
