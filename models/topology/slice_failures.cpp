@@ -1,8 +1,6 @@
 // The failures of a slice resolved in one place: names and ids checked, spares applied, the slice still usable.
 #include "models/topology/slice_failures.hpp"
 
-#include <algorithm>
-
 #include "models/topology/failed_chips.hpp"
 #include "models/topology/failed_links.hpp"
 
@@ -38,7 +36,8 @@ std::string failure_count_text(const FailureRequest& request) {
   };
   add(request.links.size(), "failed link");
   add(request.chips.size(), "failed chip");
-  add(static_cast<std::size_t>(std::max<std::int64_t>(request.spare_cubes, 0)), "spare cube");
+  if (request.spare_cubes != 0)
+    out += (out.empty() ? "" : ", ") + std::to_string(request.spare_cubes) + " spare cube(s)";
   return out;
 }
 

@@ -313,6 +313,15 @@ TEST(TopologyCli, RunWithAFailedChipAndASpareCubeIsWhole) {
                              "chip must be replaced by a spare cube"),
             std::string::npos)
       << refused.err;
+  // The shipped scenario gives the chip and the spare; --spare-cubes 0 takes the spare away, and the rule the
+  // scenario's own field breaks is located there, not at a flag.
+  const std::string shipped = std::string(PODSIM_SOURCE_DIR) + "/scenarios/examples/failed-chip-spare-cube-v5p.json";
+  const auto no_spare = test::run_podsim("run " + shipped + " --spare-cubes 0");
+  EXPECT_EQ(no_spare.code, 2);
+  EXPECT_NE(no_spare.err.find("failed-chip-spare-cube-v5p.json: /slice/failed_chips: a sharded program runs on every "
+                              "chip of its slice"),
+            std::string::npos)
+      << no_spare.err;
 }
 
 }  // namespace

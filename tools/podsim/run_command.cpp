@@ -88,9 +88,10 @@ void write_outputs(const std::vector<ScenarioRun>& runs, const RunFlags& flags,
   if (html) html->commit();
 }
 
-// The scenario of `file` with the failure flags in place of its slice's failures, checked at the flags (then verified
-// whole), and the run of the same scenario on the whole slice.
-ScenarioSpec with_flag_failures(ScenarioSpec spec, const FailureRequest& request, const std::string& file) {
+// The scenario of `file` with the failures of `request` (the flags given in place of its slice's own), a broken rule
+// located at its flag when the flag gave the field at fault, else at the scenario's field (by the verifier).
+ScenarioSpec with_flag_failures(ScenarioSpec spec, const FailureRequest& request, const FailureFlags& flags,
+                                const std::string& file) {
   const auto refuse = [&](FailureIssue::Field field, const std::string& why) {
     throw InputError(failure_flag(field), why + ", got: " + file);
   };
@@ -102,8 +103,14 @@ ScenarioSpec with_flag_failures(ScenarioSpec spec, const FailureRequest& request
   SliceFailures resolved;
   if (const auto issue =
           resolve_slice_failures(Slice(spec.slice_shape, spec.wraparound, spec.twist), request,
-                                 cube_pod(hw.wrap_rule, hw.pod_shape, hw.pod_chips, hw.name), true, resolved))
-    throw InputError(failure_flag(issue->field), issue->message);
+                                 cube_pod(hw.wrap_rule, hw.pod_shape, hw.pod_chips, hw.name), true, resolved)) {
+    using Field = FailureIssue::Field;
+    const bool flag = issue->field == Field::failed_links   ? flags.failed_links.has_value()
+                      : issue->field == Field::failed_chips ? flags.failed_chips.has_value()
+                                                            : flags.spare_cubes.has_value();
+    // A field the scenario gives is located there, by the verifier below.
+    if (flag) throw InputError(failure_flag(issue->field), issue->message);
+  }
   spec.failed_links = request.links;
   spec.failed_chips = request.chips;
   spec.spare_cubes = request.spare_cubes;
@@ -127,7 +134,7 @@ std::pair<ScenarioRun, FailureRuns> run_with_failures(const RunFlags& flags, con
   whole.failed_chips.clear();
   whole.spare_cubes = 0;
   whole = verified(std::move(whole));
-  spec = with_flag_failures(std::move(spec), failures.request, file);
+  spec = with_flag_failures(std::move(spec), failures.request, flags.failures, file);
   RunOptions whole_options = options;
   whole_options.keep_timeline = false;
   try {
