@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/common/error.hpp"
+#include "models/topology/failed_chips.hpp"
 #include "models/topology/slice.hpp"
 #include "models/topology/twist.hpp"
 
@@ -73,31 +74,29 @@ std::optional<FailedLinkIssue> resolve_failed_links(const Slice& slice, const st
 
 std::vector<ChipId> cut_off_chips(const Slice& slice) {
   std::vector<ChipId> cut;
-  if (!slice.has_failures()) return cut;
-  const std::vector<std::int32_t> hops = working_hops_from(slice, 0);
-  const auto reached =
-      static_cast<std::int64_t>(std::count_if(hops.begin(), hops.end(), [](auto h) { return h >= 0; }));
-  const bool smaller_side_holds_0 = reached < slice.num_chips() - reached;
+  if (!slice.has_failures() || slice.working_chips() == 0) return cut;
+  ChipId first = 0;
+  while (slice.chip_failed(first))
+    ++first;
+  const std::vector<std::int32_t> hops = working_hops_from(slice, first);
+  std::int64_t reached = 0;
   for (ChipId chip = 0; chip < slice.num_chips(); ++chip)
-    if ((hops[static_cast<std::size_t>(chip)] < 0) != smaller_side_holds_0) cut.push_back(chip);
+    reached += hops[static_cast<std::size_t>(chip)] >= 0 ? 1 : 0;
+  const bool smaller_side_holds_first = reached < slice.working_chips() - reached;
+  for (ChipId chip = 0; chip < slice.num_chips(); ++chip)
+    if (!slice.chip_failed(chip) && (hops[static_cast<std::size_t>(chip)] < 0) != smaller_side_holds_first)
+      cut.push_back(chip);
   return cut;
 }
 
 std::optional<std::string> failed_links_issue(const Slice& slice) {
   const std::vector<ChipId> cut = cut_off_chips(slice);
   if (cut.empty()) return std::nullopt;
-  constexpr std::size_t kShown = 8;
-  std::string chips;
-  for (std::size_t i = 0; i < cut.size() && i < kShown; ++i) {
-    if (i > 0) chips += ", ";
-    std::string coords;
-    for (const std::int64_t c : slice.coords_of(cut[i]))
-      coords += (coords.empty() ? "" : ",") + std::to_string(c);
-    chips += "chip " + std::to_string(cut[i]) + " (" + coords + ")";
-  }
-  if (cut.size() > kShown) chips += ", ...";
-  return std::string(kFailedLinksConnectedRule) + ", got: " + std::to_string(cut.size()) + " chip(s) cut off from " +
-         "the other " + std::to_string(slice.num_chips() - static_cast<std::int64_t>(cut.size())) + ": " + chips;
+  const bool chips = !slice.failed_chips().empty();
+  return std::string(chips ? kFailedChipsConnectedRule : kFailedLinksConnectedRule) +
+         ", got: " + std::to_string(cut.size()) + " chip(s) cut off from the other " +
+         std::to_string(slice.working_chips() - static_cast<std::int64_t>(cut.size())) +
+         (chips ? " working chips" : "") + ": " + chips_text(slice, cut);
 }
 
 std::int64_t failed_hops(const Slice& slice, ChipId from, ChipId to) {
@@ -117,11 +116,13 @@ std::vector<LinkId> failed_route(const Slice& slice, ChipId from, ChipId to) {
 
 FailedHopFigures failed_hop_figures(const Slice& slice) {
   FailedHopFigures f;
-  for (ChipId dst = 0; dst < slice.num_chips(); ++dst)
+  for (ChipId dst = 0; dst < slice.num_chips(); ++dst) {
+    if (slice.chip_failed(dst)) continue;  // a failed chip is in no pair (its hops are all -1)
     for (const std::int32_t hops : working_hops_from(slice, dst)) {
       f.diameter = std::max<std::int64_t>(f.diameter, hops);
-      f.sum += hops;
+      f.sum += std::max(hops, 0);
     }
+  }
   return f;
 }
 

@@ -18,6 +18,8 @@ class Slice;
 inline constexpr const char* kFailedLinkNameRule = "a failed link must be a link of the slice";
 inline constexpr const char* kFailedLinksConnectedRule =
     "failed links must leave every chip reachable from every other over the working links";
+inline constexpr const char* kFailedChipsConnectedRule =
+    "failed chips and links must leave every working chip reachable from every other over the working links";
 
 // `A,B` -> {"A", "B"} (spaces dropped, empty entries refused with kFailedLinkNameRule): the text of --failed-links.
 std::vector<std::string> split_link_names(const std::string& text);
@@ -35,12 +37,13 @@ struct FailedLinkIssue {
 std::optional<FailedLinkIssue> resolve_failed_links(const Slice& slice, const std::vector<std::string>& names,
                                                     std::vector<LinkId>& ids);
 
-// The chips the failures cut off: those no working path joins to chip 0, or, when they are more than half the slice,
-// those it does join (the smaller side); empty when the slice is connected or has no failures.
+// The working chips the failures cut off: those no working path joins to the first working chip, or, when they are
+// more than half the working chips, those it does join (the smaller side); empty when the working chips are connected
+// or nothing failed. A failed chip (failed_chips.hpp) is never listed: it is out of the slice's work.
 std::vector<ChipId> cut_off_chips(const Slice& slice);
 
-// kFailedLinksConnectedRule with the chips cut off (cut_off_chips, at most the first 8 listed, with coordinates), or
-// nullopt when connected.
+// kFailedLinksConnectedRule (kFailedChipsConnectedRule when some chip failed) with the chips cut off (cut_off_chips,
+// at most the first 8 listed, with coordinates), or nullopt when connected.
 std::optional<std::string> failed_links_issue(const Slice& slice);
 
 // Fewest working links from `from` to `to` on a slice with failures (Slice::hops_to). Throws InternalError when cut
@@ -51,8 +54,8 @@ std::int64_t failed_hops(const Slice& slice, ChipId from, ChipId to);
 // closer to `to`; a shortest path over the working links, in the order twisted_route breaks its ties in.
 std::vector<LinkId> failed_route(const Slice& slice, ChipId from, ChipId to);
 
-// The longest and the sum of the fewest working hops over all ordered pairs of chips (breadth-first search from
-// every chip), for `podsim topology`.
+// The longest and the sum of the fewest working hops over all ordered pairs of working chips (breadth-first search
+// from every working chip), for `podsim topology`.
 struct FailedHopFigures {
   std::int64_t diameter = 0;
   double sum = 0;

@@ -68,11 +68,16 @@ Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool
 
 Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool twisted,
              const std::vector<LinkId>& failed)
+    : Slice(std::move(shape), std::move(wraparound), twisted, SliceFailures{failed, {}, {}}) {}
+
+Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool twisted, const SliceFailures& failures)
     : Slice(std::move(shape), std::move(wraparound), twisted) {
-  if (failed.empty()) return;
+  replaced_cubes_ = failures.replaced_cubes;
+  if (failures.links.empty() && failures.chips.empty()) return;
   auto state = std::make_shared<Failures>();
   state->failed.assign(static_cast<std::size_t>(num_links()), false);
-  for (const LinkId id : failed) {
+  state->chip_failed.assign(static_cast<std::size_t>(num_chips_), false);
+  const auto fail_cable = [&](LinkId id) {
     const Link& one = link(id);
     state->failed[static_cast<std::size_t>(id)] = true;
     // The cable's other direction: the link from its far end, the other way along the same dim, back to its start.
@@ -81,10 +86,30 @@ Slice::Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool
     if (!reverse || link(*reverse).dst != one.src)
       throw InternalError("slice " + shape_string() + ": link " + one.name + " has no link back along its cable");
     state->failed[static_cast<std::size_t>(*reverse)] = true;
+  };
+  for (const LinkId id : failures.links)
+    fail_cable(id);
+  for (const ChipId chip : failures.chips) {
+    check_chip(chip);
+    state->chip_failed[static_cast<std::size_t>(chip)] = true;
+    for (int dim = 0; dim < rank(); ++dim)
+      for (Direction dir : {Direction::plus, Direction::minus})
+        if (const std::optional<LinkId> id = find_link(chip, dim, dir)) fail_cable(*id);
   }
   for (LinkId id = 0; id < num_links(); ++id)
     if (state->failed[static_cast<std::size_t>(id)]) state->ids.push_back(id);
+  for (ChipId chip = 0; chip < num_chips_; ++chip)
+    if (state->chip_failed[static_cast<std::size_t>(chip)]) state->chips.push_back(chip);
   failures_ = std::move(state);
+}
+
+bool Slice::chip_failed(ChipId chip) const {
+  return failures_ && failures_->chip_failed.at(static_cast<std::size_t>(chip));
+}
+
+const std::vector<ChipId>& Slice::failed_chips() const {
+  static const std::vector<ChipId> kNone;
+  return failures_ ? failures_->chips : kNone;
 }
 
 bool Slice::link_failed(LinkId id) const {

@@ -32,6 +32,16 @@ struct SliceShapeIssue {
 // or nullopt.
 std::optional<SliceShapeIssue> slice_shape_issue(const std::vector<std::int64_t>& shape);
 
+// The failures a slice is built with (docs/topology.md, "Failed links", "Failed chips", "Spare cubes"), after spare
+// cubes took their share (slice_failures.hpp): failed links (each fails its cable, both directions), failed chips
+// (every link touching one fails), and the 4x4x4 cubes that spares replaced (no failure is left in them; the reports
+// name them).
+struct SliceFailures {
+  std::vector<LinkId> links;
+  std::vector<ChipId> chips;
+  std::vector<std::int64_t> replaced_cubes;  // cube ids (spare_cubes.hpp), increasing
+};
+
 // Direction of travel along one dim: plus goes to coordinate c+1 (or wraps from N-1 to 0).
 enum class Direction : int { plus = 0, minus = 1 };
 
@@ -77,6 +87,10 @@ class Slice {
   // back along the same cable fail, stay in the table with their ids and names, and carry nothing; routes avoid them
   // (failed_links.hpp). Throws VerifyError for a link id outside the table.
   Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool twisted, const std::vector<LinkId>& failed);
+  // As above, with `failures.links` failed, every link touching a chip of `failures.chips` failed too
+  // (docs/topology.md, "Failed chips"), and the replaced cubes kept for the reports. Throws VerifyError for an id
+  // outside the tables.
+  Slice(std::vector<std::int64_t> shape, std::vector<bool> wraparound, bool twisted, const SliceFailures& failures);
   // The wraparound of every dim from a chip generation's rule (wraparound_for).
   Slice(std::vector<std::int64_t> shape, WrapRule rule, const std::vector<std::int64_t>& pod_shape = {});
 
@@ -100,8 +114,16 @@ class Slice {
   // hops(a, b) = origin_hops()[b - a] (chip_difference, twist.hpp).
   const std::vector<std::int32_t>& origin_hops() const { return table().origin_hops; }
 
-  // True when some cable has failed: routes are then found by breadth-first search (failed_links.hpp).
+  // True when some cable or chip has failed: routes are then found by breadth-first search (failed_links.hpp).
   bool has_failures() const { return failures_ != nullptr; }
+  // True when chip `chip` has failed (failed_chips.hpp): its links are failed and it runs nothing.
+  bool chip_failed(ChipId chip) const;
+  // The failed chips, increasing; empty when none failed.
+  const std::vector<ChipId>& failed_chips() const;
+  // The chips that have not failed.
+  std::int64_t working_chips() const { return num_chips_ - static_cast<std::int64_t>(failed_chips().size()); }
+  // The 4x4x4 cubes spares replaced (spare_cubes.hpp), increasing; the slice runs as if whole there.
+  const std::vector<std::int64_t>& replaced_cubes() const { return replaced_cubes_; }
   // True when link `id` has failed (either direction of a failed cable).
   bool link_failed(LinkId id) const;
   // The failed links, both directions of every failed cable, in id order; empty when none failed.
@@ -149,9 +171,11 @@ class Slice {
   const LinkTable& table() const;
 
   struct Failures {
-    std::vector<bool> failed;  // per link id
-    std::vector<LinkId> ids;   // the failed link ids, in order
-    std::mutex mutex;          // guards hops_to
+    std::vector<bool> failed;       // per link id
+    std::vector<LinkId> ids;        // the failed link ids, in order
+    std::vector<bool> chip_failed;  // per chip id
+    std::vector<ChipId> chips;      // the failed chips, increasing
+    std::mutex mutex;               // guards hops_to
     std::unordered_map<ChipId, std::vector<std::int32_t>> hops_to;
   };
 
@@ -161,7 +185,8 @@ class Slice {
   std::int64_t num_chips_ = 0;
   std::int64_t twist_k_ = 0;  // the short size of a twisted torus; 0 when plain
   std::shared_ptr<LinkTable> table_ = std::make_shared<LinkTable>();
-  std::shared_ptr<Failures> failures_;  // null when no link failed
+  std::shared_ptr<Failures> failures_;  // null when no link or chip failed
+  std::vector<std::int64_t> replaced_cubes_;
 };
 
 // Letter of `dim` in link names: 'x', 'y', 'z'.

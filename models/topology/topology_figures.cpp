@@ -34,9 +34,11 @@ void twisted_figures(const Slice& slice, TopologyFigures& f) {
   f.bisection_links = fewest_cut_links(slice).links_per_direction;
 }
 
-// Failed links break the symmetry the closed forms rest on: hops by breadth-first search from every chip over the
-// working links; the bisection is the plain cut's (twisted: the fewest cut's) working links.
+// Failed links break the symmetry the closed forms rest on: hops by breadth-first search from every working chip over
+// the working links; the bisection is the plain cut's (twisted: the fewest cut's) working links. Failed chips are out
+// of the figures: `chips` counts the working ones, the mean is over their ordered pairs.
 void failed_figures(const Slice& slice, TopologyFigures& f) {
+  f.chips = slice.working_chips();
   const FailedHopFigures hops = failed_hop_figures(slice);
   f.twisted = slice.twisted();
   f.diameter_hops = hops.diameter;

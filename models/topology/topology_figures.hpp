@@ -13,7 +13,7 @@
 namespace podsim {
 
 struct TopologyFigures {
-  std::int64_t chips = 0;
+  std::int64_t chips = 0;  // the working chips: all but the failed ones (failed_chips.hpp)
   std::int64_t links = 0;  // directed ICI links (one per direction per neighbour pair)
   std::vector<bool> wraparound;
   bool twisted = false;  // a twisted torus (twist.hpp): figures by breadth-first search, bisection by fewest cut

@@ -175,8 +175,9 @@ def hardware(preset=None, **kwargs):
 def topology(**kwargs):
     """``podsim topology --json``: a slice's chips, links, wraparound, diameter and mean hops, bisection and cubes.
 
-    Keywords: hardware, slice (list or "4x4x8"), wrap, twist (True: a twisted torus), links (True: every link's name
-    too), shapes (True: the shapes the preset's pods form instead of one slice)."""
+    Keywords: hardware, slice (list or "4x4x8"), wrap, twist (True: a twisted torus), failed_links (link names),
+    failed_chips (chip ids, e.g. [5]), spare_cubes (int), links (True: every link's name too), shapes (True: the
+    shapes the preset's pods form instead of one slice)."""
     return _json_call("topology", _arguments("topology", kwargs, output=["--json"]))
 
 

@@ -3,8 +3,8 @@
 // query's field.
 #include "sim/query/collective_query.hpp"
 
-#include "models/topology/failed_links.hpp"
 #include "models/topology/route_policy.hpp"
+#include "models/topology/slice_failures.hpp"
 #include "models/topology/twist.hpp"
 
 #include <algorithm>
@@ -150,15 +150,21 @@ Slice query_slice(const CollectiveQuery& query) {
   if (query.twist)
     if (const auto issue = preset_twist_issue(hardware.twist, hardware.name, shape, wraps))
       throw CollectiveError(Field::twist, *issue);
-  const bool failures = !query.failed_links.empty();
-  if (const auto issue = route_policy_issue(query.routing, query.twist, failures))
-    throw CollectiveError(failures ? Field::failed_links : Field::twist, *issue);
-  if (!failures) return Slice(shape, wraps, query.twist);
-  std::vector<LinkId> failed;
-  if (const auto issue = resolve_failed_links(Slice(shape, wraps, query.twist), query.failed_links, failed))
-    throw CollectiveError(Field::failed_links, issue->message);
+  const FailureRequest request{query.failed_links, query.failed_chips, query.spare_cubes};
+  SliceFailures failed;
+  if (request.any()) {
+    const CubePod pod = cube_pod(hardware.wrap_rule, hardware.pod_shape, hardware.pod_chips, hardware.name);
+    if (const auto issue = resolve_slice_failures(Slice(shape, wraps, query.twist), request, pod, true, failed)) {
+      using Failed = FailureIssue::Field;
+      throw CollectiveError(issue->field == Failed::failed_links   ? Field::failed_links
+                            : issue->field == Failed::failed_chips ? Field::failed_chips
+                                                                   : Field::spare_cubes,
+                            issue->message);
+    }
+  }
   Slice slice(shape, wraps, query.twist, failed);
-  if (const auto issue = failed_links_issue(slice)) throw CollectiveError(Field::failed_links, *issue);
+  if (const auto issue = route_policy_issue(query.routing, query.twist, slice.has_failures()))
+    throw CollectiveError(slice.has_failures() ? Field::failed_links : Field::twist, *issue);
   return slice;
 }
 

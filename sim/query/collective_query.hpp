@@ -32,6 +32,8 @@ struct CollectiveQuery {
     wrap,
     twist,
     failed_links,
+    failed_chips,
+    spare_cubes,
     mesh,
     op,
     axes,
@@ -52,12 +54,14 @@ struct CollectiveQuery {
     std::string sharding;  // any notation, bound to the query's mesh
   };
 
-  HardwareSpec hardware;                  // a loaded preset
-  Shape slice;                            // chips per dim
-  WrapChoice wrap;                        // auto: the preset's rule
-  bool twist = false;                     // a twisted torus (docs/topology.md, "Twisted tori")
-  std::vector<std::string> failed_links;  // failed cables by link name (docs/topology.md, "Failed links")
-  std::optional<Mesh> mesh;               // default: default_mesh(slice), one axis per slice dim named X, Y, Z
+  HardwareSpec hardware;                   // a loaded preset
+  Shape slice;                             // chips per dim
+  WrapChoice wrap;                         // auto: the preset's rule
+  bool twist = false;                      // a twisted torus (docs/topology.md, "Twisted tori")
+  std::vector<std::string> failed_links;   // failed cables by link name (docs/topology.md, "Failed links")
+  std::vector<std::int64_t> failed_chips;  // failed chips by id ("Failed chips"): refused unless a spare replaces them
+  std::int64_t spare_cubes = 0;            // spare 4x4x4 cubes that replace failed ones ("Spare cubes")
+  std::optional<Mesh> mesh;                // default: default_mesh(slice), one axis per slice dim named X, Y, Z
   CollectiveKind op = CollectiveKind::all_gather;
   std::vector<std::string> axes;             // mesh axes, in order
   DType dtype = DType::bf16;                 // element type of the tensor and of the reduction

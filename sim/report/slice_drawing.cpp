@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,9 @@ namespace {
 constexpr double kMaxWidth = 1100;  // px: layers wrap onto further rows past this
 constexpr const char* kPlainLink = "#9aa5b1";
 constexpr const char* kWrap = "#4e79a7";
+constexpr const char* kFailedChip = "#e15759";
+constexpr const char* kFailedChipFill = "#f6c6c7";
+constexpr const char* kReplacedCube = "#59a14f";
 
 // Per LinkMark, in its order: the colour and the legend's words.
 struct MarkStyle {
@@ -115,6 +119,31 @@ std::string link_svg(const podsim::Slice& slice, const Layout& l, const Link& li
          line(cx(b), cy(b), cx(b) - dx * reach * 1.6, cy(b) - dy * reach * 1.6, colour, width, dash ? dash : "3 2");
 }
 
+// A thick green outline, in every layer it spans, around each cube a spare replaced (spare_cubes.hpp): a 4x4 square
+// of chips, or the cube's own cell when the slice is drawn as blocks.
+std::string replaced_cubes_svg(const podsim::Slice& slice, const Layout& l) {
+  std::string out;
+  if (slice.rank() != 3) return out;
+  for (const std::int64_t cube : slice.replaced_cubes()) {
+    // The cube's first chip: cube ids are row-major over the cube coordinates (dim 0 slowest).
+    std::array<std::int64_t, 3> at{0, 0, 0};
+    std::int64_t rest = cube;
+    for (int d = 2; d >= 0; --d) {
+      at[static_cast<std::size_t>(d)] = rest % (slice.size(d) / 4) * 4;
+      rest /= slice.size(d) / 4;
+    }
+    const auto first = cell_of(slice, l, slice.chip_at({at[0], at[1], at[2]}));
+    const std::int64_t span = l.block == 1 ? 4 : 1;  // cells per side (and layers) the cube takes
+    for (std::int64_t layer = first[0]; layer < first[0] + span; ++layer)
+      out += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"{}\" "
+          "stroke-width=\"3\" rx=\"3\"/>\n",
+          l.x(layer, first[2]) + 1, l.y(layer, first[1]) + 1, static_cast<double>(span) * l.pitch - 2,
+          static_cast<double>(span) * l.pitch - 2, kReplacedCube);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string slice_drawing_svg(const podsim::Slice& slice, const SliceDrawing& drawing) {
@@ -138,6 +167,9 @@ std::string slice_drawing_svg(const podsim::Slice& slice, const SliceDrawing& dr
   if (slice.twisted())
     wraps += fmt::format("; twisted: the wrap links of the dims of {} land {} further along the others",
                          slice.twist_k(), slice.twist_k());
+  if (!slice.failed_chips().empty()) wraps += fmt::format("; {} failed chip(s) in red", slice.failed_chips().size());
+  if (!slice.replaced_cubes().empty())
+    wraps += fmt::format("; {} cube(s) replaced by spares in green", slice.replaced_cubes().size());
   out += fmt::format("<text x=\"{}\" y=\"16\" font-weight=\"bold\">slice {} ({} chips): {}</text>\n", l.left,
                      esc(slice.shape_string()), slice.num_chips(), esc(wraps));
   out += fmt::format("<text x=\"{}\" y=\"34\" font-size=\"12\" fill=\"#555\">{}</text>\n", l.left, esc(how));
@@ -190,14 +222,22 @@ std::string slice_drawing_svg(const podsim::Slice& slice, const SliceDrawing& dr
     (drawn.rfind("<circle", 0) == 0 ? dots : out) += drawn + "\n";  // dots go over the chips
   }
   const bool labels = l.block == 1 && l.pitch >= 24;
+  std::set<std::array<std::int64_t, 3>> failed_cells;  // cells holding a failed chip
+  for (const ChipId chip : slice.failed_chips())
+    failed_cells.insert(cell_of(slice, l, chip));
   for (std::int64_t layer = 0; layer < l.size[0]; ++layer)
     for (std::int64_t row = 0; row < l.size[1]; ++row)
       for (std::int64_t col = 0; col < l.size[2]; ++col) {
         const double x = l.x(layer, col) + (l.pitch - l.cell) / 2, y = l.y(layer, row) + (l.pitch - l.cell) / 2;
+        const bool failed = failed_cells.count({layer, row, col}) > 0;
         out += fmt::format(
-            "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" rx=\"2\" fill=\"{}\" stroke=\"#555\" "
-            "stroke-width=\"0.6\"/>",
-            x, y, l.cell, l.cell, l.block > 1 ? "#dce6f2" : "#f4f6f8");
+            "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" rx=\"2\" fill=\"{}\" stroke=\"{}\" "
+            "stroke-width=\"{}\"/>",
+            x, y, l.cell, l.cell,
+            failed        ? kFailedChipFill
+            : l.block > 1 ? "#dce6f2"
+                          : "#f4f6f8",
+            failed ? kFailedChip : "#555", failed ? 1.6 : 0.6);
         if (labels) {
           std::vector<std::int64_t> coords(static_cast<std::size_t>(slice.rank()), 0);
           for (int k = 0; k < 3; ++k)
@@ -219,6 +259,7 @@ std::string slice_drawing_svg(const podsim::Slice& slice, const SliceDrawing& dr
               "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#2c3e50\" "
               "stroke-width=\"2\" rx=\"3\"/>",
               l.x(layer, col) + 1, l.y(layer, row) + 1, 4 * l.pitch - 2, 4 * l.pitch - 2);
+  out += replaced_cubes_svg(slice, l);
   // Legend.
   double x = l.left;
   const double y = height - 8;
@@ -235,6 +276,20 @@ std::string slice_drawing_svg(const podsim::Slice& slice, const SliceDrawing& dr
         "stroke-width=\"2\"/><text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\">4x4x4 cube</text>",
         x, y - 11, x + 24, y);
     x += 110;
+  }
+  if (!slice.failed_chips().empty()) {
+    out += fmt::format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\" stroke=\"{}\" "
+        "stroke-width=\"1.6\"/><text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\">failed chip</text>",
+        x, y - 11, kFailedChipFill, kFailedChip, x + 18, y);
+    x += 96;
+  }
+  if (!slice.replaced_cubes().empty()) {
+    out += fmt::format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"18\" height=\"12\" fill=\"none\" stroke=\"{}\" "
+        "stroke-width=\"3\"/><text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\">cube replaced by a spare</text>",
+        x, y - 11, kReplacedCube, x + 24, y);
+    x += 190;
   }
   for (const LinkMark mark : {LinkMark::failed, LinkMark::twisted, LinkMark::busy})
     if (used[static_cast<std::size_t>(mark)])

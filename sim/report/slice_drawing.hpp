@@ -1,7 +1,8 @@
 // The slice as a picture for the HTML reports (`podsim run --report`, `podsim plan --report`): chips on a grid (a 3D
 // slice as its layers along dim 0 side by side), neighbour links, wraparound as dashed stubs leaving both ends of a
 // wrapped line, 4x4x4 cubes outlined on generations built of them, and marked links (failed, twisted wrap, busy)
-// drawn over the rest. A slice of more than kMaxDrawnChips chips is drawn as its 4x4x4 blocks.
+// drawn over the rest; the slice's failed chips filled red and the cubes spares replaced outlined green
+// (Slice::failed_chips, Slice::replaced_cubes). A slice of more than kMaxDrawnChips chips is drawn as its 4x4x4 blocks.
 #pragma once
 
 #include <cstddef>

@@ -10,6 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "models/topology/failed_chips.hpp"
+#include "models/topology/spare_cubes.hpp"
+
 namespace podsim {
 namespace {
 
@@ -18,6 +21,14 @@ std::int64_t chips_of(const Shape& shape) {
   for (const auto d : shape)
     n *= d;
   return n;
+}
+
+// The failed links that touch no failed chip (a failed chip's links are implied by it), in id order.
+std::vector<LinkId> links_failed_alone(const Slice& slice) {
+  std::vector<LinkId> out;
+  for (const LinkId id : slice.failed_links())
+    if (!slice.chip_failed(slice.link(id).src) && !slice.chip_failed(slice.link(id).dst)) out.push_back(id);
+  return out;
 }
 
 }  // namespace
@@ -36,12 +47,15 @@ nlohmann::json topology_json(const std::string& hardware, const Slice& slice, co
                         {"bisection_links", figures.bisection_links},
                         {"cubes", nullptr}};
   if (figures.cubes) out["cubes"] = *figures.cubes;
-  if (slice.has_failures()) {  // only then, so answers without failures keep their form
+  // Each only when some failed or were replaced, so answers without failures keep their form.
+  if (const std::vector<LinkId> alone = links_failed_alone(slice); !alone.empty()) {
     nlohmann::json failed = nlohmann::json::array();
-    for (const LinkId id : slice.failed_links())
+    for (const LinkId id : alone)
       failed.push_back(slice.link(id).name);
     out["failed_links"] = std::move(failed);
   }
+  if (!slice.failed_chips().empty()) out["failed_chips"] = slice.failed_chips();
+  if (!slice.replaced_cubes().empty()) out["replaced_cubes"] = slice.replaced_cubes();
   if (link_names) {
     nlohmann::json names = nlohmann::json::array();
     for (const auto& link : slice.links())
@@ -57,17 +71,29 @@ std::string topology_text(const std::string& hardware, const Slice& slice, const
   std::string wrap;
   for (std::size_t d = 0; d < figures.wraparound.size(); ++d)
     wrap += std::string(d ? " " : "") + (figures.wraparound[d] ? "ring" : "line");
-  out << fmt::format("slice {} of {}: {} chips, {} directed links, wraparound {} ({})\n", slice.shape_string(),
-                     hardware, figures.chips, figures.links, wrap, figures.twisted ? "twisted" : "not twisted");
-  out << fmt::format("  diameter {} hops, mean {:.4g} hops over all pairs of chips\n", figures.diameter_hops,
-                     figures.mean_hops);
+  const std::string chips = slice.failed_chips().empty()
+                                ? fmt::format("{} chips", figures.chips)
+                                : fmt::format("{} working chips of {} ({} failed)", figures.chips, slice.num_chips(),
+                                              slice.failed_chips().size());
+  out << fmt::format("slice {} of {}: {}, {} directed links, wraparound {} ({})\n", slice.shape_string(), hardware,
+                     chips, figures.links, wrap, figures.twisted ? "twisted" : "not twisted");
+  out << fmt::format("  diameter {} hops, mean {:.4g} hops over all pairs of {}chips\n", figures.diameter_hops,
+                     figures.mean_hops, slice.failed_chips().empty() ? "" : "working ");
   out << fmt::format("  bisection: {} links each way across the middle of {}\n", figures.bisection_links,
                      figures.twisted ? "the dim that cuts the fewest" : "the longest dim");
   if (figures.cubes) out << fmt::format("  cubes: {} of 4x4x4\n", *figures.cubes);
-  if (slice.has_failures()) {
+  for (const std::int64_t cube : slice.replaced_cubes())
+    out << "  " << cube_label(slice, cube) << ": replaced by a spare cube (its failures gone)\n";
+  if (!slice.failed_chips().empty()) {
+    out << fmt::format("  failed chips ({}, every link touching them failed; figures over the working chips):\n",
+                       slice.failed_chips().size());
+    for (const ChipId chip : slice.failed_chips())
+      out << "    " << chip_label(slice, chip) << "\n";
+  }
+  if (const std::vector<LinkId> alone = links_failed_alone(slice); !alone.empty()) {
     out << fmt::format("  failed links ({}, both directions of each cable; hops over the working links):\n",
-                       slice.failed_links().size());
-    for (const LinkId id : slice.failed_links())
+                       alone.size());
+    for (const LinkId id : alone)
       out << "    " << slice.link(id).name << "\n";
   }
   if (link_names)

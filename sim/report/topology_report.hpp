@@ -14,8 +14,8 @@
 namespace podsim {
 
 // {"schema": "podsim/1", "hardware", "slice", "chips", "links", "wraparound", "twisted", "diameter_hops",
-// "mean_hops", "bisection_links", "cubes" (null off a cube generation)}, and with `link_names` every directed link's
-// name in link-id order.
+// "mean_hops", "bisection_links", "cubes" (null off a cube generation)}, then "failed_links", "failed_chips" and
+// "replaced_cubes" each only when not empty, and with `link_names` every directed link's name in link-id order.
 nlohmann::json topology_json(const std::string& hardware, const Slice& slice, const TopologyFigures& figures,
                              bool link_names);
 std::string topology_text(const std::string& hardware, const Slice& slice, const TopologyFigures& figures,

@@ -181,15 +181,23 @@ void read_slice_count(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
     spec.dcn_latency_s = get_figure(ctx, dcn.at("latency"), "/slice/dcn/latency", &parse_duration);
 }
 
-// The slice's shape and its wraparound choice: a word, or one boolean per dim; its twist and failed links; the slice
-// count and DCN overrides.
+// The slice's shape and its wraparound choice: a word, or one boolean per dim; its twist, failed links and chips and
+// spare cubes; the slice count and DCN overrides.
 void read_slice(const Ctx& ctx, const Json& j, ScenarioSpec& spec) {
   require_object(ctx, j, "/slice");
-  require_known_keys(ctx, j, "/slice", {"shape", "wraparound", "twist", "failed_links", "count", "dcn"});
+  require_known_keys(ctx, j, "/slice",
+                     {"shape", "wraparound", "twist", "failed_links", "failed_chips", "spare_cubes", "count", "dcn"});
   read_slice_count(ctx, j, spec);
   if (j.contains("twist")) spec.twist = get_bool(ctx, j.at("twist"), "/slice/twist");
   if (j.contains("failed_links"))
     spec.failed_links = get_string_array(ctx, j.at("failed_links"), "/slice/failed_links");
+  if (j.contains("failed_chips")) {
+    const std::string p = "/slice/failed_chips";
+    require_array(ctx, j.at("failed_chips"), p);
+    for (std::size_t i = 0; i < j.at("failed_chips").size(); ++i)
+      spec.failed_chips.push_back(get_int(ctx, j.at("failed_chips")[i], child(p, i)));
+  }
+  if (j.contains("spare_cubes")) spec.spare_cubes = get_int(ctx, j.at("spare_cubes"), "/slice/spare_cubes");
   require_key(ctx, j, "/slice", "shape");
   const Json& shape = j.at("shape");
   require_array(ctx, shape, "/slice/shape");

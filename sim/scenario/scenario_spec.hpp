@@ -34,6 +34,7 @@
 #include "models/sharding/notation.hpp"
 #include "models/topology/route_policy.hpp"
 #include "models/topology/slice.hpp"
+#include "models/topology/slice_failures.hpp"
 #include "models/topology/wraparound.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/scenario/expect_metrics.hpp"
@@ -286,9 +287,13 @@ struct ScenarioSpec {
   std::optional<WrapChoice> wrap;  // the scenario's wraparound; nullopt: the preset's rule ("auto"), not given
   std::vector<bool> wraparound;    // derived: per slice dim, resolved (a dim of size <= 2 never wraps)
   bool twist = false;              // `slice.twist`: a twisted torus (docs/topology.md, "Twisted tori")
-  // `slice.failed_links`: failed cables by link name (docs/topology.md, "Failed links"), and their ids (derived).
+  // `slice.failed_links`: failed cables by link name (docs/topology.md, "Failed links"); `slice.failed_chips`: failed
+  // chips by id ("Failed chips"); `slice.spare_cubes`: spare 4x4x4 cubes that replace failed ones ("Spare cubes").
   std::vector<std::string> failed_links;
-  std::vector<LinkId> failed_link_ids;
+  std::vector<std::int64_t> failed_chips;
+  std::int64_t spare_cubes = 0;
+  SliceFailures failures;  // derived: what the slice is built with once the spares replaced their cubes
+  FailureRequest failure_request() const { return FailureRequest{failed_links, failed_chips, spare_cubes}; }
   // Several slices joined by the DCN (docs/overlap-pipeline-dcn.md): `slice.count` identical slices, chip s * M + c
   // being chip c of slice s; the mesh then has the axis kSliceAxisName of size slice_count first, over the slice index.
   std::int32_t slice_count = 1;
@@ -317,9 +322,9 @@ struct ScenarioSpec {
   // The mesh without its slice axis and the dims of the others (the mesh as it lies on one slice): the whole mesh
   // when slice_count == 1. Call after verification.
   std::pair<Mesh, std::vector<std::vector<int>>> in_slice_mesh() const;
-  // One slice as the scenario wires it: its shape, resolved wraparound, twist and failed links. Call after
-  // verification.
-  Slice one_slice() const { return Slice(slice_shape, wraparound, twist, failed_link_ids); }
+  // One slice as the scenario wires it: its shape, resolved wraparound, twist and failures (after the spares). Call
+  // after verification.
+  Slice one_slice() const { return Slice(slice_shape, wraparound, twist, failures); }
   // The DCN figures in force: the scenario's override, else the preset's (0 when neither gives one).
   double dcn_bandwidth_or_preset() const {
     return dcn_figures(hardware.spec, dcn_bandwidth_Bps, dcn_latency_s, false).bandwidth_per_chip_Bps;

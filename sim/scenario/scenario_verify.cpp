@@ -14,10 +14,10 @@
 #include "models/common/units.hpp"
 #include "models/sharding/mesh_spec.hpp"
 #include "models/sharding/sharding_verify.hpp"
-#include "models/topology/failed_links.hpp"
 #include "models/topology/mesh_mapping.hpp"
 #include "models/topology/route_policy.hpp"
 #include "models/topology/slice.hpp"
+#include "models/topology/slice_failures.hpp"
 #include "models/topology/twist.hpp"
 #include "sim/scenario/scenario_verify_detail.hpp"
 
@@ -186,22 +186,35 @@ void replicate(const State& state, ScenarioSharding& sharding, std::size_t rank,
   sharding.parsed.sharding.dims.resize(rank);
 }
 
-// `slice.failed_links` (docs/topology.md, "Failed links"): every name a link of the slice, the slice still connected,
-// and no capacity planning (its candidates are other slices, whose links these names are not).
-void verify_failed_links(State& state) {
+// `slice.failed_links`, `slice.failed_chips` and `slice.spare_cubes` (docs/topology.md, "Failed links", "Failed
+// chips", "Spare cubes"), resolved by resolve_slice_failures: a program runs on every chip, so a failed chip must be
+// replaced by a spare; and no capacity planning (its candidates are other slices, whose links and chips these are not).
+void verify_slice_failures(State& state) {
   const Where& where = state.where;
   ScenarioSpec& spec = state.spec;
-  if (spec.failed_links.empty()) return;
-  const std::string p = "/slice/failed_links";
-  if (spec.model)
-    where.fail(p,
-               "failed links are simulated on a scenario's own program; capacity planning (a model) plans other "
-               "slices, got: " +
-                   std::to_string(spec.failed_links.size()) + " failed link(s) with a model");
-  const Slice plain(spec.slice_shape, spec.wraparound, spec.twist);
-  if (const auto issue = resolve_failed_links(plain, spec.failed_links, spec.failed_link_ids))
-    where.fail(child(p, issue->index), issue->message);
-  if (const auto issue = failed_links_issue(spec.one_slice())) where.fail(p, *issue);
+  spec.failures = SliceFailures{};
+  const FailureRequest request = spec.failure_request();
+  if (!request.any()) return;
+  using Field = FailureIssue::Field;
+  const auto pointer = [](Field field) {
+    return field == Field::failed_links   ? std::string("/slice/failed_links")
+           : field == Field::failed_chips ? std::string("/slice/failed_chips")
+                                          : std::string("/slice/spare_cubes");
+  };
+  if (spec.model) {
+    const Field field = !spec.failed_links.empty()   ? Field::failed_links
+                        : !spec.failed_chips.empty() ? Field::failed_chips
+                                                     : Field::spare_cubes;
+    where.fail(pointer(field),
+               "failures and spares are simulated on a scenario's own program; capacity planning (a model) plans "
+               "other slices, got: " +
+                   failure_count_text(request) + " with a model");
+  }
+  const HardwareSpec& hw = spec.hardware.spec;
+  const CubePod pod = cube_pod(hw.wrap_rule, hw.pod_shape, hw.pod_chips, hw.name);
+  if (const auto issue = resolve_slice_failures(Slice(spec.slice_shape, spec.wraparound, spec.twist), request, pod,
+                                                true, spec.failures))
+    where.fail(issue->index ? child(pointer(issue->field), *issue->index) : pointer(issue->field), issue->message);
 }
 
 // The slice's shape within the limits (slice.hpp), and its wraparound resolved.
@@ -244,8 +257,8 @@ void verify_slice(State& state) {
   if (spec.twist)
     if (const auto issue = preset_twist_issue(hw.twist, hw.name, dims, spec.wraparound))
       where.fail("/slice/twist", *issue);
-  verify_failed_links(state);
-  if (const auto issue = route_policy_issue(spec.options.routing, spec.twist, !spec.failed_links.empty()))
+  verify_slice_failures(state);
+  if (const auto issue = route_policy_issue(spec.options.routing, spec.twist, spec.one_slice().has_failures()))
     where.fail("/options/routing", *issue);
 }
 

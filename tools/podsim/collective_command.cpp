@@ -4,7 +4,6 @@
 
 #include "models/common/units.hpp"
 #include "models/sharding/mesh_spec.hpp"
-#include "models/topology/failed_links.hpp"
 #include "sim/collectives/algorithm_table.hpp"
 #include "sim/query/collective_query.hpp"
 #include "sim/report/collective_report.hpp"
@@ -12,6 +11,7 @@
 #include "sim/report/output_file.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "tools/podsim/command.hpp"
+#include "tools/podsim/failure_flags.hpp"
 #include "tools/podsim/flags.hpp"
 
 namespace podsim::cli {
@@ -22,7 +22,7 @@ struct CollectiveFlags {
   std::string slice;
   std::string wrap = "auto";
   bool twist = false;
-  std::optional<std::string> failed_links;
+  FailureFlags failures;
   std::optional<std::string> mesh;
   std::string op;
   std::string axes;
@@ -88,8 +88,10 @@ CollectiveQuery collective_query(const CollectiveFlags& flags) {
   query.slice = located("--slice", [&] { return parse_shape(flags.slice); });
   query.wrap = located("--wrap", [&] { return parse_wrap_choice(flags.wrap, query.slice); });
   query.twist = flags.twist;
-  if (flags.failed_links)
-    query.failed_links = located("--failed-links", [&] { return split_link_names(*flags.failed_links); });
+  const FailureRequest failures = failure_request(flags.failures);
+  query.failed_links = failures.links;
+  query.failed_chips = failures.chips;
+  query.spare_cubes = failures.spare_cubes;
   if (flags.mesh) query.mesh = located("--mesh", [&] { return parse_mesh_spec(*flags.mesh).mesh; });
   query.op = located("--op", [&] { return parse_collective_kind(flags.op); });
   query.axes = located("--axes", [&] { return split_axes(flags.axes); });
@@ -119,7 +121,11 @@ std::string flag_of(CollectiveQuery::Field field) {
     case Field::twist:
       return "--twist";
     case Field::failed_links:
-      return "--failed-links";
+      return failure_flag(FailureIssue::Field::failed_links);
+    case Field::failed_chips:
+      return failure_flag(FailureIssue::Field::failed_chips);
+    case Field::spare_cubes:
+      return failure_flag(FailureIssue::Field::spare_cubes);
     case Field::mesh:
       return "--mesh";
     case Field::op:
@@ -169,8 +175,7 @@ void add_collective_command(CLI::App& app, Action& action) {
   cmd->add_option("--wrap", flags->wrap, "Wraparound: auto (the preset's rule), none, all, or dims such as 0,1")
       ->capture_default_str();
   cmd->add_flag("--twist", flags->twist, "A twisted torus (k x k x 2k or k x 2k x 2k on a preset that twists)");
-  cmd->add_option("--failed-links", flags->failed_links,
-                  "Failed cables by link name, comma-separated (podsim topology --links lists them)");
+  add_failure_flags(cmd, flags->failures);
   cmd->add_option("--mesh", flags->mesh, "Logical mesh, e.g. X=8,Y=4 (default: one axis per slice dim, X Y Z)");
   cmd->add_option("--op", flags->op, "all-gather, reduce-scatter, all-reduce or all-to-all")->required();
   cmd->add_option("--axes", flags->axes, "Mesh axes the collective runs over, e.g. Y or X,Y")->required();

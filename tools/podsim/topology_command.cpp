@@ -1,7 +1,7 @@
-// `podsim topology --hardware H --slice S [--wrap W] [--twist] [--failed-links A,B] [--json] [--links]` and `podsim
-// topology --hardware H
-// --shapes [--json]`: a slice's chips, links, wraparound, diameter, mean hops, bisection and cubes, or the shapes a
-// generation's pods form (docs/topology.md). Bad input exits 2 naming the flag.
+// `podsim topology --hardware H --slice S [--wrap W] [--twist] [--failed-links A,B] [--failed-chips C,D]
+// [--spare-cubes N] [--json] [--links]` and `podsim topology --hardware H --shapes [--json]`: a slice's chips, links,
+// wraparound, diameter, mean hops, bisection and cubes, or the shapes a generation's pods form (docs/topology.md). Bad
+// input exits 2 naming the flag.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,7 +13,6 @@
 
 #include "models/common/error.hpp"
 #include "models/common/shape.hpp"
-#include "models/topology/failed_links.hpp"
 #include "models/topology/slice_shapes.hpp"
 #include "models/topology/topology_figures.hpp"
 #include "models/topology/twist.hpp"
@@ -21,6 +20,7 @@
 #include "sim/report/topology_report.hpp"
 #include "sim/scenario/hardware_json.hpp"
 #include "tools/podsim/command.hpp"
+#include "tools/podsim/failure_flags.hpp"
 #include "tools/podsim/flags.hpp"
 
 namespace podsim::cli {
@@ -31,7 +31,7 @@ struct TopologyOptions {
   std::string slice;
   std::string wrap = "auto";
   bool twist = false;
-  std::string failed_links;
+  FailureFlags failures;
   bool json = false;
   bool links = false;
   bool shapes = false;
@@ -60,14 +60,12 @@ int run_topology(const TopologyOptions& options) {
       located("--wrap", [&] { return resolve_wraparound(options.wrap, shape, hw.wrap_rule, hw.pod_shape); });
   if (options.twist)
     if (const auto issue = preset_twist_issue(hw.twist, hw.name, shape, wrap)) throw InputError("--twist", *issue);
-  std::vector<LinkId> failed;
-  if (!options.failed_links.empty()) {
-    const auto names = located("--failed-links", [&] { return split_link_names(options.failed_links); });
-    if (const auto issue = resolve_failed_links(Slice(shape, wrap, options.twist), names, failed))
-      throw InputError("--failed-links", issue->message);
-  }
+  const FailureRequest request = failure_request(options.failures);
+  SliceFailures failed;
+  const CubePod pod = cube_pod(hw.wrap_rule, hw.pod_shape, hw.pod_chips, hw.name);
+  if (const auto issue = resolve_slice_failures(Slice(shape, wrap, options.twist), request, pod, false, failed))
+    throw InputError(failure_flag(issue->field), issue->message);
   const Slice slice(shape, wrap, options.twist, failed);
-  if (const auto issue = failed_links_issue(slice)) throw InputError("--failed-links", *issue);
   const TopologyFigures figures = topology_figures(slice, hw.wrap_rule);
   if (options.json)
     std::cout << topology_json(options.hardware, slice, figures, options.links).dump(2) << "\n";
@@ -89,8 +87,7 @@ void add_topology_command(CLI::App& app, Action& action) {
   sub->add_option("--wrap", options->wrap, "Wraparound: auto (the preset's rule), none, all, or dims such as 0,1")
       ->capture_default_str();
   sub->add_flag("--twist", options->twist, "A twisted torus (k x k x 2k or k x 2k x 2k on a preset that twists)");
-  sub->add_option("--failed-links", options->failed_links,
-                  "Failed cables by link name, comma-separated (--links lists them)");
+  add_failure_flags(sub, options->failures);
   sub->add_flag("--json", options->json, "Print JSON (\"schema\": \"podsim/1\")");
   sub->add_flag("--links", options->links, "Also list every directed link's name (as the reports print them)");
   sub->add_flag("--shapes", options->shapes, "List the slice shapes the preset's pods form");
