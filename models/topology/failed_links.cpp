@@ -2,6 +2,9 @@
 #include "models/topology/failed_links.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
 
 #include "models/common/error.hpp"
 #include "models/topology/failed_chips.hpp"
@@ -62,11 +65,19 @@ std::optional<LinkId> link_named(const Slice& slice, const std::string& name) {
 std::optional<FailedLinkIssue> resolve_failed_links(const Slice& slice, const std::vector<std::string>& names,
                                                     std::vector<LinkId>& ids) {
   ids.clear();
+  // A cable by its two chips (the lower id first) and its dim: a link and the link back along it are one cable.
+  std::map<std::tuple<ChipId, ChipId, int>, std::size_t> cables;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::optional<LinkId> id = link_named(slice, names[i]);
     if (!id)
       return FailedLinkIssue{i, std::string(kFailedLinkNameRule) + " " + slice.shape_string() +
                                     " (podsim topology --links lists them), got: " + names[i]};
+    const Link& link = slice.links()[static_cast<std::size_t>(*id)];
+    const auto [at, added] =
+        cables.emplace(std::tuple{std::min(link.src, link.dst), std::max(link.src, link.dst), link.dim}, i);
+    if (!added)
+      return FailedLinkIssue{i, std::string(kFailedLinkOnceRule) + ", got: " + names[i] + ", the cable of " +
+                                    names[at->second] + " (entry " + std::to_string(at->second) + ")"};
     ids.push_back(*id);
   }
   return std::nullopt;

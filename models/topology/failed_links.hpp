@@ -16,6 +16,8 @@ class Slice;
 
 // The rules a list of failed links must meet, as error text names them.
 inline constexpr const char* kFailedLinkNameRule = "a failed link must be a link of the slice";
+inline constexpr const char* kFailedLinkOnceRule =
+    "a failed cable is listed once (a link and the link back along its cable are one cable)";
 inline constexpr const char* kFailedLinksConnectedRule =
     "failed links must leave every chip reachable from every other over the working links";
 inline constexpr const char* kFailedChipsConnectedRule =

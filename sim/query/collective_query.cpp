@@ -182,6 +182,7 @@ bool query_dcn(const CollectiveQuery& query, const Mesh& mesh, const Slice& slic
   if (query.slices < 1)
     throw CollectiveError(Field::slices, "the slice count must be >= 1, got: " + std::to_string(query.slices));
   answer.slices = query.slices;
+  answer.routing = query.routing;
   if (query.slices == 1) {
     if (query.dcn_bandwidth_Bps || query.dcn_latency_s)
       throw CollectiveError(query.dcn_bandwidth_Bps ? Field::dcn_bandwidth : Field::dcn_latency,

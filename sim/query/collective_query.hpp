@@ -120,6 +120,7 @@ struct CollectiveAnswer {
   double dcn_bandwidth_Bps = 0;     // per chip, with the override (slices > 1)
   double dcn_latency_s = 0;         // with the override (slices > 1)
   std::int64_t chips_per_host = 0;  // chips sharing a NIC: the preset's, or the whole slice without a figure
+  RoutePolicy routing = RoutePolicy::dimension_order;  // the query's (docs/topology.md, "Routes")
   std::optional<CostBreakdown> book;
   std::optional<DesAnswer> des;
 };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/common/units.hpp"
+#include "models/topology/route_policy.hpp"
 
 namespace podsim::report {
 namespace {
@@ -32,6 +33,9 @@ nlohmann::json collective_answer_json(const CollectiveAnswer& answer) {
                         {"link_bandwidth_Bps", answer.ici.bandwidth_Bps},
                         {"hop_latency_s", answer.ici.hop_latency_s}};
   if (slice.twisted()) out["twisted"] = true;  // only on a twisted torus, so plain answers keep their form
+  // Only split routes say so, for the same reason (dimension_order is the default every answer had before).
+  if (answer.routing != RoutePolicy::dimension_order)
+    out["routing"] = std::string(kRoutePolicyNames.name(answer.routing));
   if (answer.slices > 1)
     out["dcn"] = {{"slices", answer.slices},
                   {"bandwidth_per_chip_Bps", answer.dcn_bandwidth_Bps},
@@ -82,8 +86,11 @@ std::string collective_answer_text(const CollectiveAnswer& answer) {
   text += fmt::format("  array V:        {} B ({}), shard {} B ({})\n", answer.array_bytes,
                       format_bytes(static_cast<double>(answer.array_bytes)), answer.shard_bytes,
                       format_bytes(static_cast<double>(answer.shard_bytes)));
-  text += fmt::format("  links:          {} per direction, {} per hop\n", format_bandwidth(answer.ici.bandwidth_Bps),
-                      format_seconds(answer.ici.hop_latency_s));
+  text += fmt::format("  links:          {} per direction, {} per hop{}\n", format_bandwidth(answer.ici.bandwidth_Bps),
+                      format_seconds(answer.ici.hop_latency_s),
+                      answer.routing == RoutePolicy::split_minimal
+                          ? "; a transfer between chips that differ in several dims split over their minimal routes"
+                          : "");
   if (answer.slices > 1)
     text += fmt::format("  dcn:            {} slices, {} per chip, {} per transfer, {} chips per host NIC\n",
                         answer.slices, format_bandwidth(answer.dcn_bandwidth_Bps), format_seconds(answer.dcn_latency_s),

@@ -490,6 +490,8 @@ json run_report_json(const ScenarioRun& run) {
        {{"fastest", optional_name(run, best.fastest)}, {"fastest_fitting", optional_name(run, best.fastest_fitting)}}},
       {"checks", checks},
       {"checks_passed", run.checks_passed()}};
+  // Only a twisted torus says so, as in `podsim collective --json`: a plain slice's JSON keeps its form.
+  if (run.slice && run.slice->twisted()) out["scenario"]["twisted"] = true;
   // Only a calibrated des says so: an uncalibrated run's JSON is as it was before calibrations existed.
   if (run.calibrated) {
     out["scenario"]["calibrated"] = true;

@@ -55,6 +55,41 @@ TEST(TopologyCli, TwistedSliceAsJson) {
   EXPECT_EQ(j["link_names"][0], "ici.x+.0.0.0");
 }
 
+// The JSON of `podsim run` says `"twisted": true` on a twisted torus and nothing on a plain one, as `podsim
+// collective`.
+TEST(TopologyCli, RunJsonSaysTwistedOnlyOnATwistedTorus) {
+  const std::string dir = std::string(PODSIM_SOURCE_DIR) + "/scenarios/";
+  const auto twisted = test::run_podsim("run " + dir + "problem-sets/twisted-all-to-all-v5p.json --format json");
+  ASSERT_EQ(twisted.code, 0) << twisted.err;
+  EXPECT_EQ(nlohmann::json::parse(twisted.out)["scenario"]["twisted"], true);
+  const auto plain = test::run_podsim("run " + dir + "examples/mlp-v5e-4x4.json --format json");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out)["scenario"].contains("twisted"));
+}
+
+// `podsim collective --routing split_minimal` says so in the text and the JSON. An all-gather over X on a 4x4 torus
+// sends only between neighbours one dim apart, so its des is that of one route: 3 steps of V/8 each way,
+// 3 (1 us + 16,777,216 B / (8 x 45e9 B/s)) = 3 x 47.6035 us = 142.81 us (uncalibrated v5e links).
+TEST(TopologyCli, CollectiveSaysItsRoutesAreSplit) {
+  const std::string args =
+      "collective --hardware tpu-v5e --slice 4x4 --wrap all --op all-gather --axes X --array-bytes 16MiB --model des "
+      "--uncalibrated";
+  const auto split = test::run_podsim(args + " --routing split_minimal --json");
+  ASSERT_EQ(split.code, 0) << split.err;
+  const auto j = nlohmann::json::parse(split.out);
+  EXPECT_EQ(j["routing"], "split_minimal");
+  EXPECT_NEAR(j["des"]["time_s"].get<double>(), 3 * (1e-6 + 16777216.0 / (8 * 45e9)), 1e-12);
+  const auto text = test::run_podsim(args + " --routing split_minimal");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("1 us per hop; a transfer between chips that differ in several dims split over their minimal "
+                          "routes\n"),
+            std::string::npos)
+      << text.out;
+  const auto plain = test::run_podsim(args + " --json");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("routing"));
+}
+
 // Each refusal exits 2 with "error: --twist: <rule>, got: <value>".
 TEST(TopologyCli, TwistRefusalsNameTheRule) {
   const std::string shape_rule =

@@ -98,6 +98,21 @@ TEST(FailedLinks, UnknownNamesAndCutOffChipsAreRefused) {
   EXPECT_EQ(unknown->index, 1u);
   EXPECT_EQ(unknown->message,
             "a failed link must be a link of the slice 4x4 (podsim topology --links lists them), got: ici.z+.0.0");
+  // One cable named twice: the same name, or its link back (ici.y+.0.0 runs (0,0) -> (0,1); ici.y-.0.1 runs back).
+  const auto twice = resolve_failed_links(plain, {"ici.y+.0.0", "ici.x+.2.2", "ici.y+.0.0"}, ids);
+  ASSERT_TRUE(twice);
+  EXPECT_EQ(twice->index, 2u);
+  EXPECT_EQ(twice->message,
+            "a failed cable is listed once (a link and the link back along its cable are one cable), got: ici.y+.0.0, "
+            "the cable of ici.y+.0.0 (entry 0)");
+  const auto back = resolve_failed_links(plain, {"ici.y+.0.0", "ici.y-.0.1"}, ids);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->index, 1u);
+  EXPECT_EQ(back->message,
+            "a failed cable is listed once (a link and the link back along its cable are one cable), got: ici.y-.0.1, "
+            "the cable of ici.y+.0.0 (entry 0)");
+  // Two cables from one chip are two cables.
+  EXPECT_FALSE(resolve_failed_links(plain, {"ici.y+.0.0", "ici.x+.0.0"}, ids));
   // All four cables of chip 5 (1,1) failed: it alone is cut off.
   const Slice cut = with_failed({4, 4}, {true, true}, {"ici.x+.1.1", "ici.x-.1.1", "ici.y+.1.1", "ici.y-.1.1"});
   EXPECT_EQ(cut_off_chips(cut), (std::vector<ChipId>{5}));
