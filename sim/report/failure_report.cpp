@@ -12,6 +12,8 @@
 
 #include "models/common/error.hpp"
 #include "models/common/units.hpp"
+#include "sim/report/html_parts.hpp"
+#include "sim/report/html_report.hpp"
 
 namespace podsim::report {
 namespace {
@@ -27,6 +29,16 @@ double whole_step_of(const ScenarioRun& whole, const std::string& name) {
 std::optional<double> cost_fraction(double step_s, double whole_s) {
   if (!(whole_s > 0)) return std::nullopt;
   return step_s / whole_s - 1;
+}
+
+// `+100%`, or why there is no figure.
+std::string cost_text(double step_s, double whole_s) {
+  const std::optional<double> cost = cost_fraction(step_s, whole_s);
+  return cost ? fmt::format("{:+.3g}%", *cost * 100) : std::string("no step on the whole slice");
+}
+
+std::string summary_text(const FailureRequest& request, const ScenarioRun& failed) {
+  return failed.slice ? failures_summary(*failed.slice, request) : failure_count_text(request);
 }
 
 }  // namespace
@@ -53,16 +65,28 @@ nlohmann::json failures_json(const FailureRequest& request, const ScenarioRun& f
 }
 
 std::string failures_text(const FailureRequest& request, const ScenarioRun& failed, const ScenarioRun& whole) {
-  std::string out =
-      "failures: " + (failed.slice ? failures_summary(*failed.slice, request) : failure_count_text(request)) + "\n";
+  std::string out = "failures: " + summary_text(request, failed) + "\n";
   for (const PlanRun& plan : failed.plans) {
     const double whole_s = whole_step_of(whole, plan.name);
-    const std::optional<double> cost = cost_fraction(plan.step_time_s(), whole_s);
     out += fmt::format("  plan {}: step {} against {} on the whole slice ({})\n", plan.name,
                        format_seconds(plan.step_time_s()), format_seconds(whole_s),
-                       cost ? fmt::format("{:+.3g}%", *cost * 100) : std::string("no step on the whole slice"));
+                       cost_text(plan.step_time_s(), whole_s));
   }
   return out;
+}
+
+std::string failures_html(const FailureRequest& request, const ScenarioRun& failed, const ScenarioRun& whole) {
+  std::string out = "<h3>What the failures cost</h3>\n<p>" + html_escape(summary_text(request, failed)) +
+                    ". Each plan's step on this slice (des) against the same plan's on the whole slice "
+                    "(docs/topology.md, &ldquo;What a failure costs a step&rdquo;); the book model ignores "
+                    "failures.</p>\n<table>\n" +
+                    html_row({"plan", "step with the failures", "on the whole slice", "cost"}, true);
+  for (const PlanRun& plan : failed.plans) {
+    const double whole_s = whole_step_of(whole, plan.name);
+    out += html_row({html_escape(plan.name), html_num(format_seconds(plan.step_time_s())),
+                     html_num(format_seconds(whole_s)), html_num(html_escape(cost_text(plan.step_time_s(), whole_s)))});
+  }
+  return out + "</table>\n";
 }
 
 }  // namespace podsim::report

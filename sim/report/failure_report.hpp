@@ -22,4 +22,8 @@ nlohmann::json failures_json(const FailureRequest& request, const ScenarioRun& f
 // slice (+100%)`.
 std::string failures_text(const FailureRequest& request, const ScenarioRun& failed, const ScenarioRun& whole);
 
+// The same for `podsim run --report`: a heading, the failures, and a table of each plan's step with them, on the whole
+// slice, and the difference.
+std::string failures_html(const FailureRequest& request, const ScenarioRun& failed, const ScenarioRun& whole);
+
 }  // namespace podsim::report

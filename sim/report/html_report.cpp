@@ -265,14 +265,15 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-void write_html_report(const std::vector<ScenarioRun>& runs, std::ostream& out) {
+void write_html_report(const std::vector<ScenarioRun>& runs, std::ostream& out, const std::string& first_extra) {
   if (!runs.empty() && runs.front().level == RunLevel::model) return write_model_run_html(runs, out);
   std::vector<std::string> names;
   for (const ScenarioRun& run : runs)
     names.push_back(run.name);
   out << run_page_head(names, "", "Each plan simulated hop by hop (des) beside the closed-form book model (book).");
   for (const ScenarioRun& run : runs) {
-    out << "<section class=\"scenario\">\n" << header_html(run) << comparison_html(run);
+    out << "<section class=\"scenario\">\n"
+        << header_html(run) << (&run == &runs.front() ? first_extra : "") << comparison_html(run);
     for (const PlanRun& plan : run.plans)
       out << plan_html(run, plan);
     out << checks_html(run) << "</section>\n";

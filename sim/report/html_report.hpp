@@ -13,8 +13,9 @@
 namespace podsim::report {
 
 // Writes the page for every scenario in `runs` (of one level), in order; model-level runs get their own page
-// (write_model_run_html).
-void write_html_report(const std::vector<ScenarioRun>& runs, std::ostream& out);
+// (write_model_run_html). `first_extra` (markup) goes under the first scenario's facts: what its failures cost
+// (failures_html), when the run was given some.
+void write_html_report(const std::vector<ScenarioRun>& runs, std::ostream& out, const std::string& first_extra = {});
 
 // `text` with &, <, >, " and ' replaced by character references (safe in element text and quoted attributes).
 std::string html_escape(std::string_view text);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -294,7 +295,18 @@ TEST(TopologyCli, RunWithAFailedLinkPrintsWhatItCostsTheStep) {
   const auto whole = test::run_podsim("run " + file + " --format json");
   const auto run = test::run_podsim("run " + file + " --failed-links ici.x+.7 --format json");
   const auto text = test::run_podsim("run " + file + " --failed-links ici.x+.7");
+  const std::string page = file + ".html";
+  const auto html = test::run_podsim("run " + file + " --failed-links ici.x+.7 --report " + page);
+  std::ifstream page_in(page);
+  const std::string page_text((std::istreambuf_iterator<char>(page_in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(page);
   std::filesystem::remove(file);
+  ASSERT_EQ(html.code, 0) << html.err;
+  // The page says it too, under the scenario's facts.
+  EXPECT_NE(page_text.find("<h3>What the failures cost</h3>"), std::string::npos);
+  EXPECT_NE(page_text.find("1.305 ms"), std::string::npos);
+  EXPECT_NE(page_text.find("652.4 us"), std::string::npos);
+  EXPECT_NE(page_text.find("+100%"), std::string::npos);
   ASSERT_EQ(run.code, 0) << run.err;
   ASSERT_EQ(whole.code, 0) << whole.err;
   const auto j = nlohmann::json::parse(run.out);

@@ -82,7 +82,9 @@ void write_outputs(const std::vector<ScenarioRun>& runs, const RunFlags& flags,
   }
   if (!flags.report.empty()) {
     html.emplace("--report", flags.report);
-    report::write_html_report(runs, html->stream());
+    report::write_html_report(
+        runs, html->stream(),
+        failures ? report::failures_html(failures->request, runs.front(), failures->whole) : std::string());
   }
   if (trace) trace->commit();
   if (html) html->commit();
