@@ -53,6 +53,11 @@ std::optional<FailedChipIssue> failed_chips_issue(const Slice& slice, const std:
       return FailedChipIssue{i, std::string(kFailedChipOnceRule) + ", got: " + chip_label(slice, chip) + " again"};
     seen[static_cast<std::size_t>(chip)] = true;
   }
+  // Every id in range and none twice: as many as the slice's chips are all of them.
+  if (!chips.empty() && static_cast<std::int64_t>(chips.size()) == slice.num_chips())
+    return FailedChipIssue{chips.size() - 1, std::string(kFailedChipLeavesOneRule) + ", got: all " +
+                                                 std::to_string(slice.num_chips()) + " chips of " +
+                                                 slice.shape_string() + " failed"};
   return std::nullopt;
 }
 

@@ -18,6 +18,7 @@ class Slice;
 // The rules a list of failed chips must meet, as error text names them.
 inline constexpr const char* kFailedChipIdRule = "a failed chip must be a chip id of the slice";
 inline constexpr const char* kFailedChipOnceRule = "a failed chip is listed once";
+inline constexpr const char* kFailedChipLeavesOneRule = "failed chips must leave a working chip";
 inline constexpr const char* kFailedChipRunsRule =
     "a sharded program runs on every chip of its slice, so a failed chip must be replaced";
 

@@ -75,6 +75,13 @@ TEST(FailedChips, IdsAreChipsOfTheSliceListedOnce) {
   ASSERT_TRUE(twice);
   EXPECT_EQ(twice->index, 2u);
   EXPECT_EQ(twice->message, "a failed chip is listed once, got: chip 5 (1,1) again");
+  // All four chips of a 2x2 failed: nothing is left to describe. Three of four leave one working chip.
+  const Slice small({2, 2}, {false, false});
+  const auto all = failed_chips_issue(small, {3, 0, 1, 2});
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->index, 3u);
+  EXPECT_EQ(all->message, "failed chips must leave a working chip, got: all 4 chips of 2x2 failed");
+  EXPECT_FALSE(failed_chips_issue(small, {0, 1, 2}));
   EXPECT_EQ(split_chip_ids("5, 70"), (std::vector<std::int64_t>{5, 70}));
   EXPECT_THROW(split_chip_ids("5,,6"), VerifyError);
   EXPECT_THROW(split_chip_ids("5,-1"), VerifyError);
