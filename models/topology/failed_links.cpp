@@ -14,24 +14,51 @@
 namespace podsim {
 namespace {
 
-// Fewest working links from `src` to every chip (-1 when cut off), without filling the slice's cache: the figures
-// visit every chip once.
-std::vector<std::int32_t> working_hops_from(const Slice& slice, ChipId src) {
-  std::vector<std::int32_t> hops(static_cast<std::size_t>(slice.num_chips()), -1);
-  std::vector<ChipId> queue{src};
-  hops[static_cast<std::size_t>(src)] = 0;
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const ChipId at = queue[head];
+// The chip at the end of each working link: 2 * rank slots per chip, (dim, + before -), -1 where there is no working
+// link. Built once for breadth-first searches from many chips.
+struct WorkingNeighbours {
+  std::size_t slots = 0;
+  std::vector<ChipId> next;
+};
+
+WorkingNeighbours working_neighbours(const Slice& slice) {
+  WorkingNeighbours out;
+  out.slots = static_cast<std::size_t>(slice.rank()) * 2;
+  out.next.assign(static_cast<std::size_t>(slice.num_chips()) * out.slots, -1);
+  for (ChipId at = 0; at < slice.num_chips(); ++at)
     for (int dim = 0; dim < slice.rank(); ++dim)
       for (Direction dir : {Direction::plus, Direction::minus}) {
         const std::optional<LinkId> id = slice.find_link(at, dim, dir);
         if (!id || slice.link_failed(*id)) continue;
-        const ChipId next = slice.link(*id).dst;
-        if (hops[static_cast<std::size_t>(next)] >= 0) continue;
-        hops[static_cast<std::size_t>(next)] = hops[static_cast<std::size_t>(at)] + 1;
-        queue.push_back(next);
+        out.next[static_cast<std::size_t>(at) * out.slots + static_cast<std::size_t>(dim) * 2 +
+                 (dir == Direction::plus ? 0 : 1)] = slice.link(*id).dst;
       }
+  return out;
+}
+
+// Fewest working links from `src` to every chip into `hops` (-1 when cut off), `queue` a buffer: the figures visit
+// every chip once, so nothing goes into the slice's cache.
+void working_hops_from(const WorkingNeighbours& neighbours, ChipId src, std::vector<std::int32_t>& hops,
+                       std::vector<ChipId>& queue) {
+  std::fill(hops.begin(), hops.end(), -1);
+  queue.clear();
+  queue.push_back(src);
+  hops[static_cast<std::size_t>(src)] = 0;
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const ChipId at = queue[head];
+    const ChipId* next = neighbours.next.data() + static_cast<std::size_t>(at) * neighbours.slots;
+    for (std::size_t k = 0; k < neighbours.slots; ++k) {
+      if (next[k] < 0 || hops[static_cast<std::size_t>(next[k])] >= 0) continue;
+      hops[static_cast<std::size_t>(next[k])] = hops[static_cast<std::size_t>(at)] + 1;
+      queue.push_back(next[k]);
+    }
   }
+}
+
+std::vector<std::int32_t> working_hops_from(const Slice& slice, ChipId src) {
+  std::vector<std::int32_t> hops(static_cast<std::size_t>(slice.num_chips()), -1);
+  std::vector<ChipId> queue;
+  working_hops_from(working_neighbours(slice), src, hops, queue);
   return hops;
 }
 
@@ -127,9 +154,13 @@ std::vector<LinkId> failed_route(const Slice& slice, ChipId from, ChipId to) {
 
 FailedHopFigures failed_hop_figures(const Slice& slice) {
   FailedHopFigures f;
+  const WorkingNeighbours neighbours = working_neighbours(slice);
+  std::vector<std::int32_t> from(static_cast<std::size_t>(slice.num_chips()), -1);
+  std::vector<ChipId> queue;
   for (ChipId dst = 0; dst < slice.num_chips(); ++dst) {
     if (slice.chip_failed(dst)) continue;  // a failed chip is in no pair (its hops are all -1)
-    for (const std::int32_t hops : working_hops_from(slice, dst)) {
+    working_hops_from(neighbours, dst, from, queue);
+    for (const std::int32_t hops : from) {
       f.diameter = std::max<std::int64_t>(f.diameter, hops);
       f.sum += std::max(hops, 0);
     }
