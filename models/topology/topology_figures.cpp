@@ -5,17 +5,13 @@
 
 #include "models/topology/failed_links.hpp"
 #include "models/topology/slice_graph.hpp"
+#include "models/topology/spare_cubes.hpp"
 
 namespace podsim {
 
 std::int64_t cubes_of(const std::vector<std::int64_t>& shape) {
-  std::int64_t chips = 1;
-  bool whole = true;
-  for (const auto n : shape) {
-    chips *= n;
-    whole = whole && n % 4 == 0;
-  }
-  return whole && shape.size() == 3 ? chips / 64 : 1;
+  if (!of_whole_cubes(shape)) return 1;
+  return shape[0] * shape[1] * shape[2] / 64;
 }
 
 namespace {
